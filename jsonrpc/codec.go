@@ -1,0 +1,286 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
+
+// wireMessage is the union of every member a JSON-RPC message may carry.
+// Pointers and raw values let Decode tell "absent" from "null".
+type wireMessage struct {
+	JSONRPC *string         `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// invalid returns an Invalid Request error whose data explains why.
+func invalid(reason string) *Error {
+	return &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: appendString(nil, "Invalid Request: "+reason)}
+}
+
+// parseError is the error for bytes that are not JSON.
+func parseError() *Error { return &Error{Code: CodeParseError, Message: "Parse error"} }
+
+// Decode reads exactly one JSON-RPC message from data and classifies it.
+//
+// The error, when not nil, is always an *Error ready to send back:
+// CodeParseError for invalid JSON, CodeInvalidRequest for JSON that is not a
+// single well-formed message (not an object, a wrong "jsonrpc", an id of the
+// wrong type, a request without a string method, a response with both or
+// neither of result and error). Unknown members are ignored. When the message
+// is a request whose id could be read, that id is also returned so the error
+// response can echo it.
+//
+// Decode does not retain data: raw members are copies.
+func Decode(data []byte) (Message, ID, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, ID{}, parseError()
+	}
+	if data[0] != '{' {
+		if json.Valid(data) {
+			return nil, ID{}, invalid("JSON-RPC message must be a single object")
+		}
+		return nil, ID{}, parseError()
+	}
+	var w wireMessage
+	if err := json.Unmarshal(data, &w); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return nil, ID{}, invalid("member " + typeErr.Field + " has the wrong type")
+		}
+		return nil, ID{}, parseError()
+	}
+	return classify(&w)
+}
+
+func classify(w *wireMessage) (Message, ID, error) {
+	var id ID
+	hasID := w.ID != nil
+	if hasID {
+		var err error
+		if id, err = parseID(w.ID); err != nil {
+			return nil, ID{}, invalid("id must be a string or an integer")
+		}
+	}
+	if w.JSONRPC == nil || *w.JSONRPC != "2.0" {
+		return nil, id, invalid(`jsonrpc must be "2.0"`)
+	}
+	if w.Method != nil {
+		if w.Result != nil || w.Error != nil {
+			return nil, id, invalid("a request must not carry result or error")
+		}
+		if !hasID {
+			return &Notification{Method: *w.Method, Params: nullToNil(w.Params)}, ID{}, nil
+		}
+		if !id.IsValid() {
+			return nil, ID{}, invalid("a request id must not be null")
+		}
+		return &Request{ID: id, Method: *w.Method, Params: nullToNil(w.Params)}, id, nil
+	}
+	if w.Result == nil && w.Error == nil {
+		if hasID {
+			return nil, id, invalid("method is required")
+		}
+		return nil, ID{}, invalid("method is required")
+	}
+	if w.Result != nil && w.Error != nil {
+		return nil, id, invalid("a response must carry result or error, not both")
+	}
+	if !hasID {
+		return nil, ID{}, invalid("a response must carry an id")
+	}
+	resp := &Response{ID: id}
+	if w.Error != nil {
+		var e Error
+		if err := json.Unmarshal(w.Error, &e); err != nil || bytes.Equal(bytes.TrimSpace(w.Error), []byte("null")) {
+			return nil, id, invalid("error must be an object with an integer code and a string message")
+		}
+		resp.Error = &e
+	} else {
+		resp.Result = w.Result
+	}
+	return resp, id, nil
+}
+
+// nullToNil treats an explicit "params": null like absent params.
+func nullToNil(raw json.RawMessage) json.RawMessage {
+	if string(raw) == "null" {
+		return nil
+	}
+	return raw
+}
+
+// IsBatch reports whether data, after leading white space, is a JSON array:
+// the shape of a JSON-RPC batch.
+func IsBatch(data []byte) bool {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	return len(data) > 0 && data[0] == '['
+}
+
+// DecodeBatch reads a JSON-RPC batch: an array of one or more messages.
+// It is separate from Decode because only peers that negotiated protocol
+// version 2025-03-26 may send batches; every other caller must refuse arrays.
+//
+// The slice has one entry per element. An element that is not a valid
+// message has a nil Message and its error (always an *Error) in errs at the
+// same index. The returned error is for the array as a whole: invalid JSON
+// (CodeParseError), or a non-array or empty array (CodeInvalidRequest).
+func DecodeBatch(data []byte) (msgs []Message, errs []error, err error) {
+	var elems []json.RawMessage
+	if e := json.Unmarshal(data, &elems); e != nil {
+		if json.Valid(data) {
+			return nil, nil, invalid("batch must be an array")
+		}
+		return nil, nil, parseError()
+	}
+	if len(elems) == 0 {
+		return nil, nil, invalid("batch must not be empty")
+	}
+	msgs = make([]Message, len(elems))
+	errs = make([]error, len(elems))
+	for i, raw := range elems {
+		msgs[i], _, errs[i] = Decode(raw)
+	}
+	return msgs, errs, nil
+}
+
+// Encode returns the compact JSON encoding of msg, with no trailing newline.
+func Encode(msg Message) ([]byte, error) {
+	return AppendEncode(make([]byte, 0, 128), msg)
+}
+
+// AppendEncode appends the compact JSON encoding of msg to dst, so a
+// transport can reuse one buffer for many messages.
+func AppendEncode(dst []byte, msg Message) ([]byte, error) {
+	switch m := msg.(type) {
+	case *Request:
+		if !m.ID.IsValid() {
+			return dst, errors.New("jsonrpc: request has no id")
+		}
+		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+		dst = m.ID.AppendJSON(dst)
+		dst = append(dst, `,"method":`...)
+		dst = appendString(dst, m.Method)
+		return appendRaw(dst, `,"params":`, m.Params)
+	case *Notification:
+		dst = append(dst, `{"jsonrpc":"2.0","method":`...)
+		dst = appendString(dst, m.Method)
+		return appendRaw(dst, `,"params":`, m.Params)
+	case *Response:
+		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+		dst = m.ID.AppendJSON(dst)
+		if m.Error != nil {
+			dst = append(dst, `,"error":{"code":`...)
+			dst = appendInt(dst, m.Error.Code)
+			dst = append(dst, `,"message":`...)
+			dst = appendString(dst, m.Error.Message)
+			if len(m.Error.Data) > 0 {
+				var err error
+				if dst, err = appendCompact(append(dst, `,"data":`...), m.Error.Data); err != nil {
+					return dst, err
+				}
+			}
+			return append(dst, "}}"...), nil
+		}
+		result := m.Result
+		if len(result) == 0 {
+			result = json.RawMessage("{}")
+		}
+		dst = append(dst, `,"result":`...)
+		dst, err := appendCompact(dst, result)
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, '}'), nil
+	case nil:
+		return dst, errors.New("jsonrpc: nil message")
+	}
+	return dst, errors.New("jsonrpc: unknown message type")
+}
+
+func appendRaw(dst []byte, key string, raw json.RawMessage) ([]byte, error) {
+	if len(raw) > 0 {
+		var err error
+		if dst, err = appendCompact(append(dst, key...), raw); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendCompact appends raw JSON, compacting it only when it contains white
+// space that could break line framing; most raw members are already compact.
+func appendCompact(dst []byte, raw []byte) ([]byte, error) {
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		if !json.Valid(raw) {
+			return dst, errors.New("jsonrpc: raw member is not valid JSON")
+		}
+		return append(dst, raw...), nil
+	}
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, raw); err != nil {
+		return dst, err
+	}
+	return buf.Bytes(), nil
+}
+
+func appendInt(dst []byte, n int64) []byte {
+	return Int64ID(n).AppendJSON(dst)
+}
+
+// appendString appends s as a JSON string, escaping what JSON requires plus
+// the HTML-sensitive characters and line separators encoding/json escapes.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

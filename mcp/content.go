@@ -1,0 +1,194 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Content is one block of a tool result, prompt message or sampling
+// message: *TextContent, *ImageContent, *AudioContent, *ResourceLink or
+// *EmbeddedResource (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-result).
+// Each encodes with its "type" member.
+type Content interface {
+	contentType() string
+}
+
+// Annotations tell a client how to use or show an object.
+type Annotations struct {
+	Audience     []string `json:"audience,omitempty"`
+	Priority     *float64 `json:"priority,omitempty"`
+	LastModified string   `json:"lastModified,omitempty"`
+}
+
+// TextContent is plain text.
+type TextContent struct {
+	Text        string       `json:"text"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+	Meta        Meta         `json:"_meta,omitempty"`
+}
+
+// ImageContent is a base64-encoded image.
+type ImageContent struct {
+	Data        string       `json:"data"`
+	MIMEType    string       `json:"mimeType"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+	Meta        Meta         `json:"_meta,omitempty"`
+}
+
+// AudioContent is base64-encoded audio.
+type AudioContent struct {
+	Data        string       `json:"data"`
+	MIMEType    string       `json:"mimeType"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+	Meta        Meta         `json:"_meta,omitempty"`
+}
+
+// ResourceLink points at a resource the client may read.
+type ResourceLink struct {
+	URI         string       `json:"uri"`
+	Name        string       `json:"name"`
+	Title       string       `json:"title,omitempty"`
+	Description string       `json:"description,omitempty"`
+	MIMEType    string       `json:"mimeType,omitempty"`
+	Size        *int64       `json:"size,omitempty"`
+	Icons       []Icon       `json:"icons,omitempty"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+	Meta        Meta         `json:"_meta,omitempty"`
+}
+
+// EmbeddedResource carries a resource's contents inline.
+type EmbeddedResource struct {
+	Resource    *ResourceContents `json:"resource"`
+	Annotations *Annotations      `json:"annotations,omitempty"`
+	Meta        Meta              `json:"_meta,omitempty"`
+}
+
+// ResourceContents is the text or the base64 blob of a resource. Exactly
+// one of Text and Blob is meaningful; Blob wins when both are set.
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+	Meta     Meta   `json:"_meta,omitempty"`
+}
+
+// MarshalJSON writes "text" for text contents even when empty, and omits it
+// for blobs, as the schema's TextResourceContents/BlobResourceContents
+// union requires.
+func (rc *ResourceContents) MarshalJSON() ([]byte, error) {
+	type base struct {
+		URI      string `json:"uri"`
+		MIMEType string `json:"mimeType,omitempty"`
+		Meta     Meta   `json:"_meta,omitempty"`
+	}
+	if rc.Blob != "" {
+		return json.Marshal(struct {
+			base
+			Blob string `json:"blob"`
+		}{base{rc.URI, rc.MIMEType, rc.Meta}, rc.Blob})
+	}
+	return json.Marshal(struct {
+		base
+		Text string `json:"text"`
+	}{base{rc.URI, rc.MIMEType, rc.Meta}, rc.Text})
+}
+
+func (*TextContent) contentType() string      { return "text" }
+func (*ImageContent) contentType() string     { return "image" }
+func (*AudioContent) contentType() string     { return "audio" }
+func (*ResourceLink) contentType() string     { return "resource_link" }
+func (*EmbeddedResource) contentType() string { return "resource" }
+
+// The MarshalJSON methods add the "type" discriminator.
+
+func (c *TextContent) MarshalJSON() ([]byte, error) {
+	type plain TextContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"text", (*plain)(c)})
+}
+
+func (c *ImageContent) MarshalJSON() ([]byte, error) {
+	type plain ImageContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"image", (*plain)(c)})
+}
+
+func (c *AudioContent) MarshalJSON() ([]byte, error) {
+	type plain AudioContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"audio", (*plain)(c)})
+}
+
+func (c *ResourceLink) MarshalJSON() ([]byte, error) {
+	type plain ResourceLink
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"resource_link", (*plain)(c)})
+}
+
+func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
+	type plain EmbeddedResource
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"resource", (*plain)(c)})
+}
+
+// UnmarshalContent decodes one content block by its "type".
+func UnmarshalContent(data []byte) (Content, error) {
+	var probe struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, err
+	}
+	var c Content
+	switch probe.Type {
+	case "text":
+		c = new(TextContent)
+	case "image":
+		c = new(ImageContent)
+	case "audio":
+		c = new(AudioContent)
+	case "resource_link":
+		c = new(ResourceLink)
+	case "resource":
+		c = new(EmbeddedResource)
+	default:
+		return nil, fmt.Errorf("mcp: unknown content type %q", probe.Type)
+	}
+	if err := json.Unmarshal(data, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// UnmarshalJSON decodes a result's content blocks by their types.
+func (r *CallToolResult) UnmarshalJSON(data []byte) error {
+	type plain CallToolResult
+	var w struct {
+		Content []json.RawMessage `json:"content"`
+		*plain
+	}
+	w.plain = (*plain)(r)
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	r.Content = make([]Content, 0, len(w.Content))
+	for _, raw := range w.Content {
+		c, err := UnmarshalContent(raw)
+		if err != nil {
+			return err
+		}
+		r.Content = append(r.Content, c)
+	}
+	return nil
+}

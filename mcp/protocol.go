@@ -1,0 +1,243 @@
+package mcp
+
+// This file holds the protocol's data types for the methods the core serves:
+// the lifecycle, ping, tools and content. They follow the 2025-11-25 schema
+// (https://modelcontextprotocol.io/specification/2025-11-25/schema) and carry
+// the fields older versions need. Every optional field is omitted when zero,
+// so that what goes on the wire is what the schema allows.
+
+import (
+	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Protocol versions mcpkit negotiates through initialize, newest first.
+const (
+	Version20251125 = "2025-11-25"
+	Version20250618 = "2025-06-18"
+	Version20250326 = "2025-03-26"
+	Version20241105 = "2024-11-05"
+
+	// LatestVersion is what a server answers when the client asks for a
+	// version it does not support, and what a Client requests.
+	LatestVersion = Version20251125
+)
+
+// SupportedVersions lists the session-era versions, newest first
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation).
+var SupportedVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+
+// IsSupportedVersion reports whether v is one of [SupportedVersions].
+func IsSupportedVersion(v string) bool {
+	for _, s := range SupportedVersions {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// NegotiateVersion returns the version a server answers to a client that
+// asked for requested: the same version when it is supported, otherwise
+// [LatestVersion].
+func NegotiateVersion(requested string) string {
+	if IsSupportedVersion(requested) {
+		return requested
+	}
+	return LatestVersion
+}
+
+// Meta is the "_meta" member that requests, results and notifications may
+// carry (https://modelcontextprotocol.io/specification/2025-11-25/basic#meta).
+// Keys are kept raw so that unknown ones pass through untouched.
+type Meta map[string]json.RawMessage
+
+// ProgressToken names the request a progress notification belongs to. It is
+// a string or an integer, like a request id.
+type ProgressToken = jsonrpc.ID
+
+// RequestMeta is the "_meta" of a request's params. Only the progress token
+// is read; other keys are ignored.
+type RequestMeta struct {
+	ProgressToken ProgressToken `json:"progressToken,omitzero"`
+}
+
+// Icon is an image a client may show for a server, tool, resource or prompt.
+type Icon struct {
+	Src      string   `json:"src"`
+	MIMEType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	// Theme is "light" or "dark", or empty for any background.
+	Theme string `json:"theme,omitempty"`
+}
+
+// Implementation names a client or server program and its version.
+type Implementation struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+	WebsiteURL  string `json:"websiteUrl,omitempty"`
+	Icons       []Icon `json:"icons,omitempty"`
+}
+
+// ClientCapabilities is what a client declares it can do in initialize
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#capability-negotiation).
+// A nil field means the capability is absent.
+type ClientCapabilities struct {
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	Roots        *RootsCapability           `json:"roots,omitempty"`
+	Sampling     *SamplingCapability        `json:"sampling,omitempty"`
+	Elicitation  *ElicitationCapability     `json:"elicitation,omitempty"`
+	Tasks        json.RawMessage            `json:"tasks,omitempty"`
+}
+
+// RootsCapability says the client can list roots.
+type RootsCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// SamplingCapability says the client can sample an LLM for the server.
+type SamplingCapability struct {
+	// Context, if set, lets the server ask to include context.
+	Context *struct{} `json:"context,omitempty"`
+	// Tools, if set, lets the server pass tools and toolChoice.
+	Tools *struct{} `json:"tools,omitempty"`
+}
+
+// ElicitationCapability says the client can ask its user for input. An
+// empty object means form mode, as in versions before 2025-11-25.
+type ElicitationCapability struct {
+	Form *struct{} `json:"form,omitempty"`
+	URL  *struct{} `json:"url,omitempty"`
+}
+
+// ServerCapabilities is what a server declares in its initialize result.
+type ServerCapabilities struct {
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	Logging      *struct{}                  `json:"logging,omitempty"`
+	Completions  *struct{}                  `json:"completions,omitempty"`
+	Prompts      *ListChangedCapability     `json:"prompts,omitempty"`
+	Resources    *ResourcesCapability       `json:"resources,omitempty"`
+	Tools        *ListChangedCapability     `json:"tools,omitempty"`
+	Tasks        json.RawMessage            `json:"tasks,omitempty"`
+}
+
+// ListChangedCapability declares a feature and whether the server sends
+// list_changed notifications for it.
+type ListChangedCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// ResourcesCapability declares resources, subscriptions and list_changed.
+type ResourcesCapability struct {
+	Subscribe   bool `json:"subscribe,omitempty"`
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// InitializeParams opens a session
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
+type InitializeParams struct {
+	Meta            *RequestMeta        `json:"_meta,omitempty"`
+	ProtocolVersion string              `json:"protocolVersion"`
+	Capabilities    *ClientCapabilities `json:"capabilities"`
+	ClientInfo      *Implementation     `json:"clientInfo"`
+}
+
+// InitializeResult answers initialize.
+type InitializeResult struct {
+	Meta            Meta               `json:"_meta,omitempty"`
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    ServerCapabilities `json:"capabilities"`
+	ServerInfo      Implementation     `json:"serverInfo"`
+	Instructions    string             `json:"instructions,omitempty"`
+}
+
+// EmptyResult is the result of methods that return nothing, such as ping.
+// It encodes as {}.
+type EmptyResult struct{}
+
+// PaginatedParams is the params of every list method
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
+type PaginatedParams struct {
+	Meta   *RequestMeta `json:"_meta,omitempty"`
+	Cursor string       `json:"cursor,omitempty"`
+}
+
+// ListToolsParams is the params of tools/list.
+type ListToolsParams = PaginatedParams
+
+// ListToolsResult is one page of tools.
+type ListToolsResult struct {
+	Meta       Meta    `json:"_meta,omitempty"`
+	Tools      []*Tool `json:"tools"`
+	NextCursor string  `json:"nextCursor,omitempty"`
+}
+
+// Tool describes a tool a client may call
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool).
+type Tool struct {
+	Meta        Meta   `json:"_meta,omitempty"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is the JSON Schema of the arguments; its type is "object".
+	// It is sent verbatim. AddTool infers it when left nil.
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema, when set, describes structuredContent.
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Execution    *ToolExecution   `json:"execution,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour. Clients must not trust
+// them from untrusted servers.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ToolExecution says how a tool may be run; TaskSupport is "forbidden"
+// (the default), "optional" or "required".
+type ToolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"`
+}
+
+// CallToolParams is the params of tools/call.
+type CallToolParams struct {
+	Meta      *RequestMeta    `json:"_meta,omitempty"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// CallToolResult is what a tool returns. A tool's own failure is a result
+// with IsError set, so that the model can see it and correct itself; only a
+// failure to find or run the tool is a protocol error
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
+type CallToolResult struct {
+	Meta              Meta            `json:"_meta,omitempty"`
+	Content           []Content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+// CancelledParams is the params of notifications/cancelled
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation).
+type CancelledParams struct {
+	RequestID jsonrpc.ID `json:"requestId"`
+	Reason    string     `json:"reason,omitempty"`
+}
+
+// ProgressParams is the params of notifications/progress
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
+type ProgressParams struct {
+	ProgressToken ProgressToken `json:"progressToken"`
+	Progress      float64       `json:"progress"`
+	Total         float64       `json:"total,omitempty"`
+	Message       string        `json:"message,omitempty"`
+}

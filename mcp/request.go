@@ -1,0 +1,101 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Request is what every server-side handler receives, whatever the
+// transport and whatever the protocol era. Handlers read the negotiated
+// version, the client's identity and capabilities from it, and send
+// progress and log notifications through it; they never reach into a
+// transport or a session's internals, so one handler serves stdio,
+// Streamable HTTP and in-memory connections unchanged.
+//
+// A Request is valid only until its handler returns.
+type Request struct {
+	// Method is the JSON-RPC method, such as "tools/call".
+	Method string
+	// ID is the JSON-RPC id; the zero ID for notifications.
+	ID jsonrpc.ID
+	// Params is the raw params member, decoded by the method's handler into
+	// its own type.
+	Params json.RawMessage
+	// Session is the session the request arrived on.
+	Session *ServerSession
+	// ProtocolVersion is the version in force for this request.
+	ProtocolVersion string
+	// ClientInfo and ClientCapabilities are what the client declared; never
+	// nil after initialization.
+	ClientInfo         *Implementation
+	ClientCapabilities *ClientCapabilities
+	// Extra carries what the transport knows about the request, such as
+	// HTTP headers; nil on stdio and in-memory connections.
+	Extra *RequestExtra
+
+	progressToken ProgressToken
+	lastProgress  float64
+	sentProgress  bool
+	related       MessageWriter
+}
+
+// RequestExtra is what a transport adds to a request. The fields are plain
+// data so that package mcp does not depend on net/http.
+type RequestExtra struct {
+	// Header holds the HTTP request headers, canonicalised as net/http does.
+	Header map[string][]string
+	// AuthInfo is whatever an authentication layer attached, or nil.
+	AuthInfo any
+}
+
+// ProgressToken returns the token the client sent in _meta.progressToken,
+// and whether it sent one.
+func (r *Request) ProgressToken() (ProgressToken, bool) {
+	return r.progressToken, r.progressToken.IsValid()
+}
+
+// setMeta records what the params' _meta carries for the request.
+func (r *Request) setMeta(m *RequestMeta) {
+	if m != nil {
+		r.progressToken = m.ProgressToken
+	}
+}
+
+// ReportProgress sends notifications/progress for this request. It sends
+// nothing and returns nil when the client asked for no progress (no
+// progressToken), and it refuses a progress value lower than the last one
+// sent, because the spec requires progress to increase
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
+// Total and message are optional: pass 0 and "" to omit them.
+func (r *Request) ReportProgress(ctx context.Context, progress, total float64, message string) error {
+	if !r.progressToken.IsValid() {
+		return nil
+	}
+	if r.sentProgress && progress < r.lastProgress {
+		return ErrProgressDecreased
+	}
+	r.sentProgress, r.lastProgress = true, progress
+	return r.Session.notifyRelated(ctx, r.related, "notifications/progress", &ProgressParams{
+		ProgressToken: r.progressToken, Progress: progress, Total: total, Message: message,
+	})
+}
+
+// A MessageWriter receives the messages a session sends: the notifications
+// and requests related to one incoming request (sent on that request's
+// stream), or those it starts on its own. Transports implement it.
+// WriteMessage must be safe for concurrent use.
+type MessageWriter interface {
+	WriteMessage(ctx context.Context, msg jsonrpc.Message) error
+}
+
+// A MethodHandler serves one method. The result is encoded as JSON; a nil
+// result encodes as {}. An error that is (or wraps) a *jsonrpc.Error is sent
+// as that error; any other error is sent as -32603 with its text.
+type MethodHandler func(ctx context.Context, req *Request) (result any, err error)
+
+// Middleware wraps the method dispatcher, to add metrics, tracing, logging
+// or policy without touching handlers. It sees every request and
+// notification a server receives, with raw params.
+type Middleware func(next MethodHandler) MethodHandler

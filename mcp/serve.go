@@ -1,0 +1,228 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// This file serves a session over a stream Connection (stdio, in-memory):
+// one read loop per connection, requests handled concurrently.
+
+// Connect opens t and serves one session over it in the background until
+// the peer closes the connection, ctx is done, or the session is closed.
+// Use ServerSession.Wait to wait for the end.
+func (s *Server) Connect(ctx context.Context, t Transport) (*ServerSession, error) {
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: connecting transport: %w", err)
+	}
+	w := &connWriter{conn: conn}
+	ss := s.NewSession(&SessionOptions{Standalone: w})
+	ss.loopDone = make(chan struct{})
+	go func() {
+		ss.loopErr = ss.serveConn(ctx, conn, w)
+		close(ss.loopDone)
+	}()
+	return ss, nil
+}
+
+// Run serves one session over t and returns when it ends: nil when the
+// peer closed the connection (EOF on stdin), ctx's error when ctx ended.
+func (s *Server) Run(ctx context.Context, t Transport) error {
+	ss, err := s.Connect(ctx, t)
+	if err != nil {
+		return err
+	}
+	return ss.Wait()
+}
+
+// Wait waits for a session started by Server.Connect to end and returns
+// why: nil for a clean end of input.
+func (ss *ServerSession) Wait() error {
+	if ss.loopDone == nil {
+		<-ss.done
+		return nil
+	}
+	<-ss.loopDone
+	return ss.loopErr
+}
+
+// connWriter encodes messages onto a Connection.
+type connWriter struct {
+	conn Connection
+}
+
+func (w *connWriter) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
+	frame, err := jsonrpc.Encode(msg)
+	if err != nil {
+		return err
+	}
+	return w.conn.Write(ctx, frame)
+}
+
+// serveConn is the read loop of a stream connection.
+func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *connWriter) error {
+	ctx, cancel := context.WithCancel(parent)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		ss.Close()
+		wg.Wait()
+		conn.Close()
+	}()
+	// Closing the session or ending ctx unblocks Read.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	go func() {
+		select {
+		case <-ss.done:
+			conn.Close()
+		case <-ctx.Done():
+		}
+	}()
+
+	sem := make(chan struct{}, ss.server.opts.MaxConcurrentRequests)
+	for {
+		frame, err := conn.Read(ctx)
+		if err != nil {
+			var tooLarge *FrameTooLargeError
+			if errors.As(err, &tooLarge) {
+				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest(tooLarge.Error())))
+				continue
+			}
+			if errors.Is(err, io.EOF) || isClosed(ss) {
+				return nil
+			}
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			return err
+		}
+		if jsonrpc.IsBatch(frame) {
+			if ss.ProtocolVersion() != Version20250326 {
+				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest("JSON-RPC batches are not supported on this session; send one message per line")))
+				continue
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				ss.serveBatch(ctx, frame, w)
+			}()
+			continue
+		}
+		msg, id, decErr := jsonrpc.Decode(frame)
+		if decErr != nil {
+			_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(id, decErr.(*jsonrpc.Error)))
+			continue
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Notification:
+			ss.HandleNotification(ctx, m)
+		case *jsonrpc.Response:
+			ss.HandleResponse(ctx, m)
+		case *jsonrpc.Request:
+			if m.Method == "initialize" || (m.Method == "ping" && ss.server.handler == nil) {
+				// Served in order, so that what follows sees the result.
+				ss.writeResult(ctx, w, m)
+				continue
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				ss.writeResult(ctx, w, m)
+			}()
+		}
+	}
+}
+
+func isClosed(ss *ServerSession) bool {
+	select {
+	case <-ss.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// writeResult handles one request and writes its response, if any.
+func (ss *ServerSession) writeResult(ctx context.Context, w *connWriter, req *jsonrpc.Request) {
+	resp := ss.answer(ctx, req, w)
+	if resp != nil {
+		_ = w.WriteMessage(ctx, resp)
+	}
+}
+
+// answer handles a request from a stream transport, turning transport-level
+// refusals into error responses.
+func (ss *ServerSession) answer(ctx context.Context, req *jsonrpc.Request, related MessageWriter) *jsonrpc.Response {
+	resp, err := ss.HandleRequest(ctx, req, related)
+	switch {
+	case errors.Is(err, ErrDuplicateRequestID):
+		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("a request with id "+req.ID.String()+" is already in flight"))
+	case err != nil:
+		return nil
+	}
+	return resp
+}
+
+// serveBatch serves a JSON-RPC batch (2025-03-26 only) and writes the
+// responses as one array; a batch of notifications gets no reply.
+func (ss *ServerSession) serveBatch(ctx context.Context, frame []byte, w *connWriter) {
+	msgs, errs, err := jsonrpc.DecodeBatch(frame)
+	if err != nil {
+		_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, err.(*jsonrpc.Error)))
+		return
+	}
+	resps := make([]*jsonrpc.Response, len(msgs))
+	var wg sync.WaitGroup
+	for i, msg := range msgs {
+		if errs[i] != nil {
+			resps[i] = jsonrpc.NewErrorResponse(jsonrpc.ID{}, errs[i].(*jsonrpc.Error))
+			continue
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Notification:
+			ss.HandleNotification(ctx, m)
+		case *jsonrpc.Response:
+			ss.HandleResponse(ctx, m)
+		case *jsonrpc.Request:
+			if m.Method == "initialize" {
+				resps[i] = jsonrpc.NewErrorResponse(m.ID, errInvalidRequest("initialize must not be part of a JSON-RPC batch"))
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resps[i] = ss.answer(ctx, m, w)
+			}()
+		}
+	}
+	wg.Wait()
+	out := []byte{'['}
+	n := 0
+	for _, r := range resps {
+		if r == nil {
+			continue
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out, err = jsonrpc.AppendEncode(out, r)
+		if err != nil {
+			return
+		}
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	out = append(out, ']')
+	_ = w.conn.Write(ctx, out)
+}

@@ -1,0 +1,272 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// A Server holds the features (tools, and later resources and prompts) that
+// it offers and serves any number of sessions over any transports. Features
+// may be added and removed while sessions are live; sessions are told with
+// list_changed notifications.
+//
+// A Server is safe for concurrent use.
+type Server struct {
+	impl   Implementation
+	opts   ServerOptions
+	logger *slog.Logger
+	store  SessionStore
+
+	// methods is the method table, built once in NewServer.
+	methods map[string]MethodHandler
+	// handler is the dispatcher wrapped in the configured middleware, or
+	// nil when there is none (the fast path).
+	handler MethodHandler
+
+	mu       sync.RWMutex
+	tools    featureSet[*serverTool]
+	sessions map[*ServerSession]struct{}
+}
+
+// ServerOptions configures a Server. The zero value is a useful
+// configuration; every field says what its zero value means.
+type ServerOptions struct {
+	// Instructions are sent in the initialize result, as a hint for the
+	// model. If empty, none are sent.
+	Instructions string
+	// Logger receives the server's own diagnostics (handler panics, encode
+	// failures). If nil, nothing is logged: the library never prints.
+	Logger *slog.Logger
+	// Capabilities, if set, is sent instead of the capabilities inferred
+	// from the registered features.
+	Capabilities *ServerCapabilities
+	// PageSize is the number of items per page of list methods. If zero,
+	// 100.
+	PageSize int
+	// MaxConcurrentRequests bounds the requests one session on a stream
+	// transport (stdio, in-memory) handles at once; further requests wait.
+	// If zero, 64.
+	MaxConcurrentRequests int
+	// Middleware wraps every request and notification, outermost first.
+	Middleware []Middleware
+	// SessionStore keeps session state. If nil, a MemorySessionStore.
+	SessionStore SessionStore
+	// InitializedHandler, if set, is called when a session receives
+	// notifications/initialized.
+	InitializedHandler func(ctx context.Context, ss *ServerSession)
+}
+
+// NewServer returns a server that identifies itself as impl. A nil opts is
+// the zero ServerOptions.
+func NewServer(impl Implementation, opts *ServerOptions) *Server {
+	s := &Server{impl: impl}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.logger = s.opts.Logger
+	if s.logger == nil {
+		s.logger = discardLogger
+	}
+	s.store = s.opts.SessionStore
+	if s.store == nil {
+		s.store = &MemorySessionStore{}
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = 100
+	}
+	if s.opts.MaxConcurrentRequests <= 0 {
+		s.opts.MaxConcurrentRequests = 64
+	}
+	s.methods = map[string]MethodHandler{
+		"initialize": s.initialize,
+		"ping":       func(context.Context, *Request) (any, error) { return emptyObject, nil },
+		"tools/list": s.listTools,
+		"tools/call": s.callTool,
+	}
+	if len(s.opts.Middleware) > 0 {
+		h := MethodHandler(s.route)
+		for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
+			h = s.opts.Middleware[i](h)
+		}
+		s.handler = h
+	}
+	return s
+}
+
+// Implementation returns what the server says about itself in initialize.
+func (s *Server) Implementation() Implementation { return s.impl }
+
+// SessionStore returns the store that keeps the server's session state.
+func (s *Server) SessionStore() SessionStore { return s.store }
+
+// dispatch runs a request through the middleware and the method table,
+// turning a panic into -32603.
+func (s *Server) dispatch(ctx context.Context, r *Request) (result any, err error) {
+	defer s.recoverHandler(r.Method, &err)
+	if s.handler != nil {
+		return s.handler(ctx, r)
+	}
+	return s.route(ctx, r)
+}
+
+// route finds the method's handler in the method table.
+func (s *Server) route(ctx context.Context, r *Request) (any, error) {
+	if !r.ID.IsValid() {
+		// Notifications reach here only through middleware; they have no
+		// handlers of their own yet.
+		return nil, nil
+	}
+	h, ok := s.methods[r.Method]
+	if !ok {
+		return nil, errMethodNotFound(r.Method)
+	}
+	return h(ctx, r)
+}
+
+// dispatchNotification runs a notification through the middleware.
+func (s *Server) dispatchNotification(ctx context.Context, r *Request) {
+	if r.Method == "notifications/initialized" && s.opts.InitializedHandler != nil {
+		s.opts.InitializedHandler(ctx, r.Session)
+	}
+	if s.handler == nil {
+		return
+	}
+	var err error
+	defer s.recoverHandler(r.Method, &err)
+	_, _ = s.handler(ctx, r)
+}
+
+// unmarshalParams decodes params into v, treating absent params as {}.
+func unmarshalParams(params json.RawMessage, v any) *jsonrpc.Error {
+	if len(params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return errInvalidParams("invalid params: " + err.Error())
+	}
+	return nil
+}
+
+// initialize implements the initialize request
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
+func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
+	if len(r.Params) == 0 {
+		return nil, errInvalidParams("missing params: initialize requires protocolVersion, capabilities and clientInfo")
+	}
+	var raw struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      json.RawMessage `json:"clientInfo"`
+	}
+	if err := json.Unmarshal(r.Params, &raw); err != nil {
+		return nil, errInvalidParams("params must be an object")
+	}
+	var p InitializeParams
+	if len(raw.ProtocolVersion) == 0 || json.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
+		return nil, errInvalidParams("protocolVersion must be a string")
+	}
+	if len(raw.Capabilities) == 0 || raw.Capabilities[0] != '{' || json.Unmarshal(raw.Capabilities, &p.Capabilities) != nil {
+		return nil, errInvalidParams("capabilities must be an object")
+	}
+	var info Implementation
+	if len(raw.ClientInfo) == 0 || raw.ClientInfo[0] != '{' || json.Unmarshal(raw.ClientInfo, &info) != nil {
+		return nil, errInvalidParams("clientInfo must be an object with name and version")
+	}
+	var presence struct {
+		Name    *string `json:"name"`
+		Version *string `json:"version"`
+	}
+	_ = json.Unmarshal(raw.ClientInfo, &presence)
+	if presence.Name == nil {
+		return nil, errInvalidParams("clientInfo.name must be a string")
+	}
+	if presence.Version == nil {
+		return nil, errInvalidParams("clientInfo.version must be a string")
+	}
+
+	ss := r.Session
+	version := NegotiateVersion(p.ProtocolVersion)
+	ss.mu.Lock()
+	if ss.state.Lifecycle != StateNew {
+		// A concurrent initialize won the race.
+		ss.mu.Unlock()
+		return nil, errInvalidRequest("Server already initialized")
+	}
+	ss.state.ProtocolVersion = version
+	ss.state.ClientInfo = info
+	ss.state.ClientCapabilities = *p.Capabilities
+	ss.state.Lifecycle = StateInitialized
+	ss.mu.Unlock()
+	ss.save(ctx)
+
+	return &InitializeResult{
+		ProtocolVersion: version,
+		Capabilities:    s.capabilities(),
+		ServerInfo:      s.impl,
+		Instructions:    s.opts.Instructions,
+	}, nil
+}
+
+// capabilities returns what the server declares: the configured
+// capabilities, or those of the registered features.
+func (s *Server) capabilities() ServerCapabilities {
+	if s.opts.Capabilities != nil {
+		return *s.opts.Capabilities
+	}
+	var c ServerCapabilities
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.tools.len() > 0 {
+		c.Tools = &ListChangedCapability{ListChanged: true}
+	}
+	return c
+}
+
+func (s *Server) addSession(ss *ServerSession) {
+	s.mu.Lock()
+	if s.sessions == nil {
+		s.sessions = make(map[*ServerSession]struct{})
+	}
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *Server) removeSession(ss *ServerSession) {
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	s.mu.Unlock()
+	if id := ss.state.ID; id != "" {
+		_ = s.store.Delete(context.Background(), id)
+	}
+}
+
+// Sessions returns the sessions currently open on the server.
+func (s *Server) Sessions() []*ServerSession {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*ServerSession, 0, len(s.sessions))
+	for ss := range s.sessions {
+		out = append(out, ss)
+	}
+	return out
+}
+
+// broadcast sends a notification to every initialized session on its
+// standalone stream: how list_changed reaches clients.
+func (s *Server) broadcast(method string, params any) {
+	for _, ss := range s.Sessions() {
+		ss.mu.Lock()
+		lifecycle := ss.state.Lifecycle
+		ss.mu.Unlock()
+		if lifecycle != StateInitialized && lifecycle != StateReady {
+			continue
+		}
+		if err := ss.notifyRelated(context.Background(), nil, method, params); err != nil {
+			s.logger.Debug("mcp: notification not delivered", "method", method, "err", err)
+		}
+	}
+}

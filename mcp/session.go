@@ -1,0 +1,437 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// A ServerSession is one client's session with a Server: a small state
+// machine (new → initialized → ready → closed) plus the runtime that serves
+// it. Transports create sessions with Server.NewSession (or Server.Connect
+// for stream transports) and feed them messages with HandleRequest,
+// HandleNotification and HandleResponse.
+//
+// An idle ServerSession holds no goroutine: only its state and a few
+// lazily allocated maps.
+type ServerSession struct {
+	server *Server
+
+	mu       sync.Mutex
+	state    SessionState
+	inflight map[jsonrpc.ID]*inflightRequest
+	// standalone receives messages that are not related to any request
+	// (list_changed, resource updates, requests outside a handler); nil
+	// drops them.
+	standalone MessageWriter
+	closed     bool
+	done       chan struct{}
+
+	// loopDone and loopErr belong to a session served by Server.Connect.
+	loopDone chan struct{}
+	loopErr  error
+
+	calls outgoing
+}
+
+// inflightRequest is a request being handled, kept so that
+// notifications/cancelled can stop it.
+type inflightRequest struct {
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+// SessionOptions configures a session created with Server.NewSession.
+type SessionOptions struct {
+	// ID is the session id. Stream transports may leave it empty.
+	ID string
+	// Standalone receives the messages the server sends outside any
+	// request. If nil, such messages are dropped until SetStandalone is
+	// called.
+	Standalone MessageWriter
+	// Preinitialized starts the session in the ready state with the given
+	// protocol version, for stateless transports where every request
+	// stands alone and no initialize arrives.
+	Preinitialized bool
+	// ProtocolVersion is the version of a preinitialized session; if
+	// empty, LatestVersion.
+	ProtocolVersion string
+}
+
+// NewSession creates a session for a transport to drive. The session is
+// registered with the server (it receives list_changed notifications) until
+// Close.
+func (s *Server) NewSession(opts *SessionOptions) *ServerSession {
+	if opts == nil {
+		opts = &SessionOptions{}
+	}
+	now := time.Now()
+	ss := &ServerSession{
+		server:     s,
+		standalone: opts.Standalone,
+		done:       make(chan struct{}),
+		state: SessionState{
+			ID:        opts.ID,
+			Lifecycle: StateNew,
+			CreatedAt: now, LastActive: now,
+		},
+	}
+	if opts.Preinitialized {
+		ss.state.Lifecycle = StateReady
+		ss.state.ProtocolVersion = opts.ProtocolVersion
+		if ss.state.ProtocolVersion == "" {
+			ss.state.ProtocolVersion = LatestVersion
+		}
+	}
+	s.addSession(ss)
+	return ss
+}
+
+// ID returns the session id, empty for stream transports that have none.
+func (ss *ServerSession) ID() string { return ss.state.ID }
+
+// Server returns the server the session belongs to.
+func (ss *ServerSession) Server() *Server { return ss.server }
+
+// State returns a copy of the session's protocol state.
+func (ss *ServerSession) State() SessionState {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st := ss.state
+	st.Subscriptions = append([]string(nil), st.Subscriptions...)
+	return st
+}
+
+// ProtocolVersion returns the negotiated protocol version, or "" before
+// initialization.
+func (ss *ServerSession) ProtocolVersion() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.state.ProtocolVersion
+}
+
+// SetStandalone sets where messages unrelated to any request go (for
+// Streamable HTTP, the GET stream). A nil w drops them.
+func (ss *ServerSession) SetStandalone(w MessageWriter) {
+	ss.mu.Lock()
+	ss.standalone = w
+	ss.mu.Unlock()
+}
+
+// Done is closed when the session closes.
+func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
+
+// Close ends the session: handlers in flight see their contexts cancelled,
+// server-to-client requests waiting for answers fail with ErrSessionClosed,
+// and the server forgets the session. Close is idempotent.
+func (ss *ServerSession) Close() error {
+	ss.mu.Lock()
+	if ss.closed {
+		ss.mu.Unlock()
+		return nil
+	}
+	ss.closed = true
+	ss.state.Lifecycle = StateClosed
+	for _, in := range ss.inflight {
+		in.cancel()
+	}
+	ss.mu.Unlock()
+	ss.calls.closeAll()
+	ss.server.removeSession(ss)
+	close(ss.done)
+	return nil
+}
+
+// HandleRequest serves one request and returns its response. Messages the
+// handler sends on the way (progress, logs, server-to-client requests) go to
+// related, in order, before HandleRequest returns; a nil related sends them
+// to the standalone writer.
+//
+// The response is nil when the request was cancelled by
+// notifications/cancelled: the spec forbids answering it. The error is
+// ErrDuplicateRequestID when a request with the same id is still in flight
+// on the session (the first is unaffected), or ErrSessionClosed; the
+// transport then refuses the request in its own way.
+//
+// HandleRequest is safe for concurrent use; requests are served
+// concurrently.
+func (ss *ServerSession) HandleRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter) (*jsonrpc.Response, error) {
+	return ss.handleRequest(ctx, req, related, nil)
+}
+
+// HandleRequestExtra is HandleRequest with transport information attached
+// to the Request the handler sees.
+func (ss *ServerSession) HandleRequestExtra(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
+	return ss.handleRequest(ctx, req, related, extra)
+}
+
+func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
+	// ping is answered at any time, without bookkeeping.
+	if req.Method == "ping" && ss.server.handler == nil {
+		return &jsonrpc.Response{ID: req.ID, Result: emptyObject}, nil
+	}
+	ss.mu.Lock()
+	if ss.closed {
+		ss.mu.Unlock()
+		return nil, ErrSessionClosed
+	}
+	if _, dup := ss.inflight[req.ID]; dup {
+		ss.mu.Unlock()
+		return nil, ErrDuplicateRequestID
+	}
+	lifecycle := ss.state.Lifecycle
+	if lifecycle == StateNew && req.Method != "initialize" && req.Method != "ping" {
+		ss.mu.Unlock()
+		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("Server not initialized")), nil
+	}
+	if req.Method == "initialize" && lifecycle != StateNew {
+		ss.mu.Unlock()
+		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("Server already initialized")), nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	in := &inflightRequest{cancel: cancel}
+	if ss.inflight == nil {
+		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
+	}
+	ss.inflight[req.ID] = in
+	r := &Request{
+		Method:             req.Method,
+		ID:                 req.ID,
+		Params:             req.Params,
+		Session:            ss,
+		ProtocolVersion:    ss.state.ProtocolVersion,
+		ClientInfo:         &ss.state.ClientInfo,
+		ClientCapabilities: &ss.state.ClientCapabilities,
+		Extra:              extra,
+		related:            related,
+	}
+	ss.mu.Unlock()
+
+	if related != nil {
+		ctx = context.WithValue(ctx, relatedKey{}, related)
+	}
+	result, err := ss.server.dispatch(ctx, r)
+
+	ss.mu.Lock()
+	delete(ss.inflight, req.ID)
+	cancelled := in.cancelled
+	ss.mu.Unlock()
+	cancel()
+	if cancelled {
+		return nil, nil
+	}
+	return ss.server.makeResponse(req.ID, result, err), nil
+}
+
+// relatedKey carries, in a handler's context, the writer for messages
+// related to the request being handled.
+type relatedKey struct{}
+
+var emptyObject = json.RawMessage("{}")
+
+// HandleNotification processes one notification from the client.
+// Before initialize is answered notifications are ignored, as are unknown
+// ones.
+func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Notification) {
+	ss.mu.Lock()
+	lifecycle := ss.state.Lifecycle
+	if lifecycle == StateNew || lifecycle == StateClosed {
+		ss.mu.Unlock()
+		return
+	}
+	switch n.Method {
+	case "notifications/initialized":
+		if lifecycle == StateInitialized {
+			ss.state.Lifecycle = StateReady
+			ss.mu.Unlock()
+			ss.save(ctx)
+			return
+		}
+		ss.mu.Unlock()
+		return
+	case "notifications/cancelled":
+		var p CancelledParams
+		if json.Unmarshal(n.Params, &p) == nil && p.RequestID.IsValid() {
+			if in, ok := ss.inflight[p.RequestID]; ok {
+				in.cancelled = true
+				in.cancel()
+			}
+		}
+		ss.mu.Unlock()
+		return
+	}
+	r := &Request{
+		Method:             n.Method,
+		Params:             n.Params,
+		Session:            ss,
+		ProtocolVersion:    ss.state.ProtocolVersion,
+		ClientInfo:         &ss.state.ClientInfo,
+		ClientCapabilities: &ss.state.ClientCapabilities,
+	}
+	ss.mu.Unlock()
+	ss.server.dispatchNotification(ctx, r)
+}
+
+// HandleResponse delivers the client's answer to a server-to-client
+// request. A response to no pending request is ignored (and reported as
+// false), which is also what happens to a response that arrives on the
+// wrong session.
+func (ss *ServerSession) HandleResponse(_ context.Context, resp *jsonrpc.Response) bool {
+	return ss.calls.deliver(resp)
+}
+
+// save writes the session's state to the server's SessionStore.
+func (ss *ServerSession) save(ctx context.Context) {
+	if ss.state.ID == "" {
+		return
+	}
+	st := ss.State()
+	if err := ss.server.store.Save(ctx, &st); err != nil {
+		ss.server.logger.Error("mcp: saving session state", "session", st.ID, "err", err)
+	}
+}
+
+// Notify sends a notification to the client: on the stream of the request
+// being handled when ctx comes from a handler, otherwise on the standalone
+// stream.
+func (ss *ServerSession) Notify(ctx context.Context, method string, params any) error {
+	w, _ := ctx.Value(relatedKey{}).(MessageWriter)
+	return ss.notifyRelated(ctx, w, method, params)
+}
+
+func (ss *ServerSession) notifyRelated(ctx context.Context, w MessageWriter, method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
+	}
+	if w == nil {
+		ss.mu.Lock()
+		w = ss.standalone
+		ss.mu.Unlock()
+		if w == nil {
+			return nil
+		}
+	}
+	return w.WriteMessage(ctx, &jsonrpc.Notification{Method: method, Params: raw})
+}
+
+// Call sends a request to the client and decodes its result into result
+// (which may be nil). It is how sampling, elicitation and roots reach the
+// client. The request travels on the stream of the request being handled
+// when ctx comes from a handler. Except for ping, the server sends no
+// request before the client's notifications/initialized (ErrNotReady).
+// If ctx ends first, the request is cancelled with notifications/cancelled.
+func (ss *ServerSession) Call(ctx context.Context, method string, params, result any) error {
+	ss.mu.Lock()
+	lifecycle := ss.state.Lifecycle
+	ss.mu.Unlock()
+	if lifecycle == StateClosed {
+		return ErrSessionClosed
+	}
+	if lifecycle != StateReady && method != "ping" {
+		return ErrNotReady
+	}
+	w, _ := ctx.Value(relatedKey{}).(MessageWriter)
+	if w == nil {
+		ss.mu.Lock()
+		w = ss.standalone
+		ss.mu.Unlock()
+		if w == nil {
+			return fmt.Errorf("mcp: %s: no stream to the client is open", method)
+		}
+	}
+	var raw json.RawMessage
+	if params != nil {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return fmt.Errorf("mcp: encoding %s params: %w", method, err)
+		}
+	}
+	id, ch, err := ss.calls.start()
+	if err != nil {
+		return err
+	}
+	if err := w.WriteMessage(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
+		ss.calls.forget(id)
+		return fmt.Errorf("mcp: sending %s: %w", method, err)
+	}
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			return ErrSessionClosed
+		}
+		if resp.Error != nil {
+			return resp.Error
+		}
+		if result != nil {
+			if err := json.Unmarshal(resp.Result, result); err != nil {
+				return fmt.Errorf("mcp: decoding %s result: %w", method, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		ss.calls.forget(id)
+		_ = w.WriteMessage(context.WithoutCancel(ctx), &jsonrpc.Notification{
+			Method: "notifications/cancelled",
+			Params: mustMarshal(&CancelledParams{RequestID: id, Reason: ctx.Err().Error()}),
+		})
+		return ctx.Err()
+	case <-ss.done:
+		return ErrSessionClosed
+	}
+}
+
+// Ping checks that the client is alive.
+func (ss *ServerSession) Ping(ctx context.Context) error {
+	return ss.Call(ctx, "ping", nil, nil)
+}
+
+func mustMarshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with types that always encode
+	}
+	return b
+}
+
+// recoverHandler turns a handler panic into -32603 and logs the stack.
+func (s *Server) recoverHandler(method string, errp *error) {
+	if v := recover(); v != nil {
+		s.logger.Error("mcp: handler panicked", "method", method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		*errp = errInternal()
+	}
+}
+
+// makeResponse turns a handler's outcome into the response to send.
+func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) *jsonrpc.Response {
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return jsonrpc.NewErrorResponse(id, rpcErr)
+		}
+		return jsonrpc.NewErrorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+	}
+	if result == nil {
+		return &jsonrpc.Response{ID: id, Result: emptyObject}
+	}
+	if raw, ok := result.(json.RawMessage); ok {
+		return &jsonrpc.Response{ID: id, Result: raw}
+	}
+	raw, mErr := json.Marshal(result)
+	if mErr != nil {
+		s.logger.Error("mcp: encoding result", "err", mErr)
+		return jsonrpc.NewErrorResponse(id, errInternal())
+	}
+	return &jsonrpc.Response{ID: id, Result: raw}
+}
+
+// discardLogger is the logger used when ServerOptions.Logger is nil: the
+// library never prints on its own.
+var discardLogger = slog.New(slog.DiscardHandler)

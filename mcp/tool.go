@@ -1,0 +1,267 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// A ToolHandler serves tools/call for one tool with raw arguments. Use it
+// for tools with hand-written schemas, or when a tool builds its own
+// result. A returned error that is not a *jsonrpc.Error becomes a result
+// with isError set and the error's text, so the model sees it
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
+type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error)
+
+// A TypedToolHandler serves a tool whose arguments decode into In and
+// whose result is Out. What Out becomes:
+//   - a string: one text content with that text;
+//   - a *CallToolResult: sent as it is;
+//   - anything else: structuredContent, and its JSON as a text content, as
+//     the spec advises for backwards compatibility.
+//
+// A returned error becomes a result with isError set and the error's text,
+// unless it is a *jsonrpc.Error, which is sent as a protocol error.
+type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
+
+type serverTool struct {
+	tool    *Tool
+	handler ToolHandler
+}
+
+// AddTool adds a tool with a hand-written input schema (t.InputSchema must
+// be a JSON object schema; if nil, {"type":"object"}), replacing any tool of
+// the same name. Arguments are passed to h as they came. Live sessions are
+// sent notifications/tools/list_changed.
+//
+// It returns an error for an invalid tool name
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names):
+// 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'.
+func (s *Server) AddTool(t *Tool, h ToolHandler) error {
+	if err := validToolName(t.Name); err != nil {
+		return err
+	}
+	if t.InputSchema == nil {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	if !json.Valid(t.InputSchema) {
+		return fmt.Errorf("mcp: tool %q: input schema is not valid JSON", t.Name)
+	}
+	s.putTool(&serverTool{tool: t, handler: h})
+	return nil
+}
+
+// AddTool adds a typed tool to s. The input schema is inferred from In
+// (and the output schema from Out, when Out is a struct or map) with
+// github.com/google/jsonschema-go unless t sets them. Arguments are
+// validated against the input schema before h runs; a failure is a result
+// with isError set that names the problem, as 2025-11-25 requires
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
+//
+// It is a function rather than a method because Go methods cannot have
+// type parameters.
+func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error {
+	if err := validToolName(t.Name); err != nil {
+		return err
+	}
+	inSchema, err := toolSchema[In](t.InputSchema)
+	if err != nil {
+		return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+	}
+	if t.InputSchema == nil {
+		if t.InputSchema, err = json.Marshal(inSchema.Schema()); err != nil {
+			return fmt.Errorf("mcp: tool %q: %w", t.Name, err)
+		}
+	}
+	var zero Out
+	switch any(zero).(type) {
+	case string, *CallToolResult:
+	default:
+		if t.OutputSchema == nil {
+			if rt := reflect.TypeFor[Out](); rt.Kind() == reflect.Struct || (rt.Kind() == reflect.Pointer && rt.Elem().Kind() == reflect.Struct) {
+				out, err := jsonschema.For[Out](nil)
+				if err != nil {
+					return fmt.Errorf("mcp: tool %q: output schema: %w", t.Name, err)
+				}
+				if t.OutputSchema, err = json.Marshal(out); err != nil {
+					return fmt.Errorf("mcp: tool %q: %w", t.Name, err)
+				}
+			}
+		}
+	}
+	v := newArgValidator(inSchema)
+	s.putTool(&serverTool{tool: t, handler: func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
+		var in In
+		if msg := v.decode(args, &in); msg != "" {
+			return toolError("invalid arguments for tool " + t.Name + ": " + msg), nil
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		return typedResult(out)
+	}})
+	return nil
+}
+
+// toolSchema resolves the schema given, or the one inferred from T.
+func toolSchema[T any](given json.RawMessage) (*jsonschema.Resolved, error) {
+	var schema *jsonschema.Schema
+	if given != nil {
+		schema = new(jsonschema.Schema)
+		if err := json.Unmarshal(given, schema); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if schema, err = jsonschema.For[T](nil); err != nil {
+			return nil, err
+		}
+		if schema.Type != "object" {
+			return nil, fmt.Errorf("arguments type %v must be a struct or map (schema type %q)", reflect.TypeFor[T](), schema.Type)
+		}
+	}
+	return schema.Resolve(nil)
+}
+
+// typedResult turns a typed handler's output into a CallToolResult.
+func typedResult(out any) (*CallToolResult, error) {
+	switch o := out.(type) {
+	case string:
+		return &CallToolResult{Content: []Content{&TextContent{Text: o}}}, nil
+	case *CallToolResult:
+		if o == nil {
+			return &CallToolResult{Content: []Content{}}, nil
+		}
+		return o, nil
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding tool output: %w", err)
+	}
+	res := &CallToolResult{Content: []Content{&TextContent{Text: string(raw)}}}
+	if len(raw) > 0 && raw[0] == '{' {
+		res.StructuredContent = raw
+	}
+	return res, nil
+}
+
+// toolError is a tool result reporting a failure to the model.
+func toolError(text string) *CallToolResult {
+	return &CallToolResult{IsError: true, Content: []Content{&TextContent{Text: text}}}
+}
+
+// RemoveTools removes the named tools; live sessions are sent
+// notifications/tools/list_changed if any existed.
+func (s *Server) RemoveTools(names ...string) {
+	s.mu.Lock()
+	removed := s.tools.remove(names...)
+	s.mu.Unlock()
+	if removed {
+		s.broadcast("notifications/tools/list_changed", emptyObject)
+	}
+}
+
+func (s *Server) putTool(t *serverTool) {
+	s.mu.Lock()
+	s.tools.put(t.tool.Name, t)
+	s.mu.Unlock()
+	s.broadcast("notifications/tools/list_changed", emptyObject)
+}
+
+func validToolName(name string) error {
+	if len(name) == 0 || len(name) > 128 {
+		return fmt.Errorf("mcp: invalid tool name %q: must be 1 to 128 characters", name)
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return fmt.Errorf("mcp: invalid tool name %q: only A-Z, a-z, 0-9, '_', '-' and '.' are allowed", name)
+		}
+	}
+	return nil
+}
+
+// listTools implements tools/list.
+func (s *Server) listTools(_ context.Context, r *Request) (any, error) {
+	var p ListToolsParams
+	if err := unmarshalParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	page, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &ListToolsResult{Tools: make([]*Tool, len(page)), NextCursor: next}
+	for i, t := range page {
+		res.Tools[i] = t.tool
+	}
+	return res, nil
+}
+
+// callTool implements tools/call.
+func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
+	var p CallToolParams
+	if err := unmarshalParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	r.setMeta(p.Meta)
+	s.mu.RLock()
+	t, ok := s.tools.get(p.Name)
+	s.mu.RUnlock()
+	if !ok {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params", "Unknown tool: "+p.Name)
+	}
+	res, err := t.handler(ctx, r, p.Arguments)
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return nil, rpcErr
+		}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, err
+		}
+		return toolError(err.Error()), nil
+	}
+	if res == nil {
+		res = &CallToolResult{}
+	}
+	if res.Content == nil {
+		res.Content = []Content{}
+	}
+	return res, nil
+}
+
+// argValidator checks tool arguments against a resolved schema and decodes
+// them into the handler's type.
+type argValidator struct {
+	schema *jsonschema.Resolved
+}
+
+func newArgValidator(rs *jsonschema.Resolved) *argValidator { return &argValidator{schema: rs} }
+
+// decode validates args and decodes them into dst. It returns a
+// human-readable problem, or "" on success. Absent arguments are {}.
+func (v *argValidator) decode(args json.RawMessage, dst any) string {
+	if len(args) == 0 || string(args) == "null" {
+		args = emptyObject
+	}
+	var instance any
+	if err := json.Unmarshal(args, &instance); err != nil {
+		return "arguments are not valid JSON: " + err.Error()
+	}
+	if err := v.schema.Validate(instance); err != nil {
+		return strings.TrimPrefix(err.Error(), "validating root: ")
+	}
+	if err := json.Unmarshal(args, dst); err != nil {
+		return err.Error()
+	}
+	return ""
+}

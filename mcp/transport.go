@@ -1,0 +1,47 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// A Transport opens a Connection to a peer: stdio, an in-memory pipe, a
+// child process, or (in package mcphttp) Streamable HTTP.
+type Transport interface {
+	Connect(ctx context.Context) (Connection, error)
+}
+
+// A Connection carries frames: each frame is the JSON text of one JSON-RPC
+// message or of one batch (a JSON array), without framing bytes such as the
+// stdio newline. Framing stays in the Connection; decoding stays in the
+// session, so that each message is decoded exactly once.
+//
+// Read is called from one goroutine at a time. Write must be safe for
+// concurrent use: handlers of concurrent requests write through it. Close
+// unblocks a pending Read, which then returns an error; Close may be called
+// more than once.
+type Connection interface {
+	// Read returns the next frame. It returns io.EOF when the peer has
+	// closed the connection cleanly. A *FrameTooLargeError reports a frame
+	// that was skipped; the connection remains usable.
+	Read(ctx context.Context) ([]byte, error)
+	// Write sends one frame. The frame is not retained after Write returns.
+	Write(ctx context.Context, frame []byte) error
+	// Close ends the connection.
+	Close() error
+}
+
+// FrameTooLargeError reports an incoming frame larger than the transport's
+// limit. The frame was discarded; the connection goes on with the next one.
+type FrameTooLargeError struct {
+	Limit int
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("mcp: message exceeds the limit of %d bytes", e.Limit)
+}
+
+// ErrConnectionClosed is returned by operations on a closed connection or
+// session.
+var ErrConnectionClosed = errors.New("mcp: connection closed")

@@ -1,0 +1,153 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"sync"
+)
+
+// DefaultMaxMessageBytes is the default limit on one incoming stdio line.
+const DefaultMaxMessageBytes = 4 << 20
+
+// StdioTransport serves or speaks MCP over a pair of streams, one
+// newline-delimited JSON-RPC message per line
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio).
+// Nothing but MCP messages is written to the output. The zero value uses
+// os.Stdin and os.Stdout.
+type StdioTransport struct {
+	// In and Out default to os.Stdin and os.Stdout.
+	In  io.Reader
+	Out io.Writer
+	// MaxMessageBytes limits one incoming line. A longer line is discarded
+	// and reported with *FrameTooLargeError; the next line is read as
+	// usual. If zero, DefaultMaxMessageBytes (4 MiB).
+	MaxMessageBytes int
+}
+
+// Connect implements Transport.
+func (t *StdioTransport) Connect(context.Context) (Connection, error) {
+	in, out := t.In, t.Out
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	return NewStreamConnection(in, out, t.MaxMessageBytes), nil
+}
+
+// NewStreamConnection returns a Connection that reads newline-delimited
+// frames from r and writes them to w, each followed by '\n'. If r or w is
+// an io.Closer, Close closes it. maxLine limits an incoming line; zero
+// means DefaultMaxMessageBytes.
+func NewStreamConnection(r io.Reader, w io.Writer, maxLine int) Connection {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxMessageBytes
+	}
+	return &streamConn{r: bufio.NewReaderSize(r, 64<<10), rc: r, w: w, max: maxLine, closed: make(chan struct{})}
+}
+
+type streamConn struct {
+	r   *bufio.Reader
+	rc  io.Reader
+	max int
+	buf []byte
+
+	wmu  sync.Mutex
+	w    io.Writer
+	wbuf []byte
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// Read implements Connection. Empty lines are skipped.
+func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
+	for {
+		select {
+		case <-c.closed:
+			return nil, ErrConnectionClosed
+		default:
+		}
+		c.buf = c.buf[:0]
+		tooLarge := false
+		for {
+			chunk, err := c.r.ReadSlice('\n')
+			if !tooLarge {
+				if len(c.buf)+len(chunk) > c.max+2 { // allow "\r\n"
+					tooLarge = true
+					c.buf = c.buf[:0]
+				} else {
+					c.buf = append(c.buf, chunk...)
+				}
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				if err == io.EOF && len(bytes.TrimSpace(c.buf)) > 0 && !tooLarge {
+					// A last line without a newline still counts.
+					line := bytes.TrimSpace(c.buf)
+					c.buf = c.buf[:0]
+					return line, nil
+				}
+				select {
+				case <-c.closed:
+					return nil, ErrConnectionClosed
+				default:
+				}
+				return nil, err
+			}
+			break
+		}
+		if tooLarge {
+			return nil, &FrameTooLargeError{Limit: c.max}
+		}
+		line := bytes.TrimRight(c.buf, "\r\n")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if len(line) > c.max {
+			return nil, &FrameTooLargeError{Limit: c.max}
+		}
+		// The caller may keep the frame; the buffer is reused.
+		return bytes.Clone(line), nil
+	}
+}
+
+// Write implements Connection.
+func (c *streamConn) Write(_ context.Context, frame []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	select {
+	case <-c.closed:
+		return ErrConnectionClosed
+	default:
+	}
+	c.wbuf = append(append(c.wbuf[:0], frame...), '\n')
+	_, err := c.w.Write(c.wbuf)
+	if cap(c.wbuf) > 64<<10 {
+		c.wbuf = nil
+	}
+	return err
+}
+
+// Close implements Connection.
+func (c *streamConn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		if rc, ok := c.rc.(io.Closer); ok && rc != os.Stdin {
+			err = rc.Close()
+		}
+		if wc, ok := c.w.(io.Closer); ok && wc != os.Stdout {
+			if werr := wc.Close(); err == nil {
+				err = werr
+			}
+		}
+	})
+	return err
+}
