@@ -2,4 +2,7 @@ module github.com/mcpkit/mcpkit
 
 go 1.26
 
-require github.com/google/jsonschema-go v0.4.3
+require (
+	github.com/google/jsonschema-go v0.4.3
+	go.uber.org/goleak v1.3.0
+)
