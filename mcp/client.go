@@ -1,0 +1,155 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// A Client is the client side of MCP: it connects to servers over any
+// Transport and gives one ClientSession per connection
+// (https://modelcontextprotocol.io/specification/2025-11-25/architecture#client).
+// The Client holds what every session shares: the client's identity, the
+// capabilities it declares and the callbacks that receive what servers send.
+//
+// A Client is safe for concurrent use and may serve any number of
+// sessions.
+type Client struct {
+	impl   Implementation
+	opts   ClientOptions
+	logger *slog.Logger
+	// methods answers the requests a server may send. It is built once in
+	// NewClient; features that need client support (sampling, elicitation,
+	// roots) add entries there.
+	methods map[string]clientMethodHandler
+}
+
+// ClientOptions configures a Client. The zero value is a useful
+// configuration: a client that declares no optional capabilities, answers
+// ping and ignores notifications.
+//
+// Notification callbacks run on the session's read loop, one at a time and
+// in the order the server sent them, so that, for example, every progress
+// notification of a call is seen before the call returns. A callback must
+// therefore not block for long, and must not wait for a call on the same
+// session (start a goroutine to call ListTools after a list_changed).
+type ClientOptions struct {
+	// Capabilities, if set, is declared in initialize instead of the
+	// capabilities inferred from the options. If nil, the client declares
+	// none of the optional capabilities (an empty object).
+	Capabilities *ClientCapabilities
+	// Logger receives the client's own diagnostics (undecodable messages,
+	// responses nobody waits for). If nil, nothing is logged: the library
+	// never prints.
+	Logger *slog.Logger
+
+	// ToolListChangedHandler, if set, is called for
+	// notifications/tools/list_changed
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification).
+	ToolListChangedHandler func(ctx context.Context, cs *ClientSession)
+	// ProgressHandler, if set, is called for notifications/progress
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
+	ProgressHandler func(ctx context.Context, cs *ClientSession, p *ProgressParams)
+	// LoggingMessageHandler, if set, is called for notifications/message
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications).
+	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageParams)
+	// NotificationHandler, if set, is called for every notification the
+	// server sends, known or not, after the specific handler above (if
+	// any). Params are raw. If nil, notifications without a specific
+	// handler are ignored.
+	NotificationHandler func(ctx context.Context, cs *ClientSession, n *jsonrpc.Notification)
+}
+
+// LoggingMessageParams is the params of notifications/message, a log entry
+// the server sends
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications).
+type LoggingMessageParams struct {
+	Meta   Meta         `json:"_meta,omitempty"`
+	Level  LoggingLevel `json:"level"`
+	Logger string       `json:"logger,omitempty"`
+	// Data is any JSON value: a string, an object with details, ...
+	Data json.RawMessage `json:"data"`
+}
+
+// clientMethodHandler answers one kind of request a server sends to the
+// client. params are raw; the result is encoded as JSON (nil encodes as
+// {}). An error that is a *jsonrpc.Error is sent as it is; any other error
+// is sent as -32603 with its text.
+type clientMethodHandler func(ctx context.Context, cs *ClientSession, params json.RawMessage) (any, error)
+
+// NewClient returns a client that identifies itself as impl in initialize.
+// A nil opts is the zero ClientOptions.
+func NewClient(impl Implementation, opts *ClientOptions) *Client {
+	c := &Client{impl: impl}
+	if opts != nil {
+		c.opts = *opts
+	}
+	c.logger = c.opts.Logger
+	if c.logger == nil {
+		c.logger = discardLogger
+	}
+	c.methods = map[string]clientMethodHandler{
+		"ping": func(context.Context, *ClientSession, json.RawMessage) (any, error) { return emptyObject, nil },
+	}
+	return c
+}
+
+// Implementation returns what the client says about itself in initialize.
+func (c *Client) Implementation() Implementation { return c.impl }
+
+// capabilities returns what the client declares in initialize.
+func (c *Client) capabilities() *ClientCapabilities {
+	if c.opts.Capabilities != nil {
+		return c.opts.Capabilities
+	}
+	return &ClientCapabilities{}
+}
+
+// Connect opens t, starts the session's read loop and performs the
+// initialization phase
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization):
+// it sends initialize requesting LatestVersion with the client's info and
+// capabilities, checks the version the server answers and sends
+// notifications/initialized.
+//
+// If the server answers a protocol version the client does not support,
+// Connect closes the connection and returns an error wrapping
+// ErrUnsupportedVersion, as the spec says a client SHOULD disconnect. Any
+// other failure also closes the connection.
+//
+// ctx bounds the handshake only; the session lives until Close, or until
+// the server closes the connection.
+func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, error) {
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: connecting transport: %w", err)
+	}
+	cs := newClientSession(ctx, c, conn)
+	go cs.readLoop()
+
+	var res InitializeResult
+	params := &InitializeParams{
+		ProtocolVersion: LatestVersion,
+		Capabilities:    c.capabilities(),
+		ClientInfo:      &c.impl,
+	}
+	if err := cs.Call(ctx, "initialize", params, &res); err != nil {
+		cs.Close()
+		return nil, fmt.Errorf("mcp: initialize: %w", err)
+	}
+	if !IsSupportedVersion(res.ProtocolVersion) {
+		cs.Close()
+		return nil, fmt.Errorf("%w: server answered %q, client supports %v", ErrUnsupportedVersion, res.ProtocolVersion, SupportedVersions)
+	}
+	cs.mu.Lock()
+	cs.initResult = &res
+	cs.mu.Unlock()
+	if err := cs.notify(ctx, "notifications/initialized", emptyObject); err != nil {
+		cs.Close()
+		return nil, fmt.Errorf("mcp: sending notifications/initialized: %w", err)
+	}
+	return cs, nil
+}

@@ -1,0 +1,463 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// A ClientSession is one connection from a Client to a server, after a
+// successful initialization. Its methods send requests and wait for their
+// answers; one goroutine (the read loop) reads what the server sends,
+// delivers responses to the calls waiting for them, answers the server's
+// requests (ping, and later sampling, elicitation and roots) and passes
+// notifications to the Client's callbacks.
+//
+// A ClientSession is safe for concurrent use: calls may be made from any
+// number of goroutines. Close it when done, to end the read loop and
+// release the transport.
+type ClientSession struct {
+	client *Client
+	conn   Connection
+	w      *connWriter
+
+	// ctx is the session's lifetime: cancelled when the read loop ends or
+	// the session is closed. Handlers of the server's requests run under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	calls outgoing
+
+	mu         sync.Mutex
+	initResult *InitializeResult
+	// inflight holds the server's requests being handled, so that
+	// notifications/cancelled can stop them.
+	inflight map[jsonrpc.ID]*inflightRequest
+	// handlers counts the goroutines answering server requests; only the
+	// read loop adds to it.
+	handlers sync.WaitGroup
+
+	closing   atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+	loopDone  chan struct{}
+	loopErr   error
+}
+
+func newClientSession(ctx context.Context, c *Client, conn Connection) *ClientSession {
+	cs := &ClientSession{
+		client:   c,
+		conn:     conn,
+		w:        &connWriter{conn: conn},
+		loopDone: make(chan struct{}),
+	}
+	// The session outlives the ctx given to Connect but keeps its values.
+	cs.ctx, cs.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return cs
+}
+
+// InitializeResult returns what the server answered to initialize: the
+// negotiated protocol version, the server's capabilities, info and
+// instructions.
+func (cs *ClientSession) InitializeResult() *InitializeResult {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.initResult
+}
+
+// Client returns the client the session belongs to.
+func (cs *ClientSession) Client() *Client { return cs.client }
+
+// Close ends the session: it closes the connection (for a CommandTransport
+// this is the stdio shutdown sequence, see CommandTransport) and waits for
+// the read loop and the handlers of the server's requests to finish. Calls
+// still waiting fail with ErrSessionClosed. Close is idempotent; every call
+// returns the error of closing the connection.
+func (cs *ClientSession) Close() error {
+	cs.closeOnce.Do(func() {
+		cs.closing.Store(true)
+		cs.closeErr = cs.conn.Close()
+		cs.cancel()
+	})
+	<-cs.loopDone
+	return cs.closeErr
+}
+
+// Wait waits for the session to end, by Close or because the server closed
+// the connection, and returns why: nil for Close or a clean end of input,
+// otherwise the error that ended the read loop.
+func (cs *ClientSession) Wait() error {
+	<-cs.loopDone
+	return cs.loopErr
+}
+
+// Done is closed when the session has ended.
+func (cs *ClientSession) Done() <-chan struct{} { return cs.loopDone }
+
+// Call sends a request and decodes its result into result, which may be nil
+// to discard it or a *json.RawMessage to keep it raw. params may be nil (no
+// params member), a json.RawMessage sent as it is, or any value that
+// encodes as a JSON object. It is the generic form of the typed methods
+// (ListTools, CallTool, ...).
+//
+// If the server answers with an error, Call returns it as a *jsonrpc.Error.
+// If ctx ends first, Call sends notifications/cancelled for the request
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation),
+// except for initialize, which must not be cancelled, and returns
+// ctx.Err(). If the session ends first, it returns an error wrapping
+// ErrSessionClosed.
+func (cs *ClientSession) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := encodeParams(params)
+	if err != nil {
+		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
+	}
+	id, ch, err := cs.calls.start()
+	if err != nil {
+		return fmt.Errorf("mcp: %s: %w", method, cs.endedErr())
+	}
+	if err := cs.w.WriteMessage(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
+		cs.calls.forget(id)
+		return fmt.Errorf("mcp: sending %s: %w", method, err)
+	}
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			return fmt.Errorf("mcp: %s: %w", method, cs.endedErr())
+		}
+		if resp.Error != nil {
+			return resp.Error
+		}
+		if result != nil {
+			if err := json.Unmarshal(resp.Result, result); err != nil {
+				return fmt.Errorf("mcp: decoding %s result: %w", method, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		cs.calls.forget(id)
+		if method != "initialize" {
+			_ = cs.notify(context.WithoutCancel(ctx), "notifications/cancelled",
+				&CancelledParams{RequestID: id, Reason: ctx.Err().Error()})
+		}
+		return ctx.Err()
+	}
+}
+
+// endedErr is the error of a call on a session whose read loop has ended.
+func (cs *ClientSession) endedErr() error {
+	select {
+	case <-cs.loopDone:
+		if cs.loopErr != nil {
+			return fmt.Errorf("%w: %w", ErrSessionClosed, cs.loopErr)
+		}
+	default:
+	}
+	return ErrSessionClosed
+}
+
+// encodeParams turns a Call's params into the raw params member.
+func encodeParams(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return p, nil
+	}
+	return json.Marshal(params)
+}
+
+// notify sends a notification to the server.
+func (cs *ClientSession) notify(ctx context.Context, method string, params any) error {
+	raw, err := encodeParams(params)
+	if err != nil {
+		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
+	}
+	return cs.w.WriteMessage(ctx, &jsonrpc.Notification{Method: method, Params: raw})
+}
+
+// Ping checks that the server is alive
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping).
+func (cs *ClientSession) Ping(ctx context.Context) error {
+	return cs.Call(ctx, "ping", nil, nil)
+}
+
+// ListTools returns one page of the server's tools
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#listing-tools).
+// A nil params asks for the first page. Use Tools to go through every
+// page.
+func (cs *ClientSession) ListTools(ctx context.Context, params *ListToolsParams) (*ListToolsResult, error) {
+	if params == nil {
+		params = &ListToolsParams{}
+	}
+	var res ListToolsResult
+	if err := cs.Call(ctx, "tools/list", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Tools iterates over the server's tools, page after page, starting at
+// params.Cursor (nil params starts at the first page). An error ends the
+// iteration after being yielded once.
+func (cs *ClientSession) Tools(ctx context.Context, params *ListToolsParams) iter.Seq2[*Tool, error] {
+	return paginate(ctx, params, cs.ListTools, func(r *ListToolsResult) ([]*Tool, string) {
+		return r.Tools, r.NextCursor
+	})
+}
+
+// paginate iterates over every item of a paginated list method
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
+// A server that answers the same cursor it was given would loop forever;
+// that is reported as an error instead.
+func paginate[R, T any](ctx context.Context, params *PaginatedParams, list func(context.Context, *PaginatedParams) (*R, error), items func(*R) ([]T, string)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var p PaginatedParams
+		if params != nil {
+			p = *params
+		}
+		var zero T
+		for {
+			res, err := list(ctx, &p)
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			page, next := items(res)
+			for _, item := range page {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if next == "" {
+				return
+			}
+			if next == p.Cursor {
+				yield(zero, fmt.Errorf("mcp: server returned the same cursor %q again", next))
+				return
+			}
+			p.Cursor = next
+		}
+	}
+}
+
+// CallTool calls a tool on the server
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#calling-tools).
+// A tool's own failure is not an error here: it is a result with IsError
+// set. The error is for protocol failures (unknown tool, invalid params,
+// a closed session) and is then a *jsonrpc.Error or wraps
+// ErrSessionClosed.
+func (cs *ClientSession) CallTool(ctx context.Context, params *CallToolParams) (*CallToolResult, error) {
+	if params == nil {
+		return nil, errors.New("mcp: CallTool: params with the tool's name are required")
+	}
+	var res CallToolResult
+	if err := cs.Call(ctx, "tools/call", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// readLoop reads and dispatches what the server sends until the connection
+// ends.
+func (cs *ClientSession) readLoop() {
+	defer close(cs.loopDone)
+	for {
+		frame, err := cs.conn.Read(cs.ctx)
+		if err != nil {
+			var tooLarge *FrameTooLargeError
+			if errors.As(err, &tooLarge) {
+				cs.client.logger.Warn("mcp: client: message from server dropped", "err", err)
+				continue
+			}
+			if !errors.Is(err, io.EOF) && !cs.closing.Load() {
+				cs.loopErr = err
+			}
+			break
+		}
+		cs.handleFrame(frame)
+	}
+	cs.calls.closeAll()
+	cs.cancel()
+	cs.handlers.Wait()
+}
+
+// handleFrame decodes one frame, a message or (from a 2025-03-26 peer) a
+// batch, and dispatches its messages.
+func (cs *ClientSession) handleFrame(frame []byte) {
+	if jsonrpc.IsBatch(frame) {
+		msgs, errs, err := jsonrpc.DecodeBatch(frame)
+		if err != nil {
+			cs.client.logger.Warn("mcp: client: undecodable batch from server", "err", err)
+			return
+		}
+		for i, m := range msgs {
+			if errs[i] != nil {
+				cs.client.logger.Warn("mcp: client: undecodable message from server", "err", errs[i])
+				continue
+			}
+			cs.handleMessage(m)
+		}
+		return
+	}
+	msg, _, err := jsonrpc.Decode(frame)
+	if err != nil {
+		cs.client.logger.Warn("mcp: client: undecodable message from server", "err", err)
+		return
+	}
+	cs.handleMessage(msg)
+}
+
+func (cs *ClientSession) handleMessage(msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		if !cs.calls.deliver(m) {
+			cs.client.logger.Debug("mcp: client: response to no pending request", "id", m.ID.String())
+		}
+	case *jsonrpc.Notification:
+		cs.handleNotification(m)
+	case *jsonrpc.Request:
+		cs.handleRequest(m)
+	}
+}
+
+// handleRequest answers a request from the server. ping is answered on the
+// read loop; other methods run in their own goroutine, so a slow one (a
+// sampling request waiting for an LLM) never delays the session.
+func (cs *ClientSession) handleRequest(req *jsonrpc.Request) {
+	h, ok := cs.client.methods[req.Method]
+	if !ok {
+		cs.reply(cs.ctx, jsonrpc.NewErrorResponse(req.ID, errMethodNotFound(req.Method)))
+		return
+	}
+	if req.Method == "ping" {
+		cs.reply(cs.ctx, cs.runHandler(cs.ctx, h, req))
+		return
+	}
+	cs.mu.Lock()
+	if _, dup := cs.inflight[req.ID]; dup {
+		cs.mu.Unlock()
+		cs.reply(cs.ctx, jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("a request with id "+req.ID.String()+" is already in flight")))
+		return
+	}
+	ctx, cancel := context.WithCancel(cs.ctx)
+	in := &inflightRequest{cancel: cancel}
+	if cs.inflight == nil {
+		cs.inflight = make(map[jsonrpc.ID]*inflightRequest)
+	}
+	cs.inflight[req.ID] = in
+	cs.mu.Unlock()
+
+	cs.handlers.Add(1)
+	go func() {
+		defer cs.handlers.Done()
+		resp := cs.runHandler(ctx, h, req)
+		cs.mu.Lock()
+		delete(cs.inflight, req.ID)
+		cancelled := in.cancelled
+		cs.mu.Unlock()
+		cancel()
+		if !cancelled {
+			// The spec forbids answering a cancelled request.
+			cs.reply(cs.ctx, resp)
+		}
+	}()
+}
+
+// runHandler runs h and makes its response, turning a panic into -32603.
+func (cs *ClientSession) runHandler(ctx context.Context, h clientMethodHandler, req *jsonrpc.Request) (resp *jsonrpc.Response) {
+	defer func() {
+		if v := recover(); v != nil {
+			cs.client.logger.Error("mcp: client: handler panicked", "method", req.Method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			resp = jsonrpc.NewErrorResponse(req.ID, errInternal())
+		}
+	}()
+	result, err := h(ctx, cs, req.Params)
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return jsonrpc.NewErrorResponse(req.ID, rpcErr)
+		}
+		return jsonrpc.NewErrorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+	}
+	if result == nil {
+		return &jsonrpc.Response{ID: req.ID, Result: emptyObject}
+	}
+	raw, err := encodeParams(result)
+	if err != nil {
+		cs.client.logger.Error("mcp: client: encoding result", "method", req.Method, "err", err)
+		return jsonrpc.NewErrorResponse(req.ID, errInternal())
+	}
+	return &jsonrpc.Response{ID: req.ID, Result: raw}
+}
+
+func (cs *ClientSession) reply(ctx context.Context, resp *jsonrpc.Response) {
+	if err := cs.w.WriteMessage(ctx, resp); err != nil {
+		cs.client.logger.Debug("mcp: client: response not delivered", "id", resp.ID.String(), "err", err)
+	}
+}
+
+// handleNotification passes a notification to the client's callbacks, on
+// the read loop, in order.
+func (cs *ClientSession) handleNotification(n *jsonrpc.Notification) {
+	opts := &cs.client.opts
+	switch n.Method {
+	case "notifications/cancelled":
+		var p CancelledParams
+		if json.Unmarshal(n.Params, &p) == nil && p.RequestID.IsValid() {
+			cs.mu.Lock()
+			if in, ok := cs.inflight[p.RequestID]; ok {
+				in.cancelled = true
+				in.cancel()
+			}
+			cs.mu.Unlock()
+		}
+	case "notifications/progress":
+		if opts.ProgressHandler != nil {
+			var p ProgressParams
+			if cs.decodeNotification(n, &p) {
+				cs.callback(n.Method, func() { opts.ProgressHandler(cs.ctx, cs, &p) })
+			}
+		}
+	case "notifications/message":
+		if opts.LoggingMessageHandler != nil {
+			var p LoggingMessageParams
+			if cs.decodeNotification(n, &p) {
+				cs.callback(n.Method, func() { opts.LoggingMessageHandler(cs.ctx, cs, &p) })
+			}
+		}
+	case "notifications/tools/list_changed":
+		if opts.ToolListChangedHandler != nil {
+			cs.callback(n.Method, func() { opts.ToolListChangedHandler(cs.ctx, cs) })
+		}
+	}
+	if opts.NotificationHandler != nil {
+		cs.callback(n.Method, func() { opts.NotificationHandler(cs.ctx, cs, n) })
+	}
+}
+
+func (cs *ClientSession) decodeNotification(n *jsonrpc.Notification, v any) bool {
+	if err := json.Unmarshal(n.Params, v); err != nil {
+		cs.client.logger.Warn("mcp: client: undecodable notification params", "method", n.Method, "err", err)
+		return false
+	}
+	return true
+}
+
+// callback runs a user callback; a panic in it is logged and does not end
+// the session.
+func (cs *ClientSession) callback(method string, f func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			cs.client.logger.Error("mcp: client: notification handler panicked", "method", method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	f()
+}
