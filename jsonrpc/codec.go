@@ -5,18 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
-)
 
-// wireMessage is the union of every member a JSON-RPC message may carry.
-// Pointers and raw values let Decode tell "absent" from "null".
-type wireMessage struct {
-	JSONRPC *string         `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
-}
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+)
 
 // invalid returns an Invalid Request error whose data explains why.
 func invalid(reason string) *Error {
@@ -31,79 +22,103 @@ func parseError() *Error { return &Error{Code: CodeParseError, Message: "Parse e
 // The error, when not nil, is always an *Error ready to send back:
 // CodeParseError for invalid JSON, CodeInvalidRequest for JSON that is not a
 // single well-formed message (not an object, a wrong "jsonrpc", an id of the
-// wrong type, a request without a string method, a response with both or
-// neither of result and error). Unknown members are ignored. When the message
-// is a request whose id could be read, that id is also returned so the error
-// response can echo it.
+// wrong type, a request without a string method, params that are neither
+// object nor array, a response with both or neither of result and error).
+// Member names match exactly; unknown members are ignored; when a member
+// repeats, the last one counts. When the message is a request whose id could
+// be read, that id is also returned so the error response can echo it.
 //
-// Decode does not retain data: raw members are copies.
+// Decode reads the envelope in place without decoding params or result:
+// the raw members of the returned message are sub-slices of data, so the
+// caller must not modify data while the message is in use.
 func Decode(data []byte) (Message, ID, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
+	i := jsonscan.SkipSpace(data, 0)
+	end, kind, err := jsonscan.Skip(data, i)
+	if err != nil || jsonscan.SkipSpace(data, end) != len(data) {
 		return nil, ID{}, parseError()
 	}
-	if data[0] != '{' {
-		if json.Valid(data) {
-			return nil, ID{}, invalid("JSON-RPC message must be a single object")
+	if kind != jsonscan.Object {
+		return nil, ID{}, invalid("JSON-RPC message must be a single object")
+	}
+	var (
+		version, rawID, method, params, result, errObj []byte
+	)
+	jsonscan.Members(data[i:end], func(key, value []byte) bool {
+		switch {
+		case jsonscan.KeyEquals(key, "jsonrpc"):
+			version = value
+		case jsonscan.KeyEquals(key, "id"):
+			rawID = value
+		case jsonscan.KeyEquals(key, "method"):
+			method = value
+		case jsonscan.KeyEquals(key, "params"):
+			params = value
+		case jsonscan.KeyEquals(key, "result"):
+			result = value
+		case jsonscan.KeyEquals(key, "error"):
+			errObj = value
 		}
-		return nil, ID{}, parseError()
-	}
-	var w wireMessage
-	if err := json.Unmarshal(data, &w); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return nil, ID{}, invalid("member " + typeErr.Field + " has the wrong type")
-		}
-		return nil, ID{}, parseError()
-	}
-	return classify(&w)
+		return true
+	})
+	return classify(version, rawID, method, params, result, errObj)
 }
 
-func classify(w *wireMessage) (Message, ID, error) {
+func classify(version, rawID, method, params, result, errObj []byte) (Message, ID, error) {
 	var id ID
-	hasID := w.ID != nil
+	hasID := rawID != nil
 	if hasID {
 		var err error
-		if id, err = parseID(w.ID); err != nil {
+		if id, err = parseID(rawID); err != nil {
 			return nil, ID{}, invalid("id must be a string or an integer")
 		}
 	}
-	if w.JSONRPC == nil || *w.JSONRPC != "2.0" {
+	if version == nil || !jsonscan.StringEquals(version, "2.0") {
 		return nil, id, invalid(`jsonrpc must be "2.0"`)
 	}
-	if w.Method != nil {
-		if w.Result != nil || w.Error != nil {
+	if method != nil {
+		if jsonscan.KindOf(method) != jsonscan.String {
+			return nil, id, invalid("method must be a string")
+		}
+		if result != nil || errObj != nil {
 			return nil, id, invalid("a request must not carry result or error")
 		}
+		name, ok := jsonscan.StringValue(method)
+		if !ok {
+			return nil, id, invalid("method must be a string")
+		}
+		switch jsonscan.KindOf(params) {
+		case jsonscan.Invalid, jsonscan.Null:
+			params = nil
+		case jsonscan.Object, jsonscan.Array:
+		default:
+			return nil, id, invalid("params must be an object or an array")
+		}
 		if !hasID {
-			return &Notification{Method: *w.Method, Params: nullToNil(w.Params)}, ID{}, nil
+			return &Notification{Method: name, Params: params}, ID{}, nil
 		}
 		if !id.IsValid() {
 			return nil, ID{}, invalid("a request id must not be null")
 		}
-		return &Request{ID: id, Method: *w.Method, Params: nullToNil(w.Params)}, id, nil
+		return &Request{ID: id, Method: name, Params: params}, id, nil
 	}
-	if w.Result == nil && w.Error == nil {
-		if hasID {
-			return nil, id, invalid("method is required")
-		}
-		return nil, ID{}, invalid("method is required")
+	if result == nil && errObj == nil {
+		return nil, id, invalid("method is required")
 	}
-	if w.Result != nil && w.Error != nil {
+	if result != nil && errObj != nil {
 		return nil, id, invalid("a response must carry result or error, not both")
 	}
 	if !hasID {
 		return nil, ID{}, invalid("a response must carry an id")
 	}
 	resp := &Response{ID: id}
-	if w.Error != nil {
+	if errObj != nil {
 		var e Error
-		if err := json.Unmarshal(w.Error, &e); err != nil || bytes.Equal(bytes.TrimSpace(w.Error), []byte("null")) {
+		if jsonscan.KindOf(errObj) != jsonscan.Object || json.Unmarshal(errObj, &e) != nil {
 			return nil, id, invalid("error must be an object with an integer code and a string message")
 		}
 		resp.Error = &e
 	} else {
-		resp.Result = w.Result
+		resp.Result = result
 	}
 	return resp, id, nil
 }

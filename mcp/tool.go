@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/schemacheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -239,13 +241,21 @@ func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 	return res, nil
 }
 
-// argValidator checks tool arguments against a resolved schema and decodes
-// them into the handler's type.
+// argValidator checks tool arguments against the tool's input schema and
+// decodes them into the handler's type. Simple schemas (the ones inferred
+// from Go structs, and most hand-written ones) are checked on the raw JSON
+// by internal/schemacheck without decoding it; others are checked by
+// jsonschema-go on the decoded value.
 type argValidator struct {
 	schema *jsonschema.Resolved
+	fast   *schemacheck.Checker
 }
 
-func newArgValidator(rs *jsonschema.Resolved) *argValidator { return &argValidator{schema: rs} }
+func newArgValidator(rs *jsonschema.Resolved) *argValidator {
+	v := &argValidator{schema: rs}
+	v.fast, _ = schemacheck.Compile(rs.Schema())
+	return v
+}
 
 // decode validates args and decodes them into dst. It returns a
 // human-readable problem, or "" on success. Absent arguments are {}.
@@ -253,12 +263,21 @@ func (v *argValidator) decode(args json.RawMessage, dst any) string {
 	if len(args) == 0 || string(args) == "null" {
 		args = emptyObject
 	}
-	var instance any
-	if err := json.Unmarshal(args, &instance); err != nil {
-		return "arguments are not valid JSON: " + err.Error()
-	}
-	if err := v.schema.Validate(instance); err != nil {
-		return strings.TrimPrefix(err.Error(), "validating root: ")
+	if v.fast != nil {
+		if !jsonscan.Valid(args) {
+			return "arguments are not valid JSON"
+		}
+		if err := v.fast.Check(args); err != nil {
+			return err.Error()
+		}
+	} else {
+		var instance any
+		if err := json.Unmarshal(args, &instance); err != nil {
+			return "arguments are not valid JSON: " + err.Error()
+		}
+		if err := v.schema.Validate(instance); err != nil {
+			return strings.TrimPrefix(err.Error(), "validating root: ")
+		}
 	}
 	if err := json.Unmarshal(args, dst); err != nil {
 		return err.Error()

@@ -1,0 +1,368 @@
+// Package jsonscan is a small allocation-free JSON scanner. It validates and
+// skips JSON values in place and walks the members of an object, handing out
+// sub-slices of the input rather than decoding them. mcpkit uses it where
+// encoding/json would allocate on every message: reading the JSON-RPC
+// envelope, and checking tool arguments against simple schemas.
+//
+// It accepts exactly what encoding/json.Valid accepts.
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
+
+// Kind is the type of a JSON value.
+type Kind uint8
+
+const (
+	Invalid Kind = iota
+	Null
+	Bool
+	Number
+	String
+	Object
+	Array
+)
+
+// String returns the JSON Schema name of the kind.
+func (k Kind) String() string {
+	switch k {
+	case Null:
+		return "null"
+	case Bool:
+		return "boolean"
+	case Number:
+		return "number"
+	case String:
+		return "string"
+	case Object:
+		return "object"
+	case Array:
+		return "array"
+	}
+	return "invalid"
+}
+
+// ErrSyntax reports input that is not valid JSON.
+var ErrSyntax = errors.New("jsonscan: invalid JSON")
+
+// maxDepth matches encoding/json's nesting limit.
+const maxDepth = 10000
+
+// SkipSpace returns the index of the first non-space byte at or after i.
+func SkipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// Valid reports whether data is exactly one JSON value, surrounded by
+// optional white space.
+func Valid(data []byte) bool {
+	end, _, err := Skip(data, SkipSpace(data, 0))
+	return err == nil && SkipSpace(data, end) == len(data)
+}
+
+// Skip validates the value that starts at data[i] (no leading space) and
+// returns the index just after it and its kind.
+func Skip(data []byte, i int) (end int, kind Kind, err error) {
+	return skip(data, i, 0)
+}
+
+func skip(data []byte, i, depth int) (int, Kind, error) {
+	if i >= len(data) {
+		return i, Invalid, ErrSyntax
+	}
+	switch c := data[i]; {
+	case c == '{':
+		if depth >= maxDepth {
+			return i, Invalid, ErrSyntax
+		}
+		i = SkipSpace(data, i+1)
+		if i < len(data) && data[i] == '}' {
+			return i + 1, Object, nil
+		}
+		for {
+			if i >= len(data) || data[i] != '"' {
+				return i, Invalid, ErrSyntax
+			}
+			var err error
+			if i, err = skipString(data, i); err != nil {
+				return i, Invalid, err
+			}
+			i = SkipSpace(data, i)
+			if i >= len(data) || data[i] != ':' {
+				return i, Invalid, ErrSyntax
+			}
+			i = SkipSpace(data, i+1)
+			if i, _, err = skip(data, i, depth+1); err != nil {
+				return i, Invalid, err
+			}
+			i = SkipSpace(data, i)
+			if i >= len(data) {
+				return i, Invalid, ErrSyntax
+			}
+			if data[i] == '}' {
+				return i + 1, Object, nil
+			}
+			if data[i] != ',' {
+				return i, Invalid, ErrSyntax
+			}
+			i = SkipSpace(data, i+1)
+		}
+	case c == '[':
+		if depth >= maxDepth {
+			return i, Invalid, ErrSyntax
+		}
+		i = SkipSpace(data, i+1)
+		if i < len(data) && data[i] == ']' {
+			return i + 1, Array, nil
+		}
+		for {
+			var err error
+			if i, _, err = skip(data, i, depth+1); err != nil {
+				return i, Invalid, err
+			}
+			i = SkipSpace(data, i)
+			if i >= len(data) {
+				return i, Invalid, ErrSyntax
+			}
+			if data[i] == ']' {
+				return i + 1, Array, nil
+			}
+			if data[i] != ',' {
+				return i, Invalid, ErrSyntax
+			}
+			i = SkipSpace(data, i+1)
+		}
+	case c == '"':
+		end, err := skipString(data, i)
+		return end, String, err
+	case c == 't':
+		return literal(data, i, "true", Bool)
+	case c == 'f':
+		return literal(data, i, "false", Bool)
+	case c == 'n':
+		return literal(data, i, "null", Null)
+	case c == '-' || (c >= '0' && c <= '9'):
+		end, err := skipNumber(data, i)
+		return end, Number, err
+	}
+	return i, Invalid, ErrSyntax
+}
+
+func literal(data []byte, i int, lit string, k Kind) (int, Kind, error) {
+	if len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit {
+		return i + len(lit), k, nil
+	}
+	return i, Invalid, ErrSyntax
+}
+
+// skipString validates the string starting at data[i] == '"'.
+func skipString(data []byte, i int) (int, error) {
+	i++
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			i++
+			if i >= len(data) {
+				return i, ErrSyntax
+			}
+			switch data[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if len(data)-i < 5 {
+					return i, ErrSyntax
+				}
+				for _, h := range data[i+1 : i+5] {
+					if !isHex(h) {
+						return i, ErrSyntax
+					}
+				}
+				i += 5
+			default:
+				return i, ErrSyntax
+			}
+		case c < 0x20:
+			return i, ErrSyntax
+		default:
+			i++
+		}
+	}
+	return i, ErrSyntax
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// skipNumber validates a number per RFC 8259.
+func skipNumber(data []byte, i int) (int, error) {
+	if data[i] == '-' {
+		i++
+	}
+	if i >= len(data) {
+		return i, ErrSyntax
+	}
+	if data[i] == '0' {
+		i++
+	} else if data[i] >= '1' && data[i] <= '9' {
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	} else {
+		return i, ErrSyntax
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		start := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, ErrSyntax
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, ErrSyntax
+		}
+	}
+	return i, nil
+}
+
+// Members calls fn for each member of the object value (already validated
+// with Skip) in order. key is the raw key without quotes, possibly holding
+// escapes (use KeyEquals or Unquote); value is the raw member value. fn
+// returns false to stop.
+func Members(obj []byte, fn func(key, value []byte) bool) {
+	i := SkipSpace(obj, 1) // past '{'
+	for i < len(obj) && obj[i] == '"' {
+		kend, _ := skipString(obj, i)
+		key := obj[i+1 : kend-1]
+		i = SkipSpace(obj, kend)
+		i = SkipSpace(obj, i+1) // past ':'
+		vend, _, _ := Skip(obj, i)
+		if !fn(key, obj[i:vend]) {
+			return
+		}
+		i = SkipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = SkipSpace(obj, i+1)
+		}
+	}
+}
+
+// Elements calls fn for each element of the array value (already
+// validated) in order; fn returns false to stop.
+func Elements(arr []byte, fn func(value []byte) bool) {
+	i := SkipSpace(arr, 1)
+	for i < len(arr) && arr[i] != ']' {
+		end, _, _ := Skip(arr, i)
+		if !fn(arr[i:end]) {
+			return
+		}
+		i = SkipSpace(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = SkipSpace(arr, i+1)
+		}
+	}
+}
+
+// KindOf returns the kind of a raw value by its first byte.
+func KindOf(v []byte) Kind {
+	if len(v) == 0 {
+		return Invalid
+	}
+	switch v[0] {
+	case '{':
+		return Object
+	case '[':
+		return Array
+	case '"':
+		return String
+	case 't', 'f':
+		return Bool
+	case 'n':
+		return Null
+	}
+	return Number
+}
+
+// KeyEquals reports whether the raw (still escaped) key equals name.
+func KeyEquals(rawKey []byte, name string) bool {
+	if bytes.IndexByte(rawKey, '\\') < 0 {
+		return string(rawKey) == name
+	}
+	s, ok := unquoteSlow(rawKey)
+	return ok && s == name
+}
+
+// StringValue returns the Go string of a raw JSON string value (with its
+// quotes). It allocates only the result.
+func StringValue(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	return unquoteSlow(inner)
+}
+
+// StringEquals reports whether the raw JSON string value v equals s,
+// without allocating in the common case.
+func StringEquals(v []byte, s string) bool {
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner) == s
+	}
+	got, ok := unquoteSlow(inner)
+	return ok && got == s
+}
+
+// StringLen returns the length in Unicode code points of a raw JSON string
+// value, as JSON Schema's minLength and maxLength count.
+func StringLen(v []byte) int {
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return utf8.RuneCount(inner)
+	}
+	s, _ := unquoteSlow(inner)
+	return utf8.RuneCountInString(s)
+}
+
+func unquoteSlow(inner []byte) (string, bool) {
+	buf := make([]byte, 0, len(inner)+2)
+	buf = append(append(append(buf, '"'), inner...), '"')
+	var s string
+	if err := json.Unmarshal(buf, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}

@@ -1,0 +1,92 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+var validityCases = []string{
+	``, ` `, `{}`, `[]`, `{"a":1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a" 1}`, `{"a":}`, `{1:2}`,
+	`"abc"`, `"a\"b"`, `"\u00e9"`, `"\u00g9"`, `"\x"`, "\"a\x01b\"", `"unterminated`,
+	`0`, `-0`, `01`, `1.`, `.5`, `1.5e10`, `1e`, `1E+`, `-`, `-1.5E-3`, `1e5x`,
+	`true`, `tru`, `false`, `null`, `nul`, `nullx`, `{"a":[1,{"b":null}],"c":"d"}`,
+	`  {"a" : [ 1 , 2 ] }  `, `{}{}`, `[[[[]]]]`, `[`, `]`, `{"a":1}}`, "\xff", `"\xff"`,
+}
+
+func TestValidMatchesEncodingJSON(t *testing.T) {
+	for _, c := range validityCases {
+		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", c, got, want)
+		}
+	}
+}
+
+func TestMembersAndElements(t *testing.T) {
+	obj := []byte(`{ "a" : 1 , "b\u0031":"x", "c":{"d":[1,2]} }`)
+	var keys, vals []string
+	Members(obj, func(k, v []byte) bool {
+		keys = append(keys, string(k))
+		vals = append(vals, string(v))
+		return true
+	})
+	if want := []string{"a", `b\u0031`, "c"}; !equal(keys, want) {
+		t.Errorf("keys = %q, want %q", keys, want)
+	}
+	if want := []string{"1", `"x"`, `{"d":[1,2]}`}; !equal(vals, want) {
+		t.Errorf("values = %q, want %q", vals, want)
+	}
+	if !KeyEquals([]byte(`b\u0031`), "b1") || KeyEquals([]byte("a"), "b") {
+		t.Error("KeyEquals is wrong")
+	}
+	var els []string
+	Elements([]byte(`[ 1, "two" ,[3] ]`), func(v []byte) bool { els = append(els, string(v)); return true })
+	if want := []string{"1", `"two"`, "[3]"}; !equal(els, want) {
+		t.Errorf("elements = %q, want %q", els, want)
+	}
+}
+
+func TestStringHelpers(t *testing.T) {
+	if s, ok := StringValue([]byte(`"a\nb"`)); !ok || s != "a\nb" {
+		t.Errorf("StringValue = %q, %v", s, ok)
+	}
+	if !StringEquals([]byte(`"2.0"`), "2.0") || !StringEquals([]byte(`"\u0032.0"`), "2.0") || StringEquals([]byte(`2.0`), "2.0") {
+		t.Error("StringEquals is wrong")
+	}
+	if n := StringLen([]byte(`"héllo"`)); n != 5 {
+		t.Errorf("StringLen = %d, want 5", n)
+	}
+}
+
+func TestMembersDoesNotAllocate(t *testing.T) {
+	obj := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
+	n := testing.AllocsPerRun(100, func() {
+		Valid(obj)
+		Members(obj, func(k, v []byte) bool { return KeyEquals(k, "id") || true })
+	})
+	if n != 0 {
+		t.Errorf("allocations = %v, want 0", n)
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, c := range validityCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := Valid(data), json.Valid(data); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", data, got, want)
+		}
+	})
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
