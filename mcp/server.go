@@ -166,26 +166,28 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 		return nil, errInvalidParams("params must be an object")
 	}
 	var p InitializeParams
-	if len(raw.ProtocolVersion) == 0 || json.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
+	if !isJSONString(raw.ProtocolVersion) || json.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
 		return nil, errInvalidParams("protocolVersion must be a string")
 	}
 	if len(raw.Capabilities) == 0 || raw.Capabilities[0] != '{' || json.Unmarshal(raw.Capabilities, &p.Capabilities) != nil {
 		return nil, errInvalidParams("capabilities must be an object")
 	}
-	var info Implementation
-	if len(raw.ClientInfo) == 0 || raw.ClientInfo[0] != '{' || json.Unmarshal(raw.ClientInfo, &info) != nil {
+	var fields struct {
+		Name    json.RawMessage `json:"name"`
+		Version json.RawMessage `json:"version"`
+	}
+	if len(raw.ClientInfo) == 0 || raw.ClientInfo[0] != '{' || json.Unmarshal(raw.ClientInfo, &fields) != nil {
 		return nil, errInvalidParams("clientInfo must be an object with name and version")
 	}
-	var presence struct {
-		Name    *string `json:"name"`
-		Version *string `json:"version"`
-	}
-	_ = json.Unmarshal(raw.ClientInfo, &presence)
-	if presence.Name == nil {
+	if !isJSONString(fields.Name) {
 		return nil, errInvalidParams("clientInfo.name must be a string")
 	}
-	if presence.Version == nil {
+	if !isJSONString(fields.Version) {
 		return nil, errInvalidParams("clientInfo.version must be a string")
+	}
+	var info Implementation
+	if err := json.Unmarshal(raw.ClientInfo, &info); err != nil {
+		return nil, errInvalidParams("clientInfo is invalid: " + err.Error())
 	}
 
 	ss := r.Session
@@ -210,6 +212,9 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 		Instructions:    s.opts.Instructions,
 	}, nil
 }
+
+// isJSONString reports whether raw is a JSON string (not null, not absent).
+func isJSONString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
 
 // capabilities returns what the server declares: the configured
 // capabilities, or those of the registered features.
