@@ -46,6 +46,9 @@ type ServerSession struct {
 type inflightRequest struct {
 	cancel    context.CancelFunc
 	cancelled bool
+	// initialize is never cancelled by the client
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements).
+	initialize bool
 }
 
 // SessionOptions configures a session created with Server.NewSession.
@@ -196,7 +199,7 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("Server already initialized")), nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	in := &inflightRequest{cancel: cancel}
+	in := &inflightRequest{cancel: cancel, initialize: req.Method == "initialize"}
 	if ss.inflight == nil {
 		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
 	}
@@ -246,20 +249,20 @@ func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Noti
 		ss.mu.Unlock()
 		return
 	}
+	ready := false
 	switch n.Method {
 	case "notifications/initialized":
-		if lifecycle == StateInitialized {
-			ss.state.Lifecycle = StateReady
+		if lifecycle != StateInitialized {
+			// A repeated notifications/initialized changes nothing.
 			ss.mu.Unlock()
-			ss.save(ctx)
 			return
 		}
-		ss.mu.Unlock()
-		return
+		ss.state.Lifecycle = StateReady
+		ready = true
 	case "notifications/cancelled":
 		var p CancelledParams
 		if json.Unmarshal(n.Params, &p) == nil && p.RequestID.IsValid() {
-			if in, ok := ss.inflight[p.RequestID]; ok {
+			if in, ok := ss.inflight[p.RequestID]; ok && !in.initialize {
 				in.cancelled = true
 				in.cancel()
 			}
@@ -276,6 +279,11 @@ func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Noti
 		ClientCapabilities: &ss.state.ClientCapabilities,
 	}
 	ss.mu.Unlock()
+	if ready {
+		ss.save(ctx)
+	}
+	// notifications/initialized goes on to InitializedHandler and the
+	// middleware like any other notification.
 	ss.server.dispatchNotification(ctx, r)
 }
 
