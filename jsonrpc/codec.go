@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -23,7 +24,10 @@ func parseError() *Error { return &Error{Code: CodeParseError, Message: "Parse e
 // CodeParseError for invalid JSON, CodeInvalidRequest for JSON that is not a
 // single well-formed message (not an object, a wrong "jsonrpc", an id of the
 // wrong type, a request without a string method, params that are neither
-// object nor array, a response with both or neither of result and error).
+// object nor array, a response with both or neither of result and error, a
+// response without an id or a result with a null id, an error object without
+// an integer code and a string message). An explicit "params": null is
+// treated as absent params.
 // Member names match exactly; unknown members are ignored; when a member
 // repeats, the last one counts. When the message is a request whose id could
 // be read, that id is also returned so the error response can echo it.
@@ -110,25 +114,52 @@ func classify(version, rawID, method, params, result, errObj []byte) (Message, I
 	if !hasID {
 		return nil, ID{}, invalid("a response must carry an id")
 	}
-	resp := &Response{ID: id}
 	if errObj != nil {
-		var e Error
-		if jsonscan.KindOf(errObj) != jsonscan.Object || json.Unmarshal(errObj, &e) != nil {
+		e, ok := decodeErrorObject(errObj)
+		if !ok {
 			return nil, id, invalid("error must be an object with an integer code and a string message")
 		}
-		resp.Error = &e
-	} else {
-		resp.Result = result
+		return &Response{ID: id, Error: e}, id, nil
 	}
-	return resp, id, nil
+	if !id.IsValid() {
+		// Only an error can answer a request whose id was unreadable
+		// (https://www.jsonrpc.org/specification#response_object).
+		return nil, ID{}, invalid("a response with a result must carry a string or integer id")
+	}
+	return &Response{ID: id, Result: result}, id, nil
 }
 
-// nullToNil treats an explicit "params": null like absent params.
-func nullToNil(raw json.RawMessage) json.RawMessage {
-	if string(raw) == "null" {
-		return nil
+// decodeErrorObject reads a JSON-RPC error object: "code" must be an
+// integer and "message" a string, both present; "data" is optional and kept
+// raw. Member names match exactly, like the envelope's.
+func decodeErrorObject(obj []byte) (*Error, bool) {
+	if jsonscan.KindOf(obj) != jsonscan.Object {
+		return nil, false
 	}
-	return raw
+	var code, message, data []byte
+	jsonscan.Members(obj, func(key, value []byte) bool {
+		switch {
+		case jsonscan.KeyEquals(key, "code"):
+			code = value
+		case jsonscan.KeyEquals(key, "message"):
+			message = value
+		case jsonscan.KeyEquals(key, "data"):
+			data = value
+		}
+		return true
+	})
+	if jsonscan.KindOf(code) != jsonscan.Number {
+		return nil, false
+	}
+	n, err := strconv.ParseInt(string(code), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	msg, ok := jsonscan.StringValue(message)
+	if !ok {
+		return nil, false
+	}
+	return &Error{Code: n, Message: msg, Data: data}, true
 }
 
 // IsBatch reports whether data, after leading white space, is a JSON array:
@@ -146,21 +177,24 @@ func IsBatch(data []byte) bool {
 // message has a nil Message and its error (always an *Error) in errs at the
 // same index. The returned error is for the array as a whole: invalid JSON
 // (CodeParseError), or a non-array or empty array (CodeInvalidRequest).
+// Like Decode, the raw members of the messages are sub-slices of data.
 func DecodeBatch(data []byte) (msgs []Message, errs []error, err error) {
-	var elems []json.RawMessage
-	if e := json.Unmarshal(data, &elems); e != nil {
-		if json.Valid(data) {
-			return nil, nil, invalid("batch must be an array")
-		}
+	i := jsonscan.SkipSpace(data, 0)
+	end, kind, scanErr := jsonscan.Skip(data, i)
+	if scanErr != nil || jsonscan.SkipSpace(data, end) != len(data) {
 		return nil, nil, parseError()
 	}
-	if len(elems) == 0 {
-		return nil, nil, invalid("batch must not be empty")
+	if kind != jsonscan.Array {
+		return nil, nil, invalid("batch must be an array")
 	}
-	msgs = make([]Message, len(elems))
-	errs = make([]error, len(elems))
-	for i, raw := range elems {
-		msgs[i], _, errs[i] = Decode(raw)
+	jsonscan.Elements(data[i:end], func(elem []byte) bool {
+		m, _, e := Decode(elem)
+		msgs = append(msgs, m)
+		errs = append(errs, e)
+		return true
+	})
+	if len(msgs) == 0 {
+		return nil, nil, invalid("batch must not be empty")
 	}
 	return msgs, errs, nil
 }
@@ -188,6 +222,9 @@ func AppendEncode(dst []byte, msg Message) ([]byte, error) {
 		dst = appendString(dst, m.Method)
 		return appendRaw(dst, `,"params":`, m.Params)
 	case *Response:
+		if m.Error == nil && !m.ID.IsValid() {
+			return dst, errors.New("jsonrpc: a response with a result must have an id")
+		}
 		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 		dst = m.ID.AppendJSON(dst)
 		if m.Error != nil {
@@ -229,18 +266,24 @@ func appendRaw(dst []byte, key string, raw json.RawMessage) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendCompact appends raw JSON, compacting it only when it contains white
-// space that could break line framing; most raw members are already compact.
+// errRawInvalid reports a raw member (params, result, error data) that is
+// not exactly one JSON value.
+var errRawInvalid = errors.New("jsonrpc: raw member is not valid JSON")
+
+// appendCompact appends raw JSON without insignificant white space, so that
+// the output is compact and never holds a line break that would split a
+// stdio frame. Raw members without any white space byte, the common case,
+// are only validated and copied.
 func appendCompact(dst []byte, raw []byte) ([]byte, error) {
-	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
-		if !json.Valid(raw) {
-			return dst, errors.New("jsonrpc: raw member is not valid JSON")
+	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+		if !jsonscan.Valid(raw) {
+			return dst, errRawInvalid
 		}
 		return append(dst, raw...), nil
 	}
 	buf := bytes.NewBuffer(dst)
 	if err := json.Compact(buf, raw); err != nil {
-		return dst, err
+		return dst, errRawInvalid
 	}
 	return buf.Bytes(), nil
 }
@@ -272,6 +315,10 @@ func appendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
