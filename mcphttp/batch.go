@@ -1,0 +1,161 @@
+package mcphttp
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// serveBatch serves a JSON array body. Only protocol version 2025-03-26
+// had JSON-RPC batches
+// (https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server),
+// so an array is refused unless it comes on a session that negotiated that
+// version, and one holding initialize is always refused.
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
+	sid := r.Header.Get(headerSessionID)
+	if h.opts.Stateless || sid == "" {
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errNotSingle)
+		return
+	}
+	e := h.acquire(sid)
+	if e == nil {
+		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
+		return
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			h.reg.release(e)
+		}
+	}
+	defer release()
+	if e.ss.ProtocolVersion() != mcp.Version20250326 {
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errNotSingle)
+		return
+	}
+	msgs, errs, err := jsonrpc.DecodeBatch(body)
+	if err != nil {
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, err.(*jsonrpc.Error))
+		return
+	}
+	for _, m := range msgs {
+		if isInitialize(m) {
+			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errBatchInit)
+			return
+		}
+	}
+	ctx := context.WithoutCancel(r.Context())
+	var reqs []*jsonrpc.Request
+	var early []*jsonrpc.Response
+	for i, m := range msgs {
+		if errs[i] != nil {
+			early = append(early, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errs[i].(*jsonrpc.Error)))
+			continue
+		}
+		switch m := m.(type) {
+		case *jsonrpc.Notification:
+			e.ss.HandleNotification(ctx, m)
+		case *jsonrpc.Response:
+			e.ss.HandleResponse(ctx, m)
+		case *jsonrpc.Request:
+			if !h.reg.beginRequest(e, m.ID) {
+				early = append(early, jsonrpc.NewErrorResponse(m.ID, errDuplicateID(m.ID)))
+				continue
+			}
+			reqs = append(reqs, m)
+		}
+	}
+	if len(reqs) == 0 && len(early) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	extra := &mcp.RequestExtra{Header: r.Header}
+	if h.opts.JSONResponse {
+		resps := h.runBatch(ctx, e, reqs, jsonModeWriter{}, extra, nil)
+		h.writeBatchJSON(w, append(early, resps...))
+		return
+	}
+	st := h.newStream(e, true)
+	att := st.open(ctx, w, e.ss.ProtocolVersion(), false)
+	for _, resp := range early {
+		_ = st.WriteMessage(ctx, resp)
+	}
+	released = true // the goroutine releases e
+	h.reg.wg.Add(1)
+	go func() {
+		defer h.reg.wg.Done()
+		h.runBatch(ctx, e, reqs, st, extra, st)
+		st.finish(ctx, nil)
+		h.reg.dropStream(e, st)
+		h.reg.release(e)
+	}()
+	h.pump(r, st, att, e.ss.Done())
+}
+
+func isInitialize(m jsonrpc.Message) bool {
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		return m.Method == "initialize"
+	case *jsonrpc.Notification:
+		return m.Method == "initialize"
+	}
+	return false
+}
+
+// runBatch serves the requests of a batch concurrently. With out set each
+// response is written to it as it comes; otherwise they are returned.
+func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Request, related mcp.MessageWriter, extra *mcp.RequestExtra, out *stream) []*jsonrpc.Response {
+	resps := make([]*jsonrpc.Response, len(reqs))
+	var wg sync.WaitGroup
+	for i, req := range reqs {
+		wg.Go(func() {
+			resp, err := e.ss.HandleRequestExtra(ctx, req, related, extra)
+			resp = responseFor(req.ID, resp, err)
+			h.reg.endRequest(e, req.ID)
+			if out != nil && resp != nil {
+				_ = out.WriteMessage(ctx, resp)
+				return
+			}
+			resps[i] = resp
+		})
+	}
+	wg.Wait()
+	var kept []*jsonrpc.Response
+	for _, r := range resps {
+		if r != nil {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// writeBatchJSON answers a batch with a JSON array of responses, or 202
+// when there is none.
+func (h *Handler) writeBatchJSON(w http.ResponseWriter, resps []*jsonrpc.Response) {
+	if len(resps) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	body := []byte{'['}
+	for i, resp := range resps {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		var err error
+		if body, err = jsonrpc.AppendEncode(body, resp); err != nil {
+			h.logger.Error("mcphttp: encoding a response", "err", err)
+			return
+		}
+	}
+	body = append(body, ']')
+	hdr := w.Header()
+	hdr.Set("Content-Type", mediaJSON)
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}

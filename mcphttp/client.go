@@ -1,0 +1,535 @@
+package mcphttp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// ErrSessionExpired is returned when the server answers 404 to a request
+// carrying the session id: the session has ended (deleted, reaped or the
+// server restarted) and the client must initialize a new one
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+var ErrSessionExpired = errors.New("mcphttp: session expired")
+
+// StatusError reports an HTTP response the client transport could not use.
+// RPCError holds the JSON-RPC error of the body, when it had one.
+type StatusError struct {
+	StatusCode int
+	RPCError   *jsonrpc.Error
+}
+
+func (e *StatusError) Error() string {
+	if e.RPCError != nil {
+		return fmt.Sprintf("mcphttp: HTTP %d: %v", e.StatusCode, e.RPCError)
+	}
+	return fmt.Sprintf("mcphttp: HTTP %d", e.StatusCode)
+}
+
+// Unwrap returns the JSON-RPC error, so errors.As finds it.
+func (e *StatusError) Unwrap() error {
+	if e.RPCError == nil {
+		return nil
+	}
+	return e.RPCError
+}
+
+// ClientTransport is the client side of Streamable HTTP
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
+// Each message is POSTed to URL; replies come back as a JSON body or an SSE
+// stream. After initialization the transport sends Mcp-Session-Id and
+// MCP-Protocol-Version on every request, opens the standalone GET stream
+// when the server offers one, resumes broken SSE streams with
+// Last-Event-ID (honouring the server's retry interval), turns a 404 on the
+// session into ErrSessionExpired, and DELETEs the session on Close.
+type ClientTransport struct {
+	// URL is the MCP endpoint, such as http://127.0.0.1:8080/mcp.
+	URL string
+	// HTTPClient sends the requests. If nil, http.DefaultClient.
+	HTTPClient *http.Client
+	// Header is added to every request (for example Authorization).
+	Header http.Header
+	// MaxReconnects bounds the attempts to resume one broken SSE stream.
+	// If zero, 5; negative disables resumption.
+	MaxReconnects int
+	// DefaultRetry is the wait before a reconnection when the server sent
+	// no retry field. If zero, 1 second.
+	DefaultRetry time.Duration
+	// NoStandaloneStream, if set, never opens the GET stream for
+	// server-initiated messages.
+	NoStandaloneStream bool
+	// Logger receives diagnostics. If nil, nothing is logged.
+	Logger *slog.Logger
+}
+
+// Connect implements mcp.Transport. Nothing is sent until the first Write.
+func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	if t.URL == "" {
+		return nil, errors.New("mcphttp: ClientTransport.URL is empty")
+	}
+	c := &clientConn{
+		t:        t,
+		client:   t.HTTPClient,
+		incoming: make(chan []byte, 64),
+		closed:   make(chan struct{}),
+		logger:   t.Logger,
+	}
+	if c.client == nil {
+		c.client = http.DefaultClient
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	c.bg, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return c, nil
+}
+
+type clientConn struct {
+	t        *ClientTransport
+	client   *http.Client
+	logger   *slog.Logger
+	incoming chan []byte
+
+	mu              sync.Mutex
+	sessionID       string
+	protocolVersion string
+	initID          jsonrpc.ID
+	getStarted      bool
+
+	bg        context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// SessionID returns the session id the server assigned, "" before
+// initialization or for a stateless server.
+func (c *clientConn) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// Read implements mcp.Connection.
+func (c *clientConn) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case f := <-c.incoming:
+		return f, nil
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// deliver hands a frame from the server to Read, and learns the negotiated
+// protocol version from the initialize result.
+func (c *clientConn) deliver(frame []byte) bool {
+	c.mu.Lock()
+	initID := c.initID
+	c.mu.Unlock()
+	if initID.IsValid() {
+		if msg, _, err := jsonrpc.Decode(frame); err == nil {
+			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == initID && resp.Error == nil {
+				var res struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				}
+				if json.Unmarshal(resp.Result, &res) == nil {
+					c.mu.Lock()
+					c.protocolVersion = res.ProtocolVersion
+					c.initID = jsonrpc.ID{}
+					c.mu.Unlock()
+				}
+			}
+		}
+	}
+	select {
+	case c.incoming <- frame:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// Write implements mcp.Connection: it POSTs one frame.
+func (c *clientConn) Write(ctx context.Context, frame []byte) error {
+	select {
+	case <-c.closed:
+		return mcp.ErrConnectionClosed
+	default:
+	}
+	msg, _, err := jsonrpc.Decode(frame)
+	if err != nil {
+		return fmt.Errorf("mcphttp: refusing to send an invalid message: %w", err)
+	}
+	var reqID jsonrpc.ID
+	isInitialized := false
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		reqID = m.ID
+		if m.Method == "initialize" {
+			c.mu.Lock()
+			c.initID = m.ID
+			c.mu.Unlock()
+		}
+	case *jsonrpc.Notification:
+		isInitialized = m.Method == "notifications/initialized"
+	}
+	body := bytes.Clone(frame)
+	req, err := c.newRequest(ctx, http.MethodPost, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("mcphttp: POST %s: %w", c.t.URL, err)
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		c.mu.Lock()
+		if c.sessionID == "" {
+			c.sessionID = sid
+		}
+		c.mu.Unlock()
+	}
+	if err := c.checkStatus(resp); err != nil {
+		return err
+	}
+	if isInitialized {
+		c.startStandalone()
+	}
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		resp.Body.Close()
+		return nil
+	case mediaType == "text/event-stream":
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.readStream(resp, reqID)
+		}()
+		return nil
+	case mediaType == "application/json":
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return fmt.Errorf("mcphttp: reading response: %w", err)
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) > 0 {
+			c.deliver(data)
+		}
+		return nil
+	default:
+		resp.Body.Close()
+		if !reqID.IsValid() {
+			return nil
+		}
+		return fmt.Errorf("mcphttp: unexpected response Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+}
+
+// newRequest builds a request with the session and version headers.
+func (c *clientConn) newRequest(ctx context.Context, method string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.t.URL, body)
+	if err != nil {
+		return nil, fmt.Errorf("mcphttp: %w", err)
+	}
+	for k, vs := range c.t.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	c.mu.Lock()
+	sid, version := c.sessionID, c.protocolVersion
+	c.mu.Unlock()
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	if version != "" {
+		req.Header.Set("MCP-Protocol-Version", version)
+	}
+	return req, nil
+}
+
+// checkStatus turns an unusable response into an error, closing its body.
+func (c *clientConn) checkStatus(resp *http.Response) error {
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	se := &StatusError{StatusCode: resp.StatusCode}
+	if msg, _, err := jsonrpc.Decode(data); err == nil {
+		if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+			se.RPCError = r.Error
+		}
+	}
+	c.mu.Lock()
+	hadSession := c.sessionID != ""
+	c.mu.Unlock()
+	if resp.StatusCode == http.StatusNotFound && hadSession {
+		return fmt.Errorf("%w: %w", ErrSessionExpired, se)
+	}
+	return se
+}
+
+// startStandalone opens the GET stream once, after initialization.
+func (c *clientConn) startStandalone() {
+	if c.t.NoStandaloneStream {
+		return
+	}
+	c.mu.Lock()
+	if c.getStarted || c.sessionID == "" {
+		c.mu.Unlock()
+		return
+	}
+	c.getStarted = true
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.standaloneLoop()
+	}()
+}
+
+// standaloneLoop keeps the GET stream open, resuming it after a drop. A
+// 405 means the server offers no such stream.
+func (c *clientConn) standaloneLoop() {
+	lastID := ""
+	var retry time.Duration
+	failures := 0
+	for {
+		resp, err := c.get(lastID)
+		if err != nil {
+			if c.bg.Err() != nil {
+				return
+			}
+			failures++
+		} else if resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest {
+			resp.Body.Close()
+			return
+		} else if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			failures++
+		} else {
+			failures = 0
+			st := c.consume(resp.Body, jsonrpc.ID{})
+			resp.Body.Close()
+			if st.lastID != "" {
+				lastID = st.lastID
+			}
+			if st.retry > 0 {
+				retry = st.retry
+			}
+		}
+		if c.t.MaxReconnects < 0 || failures > c.maxReconnects() {
+			return
+		}
+		if !c.wait(retry) {
+			return
+		}
+	}
+}
+
+func (c *clientConn) maxReconnects() int {
+	if c.t.MaxReconnects == 0 {
+		return 5
+	}
+	return c.t.MaxReconnects
+}
+
+// wait sleeps for the reconnection delay, or returns false on Close.
+func (c *clientConn) wait(d time.Duration) bool {
+	if d <= 0 {
+		d = c.t.DefaultRetry
+		if d <= 0 {
+			d = time.Second
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.bg.Done():
+		return false
+	}
+}
+
+// get opens a GET stream, resuming after lastID when set.
+func (c *clientConn) get(lastID string) (*http.Response, error) {
+	req, err := c.newRequest(c.bg, http.MethodGet, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	return c.client.Do(req)
+}
+
+// readStream reads a POST's SSE stream. If it breaks before the response
+// to reqID arrived, it resumes with GET and Last-Event-ID.
+func (c *clientConn) readStream(resp *http.Response, reqID jsonrpc.ID) {
+	st := c.consume(resp.Body, reqID)
+	resp.Body.Close()
+	attempts := 0
+	for !st.answered && reqID.IsValid() && st.lastID != "" && c.t.MaxReconnects >= 0 && attempts < c.maxReconnects() {
+		attempts++
+		if !c.wait(st.retry) {
+			return
+		}
+		r, err := c.get(st.lastID)
+		if err != nil {
+			if c.bg.Err() != nil {
+				return
+			}
+			continue
+		}
+		if r.StatusCode != http.StatusOK {
+			r.Body.Close()
+			return
+		}
+		next := c.consume(r.Body, reqID)
+		r.Body.Close()
+		if next.lastID != "" {
+			st.lastID = next.lastID
+		}
+		if next.retry > 0 {
+			st.retry = next.retry
+		}
+		st.answered = next.answered
+	}
+}
+
+// streamState is what reading an SSE stream learned.
+type streamState struct {
+	lastID   string
+	retry    time.Duration
+	answered bool
+}
+
+// consume reads SSE events (https://html.spec.whatwg.org/multipage/server-sent-events.html)
+// and delivers each message event's data. It stops at the end of the
+// stream, or once the response to reqID (if valid) has been delivered.
+func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID) streamState {
+	var st streamState
+	r := bufio.NewReaderSize(body, 32<<10)
+	var data bytes.Buffer
+	event, id := "", ""
+	hasData := false
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 || err == nil {
+			line = bytes.TrimRight(line, "\r\n")
+			switch {
+			case len(line) == 0:
+				if id != "" {
+					st.lastID = id
+				}
+				if hasData && (event == "" || event == "message") && len(bytes.TrimSpace(data.Bytes())) > 0 {
+					frame := bytes.Clone(data.Bytes())
+					if !c.deliver(frame) {
+						return st
+					}
+					if reqID.IsValid() && isResponseTo(frame, reqID) {
+						st.answered = true
+						return st
+					}
+				}
+				data.Reset()
+				event, id, hasData = "", "", false
+			case line[0] == ':':
+				// A comment: keep-alive.
+			default:
+				field, value, _ := bytes.Cut(line, []byte(":"))
+				value = bytes.TrimPrefix(value, []byte(" "))
+				switch string(field) {
+				case "data":
+					if hasData {
+						data.WriteByte('\n')
+					}
+					data.Write(value)
+					hasData = true
+				case "event":
+					event = string(value)
+				case "id":
+					if !bytes.Contains(value, []byte{0}) {
+						id = string(value)
+						st.lastID = id
+					}
+				case "retry":
+					if ms, err := strconv.Atoi(string(value)); err == nil && ms >= 0 {
+						st.retry = time.Duration(ms) * time.Millisecond
+					}
+				}
+			}
+		}
+		if err != nil {
+			return st
+		}
+	}
+}
+
+func isResponseTo(frame []byte, id jsonrpc.ID) bool {
+	msg, _, err := jsonrpc.Decode(frame)
+	if err != nil {
+		return false
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	return ok && resp.ID == id
+}
+
+// Close implements mcp.Connection: it DELETEs the session (best effort)
+// and stops every stream.
+func (c *clientConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		sid := c.sessionID
+		c.mu.Unlock()
+		if sid != "" {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.bg), 5*time.Second)
+			if req, err := c.newRequest(ctx, http.MethodDelete, nil); err == nil {
+				if resp, err := c.client.Do(req); err == nil {
+					io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+					resp.Body.Close()
+				}
+			}
+			cancel()
+		}
+		close(c.closed)
+		c.cancel()
+		c.wg.Wait()
+	})
+	return nil
+}
+
+// sessionIDer lets callers find the session id behind an mcp.Connection.
+type sessionIDer interface{ SessionID() string }
+
+// SessionID returns the Streamable HTTP session id of a connection made by
+// ClientTransport, or "".
+func SessionID(conn mcp.Connection) string {
+	if s, ok := conn.(sessionIDer); ok {
+		return s.SessionID()
+	}
+	return ""
+}

@@ -1,0 +1,27 @@
+// Package mcphttp serves an [mcp.Server] over the Streamable HTTP transport
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
+//
+// A [Handler] answers POST, GET and DELETE at whatever path it is mounted
+// on. It owns the session registry: sessions are created by initialize,
+// named by a crypto-random Mcp-Session-Id, capped (Options.MaxSessions),
+// expired after Options.IdleTimeout by one reaper goroutine and lazily on
+// access, and ended by DELETE. Replies go out as an SSE stream (or a single
+// JSON body with Options.JSONResponse); messages a handler sends while it
+// runs travel on its request's stream before the response, and messages
+// the server starts on its own travel on the session's GET stream. With an
+// [EventStore] every stream is resumable with Last-Event-ID. In stateless
+// mode (Options.Stateless) each POST is served by a fresh session and
+// nothing is kept.
+//
+// Every refusal is an HTTP status plus a JSON-RPC error body, with the id
+// of the refused request (null when it is unknown):
+//
+//	{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Session not found"}}
+//
+// Errors with code -32600 (Invalid Request) carry the generic message
+// "Invalid Request" and the explanation in data, as the lifecycle errors of
+// package mcp do, for example data "Invalid Request: JSON-RPC body must be
+// a single request object". Transport refusals with code -32000 carry the
+// explanation in message, for example "Bad Request: Mcp-Session-Id header
+// is required".
+package mcphttp

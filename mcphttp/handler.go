@@ -1,0 +1,176 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// Handler serves an mcp.Server over Streamable HTTP at whatever path it is
+// mounted on: POST for client messages, GET for the session's standalone
+// SSE stream (and for resuming streams), DELETE to end a session
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
+// It owns the session registry; see [Options] for its limits.
+//
+// A Handler is safe for concurrent use. Close it to end its sessions and
+// stop its reaper goroutine.
+type Handler struct {
+	server *mcp.Server
+	opts   Options
+	logger *slog.Logger
+	reg    registry
+	newID  func() string
+
+	// closed is cancelled by Close; stateless sessions in flight watch it.
+	closed context.Context
+	cancel context.CancelFunc
+
+	// onDetach, if set, is called when a client's disconnection lets go of
+	// a stream (a test hook).
+	onDetach func()
+}
+
+// NewHandler returns a Handler serving server. A nil opts is the zero
+// Options.
+func NewHandler(server *mcp.Server, opts *Options) *Handler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o = o.resolve()
+	h := &Handler{server: server, opts: o, logger: o.Logger, newID: o.SessionID}
+	if h.newID == nil {
+		h.newID = rand.Text
+	}
+	h.reg.max = o.MaxSessions
+	h.reg.idle = o.IdleTimeout
+	h.reg.interval = o.ReapInterval
+	h.reg.closeEntry = h.closeEntry
+	h.reg.now = time.Now
+	h.closed, h.cancel = context.WithCancel(context.Background())
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := h.checkOrigin(r); e != nil {
+		h.refuse(w, r, http.StatusForbidden, jsonrpc.ID{}, e)
+		return
+	}
+	allow := "GET, POST, DELETE"
+	if h.opts.Stateless {
+		// Without sessions there is no GET stream to offer and nothing to
+		// delete
+		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server).
+		allow = "POST"
+	}
+	switch {
+	case r.Method == http.MethodPost:
+	case (r.Method == http.MethodGet || r.Method == http.MethodDelete) && !h.opts.Stateless:
+	default:
+		w.Header().Set("Allow", allow)
+		h.refuse(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, errMethodNotAllowed(allow))
+		return
+	}
+	if !h.reg.enter() {
+		h.refuse(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, errClosed)
+		return
+	}
+	defer h.reg.leave()
+	switch r.Method {
+	case http.MethodPost:
+		h.servePOST(w, r)
+	case http.MethodGet:
+		h.serveGET(w, r)
+	case http.MethodDelete:
+		h.serveDELETE(w, r)
+	}
+}
+
+// Close ends every session (their handlers see their contexts cancelled
+// and their streams end), stops the reaper, and waits for the requests
+// being served to finish. Later requests are refused with 503. Close is
+// idempotent.
+func (h *Handler) Close() error {
+	entries := h.reg.shutdown()
+	h.cancel()
+	for _, e := range entries {
+		h.closeEntry(e)
+	}
+	h.reg.wg.Wait()
+	return nil
+}
+
+// SessionCount reports the number of live sessions, for metrics and tests.
+func (h *Handler) SessionCount() int { return h.reg.count() }
+
+// closeEntry ends a session that has been removed from the registry.
+func (h *Handler) closeEntry(e *entry) {
+	_ = e.ss.Close()
+	if h.opts.EventStore != nil {
+		if err := h.opts.EventStore.DeleteSession(context.Background(), e.id); err != nil {
+			h.logger.Error("mcphttp: event store delete failed", "session", e.id, "err", err)
+		}
+	}
+}
+
+// acquire returns the live session sid, busy until h.reg.release, or nil;
+// it closes a session it finds expired.
+func (h *Handler) acquire(sid string) *entry {
+	e, evicted := h.reg.acquire(sid)
+	if evicted != nil {
+		h.closeEntry(evicted)
+	}
+	return e
+}
+
+// serveDELETE ends a session at the client's request
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	if e := checkVersion(r.Header); e != nil {
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, e)
+		return
+	}
+	sid := r.Header.Get(headerSessionID)
+	if sid == "" {
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errSessionRequired)
+		return
+	}
+	e, evicted := h.reg.remove(sid)
+	if evicted != nil {
+		h.closeEntry(evicted)
+	}
+	if e == nil {
+		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
+		return
+	}
+	h.closeEntry(e)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// newStream returns a POST reply stream of session e, registered for
+// resumption when track is set and there is an EventStore.
+func (h *Handler) newStream(e *entry, track bool) *stream {
+	st := &stream{h: h, session: e.id, store: h.opts.EventStore, requests: true}
+	h.reg.addStream(e, st, track && st.store != nil)
+	return st
+}
+
+// responseFor turns the outcome of HandleRequest into the response to send
+// on a stream whose headers are already out: nil when there is none to
+// send (a cancelled request, a closed session).
+func responseFor(id jsonrpc.ID, resp *jsonrpc.Response, err error) *jsonrpc.Response {
+	switch {
+	case errors.Is(err, mcp.ErrDuplicateRequestID):
+		return jsonrpc.NewErrorResponse(id, errDuplicateID(id))
+	case err != nil:
+		return nil
+	}
+	return resp
+}

@@ -1,0 +1,89 @@
+package mcphttp
+
+import (
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// This file checks the request headers that decide whether a request is
+// served at all: Accept, Content-Type and MCP-Protocol-Version.
+
+const (
+	mediaJSON = "application/json"
+	mediaSSE  = "text/event-stream"
+
+	headerSessionID       = "Mcp-Session-Id"
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerLastEventID     = "Last-Event-Id"
+)
+
+// accepts reports whether the Accept headers admit media type want
+// ("type/subtype"). Wildcards (*/* and type/*) match, case is ignored, and
+// a range with q=0 excludes the type, as RFC 9110 section 12.5.1 says.
+func accepts(h http.Header, want string) bool {
+	wantType, _, _ := strings.Cut(want, "/")
+	for _, v := range h.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, _ := strings.Cut(part, ";")
+			mt = strings.TrimSpace(mt)
+			if !strings.EqualFold(mt, want) && mt != "*/*" && !strings.EqualFold(mt, wantType+"/*") {
+				continue
+			}
+			if qZero(params) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// qZero reports whether media-range parameters carry q=0.
+func qZero(params string) bool {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+			continue
+		}
+		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return err == nil && q == 0
+	}
+	return false
+}
+
+// isJSONContent reports whether the Content-Type is application/json;
+// parameters such as charset are allowed.
+func isJSONContent(h http.Header) bool {
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == mediaJSON
+}
+
+// checkVersion validates the MCP-Protocol-Version header against every
+// version the server supports (not only the one the session negotiated:
+// clients may send any supported version). An absent header means the
+// session's own version
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header).
+func checkVersion(h http.Header) *jsonrpc.Error {
+	vals, ok := h[headerProtocolVersion]
+	if !ok {
+		return nil
+	}
+	if len(vals) == 1 && mcp.IsSupportedVersion(vals[0]) {
+		return nil
+	}
+	return errUnsupportedVersion(strings.Join(vals, ", "))
+}
+
+// headerVersion returns the MCP-Protocol-Version header, or "".
+func headerVersion(h http.Header) string {
+	return h.Get(headerProtocolVersion)
+}

@@ -1,0 +1,114 @@
+package mcphttp
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// initialize serves an initialize POSTed without Mcp-Session-Id. The
+// session is created first and registered only if initialize succeeds;
+// only then does the response carry Mcp-Session-Id
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+// A failed initialize leaves no trace.
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+	ok, retryAfter, reclaimed := h.reg.reserve()
+	for _, e := range reclaimed {
+		h.closeEntry(e)
+	}
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(retryAfter)))
+		h.refuse(w, r, http.StatusServiceUnavailable, req.ID, errCapReached(h.opts.MaxSessions))
+		return
+	}
+	id := h.newID()
+	if !validSessionID(id) {
+		h.reg.unreserve()
+		h.logger.Error("mcphttp: Options.SessionID returned an id that is empty or not visible ASCII")
+		h.refuse(w, r, http.StatusInternalServerError, req.ID, errInternal)
+		return
+	}
+	ss := h.server.NewSession(&mcp.SessionOptions{ID: id})
+	ctx := context.WithoutCancel(r.Context())
+	var col collector
+	resp, err := ss.HandleRequestExtra(ctx, req, &col, &mcp.RequestExtra{Header: r.Header})
+	if err != nil || resp == nil || resp.Error != nil {
+		h.reg.unreserve()
+		_ = ss.Close()
+		if err != nil || resp == nil {
+			// A fresh session neither holds a duplicate id nor can have
+			// been cancelled; this cannot happen.
+			h.logger.Error("mcphttp: initialize produced no response", "err", err)
+			h.refuse(w, r, http.StatusInternalServerError, req.ID, errInternal)
+			return
+		}
+		h.writeUnregistered(w, resp, col.take())
+		return
+	}
+	e, closed := h.reg.commit(id, ss)
+	if e == nil {
+		_ = ss.Close()
+		if closed {
+			h.refuse(w, r, http.StatusServiceUnavailable, req.ID, errClosed)
+			return
+		}
+		h.logger.Error("mcphttp: Options.SessionID returned an id already in use")
+		h.refuse(w, r, http.StatusInternalServerError, req.ID, errInternal)
+		return
+	}
+	defer h.reg.release(e)
+	w.Header().Set(headerSessionID, id)
+	if h.opts.JSONResponse {
+		h.writeJSON(w, resp)
+		return
+	}
+	st := h.newStream(e, false)
+	st.open(ctx, w, ss.ProtocolVersion(), false)
+	for _, m := range col.take() {
+		_ = st.WriteMessage(ctx, m)
+	}
+	st.finish(ctx, resp)
+}
+
+// writeUnregistered answers a failed initialize: the error response (and
+// any notification sent before it) with no session and no event ids.
+func (h *Handler) writeUnregistered(w http.ResponseWriter, resp *jsonrpc.Response, msgs []jsonrpc.Message) {
+	if h.opts.JSONResponse {
+		h.writeJSON(w, resp)
+		return
+	}
+	st := &stream{h: h}
+	ctx := context.Background()
+	st.open(ctx, w, "", false)
+	for _, m := range msgs {
+		_ = st.WriteMessage(ctx, m)
+	}
+	st.finish(ctx, resp)
+}
+
+// validSessionID reports whether id is non-empty visible ASCII, as the
+// spec requires of session ids.
+func validSessionID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// retrySeconds turns the time until a session may expire into a
+// Retry-After value, between 1 and 60 seconds: a client should not wait
+// half an hour when sessions may also end by DELETE.
+func retrySeconds(d time.Duration) int {
+	s := int(math.Ceil(d.Seconds()))
+	return min(max(s, 1), 60)
+}

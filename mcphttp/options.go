@@ -1,0 +1,138 @@
+package mcphttp
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options configures a Handler. The zero value is a useful, safe
+// configuration: stateful sessions, SSE replies, a session cap, an idle
+// timeout, a body limit and DNS-rebinding protection. Every field says what
+// its zero value means.
+type Options struct {
+	// Stateless serves every POST with a fresh session that is closed once
+	// the request is answered: no Mcp-Session-Id is issued, initialize may
+	// repeat, GET and DELETE are answered 405, and nothing is kept. Use it
+	// for servers that need no server-to-client requests and no
+	// notifications outside a request
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
+	// makes sessions optional).
+	Stateless bool
+
+	// JSONResponse answers each POSTed request with a single
+	// application/json body instead of an SSE stream
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+	// Notifications a handler sends while it runs are then dropped, and
+	// server-to-client requests made from a handler fail, since a JSON body
+	// carries only the response. If false, replies are SSE streams.
+	JSONResponse bool
+
+	// MaxSessions caps the live sessions. At the cap, idle-expired sessions
+	// are reclaimed first; an initialize that still finds no room is
+	// answered 503 with Retry-After. If zero, 10,000; if negative, no cap.
+	MaxSessions int
+
+	// IdleTimeout is how long a session may go without a request before it
+	// is closed. A session with a request in flight or an open GET stream
+	// is never idle. If zero, 30 minutes; if negative, sessions never
+	// expire.
+	IdleTimeout time.Duration
+
+	// ReapInterval is how often the reaper goroutine closes idle-expired
+	// sessions (they are also evicted when touched, and reclaimed at the
+	// session cap). If zero, one minute or IdleTimeout, whichever is
+	// shorter; if negative, there is no reaper goroutine.
+	ReapInterval time.Duration
+
+	// MaxBodyBytes limits a POST body; a larger one is answered 413 without
+	// being read past the limit. If zero, 4 MiB.
+	MaxBodyBytes int64
+
+	// AllowedHosts lists Host header values accepted in addition to the
+	// defaults: an entry with a port ("example.com:8443") matches exactly,
+	// one without ("example.com") matches any port. By default a request
+	// that arrives on a loopback address is accepted only with a loopback
+	// Host (localhost, 127.0.0.1, [::1], any port), and a request on any
+	// other address with any Host unless this list is set, in which case
+	// only the listed hosts are. Matching ignores case.
+	// See https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning.
+	AllowedHosts []string
+
+	// AllowedOrigins lists Origin header values accepted in addition to the
+	// defaults, as "scheme://host[:port]". A request without Origin (a
+	// non-browser client) is always accepted; by default an Origin must be
+	// same-origin with the request's Host, or a loopback origin when the
+	// request arrives on a loopback address. "null" and malformed origins
+	// are refused. Matching ignores case and default ports.
+	AllowedOrigins []string
+
+	// DisableDNSRebindingProtection turns the Host and Origin checks off,
+	// for a handler behind a proxy that does them. If false, they are on.
+	DisableDNSRebindingProtection bool
+
+	// EventStore keeps the events of every SSE stream so that a client can
+	// resume a broken stream with GET and Last-Event-ID
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
+	// With a store, every event carries an id and a 2025-11-25 session's
+	// streams open with a priming event. If nil, streams are not resumable
+	// and events carry no ids. See [MemoryEventStore].
+	EventStore EventStore
+
+	// KeepAlive is the interval of the comment lines written on an SSE
+	// stream that is otherwise quiet, so that proxies and clients do not
+	// drop it. If zero, 15 seconds; if negative, none are written.
+	KeepAlive time.Duration
+
+	// RetryInterval is the reconnection delay sent in the retry field of
+	// priming events (only sent when EventStore is set). If zero, one
+	// second.
+	RetryInterval time.Duration
+
+	// SessionID generates session ids. Ids must be unique, unguessable and
+	// made of visible ASCII (0x21 to 0x7E)
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+	// If nil, crypto/rand.Text is used: 26 base32 characters, 130 bits.
+	SessionID func() string
+
+	// Logger receives the handler's diagnostics: refusals at debug level,
+	// failures of the event store or of the id generator at error level.
+	// If nil, nothing is logged.
+	Logger *slog.Logger
+}
+
+// Defaults of the Options fields.
+const (
+	DefaultMaxSessions   = 10_000
+	DefaultIdleTimeout   = 30 * time.Minute
+	DefaultMaxBodyBytes  = 4 << 20
+	DefaultKeepAlive     = 15 * time.Second
+	DefaultRetryInterval = time.Second
+	defaultReapInterval  = time.Minute
+)
+
+// resolve returns o with its zero values replaced by the defaults.
+// Negative values keep their "disabled" meaning.
+func (o Options) resolve() Options {
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.ReapInterval == 0 {
+		o.ReapInterval = min(defaultReapInterval, max(o.IdleTimeout, time.Second))
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = DefaultRetryInterval
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

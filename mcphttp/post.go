@@ -1,0 +1,256 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// This file serves POST: one JSON-RPC message per body
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	if !accepts(r.Header, mediaJSON) || (!h.opts.JSONResponse && !accepts(r.Header, mediaSSE)) {
+		e := errNotAcceptPOST
+		if h.opts.JSONResponse {
+			e = errNotAcceptJSON
+		}
+		h.refuse(w, r, http.StatusNotAcceptable, jsonrpc.ID{}, e)
+		return
+	}
+	if !isJSONContent(r.Header) {
+		h.refuse(w, r, http.StatusUnsupportedMediaType, jsonrpc.ID{}, errUnsupportedType)
+		return
+	}
+	if e := checkVersion(r.Header); e != nil {
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, e)
+		return
+	}
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	switch firstByte(body) {
+	case '{':
+	case '[':
+		if !json.Valid(body) {
+			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errParse)
+			return
+		}
+		h.serveBatch(w, r, body)
+		return
+	default:
+		e := errParse
+		if json.Valid(body) {
+			e = errNotSingle
+		}
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, e)
+		return
+	}
+	msg, id, err := jsonrpc.Decode(body)
+	if err != nil {
+		h.refuse(w, r, http.StatusBadRequest, id, err.(*jsonrpc.Error))
+		return
+	}
+	if h.opts.Stateless {
+		h.serveStateless(w, r, msg)
+		return
+	}
+	sid := r.Header.Get(headerSessionID)
+	if sid == "" {
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if m.Method == "initialize" {
+				h.initialize(w, r, m)
+				return
+			}
+		case *jsonrpc.Notification:
+			if m.Method == "initialize" {
+				// An initialize without an id is a notification: nothing to
+				// answer and no session to create.
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+		}
+		h.refuse(w, r, http.StatusBadRequest, id, errSessionRequired)
+		return
+	}
+	e := h.acquire(sid)
+	if e == nil {
+		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+		return
+	}
+	ctx := context.WithoutCancel(r.Context())
+	switch m := msg.(type) {
+	case *jsonrpc.Notification:
+		e.ss.HandleNotification(ctx, m)
+		h.reg.release(e)
+		w.WriteHeader(http.StatusAccepted)
+	case *jsonrpc.Response:
+		// A response to no pending request of this session (one meant for
+		// another session, say) is ignored.
+		e.ss.HandleResponse(ctx, m)
+		h.reg.release(e)
+		w.WriteHeader(http.StatusAccepted)
+	case *jsonrpc.Request:
+		h.serveRequest(w, r, e, m)
+	}
+}
+
+// firstByte returns the first byte of body that is not JSON white space,
+// or 0.
+func firstByte(body []byte) byte {
+	for _, c := range body {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// readBody reads the POST body up to MaxBodyBytes; a larger body is refused
+// with 413, before reading when Content-Length announces it.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	limit := h.opts.MaxBodyBytes
+	if r.ContentLength > limit {
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(limit))
+		return nil, false
+	}
+	size := int64(512)
+	if r.ContentLength > 0 {
+		size = r.ContentLength + 1 // +1: ReadFrom stops without growing at EOF
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(limit))
+		return nil, false
+	case err != nil:
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, serverError("Bad Request: reading the body failed"))
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+// serveRequest serves a request on live session e, which it releases.
+func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry, req *jsonrpc.Request) {
+	if !h.reg.beginRequest(e, req.ID) {
+		h.reg.release(e)
+		h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+		return
+	}
+	// Disconnection is not cancellation: the handler outlives the request's
+	// context, and ends early only through notifications/cancelled or the
+	// session's end.
+	ctx := context.WithoutCancel(r.Context())
+	extra := &mcp.RequestExtra{Header: r.Header}
+	if req.Method == "initialize" {
+		// The session is initialized already: it refuses with -32600
+		// "Server already initialized" and changes nothing.
+		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, extra)
+		h.reg.endRequest(e, req.ID)
+		h.reg.release(e)
+		if err == nil && resp != nil && resp.Error != nil {
+			h.refuse(w, r, http.StatusBadRequest, req.ID, resp.Error)
+			return
+		}
+		h.writeJSONReply(w, r, req.ID, resp, err)
+		return
+	}
+	if h.opts.JSONResponse {
+		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, extra)
+		h.reg.endRequest(e, req.ID)
+		h.reg.release(e)
+		h.writeJSONReply(w, r, req.ID, resp, err)
+		return
+	}
+	st := h.newStream(e, true)
+	att := st.open(ctx, w, e.ss.ProtocolVersion(), false)
+	h.reg.wg.Add(1)
+	go func() {
+		defer h.reg.wg.Done()
+		resp, err := e.ss.HandleRequestExtra(ctx, req, st, extra)
+		st.finish(ctx, responseFor(req.ID, resp, err))
+		h.reg.dropStream(e, st)
+		h.reg.endRequest(e, req.ID)
+		h.reg.release(e)
+	}()
+	h.pump(r, st, att, e.ss.Done())
+}
+
+// writeJSONReply answers a request in JSON response mode: the response as
+// the body, 202 when there is none (the request was cancelled), 409 or 404
+// when the session refused to serve it.
+func (h *Handler) writeJSONReply(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, resp *jsonrpc.Response, err error) {
+	switch {
+	case errors.Is(err, mcp.ErrDuplicateRequestID):
+		h.refuse(w, r, http.StatusConflict, id, errDuplicateID(id))
+	case err != nil:
+		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+	case resp == nil:
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		h.writeJSON(w, resp)
+	}
+}
+
+// writeJSON sends msg as a 200 application/json body.
+func (h *Handler) writeJSON(w http.ResponseWriter, msg jsonrpc.Message) {
+	body, err := jsonrpc.Encode(msg)
+	if err != nil {
+		h.logger.Error("mcphttp: encoding a response", "err", err)
+		body, _ = jsonrpc.Encode(jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInternal))
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", mediaJSON)
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// jsonModeWriter is the related writer of a request answered with a single
+// JSON body: that body carries only the response, so notifications are
+// dropped and server-to-client requests fail at once rather than wait for
+// an answer that cannot come.
+type jsonModeWriter struct{}
+
+func (jsonModeWriter) WriteMessage(_ context.Context, msg jsonrpc.Message) error {
+	if _, ok := msg.(*jsonrpc.Request); ok {
+		return errNoRequests
+	}
+	return nil
+}
+
+// collector keeps the notifications an initialize handler sends, to be
+// sent once it is known whether the session exists.
+type collector struct {
+	mu   sync.Mutex
+	msgs []jsonrpc.Message
+}
+
+func (c *collector) WriteMessage(_ context.Context, msg jsonrpc.Message) error {
+	if _, ok := msg.(*jsonrpc.Request); ok {
+		return errNoRequests
+	}
+	c.mu.Lock()
+	c.msgs = append(c.msgs, msg)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *collector) take() []jsonrpc.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.msgs
+}

@@ -1,0 +1,338 @@
+package mcphttp
+
+import (
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// This file holds the session registry: the live sessions by id, the cap,
+// idle expiry (one reaper goroutine for the whole Handler, plus lazy
+// eviction on access) and the bookkeeping of requests in flight
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+// An idle session costs one entry and its mcp.ServerSession: no goroutine,
+// no timer, and maps allocated only when used.
+
+// entry is one live session. All its fields except ss and id are guarded
+// by registry.mu; the streams themselves have their own locks.
+type entry struct {
+	id string
+	ss *mcp.ServerSession
+	// lastActive is when the session last finished serving something, in
+	// Unix nanoseconds.
+	lastActive int64
+	// active counts what holds the session busy: requests, notifications
+	// and responses being served, open GET connections. A busy session is
+	// never idle.
+	active int32
+	// nextStream numbers the session's POST streams; 0 is the GET stream.
+	nextStream uint64
+	// inflight holds the ids of requests being served, to refuse a
+	// duplicate with 409.
+	inflight map[jsonrpc.ID]struct{}
+	// streams holds the POST streams still running, for resumption; only
+	// used with an EventStore.
+	streams map[uint64]*stream
+	// get is the standalone (GET) stream, created by the first GET.
+	get *stream
+}
+
+type registry struct {
+	mu       sync.Mutex
+	entries  map[string]*entry
+	reserved int
+	closed   bool
+	// nextExpiry is no later than the earliest time an entry can expire;
+	// the cap check skips its scan for expired entries before then.
+	nextExpiry int64
+
+	max  int           // <= 0: no cap
+	idle time.Duration // <= 0: no expiry
+	now  func() time.Time
+
+	// wg counts the requests being served, and their handler goroutines,
+	// so that Close can wait for them.
+	wg sync.WaitGroup
+
+	// interval is the reaper's period (<= 0: no reaper); closeEntry ends
+	// what it reaps.
+	interval   time.Duration
+	closeEntry func(*entry)
+	reaperStop chan struct{}
+	reaperDone chan struct{}
+}
+
+func (g *registry) nowNanos() int64 { return g.now().UnixNano() }
+
+// expired reports whether e has been idle past the timeout. Caller holds mu.
+func (g *registry) expired(e *entry, now int64) bool {
+	return g.idle > 0 && e.active == 0 && now-e.lastActive > int64(g.idle)
+}
+
+// enter registers a request being served; false once the handler is
+// closed. Each true enter is matched by a leave.
+func (g *registry) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+func (g *registry) leave() { g.wg.Done() }
+
+// reserve claims room for a session being initialized. At the cap it first
+// reclaims idle-expired sessions (returned for the caller to close outside
+// the lock). When there is still no room ok is false and retryAfter says
+// when a session may next expire.
+func (g *registry) reserve() (ok bool, retryAfter time.Duration, reclaimed []*entry) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.max <= 0 || len(g.entries)+g.reserved < g.max {
+		g.reserved++
+		return true, 0, nil
+	}
+	now := g.nowNanos()
+	if g.idle > 0 && now > g.nextExpiry {
+		next := int64(-1)
+		for id, e := range g.entries {
+			if g.expired(e, now) {
+				delete(g.entries, id)
+				reclaimed = append(reclaimed, e)
+				continue
+			}
+			if e.active == 0 && (next < 0 || e.lastActive+int64(g.idle) < next) {
+				next = e.lastActive + int64(g.idle)
+			}
+		}
+		if next < 0 {
+			// Every session is busy: none can expire before it goes idle
+			// and stays so for the whole timeout.
+			next = now + int64(g.idle)
+		}
+		g.nextExpiry = next
+	}
+	if len(g.entries)+g.reserved < g.max {
+		g.reserved++
+		return true, 0, reclaimed
+	}
+	if g.idle > 0 {
+		retryAfter = time.Duration(g.nextExpiry - now)
+	}
+	return false, retryAfter, reclaimed
+}
+
+// unreserve gives back a reservation whose initialize failed.
+func (g *registry) unreserve() {
+	g.mu.Lock()
+	g.reserved--
+	g.mu.Unlock()
+}
+
+// commit turns a reservation into a registered session, busy (active 1)
+// until the caller's release. It returns nil if the handler closed
+// meanwhile (closed is then true) or the id is taken.
+func (g *registry) commit(id string, ss *mcp.ServerSession) (_ *entry, closed bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.reserved--
+	if g.closed {
+		return nil, true
+	}
+	if _, taken := g.entries[id]; taken {
+		return nil, false
+	}
+	e := &entry{id: id, ss: ss, lastActive: g.nowNanos(), active: 1, nextStream: 1}
+	if g.entries == nil {
+		g.entries = make(map[string]*entry)
+	}
+	g.entries[id] = e
+	g.startReaperLocked()
+	return e, false
+}
+
+// acquire returns the live session id and marks it busy until release. An
+// idle-expired session is evicted and returned as evicted for the caller
+// to close; the result is then nil, as for an unknown id.
+func (g *registry) acquire(id string) (e, evicted *entry) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e = g.entries[id]
+	if e == nil {
+		return nil, nil
+	}
+	if g.expired(e, g.nowNanos()) {
+		delete(g.entries, id)
+		return nil, e
+	}
+	e.active++
+	return e, nil
+}
+
+// release ends what acquire (or commit) began, and counts as activity.
+func (g *registry) release(e *entry) {
+	g.mu.Lock()
+	e.active--
+	e.lastActive = g.nowNanos()
+	g.mu.Unlock()
+}
+
+// remove unregisters the session id (for DELETE). An expired entry is
+// removed too but reported as evicted, so the caller answers 404.
+func (g *registry) remove(id string) (e, evicted *entry) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e = g.entries[id]
+	if e == nil {
+		return nil, nil
+	}
+	delete(g.entries, id)
+	if g.expired(e, g.nowNanos()) {
+		return nil, e
+	}
+	return e, nil
+}
+
+// beginRequest records a request id in flight on e; false if it already
+// is.
+func (g *registry) beginRequest(e *entry, id jsonrpc.ID) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, dup := e.inflight[id]; dup {
+		return false
+	}
+	if e.inflight == nil {
+		e.inflight = make(map[jsonrpc.ID]struct{})
+	}
+	e.inflight[id] = struct{}{}
+	return true
+}
+
+// endRequest forgets a request id.
+func (g *registry) endRequest(e *entry, id jsonrpc.ID) {
+	g.mu.Lock()
+	delete(e.inflight, id)
+	if len(e.inflight) == 0 {
+		e.inflight = nil
+	}
+	g.mu.Unlock()
+}
+
+// dropStream forgets a stream that has ended.
+func (g *registry) dropStream(e *entry, st *stream) {
+	g.mu.Lock()
+	delete(e.streams, st.num)
+	if len(e.streams) == 0 {
+		e.streams = nil
+	}
+	g.mu.Unlock()
+}
+
+// addStream allocates a stream number on e and, when track is set,
+// registers st under it for resumption.
+func (g *registry) addStream(e *entry, st *stream, track bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st.num = e.nextStream
+	e.nextStream++
+	if track {
+		if e.streams == nil {
+			e.streams = make(map[uint64]*stream)
+		}
+		e.streams[st.num] = st
+	}
+}
+
+// liveStream returns e's running stream num, or nil.
+func (g *registry) liveStream(e *entry, num uint64) *stream {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return e.streams[num]
+}
+
+// standalone returns e's GET stream, creating it with mk on first use.
+func (g *registry) standalone(e *entry, mk func() *stream) (st *stream, created bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if e.get == nil {
+		e.get = mk()
+		return e.get, true
+	}
+	return e.get, false
+}
+
+// reap unregisters every idle-expired session and returns them.
+func (g *registry) reap() []*entry {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.nowNanos()
+	var out []*entry
+	for id, e := range g.entries {
+		if g.expired(e, now) {
+			delete(g.entries, id)
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// startReaperLocked starts the reaper goroutine with the first session, so
+// that a Handler that never has one runs none. Caller holds mu.
+func (g *registry) startReaperLocked() {
+	if g.reaperStop != nil || g.idle <= 0 || g.interval <= 0 {
+		return
+	}
+	g.reaperStop = make(chan struct{})
+	g.reaperDone = make(chan struct{})
+	go g.reapLoop(g.interval, g.closeEntry, g.reaperStop, g.reaperDone)
+}
+
+func (g *registry) reapLoop(interval time.Duration, closeEntry func(*entry), stop, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			for _, e := range g.reap() {
+				closeEntry(e)
+			}
+		}
+	}
+}
+
+// shutdown marks the registry closed, stops the reaper, and returns every
+// session for the caller to close.
+func (g *registry) shutdown() []*entry {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	out := make([]*entry, 0, len(g.entries))
+	for _, e := range g.entries {
+		out = append(out, e)
+	}
+	g.entries = nil
+	stop, done := g.reaperStop, g.reaperDone
+	g.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+	return out
+}
+
+// count returns the number of registered sessions.
+func (g *registry) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.entries)
+}
