@@ -86,7 +86,27 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 		}
 	}()
 
-	sem := make(chan struct{}, ss.server.opts.MaxConcurrentRequests)
+	// At most MaxConcurrentRequests handlers run at once. As many again may
+	// wait for a slot without holding up the read loop, so that ping,
+	// notifications/cancelled and responses are still read while every slot
+	// is busy; past that the read loop waits (back-pressure on the peer).
+	limit := ss.server.opts.MaxConcurrentRequests
+	running := make(chan struct{}, limit)
+	admitted := make(chan struct{}, 2*limit)
+	spawn := func(f func()) {
+		admitted <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-admitted; wg.Done() }()
+			select {
+			case running <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-running }()
+			f()
+		}()
+	}
 	for {
 		frame, err := conn.Read(ctx)
 		if err != nil {
@@ -108,12 +128,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest("JSON-RPC batches are not supported on this session; send one message per line")))
 				continue
 			}
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				ss.serveBatch(ctx, frame, w)
-			}()
+			spawn(func() { ss.serveBatch(ctx, frame, w) })
 			continue
 		}
 		msg, id, decErr := jsonrpc.Decode(frame)
@@ -132,12 +147,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				ss.writeResult(ctx, w, m)
 				continue
 			}
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				ss.writeResult(ctx, w, m)
-			}()
+			spawn(func() { ss.writeResult(ctx, w, m) })
 		}
 	}
 }

@@ -48,8 +48,10 @@ type ServerOptions struct {
 	// 100.
 	PageSize int
 	// MaxConcurrentRequests bounds the requests one session on a stream
-	// transport (stdio, in-memory) handles at once; further requests wait.
-	// If zero, 64.
+	// transport (stdio, in-memory) handles at once. As many again wait for
+	// a slot while ping and notifications (cancellation among them) are
+	// still served; past that the session stops reading until a request
+	// finishes. If zero, 64.
 	MaxConcurrentRequests int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
