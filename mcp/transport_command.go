@@ -62,13 +62,13 @@ func (t *CommandTransport) Connect(ctx context.Context) (Connection, error) {
 	// the read loop can read everything the server wrote before it ended.
 	childIn, stdin, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("mcp: CommandTransport: %w", err)
+		return nil, fmt.Errorf("CommandTransport: %w", err)
 	}
 	stdout, childOut, err := os.Pipe()
 	if err != nil {
 		childIn.Close()
 		stdin.Close()
-		return nil, fmt.Errorf("mcp: CommandTransport: %w", err)
+		return nil, fmt.Errorf("CommandTransport: %w", err)
 	}
 	cmd.Stdin, cmd.Stdout = childIn, childOut
 	if cmd.Stderr == nil {
@@ -87,7 +87,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (Connection, error) {
 	if err != nil {
 		stdin.Close()
 		stdout.Close()
-		return nil, fmt.Errorf("mcp: starting server %s: %w", cmd.Path, err)
+		return nil, fmt.Errorf("starting server: %w", err)
 	}
 	c := &commandConn{
 		Connection: NewStreamConnection(stdout, stdin, t.MaxMessageBytes),

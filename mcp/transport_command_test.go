@@ -211,7 +211,7 @@ func TestCommandTransportErrors(t *testing.T) {
 	}
 	missing := exec.Command("/nonexistent/mcp-server")
 	_, err := mcp.NewClient(clientTestInfo, nil).Connect(ctx, &mcp.CommandTransport{Command: missing})
-	if err == nil || !strings.Contains(err.Error(), "/nonexistent/mcp-server") {
-		t.Errorf("Connect to a missing program = %v, want an error naming it", err)
+	if want := "mcp: connecting transport: starting server: fork/exec /nonexistent/mcp-server: no such file or directory"; err == nil || err.Error() != want {
+		t.Errorf("Connect to a missing program = %v, want %q", err, want)
 	}
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// clientFlags are the options every client verb shares: how to reach the
+// server and how to print. transport builds the mcp.Transport from them,
+// so that another way to reach a server (--url for Streamable HTTP) is one
+// more flag and one more case there.
+type clientFlags struct {
+	json bool
+}
+
+func (f *clientFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.json, "json", false, "print the server's JSON result instead of a human-readable summary")
+}
+
+// transport returns the transport to the server: for now always a child
+// process started from the command after "--", spoken to over stdio. Its
+// stderr (the server's logs) goes to ours.
+func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error) {
+	if len(command) == 0 {
+		return nil, usagef("no server to talk to: give the command that starts it after --, as in\n\tmcpkit tools list -- mcpkit serve")
+	}
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Stderr = e.stderr
+	return &mcp.CommandTransport{Command: cmd}, nil
+}
+
+// describe names the server for error messages.
+func (f *clientFlags) describe(command []string) string {
+	return strings.Join(command, " ")
+}
+
+// connect starts a client session with the server the flags and command
+// name. The caller closes it with closeSession.
+func (f *clientFlags) connect(ctx context.Context, e *env, command []string) (*mcp.ClientSession, error) {
+	t, err := f.transport(e, command)
+	if err != nil {
+		return nil, err
+	}
+	client := mcp.NewClient(mcp.Implementation{Name: "mcpkit", Version: version}, &mcp.ClientOptions{
+		// The server's log messages are for the person at the terminal.
+		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
+			fmt.Fprintf(e.stderr, "server log [%s] %s\n", p.Level, p.Data)
+		},
+	})
+	cs, err := client.Connect(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", f.describe(command), err)
+	}
+	return cs, nil
+}
+
+// closeSession ends the session and shuts the server down; a server that
+// had to be signalled is worth a warning, not a failure.
+func closeSession(e *env, cs *mcp.ClientSession) {
+	if err := cs.Close(); err != nil {
+		fmt.Fprintf(e.stderr, "mcpkit: warning: %v\n", err)
+	}
+}

@@ -1,0 +1,133 @@
+// Command mcpkit is the command-line tool of the mcpkit MCP SDK: it runs
+// the reference server and speaks to any MCP server as a client.
+//
+//	mcpkit serve                                  run the reference server on stdio
+//	mcpkit tools list [--json] -- COMMAND [ARG...]
+//	mcpkit tools call NAME [--args JSON] [--json] -- COMMAND [ARG...]
+//
+// The client verbs start the server as COMMAND and speak MCP over its stdin
+// and stdout (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio).
+// Output is for people unless --json is given. Errors go to stderr with a
+// non-zero exit status: 1 when the server or the tool failed, 2 for a
+// mistake on the command line.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is what mcpkit says about itself to servers.
+const version = "0.1.0"
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // the server, the tool or the connection failed
+	exitUsage = 2 // the command line is wrong
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a mistake on the command line: reported with the usage
+// hint and exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// exitCodeError ends the program with a status, after its message (if
+// any) was printed.
+type exitCodeError struct {
+	code int
+	msg  string
+}
+
+func (e *exitCodeError) Error() string { return e.msg }
+
+// env is what a command reads and writes: the process's streams, or a
+// test's.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+const usage = `mcpkit is a command-line tool for the Model Context Protocol.
+
+Usage:
+  mcpkit serve [--log-level LEVEL]
+        run the reference server (internal/everything) on stdin/stdout
+  mcpkit tools list [--json] -- COMMAND [ARG...]
+        list the tools of the server that COMMAND starts
+  mcpkit tools call NAME [--args JSON] [--json] -- COMMAND [ARG...]
+        call tool NAME with the JSON object ARGS as arguments
+
+Example:
+  mcpkit tools call echo --args '{"text":"hi"}' -- mcpkit serve
+`
+
+// run is main without the process: it returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	err := dispatch(ctx, e, args)
+	var usageErr *usageError
+	var exitErr *exitCodeError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelp):
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case errors.As(err, &usageErr):
+		fmt.Fprintf(stderr, "mcpkit: %v\nRun 'mcpkit help' for usage.\n", err)
+		return exitUsage
+	case errors.As(err, &exitErr):
+		if exitErr.msg != "" {
+			fmt.Fprintf(stderr, "mcpkit: %s\n", exitErr.msg)
+		}
+		return exitErr.code
+	default:
+		fmt.Fprintf(stderr, "mcpkit: %v\n", err)
+		return exitError
+	}
+}
+
+var errHelp = errors.New("help requested")
+
+func dispatch(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("no command given")
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		return errHelp
+	case "serve":
+		return serve(ctx, e, args[1:])
+	case "tools":
+		if len(args) < 2 {
+			return usagef("tools: want a subcommand: list or call")
+		}
+		switch args[1] {
+		case "list":
+			return toolsList(ctx, e, args[2:])
+		case "call":
+			return toolsCall(ctx, e, args[2:])
+		}
+		return usagef("tools: unknown subcommand %q: want list or call", args[1])
+	}
+	return usagef("unknown command %q", args[0])
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// toolsList implements `mcpkit tools list`: every tool of the server, all
+// pages. People get one line per tool, name and description; --json gives
+// {"tools":[...]} with the tools as the server sent them.
+func toolsList(ctx context.Context, e *env, args []string) error {
+	own, command := splitCommand(args)
+	var f clientFlags
+	fs := newFlagSet("tools list")
+	f.register(fs)
+	positional, err := parseFlags(fs, own)
+	if err != nil {
+		return err
+	}
+	if len(positional) > 0 {
+		return usagef("tools list: unexpected argument %q (the server command goes after --)", positional[0])
+	}
+	cs, err := f.connect(ctx, e, command)
+	if err != nil {
+		return err
+	}
+	defer closeSession(e, cs)
+
+	var tools []json.RawMessage
+	var names, descriptions []string
+	// Pages are read raw, so that --json shows each tool exactly as sent.
+	cursor := ""
+	for {
+		var page struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := cs.Call(ctx, "tools/list", &mcp.ListToolsParams{Cursor: cursor}, &page); err != nil {
+			return fmt.Errorf("tools/list: %w", err)
+		}
+		for _, raw := range page.Tools {
+			var t mcp.Tool
+			if err := json.Unmarshal(raw, &t); err != nil {
+				return fmt.Errorf("tools/list: undecodable tool %s: %w", raw, err)
+			}
+			tools = append(tools, raw)
+			names = append(names, t.Name)
+			descriptions = append(descriptions, firstLine(t.Description))
+		}
+		if page.NextCursor == "" || page.NextCursor == cursor {
+			break
+		}
+		cursor = page.NextCursor
+	}
+
+	if f.json {
+		if tools == nil {
+			tools = []json.RawMessage{}
+		}
+		return printJSON(e.stdout, map[string]any{"tools": tools})
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	for i, name := range names {
+		fmt.Fprintf(tw, "%s\t%s\n", name, descriptions[i])
+	}
+	return tw.Flush()
+}
+
+// toolsCall implements `mcpkit tools call NAME`. People get the text
+// contents as they are and a one-line summary of every other content; a
+// result with isError goes to stderr with exit status 1. --json prints the
+// result exactly as the server sent it (and still exits 1 on isError).
+func toolsCall(ctx context.Context, e *env, args []string) error {
+	own, command := splitCommand(args)
+	var f clientFlags
+	var argsJSON string
+	fs := newFlagSet("tools call")
+	f.register(fs)
+	fs.StringVar(&argsJSON, "args", "", "the tool's arguments, a JSON `OBJECT`; if empty, none are sent")
+	positional, err := parseFlags(fs, own)
+	if err != nil {
+		return err
+	}
+	if len(positional) != 1 {
+		return usagef("tools call: want exactly one tool name before --, got %d arguments", len(positional))
+	}
+	name := positional[0]
+	var arguments json.RawMessage
+	if argsJSON != "" {
+		trimmed := bytes.TrimSpace([]byte(argsJSON))
+		if !json.Valid(trimmed) || trimmed[0] != '{' {
+			return usagef("tools call: --args must be a JSON object, got %s", argsJSON)
+		}
+		arguments = trimmed
+	}
+	cs, err := f.connect(ctx, e, command)
+	if err != nil {
+		return err
+	}
+	defer closeSession(e, cs)
+
+	var raw json.RawMessage
+	if err := cs.Call(ctx, "tools/call", &mcp.CallToolParams{Name: name, Arguments: arguments}, &raw); err != nil {
+		return fmt.Errorf("tools/call %s: %w", name, err)
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return fmt.Errorf("tools/call %s: undecodable result %s: %w", name, raw, err)
+	}
+
+	if f.json {
+		if err := printJSON(e.stdout, raw); err != nil {
+			return err
+		}
+		if res.IsError {
+			return &exitCodeError{code: exitError, msg: fmt.Sprintf("tool %s reported an error", name)}
+		}
+		return nil
+	}
+	if res.IsError {
+		var msg strings.Builder
+		writeContents(&msg, &res)
+		return &exitCodeError{code: exitError, msg: fmt.Sprintf("tool %s reported an error: %s", name, strings.TrimRight(msg.String(), "\n"))}
+	}
+	var out strings.Builder
+	writeContents(&out, &res)
+	_, err = io.WriteString(e.stdout, out.String())
+	return err
+}
+
+// writeContents writes a result for people: text as it is, other contents
+// summarised, one per line. A result with structured content only shows
+// that.
+func writeContents(w *strings.Builder, res *mcp.CallToolResult) {
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			w.WriteString(c.Text)
+		case *mcp.ImageContent:
+			fmt.Fprintf(w, "[image %s, %s]", c.MIMEType, decodedSize(c.Data))
+		case *mcp.AudioContent:
+			fmt.Fprintf(w, "[audio %s, %s]", c.MIMEType, decodedSize(c.Data))
+		case *mcp.ResourceLink:
+			fmt.Fprintf(w, "[resource link %s", c.URI)
+			if c.Name != "" {
+				fmt.Fprintf(w, " %q", c.Name)
+			}
+			if c.MIMEType != "" {
+				fmt.Fprintf(w, ", %s", c.MIMEType)
+			}
+			w.WriteString("]")
+		case *mcp.EmbeddedResource:
+			r := c.Resource
+			if r == nil {
+				w.WriteString("[resource]")
+				break
+			}
+			fmt.Fprintf(w, "[resource %s", r.URI)
+			if r.MIMEType != "" {
+				fmt.Fprintf(w, ", %s", r.MIMEType)
+			}
+			if r.Blob != "" {
+				fmt.Fprintf(w, ", %s]", decodedSize(r.Blob))
+			} else {
+				fmt.Fprintf(w, ", %d bytes of text]", len(r.Text))
+			}
+		}
+		if w.Len() > 0 && !strings.HasSuffix(w.String(), "\n") {
+			w.WriteString("\n")
+		}
+	}
+	if len(res.Content) == 0 && len(res.StructuredContent) > 0 {
+		w.Write(res.StructuredContent)
+		w.WriteString("\n")
+	}
+}
+
+// decodedSize describes the size of base64 data.
+func decodedSize(data string) string {
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "invalid base64"
+	}
+	return fmt.Sprintf("%d bytes", len(b))
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// printJSON writes v as one line of JSON.
+func printJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
