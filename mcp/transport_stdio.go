@@ -94,6 +94,11 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 					c.buf = c.buf[:0]
 					return line, nil
 				}
+				if err == io.EOF && tooLarge {
+					// So does a last line over the limit: report it; the
+					// next Read returns io.EOF.
+					return nil, &FrameTooLargeError{Limit: c.max}
+				}
 				select {
 				case <-c.closed:
 					return nil, ErrConnectionClosed
