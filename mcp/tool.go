@@ -86,8 +86,14 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 	case string, *CallToolResult:
 	default:
 		if t.OutputSchema == nil {
-			if rt := reflect.TypeFor[Out](); rt.Kind() == reflect.Struct || (rt.Kind() == reflect.Pointer && rt.Elem().Kind() == reflect.Struct) {
-				out, err := jsonschema.For[Out](nil)
+			rt := reflect.TypeFor[Out]()
+			if rt.Kind() == reflect.Pointer && rt.Elem().Kind() == reflect.Struct {
+				// The schema of *T allows null, but an outputSchema's
+				// type must be "object".
+				rt = rt.Elem()
+			}
+			if rt.Kind() == reflect.Struct {
+				out, err := jsonschema.ForType(rt, nil)
 				if err != nil {
 					return fmt.Errorf("mcp: tool %q: output schema: %w", t.Name, err)
 				}
