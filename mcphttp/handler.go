@@ -2,8 +2,8 @@ package mcphttp
 
 import (
 	"context"
-	"errors"
 	"crypto/rand"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
