@@ -125,7 +125,7 @@ func newFakeClock() *fakeClock {
 	c.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	return c
 }
-func (c *fakeClock) now() time.Time           { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
 func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // fixture is a Handler served on 127.0.0.1.
@@ -330,4 +330,11 @@ func nextEvent(br *bufio.Reader) (event, error) {
 			e.retry = v
 		}
 	}
+}
+
+// newLoopbackServer serves h on 127.0.0.1 without registering cleanups,
+// for tests that check for leaks themselves.
+func newLoopbackServer(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	return httptest.NewServer(h)
 }

@@ -1,0 +1,372 @@
+package mcphttp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"go.uber.org/goleak"
+)
+
+const (
+	progressCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"p"}}}`
+	stepsCall    = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"steps","_meta":{"progressToken":"s"}}}`
+	askCall      = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ask"}}`
+	blockCall    = `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"block"}}`
+)
+
+func progressEvent(token string, n int) string {
+	return `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"` + token + `","progress":` + string(rune('0'+n)) + `,"total":3}}`
+}
+
+// dataOf returns the data of the events that carry some, in order.
+func dataOf(events []event) []string {
+	var out []string
+	for _, e := range events {
+		if e.data != "" {
+			out = append(out, e.data)
+		}
+	}
+	return out
+}
+
+func equalStrings(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A handler's progress and log notifications travel on its request's
+// stream, in order, before the response; without an EventStore events
+// carry no id.
+func TestReplyStreamOrder(t *testing.T) {
+	f := newFixture(t, nil)
+	sid := f.initialize("2025-11-25")
+	r := f.post(sid, progressCall)
+	if r.status != 200 || r.header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("status %d, Content-Type %q", r.status, r.header.Get("Content-Type"))
+	}
+	equalStrings(t, "events", dataOf(r.events), []string{
+		progressEvent("p", 1), progressEvent("p", 2), progressEvent("p", 3),
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"log","level":"info"}}`,
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"done"}]}}`,
+	})
+	for _, e := range r.events {
+		if e.id != "" || e.comment {
+			t.Errorf("event %+v: want no id and no comment without an EventStore", e)
+		}
+	}
+}
+
+// In JSON response mode the body is the response alone.
+func TestJSONResponseMode(t *testing.T) {
+	f := newFixture(t, &Options{JSONResponse: true})
+	sid := f.initialize("2025-11-25")
+	r := f.post(sid, progressCall)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d, Content-Type %q", r.status, r.header.Get("Content-Type"))
+	}
+	if want := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"done"}]}}`; r.body != want {
+		t.Errorf("body %s, want %s", r.body, want)
+	}
+	// A server-to-client request cannot be answered: it fails at once.
+	r = f.post(sid, askCall)
+	var res mcp.CallToolResult
+	json.Unmarshal(r.message(t)["result"], &res)
+	if !res.IsError {
+		t.Errorf("ask in JSON mode: %s", r.body)
+	}
+}
+
+// getStream opens the GET stream of sid and returns a reader of its events.
+func (f *fixture) getStream(ctx context.Context, sid string, h hdrs) (*http.Response, *bufio.Reader) {
+	f.t.Helper()
+	all := hdrs{"Mcp-Session-Id": sid}
+	for k, v := range h {
+		all[k] = v
+	}
+	resp := f.open(ctx, http.MethodGet, all, "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		f.t.Fatalf("GET: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return resp, bufio.NewReader(resp.Body)
+}
+
+// next reads the next event that carries data, skipping comments.
+func next(t *testing.T, br *bufio.Reader) event {
+	t.Helper()
+	for {
+		e, err := nextEvent(br)
+		if err != nil {
+			t.Fatalf("reading the stream: %v", err)
+		}
+		if !e.comment {
+			return e
+		}
+	}
+}
+
+// Messages the server starts outside any request go on the GET stream.
+func TestStandaloneStream(t *testing.T) {
+	f := newFixture(t, nil)
+	sid := f.initialize("2025-11-25")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, br := f.getStream(ctx, sid, nil)
+	defer resp.Body.Close()
+	must(t, f.h.server.AddTool(&mcp.Tool{Name: "late"}, nil))
+	if e := next(t, br); e.data != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}` {
+		t.Errorf("GET stream event %+v", e)
+	}
+}
+
+// A server-to-client request travels on the originating request's stream;
+// the client's response POSTed on the same session reaches the waiting
+// call, and one POSTed on another session is ignored.
+func TestServerToClientRequest(t *testing.T) {
+	f := newFixture(t, nil)
+	sid := f.initialize("2025-11-25")
+	other := f.initialize("2025-11-25")
+	resp := f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid}, askCall)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	e := next(t, br)
+	if e.data != `{"jsonrpc":"2.0","id":1,"method":"roots/list"}` {
+		t.Fatalf("first event %+v", e)
+	}
+	answer := `{"jsonrpc":"2.0","id":1,"result":{"roots":[{"uri":"file:///x"}]}}`
+	if r := f.post(other, answer); r.status != 202 || r.body != "" {
+		t.Errorf("answer on another session: %d %q", r.status, r.body)
+	}
+	if r := f.post(sid, answer); r.status != 202 || r.body != "" {
+		t.Errorf("answer: %d %q", r.status, r.body)
+	}
+	e = next(t, br)
+	want := `{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"{\"roots\":[{\"uri\":\"file:///x\"}]}"}]}}`
+	if e.data != want {
+		t.Errorf("result %s\nwant %s", e.data, want)
+	}
+}
+
+// With an EventStore a 2025-11-25 stream opens with a priming event (id,
+// retry, empty data) and every event has an id naming its stream; older
+// sessions get ids but no priming event.
+func TestPrimingAndEventIDs(t *testing.T) {
+	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}})
+	sid := f.initialize("2025-11-25")
+	r := f.post(sid, progressCall)
+	if len(r.events) != 6 {
+		t.Fatalf("%d events: %+v", len(r.events), r.events)
+	}
+	if p := r.events[0]; p.id == "" || p.data != "" || p.retry != "1000" {
+		t.Errorf("priming event %+v", p)
+	}
+	stream, _, _ := strings.Cut(r.events[0].id, "-")
+	for i, e := range r.events {
+		if s, _, _ := strings.Cut(e.id, "-"); s != stream || e.id == "" {
+			t.Errorf("event %d id %q: want one of stream %s", i, e.id, stream)
+		}
+	}
+	old := f.initialize("2025-06-18")
+	r = f.post(old, progressCall)
+	if len(r.events) != 5 || r.events[0].data == "" || r.events[0].id == "" {
+		t.Errorf("2025-06-18 events: %+v", r.events)
+	}
+}
+
+// A client that disconnects mid-stream does not cancel the handler; a GET
+// with Last-Event-ID gets exactly the events it missed and then the rest
+// of the stream, which ends with the response.
+func TestResumePOSTStream(t *testing.T) {
+	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}})
+	detached := make(chan struct{}, 1)
+	f.h.onDetach = func() { detached <- struct{}{} }
+	sid := f.initialize("2025-11-25")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := f.open(ctx, http.MethodPost, hdrs{"Mcp-Session-Id": sid}, stepsCall)
+	br := bufio.NewReader(resp.Body)
+	prime := next(t, br)
+	first := next(t, br)
+	if prime.data != "" || first.data != progressEvent("s", 1) {
+		t.Fatalf("events %+v %+v", prime, first)
+	}
+	<-f.tools.stepped
+	cancel()
+	resp.Body.Close()
+	<-detached
+
+	f.tools.steps <- struct{}{} // step 2 happens while no one listens
+	<-f.tools.stepped
+
+	resp2, br2 := f.getStream(context.Background(), sid, hdrs{"Last-Event-ID": first.id})
+	defer resp2.Body.Close()
+	if e := next(t, br2); e.data != progressEvent("s", 2) {
+		t.Errorf("replayed %+v", e)
+	}
+	f.tools.steps <- struct{}{} // step 3 goes live on the resumed stream
+	if err := <-f.tools.ended; err != nil {
+		t.Errorf("the handler's context ended: %v", err)
+	}
+	rest := parseEvents(t, br2)
+	equalStrings(t, "rest of the stream", dataOf(rest), []string{
+		progressEvent("s", 3),
+		`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"stepped"}]}}`,
+	})
+
+	// The stream has ended: resuming from its priming event replays it all.
+	r := f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": prime.id}, "")
+	if r.status != 200 || len(dataOf(r.events)) != 4 {
+		t.Errorf("replay of an ended stream: %d %+v", r.status, r.events)
+	}
+	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": "77-1"}, "")
+	checkRefusal(t, r, 400, -32000, `Bad Request: Last-Event-ID "77-1" names no stored event of this session`)
+	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": "garbage"}, "")
+	checkRefusal(t, r, 400, -32000, "Bad Request: malformed Last-Event-ID")
+	// Another session cannot read this one's events.
+	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": f.initialize("2025-11-25"), "Last-Event-ID": prime.id}, "")
+	checkRefusal(t, r, 400, -32000, `Bad Request: Last-Event-ID "`+prime.id+`" names no stored event of this session`)
+}
+
+// Messages sent while the GET stream is disconnected are kept and
+// replayed when the client resumes it.
+func TestResumeStandaloneStream(t *testing.T) {
+	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}})
+	detached := make(chan struct{}, 1)
+	f.h.onDetach = func() { detached <- struct{}{} }
+	sid := f.initialize("2025-11-25")
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, br := f.getStream(ctx, sid, nil)
+	prime := next(t, br)
+	if prime.id != "0-1" || prime.data != "" {
+		t.Fatalf("priming event %+v", prime)
+	}
+	cancel()
+	resp.Body.Close()
+	<-detached
+	must(t, f.h.server.AddTool(&mcp.Tool{Name: "late"}, nil))
+	resp2, br2 := f.getStream(context.Background(), sid, hdrs{"Last-Event-ID": prime.id})
+	defer resp2.Body.Close()
+	if e := next(t, br2); e.id != "0-2" || e.data != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}` {
+		t.Errorf("replayed %+v", e)
+	}
+	// The resumed stream is the session's GET stream: a second is refused.
+	r := f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid}, "")
+	checkRefusal(t, r, 409, -32000, "Conflict: only one GET stream may be open on a session")
+}
+
+func checkRefusal(t *testing.T, r *reply, status int, code int64, message string) {
+	t.Helper()
+	if r.status != status {
+		t.Errorf("status %d, want %d (%s)", r.status, status, r.body)
+		return
+	}
+	var e rpcError
+	json.Unmarshal(r.message(t)["error"], &e)
+	if e.Code != code || e.Message != message {
+		t.Errorf("error %d %q, want %d %q", e.Code, e.Message, code, message)
+	}
+}
+
+// An idle SSE stream gets keep-alive comments.
+func TestKeepAlive(t *testing.T) {
+	f := newFixture(t, &Options{KeepAlive: 1})
+	sid := f.initialize("2025-11-25")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, br := f.getStream(ctx, sid, nil)
+	defer resp.Body.Close()
+	line, err := br.ReadString('\n')
+	if err != nil || line != ": keep-alive\n" {
+		t.Errorf("first line %q, %v", line, err)
+	}
+}
+
+// In stateless mode a request's notifications reach its stream, a
+// server-to-client request fails at once, and no session is kept.
+func TestStatelessStreams(t *testing.T) {
+	f := newFixture(t, &Options{Stateless: true})
+	r := f.post("", progressCall)
+	if len(dataOf(r.events)) != 5 || r.header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("progress: %+v", r.events)
+	}
+	r = f.post("", askCall)
+	var res mcp.CallToolResult
+	json.Unmarshal(r.message(t)["result"], &res)
+	if !res.IsError {
+		t.Errorf("ask: %s", r.body)
+	}
+	if n := len(f.h.server.Sessions()); n != 0 || f.h.SessionCount() != 0 {
+		t.Errorf("%d sessions kept", n)
+	}
+}
+
+// A disconnected client's handler keeps running, and its context ends
+// when the session does; nothing is left behind once the session ends.
+func TestSessionEndLeaksNothing(t *testing.T) {
+	f := newFixture(t, nil)
+	detached := make(chan struct{}, 1)
+	f.h.onDetach = func() { detached <- struct{}{} }
+	sid := f.initialize("2025-11-25")
+	before := goleak.IgnoreCurrent()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := f.open(ctx, http.MethodPost, hdrs{"Mcp-Session-Id": sid}, blockCall)
+	hctx := <-f.tools.started
+	cancel()
+	resp.Body.Close()
+	<-detached
+	if hctx.Err() != nil {
+		t.Fatalf("disconnection cancelled the handler: %v", hctx.Err())
+	}
+	get, br := f.getStream(context.Background(), sid, nil)
+	defer get.Body.Close()
+
+	if r := f.do(http.MethodDelete, hdrs{"Mcp-Session-Id": sid}, ""); r.status != 204 {
+		t.Fatalf("DELETE: %d", r.status)
+	}
+	if err := <-f.tools.ended; err != context.Canceled {
+		t.Errorf("the handler's context after DELETE: %v", err)
+	}
+	if _, err := nextEvent(br); err == nil {
+		t.Errorf("the GET stream goes on after DELETE")
+	}
+	get.Body.Close()
+	f.srv.Client().CloseIdleConnections()
+	goleak.VerifyNone(t, before)
+}
+
+// Close ends every session, cancels handlers in flight, ends open streams
+// and stops the reaper.
+func TestCloseLeaksNothing(t *testing.T) {
+	s, tl := newTestServer(t)
+	h := NewHandler(s, &Options{EventStore: &MemoryEventStore{}, ReapInterval: 1})
+	srv := newLoopbackServer(t, h)
+	f := &fixture{t: t, h: h, srv: srv, url: srv.URL, tools: tl, clock: newFakeClock()}
+	sid := f.initialize("2025-11-25")
+	f.initialize("2025-06-18")
+	get, _ := f.getStream(context.Background(), sid, nil)
+	defer get.Body.Close()
+	post := f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid}, blockCall)
+	defer post.Body.Close()
+	<-tl.started
+
+	h.Close()
+	if err := <-tl.ended; err != context.Canceled {
+		t.Errorf("handler context after Close: %v", err)
+	}
+	if n := h.SessionCount(); n != 0 {
+		t.Errorf("%d sessions after Close", n)
+	}
+	r := f.post("", initBody)
+	checkRefusal(t, r, 503, -32603, "Service unavailable: the handler is closed")
+	get.Body.Close()
+	post.Body.Close()
+	srv.Close()
+	goleak.VerifyNone(t)
+}
