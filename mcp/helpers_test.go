@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // lcWatchdog bounds how long a test waits for a frame that should come. It
@@ -62,11 +64,16 @@ var lcTransports = []lcTransport{
 	{"stdio", func(t testing.TB, s *Server) *lcConn { return lcConnectStdio(t, s, 0) }},
 }
 
-// lcEachTransport runs f once per stream transport, as a subtest.
+// lcEachTransport runs f once per stream transport, as a subtest, and
+// checks that no goroutine outlives the subtest: every session it opened,
+// with its read loop and handlers, has ended.
 func lcEachTransport(t *testing.T, f func(t *testing.T, connect func(s *Server) *lcConn)) {
 	t.Helper()
 	for _, tr := range lcTransports {
 		t.Run(tr.name, func(t *testing.T) {
+			// Registered first, so it runs after the sessions' cleanups.
+			before := goleak.IgnoreCurrent()
+			t.Cleanup(func() { goleak.VerifyNone(t, before) })
 			f(t, func(s *Server) *lcConn { return tr.connect(t, s) })
 		})
 	}
