@@ -67,7 +67,7 @@ func BenchmarkToolsCallInMemory(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		buf = append(append(strconv.AppendInt(append(buf[:0], pre...), int64(i), 10)), post...)
+		buf = append(strconv.AppendInt(append(buf[:0], pre...), int64(i), 10), post...)
 		if err := c.Write(ctx, buf); err != nil {
 			b.Fatal(err)
 		}
