@@ -112,7 +112,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 		if err != nil {
 			var tooLarge *FrameTooLargeError
 			if errors.As(err, &tooLarge) {
-				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest(tooLarge.Error())))
+				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest(fmt.Sprintf("message exceeds the limit of %d bytes", tooLarge.Limit))))
 				continue
 			}
 			if errors.Is(err, io.EOF) || isClosed(ss) {

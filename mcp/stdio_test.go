@@ -27,7 +27,7 @@ func lcPingOfSize(t testing.TB, n int) string {
 
 // lcTooLarge is the answer to a line over a limit of n bytes.
 func lcTooLarge(n int) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: mcp: message exceeds the limit of %d bytes"}}`, n)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: message exceeds the limit of %d bytes"}}`, n)
 }
 
 func TestStdioOversizedLine(t *testing.T) {

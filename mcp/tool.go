@@ -60,7 +60,7 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 }
 
 // AddTool adds a typed tool to s. The input schema is inferred from In
-// (and the output schema from Out, when Out is a struct or map) with
+// (and the output schema from Out, when Out is a struct or a pointer to one) with
 // github.com/google/jsonschema-go unless t sets them. Arguments are
 // validated against the input schema before h runs; a failure is a result
 // with isError set that names the problem, as 2025-11-25 requires
