@@ -4,7 +4,8 @@ package mcp_test
 // the 2025-11-25 JSON Schema of the protocol and validating a frame against
 // one of its definitions, and a raw client end that drives a real Server
 // over the in-memory transport, so that the bytes validated are exactly the
-// bytes the server writes. Every helper is prefixed "schema" so that it does
+// bytes the server writes, and a raw server end that does the same for the
+// messages a Client writes. Every helper is prefixed "schema" so that it does
 // not clash with other test files of package mcp_test.
 
 import (
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -497,4 +499,106 @@ func schemaContent(kind string) (*mcp.CallToolResult, error) {
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown kind %q", kind)
+}
+
+// schemaPeer is the server end of one session with a real Client: it
+// reads the frames the client writes and answers with raw frames, so that
+// the client's own bytes can be validated.
+type schemaPeer struct {
+	t    testing.TB
+	conn mcp.Connection
+	cs   *mcp.ClientSession
+	// initialize and initialized are the client's first two frames.
+	initialize, initialized []byte
+}
+
+// schemaClientConnect connects a Client that declares every capability to
+// a raw peer and answers its handshake. The session ends with the test.
+func schemaClientConnect(t testing.TB) *schemaPeer {
+	t.Helper()
+	client := mcp.NewClient(mcp.Implementation{
+		Name: "schema-client", Title: "Schema Client", Version: "0.9.0",
+		Icons: []mcp.Icon{{Src: "https://example.com/client.png", MIMEType: "image/png", Sizes: []string{"16x16"}}},
+	}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
+		Experimental: map[string]json.RawMessage{"example.com/feature": json.RawMessage(`{"on":true}`)},
+		Roots:        &mcp.RootsCapability{ListChanged: true},
+		Sampling:     &mcp.SamplingCapability{Context: &struct{}{}, Tools: &struct{}{}},
+		Elicitation:  &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+	}})
+	clientT, serverT := mcp.NewInMemoryTransports()
+	conn, err := serverT.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type connected struct {
+		cs  *mcp.ClientSession
+		err error
+	}
+	done := make(chan connected, 1)
+	go func() {
+		cs, err := client.Connect(context.Background(), clientT)
+		done <- connected{cs, err}
+	}()
+	p := &schemaPeer{t: t, conn: conn}
+	p.initialize = p.read()
+	p.reply(p.initialize, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"peer","version":"1.0.0"}}`)
+	p.initialized = p.read()
+	c := <-done
+	if c.err != nil {
+		t.Fatalf("Client.Connect: %v", c.err)
+	}
+	p.cs = c.cs
+	t.Cleanup(func() {
+		_ = c.cs.Close()
+		conn.Close()
+	})
+	return p
+}
+
+// read returns the next frame the client writes.
+func (p *schemaPeer) read() []byte {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), schemaWatchdog)
+	defer cancel()
+	frame, err := p.conn.Read(ctx)
+	if err != nil {
+		p.t.Fatalf("reading a frame from the client: %v", err)
+	}
+	return frame
+}
+
+// send writes one raw frame to the client.
+func (p *schemaPeer) send(frame string) {
+	p.t.Helper()
+	if err := p.conn.Write(context.Background(), []byte(frame)); err != nil {
+		p.t.Fatalf("writing %s: %v", frame, err)
+	}
+}
+
+// reply answers the request frame req with a raw result.
+func (p *schemaPeer) reply(req []byte, result string) {
+	p.t.Helper()
+	msg, _, err := jsonrpc.Decode(req)
+	r, ok := msg.(*jsonrpc.Request)
+	if err != nil || !ok {
+		p.t.Fatalf("the client sent %s, want a request (%v)", req, err)
+	}
+	p.send(`{"jsonrpc":"2.0","id":` + r.ID.String() + `,"result":` + result + `}`)
+}
+
+// schemaClientCall returns a produce func that starts call on a connected
+// client, answers the request it writes with result and returns that
+// request.
+func schemaClientCall(result string, call func(ctx context.Context, cs *mcp.ClientSession) error) func(t *testing.T) []byte {
+	return func(t *testing.T) []byte {
+		p := schemaClientConnect(t)
+		errc := make(chan error, 1)
+		go func() { errc <- call(context.Background(), p.cs) }()
+		frame := p.read()
+		p.reply(frame, result)
+		if err := <-errc; err != nil {
+			t.Errorf("the client's call failed: %v", err)
+		}
+		return frame
+	}
 }

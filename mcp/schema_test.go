@@ -48,7 +48,7 @@ func TestSchema(t *testing.T) {
 	}
 }
 
-// schemaCase is one message the SDK emits.
+// schemaCase is one message the SDK emits, as a server or as a client.
 type schemaCase struct {
 	name string
 	// message is the definition the whole frame must satisfy:
@@ -232,6 +232,67 @@ var schemaCases = []schemaCase{
 			}
 			return frame
 		})},
+
+	// Messages the Client sends.
+	{name: "client initialize", message: "InitializeRequest", method: "initialize",
+		produce: func(t *testing.T) []byte { return schemaClientConnect(t).initialize }},
+	{name: "client initialized", message: "InitializedNotification", method: "notifications/initialized",
+		produce: func(t *testing.T) []byte { return schemaClientConnect(t).initialized }},
+	{name: "client ping", message: "PingRequest", method: "ping",
+		produce: schemaClientCall(`{}`, func(ctx context.Context, cs *mcp.ClientSession) error { return cs.Ping(ctx) })},
+	{name: "client tools/list", message: "ListToolsRequest", method: "tools/list",
+		produce: schemaClientCall(`{"tools":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
+			_, err := cs.ListTools(ctx, nil)
+			return err
+		})},
+	{name: "client tools/list with a cursor", message: "ListToolsRequest", method: "tools/list",
+		produce: schemaClientCall(`{"tools":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
+			_, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: "next-page"})
+			return err
+		})},
+	{name: "client tools/call with arguments and a progress token", message: "CallToolRequest", method: "tools/call",
+		produce: schemaClientCall(`{"content":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{
+				Meta:      &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("p-1")},
+				Name:      "echo",
+				Arguments: json.RawMessage(`{"text":"hi"}`),
+			})
+			return err
+		})},
+	{name: "client tools/call without arguments", message: "CallToolRequest", method: "tools/call",
+		produce: schemaClientCall(`{"content":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "now"})
+			return err
+		})},
+	{name: "client result for the server's ping", message: "JSONRPCResultResponse", result: "EmptyResult",
+		produce: func(t *testing.T) []byte {
+			p := schemaClientConnect(t)
+			p.send(`{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`)
+			return p.read()
+		}},
+	{name: "client method not found for an unknown server request", message: "JSONRPCErrorResponse", code: jsonrpc.CodeMethodNotFound,
+		produce: func(t *testing.T) []byte {
+			p := schemaClientConnect(t)
+			p.send(`{"jsonrpc":"2.0","id":9,"method":"example/unknown","params":{}}`)
+			return p.read()
+		}},
+	{name: "client cancelled, for a call whose context ended", message: "CancelledNotification", method: "notifications/cancelled",
+		produce: func(t *testing.T) []byte {
+			p := schemaClientConnect(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() {
+				_, err := p.cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow"})
+				errc <- err
+			}()
+			p.read() // the tools/call request
+			cancel()
+			frame := p.read()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("CallTool = %v, want context.Canceled", err)
+			}
+			return frame
+		}},
 }
 
 // schemaCheckKind checks that the frame is a message of the kind the row
