@@ -1,0 +1,373 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bench/internal/load"
+	"github.com/mcpkit/mcpkit/bench/internal/targets"
+)
+
+type options struct {
+	rounds       int
+	dur, warmup  time.Duration
+	sessions     int
+	callers      int
+	window       int
+	setupWorkers int
+	idle         int
+	targets      []string
+	scenarios    []*scenario
+	noPin        bool
+	profileDir   string
+}
+
+// A scenario is one kind of run. Throughput scenarios fill req/s, latency,
+// CPU and bytes per operation; the idle scenario fills the per-session
+// costs.
+type scenario struct {
+	id    string
+	title string
+	idle  bool
+	// applies reports whether the target takes part.
+	applies func(t *targets.Target) bool
+	run     func(h *harness, t *targets.Target) (measurement, error)
+}
+
+var scenarios = []*scenario{
+	{id: "1", title: "HTTP stateful", applies: hasHTTP,
+		run: func(h *harness, t *targets.Target) (measurement, error) { return h.runCalls(t, targets.SSE) }},
+	{id: "2", title: "HTTP JSON replies", applies: func(t *targets.Target) bool { return hasHTTP(t) && (t.HasJSONMode || t.SSEIsJSON) },
+		run: func(h *harness, t *targets.Target) (measurement, error) { return h.runCalls(t, targets.JSON) }},
+	{id: "3", title: "stdio pipelined", applies: func(t *targets.Target) bool { return t.Stdio != nil },
+		run: (*harness).runStdio},
+	{id: "5", title: "HTTP session setup", applies: hasHTTP,
+		run: (*harness).runSetup},
+	{id: "4", title: "idle sessions", idle: true, applies: hasHTTP,
+		run: (*harness).runIdle},
+}
+
+var scenarioByID = func() map[string]*scenario {
+	m := map[string]*scenario{}
+	for _, s := range scenarios {
+		m[s.id] = s
+	}
+	return m
+}()
+
+func hasHTTP(t *targets.Target) bool { return t.HTTP != nil }
+
+// measurement is one run of one scenario on one target.
+type measurement struct {
+	opsPerSec  float64
+	p50, p99   time.Duration
+	cpuPerOp   float64 // µs of server CPU per operation
+	cpuUtil    float64 // server CPU time / wall time
+	bytesPerOp float64 // bytes the server allocated per operation
+	errors     int
+	firstErr   string
+
+	// idle sessions
+	heapPerSess, rssPerSess, goroutinesPerSess float64
+	sessions                                   int
+}
+
+type harness struct {
+	opts      options
+	self      string
+	serverCPU string // taskset CPU list for servers; "" when not pinning
+	loadCPU   string
+	pinNote   string
+}
+
+// pin puts the load generator (this process) on every CPU but 0 and the
+// servers on CPU 0.
+func (h *harness) pin() {
+	n := runtime.NumCPU()
+	switch {
+	case h.opts.noPin:
+		h.pinNote = "not pinned (-nopin)"
+		return
+	case n < 2:
+		h.pinNote = "not pinned: only one CPU"
+		return
+	}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		h.pinNote = "not pinned: taskset (util-linux) not found"
+		return
+	}
+	loadCPU := "1"
+	if n > 2 {
+		loadCPU = "1-" + strconv.Itoa(n-1)
+	}
+	// -a: every thread of this process; threads made later inherit it.
+	if out, err := exec.Command("taskset", "-a", "-p", "-c", loadCPU, strconv.Itoa(os.Getpid())).CombinedOutput(); err != nil {
+		h.pinNote = fmt.Sprintf("not pinned: taskset failed: %v %s", err, out)
+		return
+	}
+	runtime.GOMAXPROCS(n - 1)
+	h.serverCPU, h.loadCPU = "0", loadCPU
+	h.pinNote = fmt.Sprintf("servers pinned to CPU 0, load generator to CPU %s (taskset)", loadCPU)
+}
+
+// snapshot is the server's counters at one instant.
+type snapshot struct {
+	cpu   time.Duration
+	alloc uint64
+}
+
+func (h *harness) snap(s *server) (snapshot, error) {
+	st, err := s.stats(false)
+	if err != nil {
+		return snapshot{}, err
+	}
+	cpu, err := s.cpu()
+	return snapshot{cpu: cpu, alloc: st.TotalAlloc}, err
+}
+
+// measure runs warm-up load, then the measured load between two snapshots.
+func (h *harness) measure(s *server, run func(time.Duration) (load.Result, error)) (measurement, error) {
+	if _, err := run(h.opts.warmup); err != nil {
+		return measurement{}, err
+	}
+	s0, err := h.snap(s)
+	if err != nil {
+		return measurement{}, err
+	}
+	res, err := run(h.opts.dur)
+	if err != nil {
+		return measurement{}, err
+	}
+	s1, err := h.snap(s)
+	if err != nil {
+		return measurement{}, err
+	}
+	m := measurement{
+		opsPerSec: res.PerSecond(),
+		p50:       res.Percentile(50),
+		p99:       res.Percentile(99),
+		cpuUtil:   float64(s1.cpu-s0.cpu) / float64(res.Elapsed),
+		errors:    res.Errors,
+		firstErr:  res.FirstErr,
+	}
+	if res.Requests > 0 {
+		m.cpuPerOp = float64(s1.cpu-s0.cpu) / float64(time.Microsecond) / float64(res.Requests)
+		m.bytesPerOp = float64(s1.alloc-s0.alloc) / float64(res.Requests)
+	}
+	return m, nil
+}
+
+// runCalls is scenarios 1 and 2.
+func (h *harness) runCalls(t *targets.Target, mode targets.HTTPMode) (measurement, error) {
+	s, err := h.startServer(t.Name, "http", mode)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer s.stop()
+	l, err := load.NewCallLoad(s.listen, h.opts.sessions, h.opts.callers)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer l.Close()
+	return h.measure(s, func(d time.Duration) (load.Result, error) { return l.Run(d), nil })
+}
+
+// runStdio is scenario 3.
+func (h *harness) runStdio(t *targets.Target) (measurement, error) {
+	s, err := h.startServer(t.Name, "stdio", targets.SSE)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer s.stop()
+	l, err := load.NewStdioLoad(s.stdin, s.stdout)
+	if err != nil {
+		return measurement{}, fmt.Errorf("%w (server stderr: %s)", err, s.stderrTail())
+	}
+	l.OnStuck = func() { s.cmd.Process.Kill() }
+	m, err := h.measure(s, func(d time.Duration) (load.Result, error) {
+		return l.Run(d, h.opts.window, 10*time.Second)
+	})
+	if err != nil {
+		return m, fmt.Errorf("%w (server: %s)", err, s.exitReport())
+	}
+	return m, nil
+}
+
+// runSetup is scenario 5.
+func (h *harness) runSetup(t *targets.Target) (measurement, error) {
+	s, err := h.startServer(t.Name, "http", targets.SSE)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer s.stop()
+	l, err := load.NewSetupLoad(s.listen, h.opts.setupWorkers)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer l.Close()
+	return h.measure(s, func(d time.Duration) (load.Result, error) { return l.Run(d), nil })
+}
+
+// runIdle is scenario 4: the heap, RSS and goroutines that n idle
+// sessions add, after garbage collection.
+func (h *harness) runIdle(t *targets.Target) (measurement, error) {
+	s, err := h.startServer(t.Name, "http", targets.SSE)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer s.stop()
+	l, err := load.NewSetupLoad(s.listen, 4)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer l.Close()
+	// One session per connection first, so that connections, pools and
+	// lazily built tables are in the baseline.
+	if _, err := l.OpenSessions(4); err != nil {
+		return measurement{}, err
+	}
+	st0, err := s.stats(true)
+	if err != nil {
+		return measurement{}, err
+	}
+	rss0, err := s.rss()
+	if err != nil {
+		return measurement{}, err
+	}
+	n, err := l.OpenSessions(h.opts.idle)
+	if err != nil {
+		return measurement{}, fmt.Errorf("after %d sessions: %w", n, err)
+	}
+	st1, err := s.stats(true)
+	if err != nil {
+		return measurement{}, err
+	}
+	rss1, err := s.rss()
+	if err != nil {
+		return measurement{}, err
+	}
+	return measurement{
+		sessions:          n,
+		heapPerSess:       (float64(st1.HeapAlloc+st1.StackInuse) - float64(st0.HeapAlloc+st0.StackInuse)) / float64(n),
+		rssPerSess:        float64(rss1-rss0) / float64(n),
+		goroutinesPerSess: float64(st1.Goroutines-st0.Goroutines) / float64(n),
+	}, nil
+}
+
+// run runs every scenario on every target for every round, rotating the
+// target order each round, and prints the table.
+func (h *harness) run() {
+	o := h.opts
+	start := time.Now()
+	fmt.Printf("mcpbench: %d round(s), %v measured (+%v warm-up) per run, %s\n", o.rounds, o.dur, o.warmup, h.pinNote)
+	results := map[string]map[string][]measurement{}
+	var notes []string
+	for _, sc := range o.scenarios {
+		results[sc.id] = map[string][]measurement{}
+		for _, name := range o.targets {
+			t, _ := targets.Get(name)
+			if !sc.applies(t) {
+				notes = append(notes, fmt.Sprintf("scenario %s (%s): %s not run: %s", sc.id, sc.title, name, notApplicable(sc, t)))
+			}
+		}
+	}
+	for r := range o.rounds {
+		for _, sc := range o.scenarios {
+			for i := range o.targets {
+				name := o.targets[(i+r)%len(o.targets)]
+				t, _ := targets.Get(name)
+				if !sc.applies(t) {
+					continue
+				}
+				fmt.Fprintf(os.Stderr, "round %d/%d  scenario %s %-20s %-7s ", r+1, o.rounds, sc.id, sc.title, name)
+				m, err := sc.run(h, t)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "FAILED: %v\n", err)
+					notes = append(notes, fmt.Sprintf("round %d scenario %s %s failed: %v", r+1, sc.id, name, err))
+					continue
+				}
+				if sc.idle {
+					fmt.Fprintf(os.Stderr, "%.0f B heap+stack/session, %.3f goroutines/session\n", m.heapPerSess, m.goroutinesPerSess)
+				} else {
+					fmt.Fprintf(os.Stderr, "%8.0f /s  %6.1f µs cpu  %7.0f B  errors %d\n", m.opsPerSec, m.cpuPerOp, m.bytesPerOp, m.errors)
+				}
+				if m.errors > 0 {
+					notes = append(notes, fmt.Sprintf("round %d scenario %s %s: %d errors, first: %s", r+1, sc.id, name, m.errors, m.firstErr))
+				}
+				results[sc.id][name] = append(results[sc.id][name], m)
+			}
+		}
+	}
+	printTable(os.Stdout, h, results, notes)
+	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
+}
+
+func notApplicable(sc *scenario, t *targets.Target) string {
+	if t.HTTP == nil && sc.id != "3" {
+		return "no Streamable HTTP handler wired in this build"
+	}
+	return "the target has no such mode"
+}
+
+// profile runs scenario 1 on mcpkit with the server's profiles on.
+func (h *harness) profile() error {
+	dir, err := filepath.Abs(h.opts.profileDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	t, _ := targets.Get("mcpkit")
+	if t.HTTP == nil {
+		return fmt.Errorf("mcpkit has no Streamable HTTP handler wired in this build")
+	}
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "allocs.pprof")
+	s, err := h.startServer("mcpkit", "http", targets.SSE, "-cpuprofile", cpu, "-memprofile", mem)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	l, err := load.NewCallLoad(s.listen, h.opts.sessions, h.opts.callers)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	l.Run(h.opts.warmup)
+	if err := s.call("/profile/start"); err != nil {
+		return err
+	}
+	res := l.Run(h.opts.dur)
+	if err := s.call("/profile/stop"); err != nil {
+		return err
+	}
+	fmt.Printf("mcpkit scenario 1 under profile: %.0f req/s, %d errors, %s\n", res.PerSecond(), res.Errors, h.pinNote)
+	fmt.Printf("CPU:    go tool pprof -top %s\nallocs: go tool pprof -sample_index=alloc_space -base %s.base -top %s\n", cpu, mem, mem)
+	if goBin, err := exec.LookPath("go"); err == nil {
+		for _, args := range [][]string{
+			{"tool", "pprof", "-top", "-nodecount=30", cpu},
+			{"tool", "pprof", "-top", "-cum", "-nodecount=30", cpu},
+			{"tool", "pprof", "-top", "-nodecount=30", "-sample_index=alloc_space", "-base", mem + ".base", mem},
+		} {
+			out, err := exec.Command(goBin, args...).CombinedOutput()
+			fmt.Printf("\n$ go %v\n%s", args, out)
+			if err != nil {
+				fmt.Println(err)
+			}
+		}
+	}
+	return nil
+}
+
+func targetByName(name string) *targets.Target {
+	t, err := targets.Get(name)
+	if err != nil {
+		return nil
+	}
+	return t
+}

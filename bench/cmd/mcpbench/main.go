@@ -1,0 +1,102 @@
+// Command mcpbench runs the same echo-tool MCP server on mcpkit, the
+// official go-sdk, mark3labs/mcp-go and a plain net/http handler, drives
+// each with the same load, and prints one table that compares them.
+//
+//	cd bench && go run ./cmd/mcpbench          # full run, under 5 minutes
+//	cd bench && go run ./cmd/mcpbench -quick   # smoke run, about 30 s
+//
+// Every server runs in its own process (this binary, re-executed with
+// "serve"), pinned with taskset to CPU 0 while the load generator runs on
+// the other CPUs. See README.md for what each scenario and column means.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bench/internal/targets"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		os.Exit(serveMain(os.Args[2:]))
+	}
+	os.Exit(benchMain(os.Args[1:]))
+}
+
+// serveMain is a server process: `mcpbench serve -target T -transport http`.
+func serveMain(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	var cfg targets.ServeConfig
+	fs.StringVar(&cfg.Target, "target", "mcpkit", "target: "+strings.Join(targets.Names(), ", "))
+	fs.StringVar(&cfg.Transport, "transport", "http", "http or stdio")
+	jsonMode := fs.Bool("json", false, "answer HTTP requests with single JSON bodies where the target can")
+	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile between /profile/start and /profile/stop of the debug endpoint")
+	fs.StringVar(&cfg.MemProfile, "memprofile", "", "write an allocs profile at /profile/stop (and FILE.base at /profile/start)")
+	fs.DurationVar(&cfg.MaxLife, "maxlife", 15*time.Minute, "exit after this long whatever happens")
+	fs.Parse(args)
+	if *jsonMode {
+		cfg.Mode = targets.JSON
+	}
+	if err := targets.Serve(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	return 0
+}
+
+func benchMain(args []string) int {
+	fs := flag.NewFlagSet("mcpbench", flag.ExitOnError)
+	var o options
+	quick := fs.Bool("quick", false, "smoke run: 1 round, 1 s per measurement, 500 idle sessions (about 30 s)")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds; every round runs every scenario on every target, in rotated order")
+	fs.DurationVar(&o.dur, "d", 2500*time.Millisecond, "measured duration of each throughput run")
+	fs.DurationVar(&o.warmup, "warmup", 400*time.Millisecond, "unmeasured load before each measured run")
+	fs.IntVar(&o.sessions, "sessions", 16, "scenarios 1-2: sessions")
+	fs.IntVar(&o.callers, "callers", 16, "scenarios 1-2: concurrent callers per session")
+	fs.IntVar(&o.window, "window", 64, "scenario 3: requests in flight on stdio")
+	fs.IntVar(&o.setupWorkers, "setup-workers", 16, "scenario 5: concurrent handshakes")
+	fs.IntVar(&o.idle, "idle", 2000, "scenario 4: idle sessions opened")
+	targetList := fs.String("targets", strings.Join(targets.Names(), ","), "targets to run")
+	scenarioList := fs.String("scenarios", "1,2,3,4,5", "scenarios to run")
+	fs.BoolVar(&o.noPin, "nopin", false, "do not pin server and load generator to different CPUs")
+	fs.StringVar(&o.profileDir, "profile", "", "instead of the table: profile the mcpkit server under scenario 1 for -d and write cpu.pprof and allocs.pprof to this directory")
+	fs.Parse(args)
+	if *quick {
+		o.rounds, o.dur, o.warmup, o.idle = 1, time.Second, 200*time.Millisecond, 500
+	}
+	o.targets = strings.Split(*targetList, ",")
+	for _, t := range o.targets {
+		if _, err := targets.Get(t); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	}
+	for _, s := range strings.Split(*scenarioList, ",") {
+		sc, ok := scenarioByID[strings.TrimSpace(s)]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "unknown scenario %q\n", s)
+			return 2
+		}
+		o.scenarios = append(o.scenarios, sc)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	h := &harness{opts: o, self: self}
+	h.pin()
+	if o.profileDir != "" {
+		if err := h.profile(); err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err)
+			return 1
+		}
+		return 0
+	}
+	h.run()
+	return 0
+}

@@ -1,0 +1,220 @@
+package targets
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Stats is what a server process reports on its debug endpoint.
+type Stats struct {
+	TotalAlloc uint64 `json:"totalAlloc"`
+	Mallocs    uint64 `json:"mallocs"`
+	HeapAlloc  uint64 `json:"heapAlloc"`
+	HeapInuse  uint64 `json:"heapInuse"`
+	StackInuse uint64 `json:"stackInuse"`
+	Sys        uint64 `json:"sys"`
+	NumGC      uint32 `json:"numGC"`
+	Goroutines int    `json:"goroutines"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+}
+
+// Lines a server process writes to stderr for the harness.
+const (
+	ListenPrefix = "mcpbench-listen "
+	DebugPrefix  = "mcpbench-debug "
+)
+
+// ServeConfig says what a server process serves.
+type ServeConfig struct {
+	Target    string
+	Transport string // "http" or "stdio"
+	Mode      HTTPMode
+	// CPUProfile and MemProfile are files written between the debug
+	// endpoint's /profile/start and /profile/stop (or the process's end).
+	// MemProfile gets the allocs profile, and MemProfile+".base" the one at
+	// start, for `go tool pprof -base`.
+	CPUProfile string
+	MemProfile string
+	// MaxLife ends the process after this long whatever happens, so a
+	// server left behind by a crashed harness stops by itself.
+	MaxLife time.Duration
+}
+
+// Serve runs one server process. It returns when stdin reaches EOF (the
+// harness closed it or died), on SIGTERM/SIGINT, or after MaxLife.
+func Serve(cfg ServeConfig) error {
+	t, err := Get(cfg.Target)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer cancel()
+	if cfg.MaxLife > 0 {
+		var c2 context.CancelFunc
+		ctx, c2 = context.WithTimeout(ctx, cfg.MaxLife)
+		defer c2()
+	}
+
+	prof := &profiler{cpu: cfg.CPUProfile, mem: cfg.MemProfile}
+	defer prof.stop()
+	dln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	dsrv := &http.Server{Handler: debugHandler(prof)}
+	go dsrv.Serve(dln)
+	defer dsrv.Close()
+	fmt.Fprintf(os.Stderr, "%s%s\n", DebugPrefix, dln.Addr())
+
+	switch cfg.Transport {
+	case "stdio":
+		done := make(chan error, 1)
+		go func() { done <- t.Stdio(ctx) }()
+		select {
+		case err = <-done:
+		case <-ctx.Done():
+		}
+		return err
+	case "http":
+		if t.HTTP == nil {
+			return fmt.Errorf("target %s has no HTTP transport yet", t.Name)
+		}
+		h, err := t.HTTP(cfg.Mode)
+		if err != nil {
+			return err
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", h)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		srv := &http.Server{Handler: mux}
+		go srv.Serve(ln)
+		defer srv.Close()
+		fmt.Fprintf(os.Stderr, "%s%s\n", ListenPrefix, ln.Addr())
+		eof := make(chan struct{})
+		go func() {
+			io.Copy(io.Discard, os.Stdin)
+			close(eof)
+		}()
+		select {
+		case <-eof:
+		case <-ctx.Done():
+		}
+		return nil
+	default:
+		return fmt.Errorf("unknown transport %q", cfg.Transport)
+	}
+}
+
+func debugHandler(prof *profiler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("gc") != "" {
+			// Twice, so that sync.Pool victims go too, then return freed
+			// memory to the OS so that RSS means something.
+			runtime.GC()
+			runtime.GC()
+			debug.FreeOSMemory()
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		json.NewEncoder(w).Encode(Stats{
+			TotalAlloc: ms.TotalAlloc, Mallocs: ms.Mallocs, HeapAlloc: ms.HeapAlloc,
+			HeapInuse: ms.HeapInuse, StackInuse: ms.StackInuse, Sys: ms.Sys, NumGC: ms.NumGC,
+			Goroutines: runtime.NumGoroutine(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		})
+	})
+	mux.HandleFunc("/profile/start", func(w http.ResponseWriter, r *http.Request) {
+		if err := prof.start(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	mux.HandleFunc("/profile/stop", func(w http.ResponseWriter, r *http.Request) {
+		if err := prof.stop(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	return mux
+}
+
+type profiler struct {
+	cpu, mem string
+
+	mu      sync.Mutex
+	cpuFile *os.File
+	running bool
+}
+
+func (p *profiler) start() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.running {
+		return errors.New("profile already running")
+	}
+	if p.mem != "" {
+		if err := writeProfile("allocs", p.mem+".base"); err != nil {
+			return err
+		}
+	}
+	if p.cpu != "" {
+		f, err := os.Create(p.cpu)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		p.cpuFile = f
+	}
+	p.running = true
+	return nil
+}
+
+func (p *profiler) stop() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.running {
+		return nil
+	}
+	p.running = false
+	var err error
+	if p.cpuFile != nil {
+		pprof.StopCPUProfile()
+		err = p.cpuFile.Close()
+		p.cpuFile = nil
+	}
+	if p.mem != "" {
+		if werr := writeProfile("allocs", p.mem); err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

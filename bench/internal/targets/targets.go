@@ -1,0 +1,68 @@
+// Package targets holds the servers under test: the same echo tool served
+// by mcpkit, the official go-sdk, mark3labs/mcp-go and a plain net/http
+// handler with no MCP logic (the practical limit). Each target serves
+// Streamable HTTP on a handler and stdio on the process's own streams.
+package targets
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+)
+
+// HTTPMode selects how a target answers a POSTed request.
+type HTTPMode int
+
+const (
+	// SSE is the target's default reply: an SSE stream where the target
+	// offers one (mcp-go answers plain JSON unless a handler streams).
+	SSE HTTPMode = iota
+	// JSON asks for single application/json replies.
+	JSON
+)
+
+// A Target builds one server implementation.
+type Target struct {
+	Name string
+	// HasJSONMode reports that the target can be told to answer with a
+	// single JSON body.
+	HasJSONMode bool
+	// SSEIsJSON reports that the target's default mode still answers a
+	// plain tools/call with a JSON body (mcp-go).
+	SSEIsJSON bool
+	// HTTP returns the Streamable HTTP handler, to be mounted at /mcp. Nil
+	// when the target cannot serve HTTP (yet).
+	HTTP func(mode HTTPMode) (http.Handler, error)
+	// Stdio serves one session over stdin/stdout until EOF.
+	Stdio func(ctx context.Context) error
+}
+
+var registry = map[string]*Target{}
+
+func register(t *Target) { registry[t.Name] = t }
+
+// Get returns the named target.
+func Get(name string) (*Target, error) {
+	t, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown target %q (have %v)", name, Names())
+	}
+	return t, nil
+}
+
+// Names lists the registered targets in a fixed order.
+func Names() []string {
+	order := map[string]int{"mcpkit": 0, "go-sdk": 1, "mcp-go": 2, "plain": 3}
+	var names []string
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return order[names[i]] < order[names[j]] })
+	return names
+}
+
+// EchoIn is the echo tool's arguments.
+type EchoIn struct {
+	Text string `json:"text"`
+}
