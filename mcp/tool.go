@@ -52,8 +52,13 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	if t.InputSchema == nil {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	if !json.Valid(t.InputSchema) {
-		return fmt.Errorf("mcp: tool %q: input schema is not valid JSON", t.Name)
+	var root struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(t.InputSchema, &root); err != nil || string(root.Type) != `"object"` {
+		// https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool:
+		// inputSchema is a JSON Schema object whose type is "object".
+		return fmt.Errorf("mcp: tool %q: input schema must be a JSON object with \"type\": \"object\"", t.Name)
 	}
 	s.putTool(&serverTool{tool: t, handler: h})
 	return nil
