@@ -74,11 +74,11 @@ func TestMemoryEventStoreCap(t *testing.T) {
 	if m.Size() != 1000 {
 		t.Errorf("size %d, want 1000", m.Size())
 	}
-	// Events 6 to 15 remain: b holds 6, 8, ..., 14.
-	if _, err := replayAll(t, m, "b", "1", "1-04"); !errors.Is(err, ErrEventNotFound) {
+	// Events 6 to 15 remain: a holds 6, 8, ..., 14.
+	if _, err := replayAll(t, m, "a", "1", "1-04"); !errors.Is(err, ErrEventNotFound) {
 		t.Errorf("an evicted event: %v", err)
 	}
-	got, err := replayAll(t, m, "b", "1", "1-06")
+	got, err := replayAll(t, m, "a", "1", "1-06")
 	if err != nil || len(got) != 4 {
 		t.Errorf("after 1-06: %d events, %v", len(got), err)
 	}

@@ -181,9 +181,11 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	go func() {
 		defer h.reg.wg.Done()
 		resp, err := e.ss.HandleRequestExtra(ctx, req, st, extra)
+		// The id is free again before the client can see the response
+		// and send its next request.
+		h.reg.endRequest(e, req.ID)
 		st.finish(ctx, responseFor(req.ID, resp, err))
 		h.reg.dropStream(e, st)
-		h.reg.endRequest(e, req.ID)
 		h.reg.release(e)
 	}()
 	h.pump(r, st, att, e.ss.Done())
