@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpkit/mcpkit/bench/internal/load"
@@ -264,7 +265,8 @@ func (h *harness) runIdle(t *targets.Target) (measurement, error) {
 func (h *harness) run() {
 	o := h.opts
 	start := time.Now()
-	fmt.Printf("mcpbench: %d round(s), %v measured (+%v warm-up) per run, %s\n", o.rounds, o.dur, o.warmup, h.pinNote)
+	fmt.Printf("mcpbench: %d round(s), %v measured (+%v warm-up) per run, %s; %s; load average at start %s\n",
+		o.rounds, o.dur, o.warmup, h.pinNote, runtime.Version(), loadAvg())
 	results := map[string]map[string][]measurement{}
 	var notes []string
 	for _, sc := range o.scenarios {
@@ -303,6 +305,7 @@ func (h *harness) run() {
 			}
 		}
 	}
+	notes = append(notes, "load average at end "+loadAvg()+" (other processes on the machine skew throughput more than CPU and bytes per op)")
 	printTable(os.Stdout, h, results, notes)
 	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
 }
@@ -314,7 +317,8 @@ func notApplicable(sc *scenario, t *targets.Target) string {
 	return "the target has no such mode"
 }
 
-// profile runs scenario 1 on mcpkit with the server's profiles on.
+// profile runs one scenario (1, 2 or 3: the first of -scenarios) on
+// mcpkit with the server's profiles on, for -d after the warm-up.
 func (h *harness) profile() error {
 	dir, err := filepath.Abs(h.opts.profileDir)
 	if err != nil {
@@ -323,30 +327,57 @@ func (h *harness) profile() error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	sc := h.opts.scenarios[0]
 	t, _ := targets.Get("mcpkit")
-	if t.HTTP == nil {
+	transport, mode := "http", targets.SSE
+	switch sc.id {
+	case "1":
+	case "2":
+		mode = targets.JSON
+	case "3":
+		transport = "stdio"
+	default:
+		return fmt.Errorf("profiling is for scenarios 1, 2 and 3, not %s", sc.id)
+	}
+	if transport == "http" && t.HTTP == nil {
 		return fmt.Errorf("mcpkit has no Streamable HTTP handler wired in this build")
 	}
 	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "allocs.pprof")
-	s, err := h.startServer("mcpkit", "http", targets.SSE, "-cpuprofile", cpu, "-memprofile", mem)
+	s, err := h.startServer("mcpkit", transport, mode, "-cpuprofile", cpu, "-memprofile", mem)
 	if err != nil {
 		return err
 	}
 	defer s.stop()
-	l, err := load.NewCallLoad(s.listen, h.opts.sessions, h.opts.callers)
-	if err != nil {
+	var run func(time.Duration) (load.Result, error)
+	if transport == "stdio" {
+		l, err := load.NewStdioLoad(s.stdin, s.stdout)
+		if err != nil {
+			return err
+		}
+		l.OnStuck = func() { s.cmd.Process.Kill() }
+		run = func(d time.Duration) (load.Result, error) { return l.Run(d, h.opts.window, 10*time.Second) }
+	} else {
+		l, err := load.NewCallLoad(s.listen, h.opts.sessions, h.opts.callers)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		run = func(d time.Duration) (load.Result, error) { return l.Run(d), nil }
+	}
+	if _, err := run(h.opts.warmup); err != nil {
 		return err
 	}
-	defer l.Close()
-	l.Run(h.opts.warmup)
 	if err := s.call("/profile/start"); err != nil {
 		return err
 	}
-	res := l.Run(h.opts.dur)
+	res, err := run(h.opts.dur)
+	if err != nil {
+		return err
+	}
 	if err := s.call("/profile/stop"); err != nil {
 		return err
 	}
-	fmt.Printf("mcpkit scenario 1 under profile: %.0f req/s, %d errors, %s\n", res.PerSecond(), res.Errors, h.pinNote)
+	fmt.Printf("mcpkit scenario %s (%s) under profile: %.0f req/s, %d errors, %s\n", sc.id, sc.title, res.PerSecond(), res.Errors, h.pinNote)
 	fmt.Printf("CPU:    go tool pprof -top %s\nallocs: go tool pprof -sample_index=alloc_space -base %s.base -top %s\n", cpu, mem, mem)
 	if goBin, err := exec.LookPath("go"); err == nil {
 		for _, args := range [][]string{
@@ -370,4 +401,17 @@ func targetByName(name string) *targets.Target {
 		return nil
 	}
 	return t
+}
+
+// loadAvg is the first three fields of /proc/loadavg.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }

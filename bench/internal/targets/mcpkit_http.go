@@ -1,0 +1,22 @@
+package targets
+
+import (
+	"net/http"
+
+	"github.com/mcpkit/mcpkit/mcphttp"
+)
+
+func init() {
+	mcpkitTarget.HTTP = func(mode HTTPMode) (http.Handler, error) {
+		s, err := newMCPKitServer()
+		if err != nil {
+			return nil, err
+		}
+		return mcphttp.NewHandler(s, &mcphttp.Options{
+			JSONResponse: mode == JSON,
+			// The peers have no session cap; the setup-rate scenario opens
+			// tens of thousands of sessions.
+			MaxSessions: -1,
+		}), nil
+	}
+}
