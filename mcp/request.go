@@ -48,6 +48,14 @@ type RequestExtra struct {
 	Header map[string][]string
 	// AuthInfo is whatever an authentication layer attached, or nil.
 	AuthInfo any
+	// CloseStream, when not nil, closes the HTTP connection carrying the
+	// request's SSE stream without ending the stream: the client reconnects
+	// with GET and Last-Event-ID, after the retry interval the server
+	// announced, and receives the rest of the stream, response included
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+	// It lets a long-running handler avoid holding a connection open.
+	// Streamable HTTP sets it only when streams are resumable.
+	CloseStream func()
 }
 
 // ProgressToken returns the token the client sent in _meta.progressToken,

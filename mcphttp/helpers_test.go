@@ -100,6 +100,15 @@ func newTestServer(t testing.TB) (*mcp.Server, *tools) {
 		tl.ended <- ctx.Err()
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "stepped"}}}, nil
 	}))
+	must(t, s.AddTool(&mcp.Tool{Name: "reconnect", Description: "reconnect"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+		if req.Extra == nil || req.Extra.CloseStream == nil {
+			return nil, errors.New("no CloseStream")
+		}
+		req.Extra.CloseStream()
+		tl.started <- ctx
+		<-tl.gate
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "reconnected"}}}, nil
+	}))
 	must(t, s.AddTool(&mcp.Tool{Name: "ask", Description: "ask"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
 		var res json.RawMessage
 		if err := req.Session.Call(ctx, "roots/list", nil, &res); err != nil {

@@ -176,6 +176,9 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		return
 	}
 	st := h.newStream(e, true)
+	if st.store != nil {
+		extra.CloseStream = st.closeConnection
+	}
 	att := st.open(ctx, w, e.ss.ProtocolVersion(), false)
 	h.reg.wg.Add(1)
 	go func() {

@@ -255,6 +255,18 @@ func (st *stream) finish(ctx context.Context, resp *jsonrpc.Response) {
 	}
 }
 
+// closeConnection lets go of the connection carrying the stream without
+// ending the stream, so that the client polls it with GET and
+// Last-Event-ID (mcp.RequestExtra.CloseStream). The priming event told the
+// client how long to wait.
+func (st *stream) closeConnection() {
+	st.mu.Lock()
+	if st.att != nil {
+		st.detachLocked()
+	}
+	st.mu.Unlock()
+}
+
 // keepAlive writes a comment line if the stream was quiet since the last
 // tick. It returns false once att no longer carries the stream.
 func (st *stream) keepAlive(att *attachment) bool {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"go.uber.org/goleak"
@@ -369,4 +370,28 @@ func TestCloseLeaksNothing(t *testing.T) {
 	post.Body.Close()
 	srv.Close()
 	goleak.VerifyNone(t)
+}
+
+// A handler may close its stream's connection (RequestExtra.CloseStream):
+// the client polls with GET and Last-Event-ID and gets the response there.
+func TestServerClosesConnection(t *testing.T) {
+	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}, RetryInterval: 5 * time.Second})
+	sid := f.initialize("2025-11-25")
+	r := f.post(sid, `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"reconnect"}}`)
+	<-f.tools.started
+	if len(r.events) != 1 || r.events[0].data != "" || r.events[0].retry != "5000" {
+		t.Fatalf("before the close: %+v", r.events)
+	}
+	resp, br := f.getStream(context.Background(), sid, hdrs{"Last-Event-ID": r.events[0].id})
+	defer resp.Body.Close()
+	close(f.tools.gate)
+	equalStrings(t, "resumed", dataOf(parseEvents(t, br)), []string{
+		`{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"reconnected"}]}}`,
+	})
+	// Without an EventStore the connection cannot be closed early.
+	f2 := newFixture(t, nil)
+	r = f2.post(f2.initialize("2025-11-25"), `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"reconnect"}}`)
+	if !strings.Contains(r.body, `"isError":true`) {
+		t.Errorf("without a store: %s", r.body)
+	}
 }
