@@ -395,3 +395,28 @@ func TestServerClosesConnection(t *testing.T) {
 		t.Errorf("without a store: %s", r.body)
 	}
 }
+
+// A request cancelled with notifications/cancelled gets no response: its
+// SSE stream ends without one, and in JSON mode the POST is answered 202.
+func TestCancelledRequest(t *testing.T) {
+	for _, jsonMode := range []bool{false, true} {
+		f := newFixture(t, &Options{JSONResponse: jsonMode})
+		sid := f.initialize("2025-11-25")
+		done := make(chan *reply, 1)
+		go func() { done <- f.post(sid, blockCall) }()
+		<-f.tools.started
+		if r := f.post(sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10}}`); r.status != 202 {
+			t.Fatalf("cancel: %d", r.status)
+		}
+		if err := <-f.tools.ended; err != context.Canceled {
+			t.Errorf("handler context: %v", err)
+		}
+		r := <-done
+		switch {
+		case jsonMode && (r.status != 202 || r.body != ""):
+			t.Errorf("JSON mode: %d %q", r.status, r.body)
+		case !jsonMode && (r.status != 200 || len(dataOf(r.events)) != 0):
+			t.Errorf("SSE: %d %+v", r.status, r.events)
+		}
+	}
+}
