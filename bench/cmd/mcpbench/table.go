@@ -59,6 +59,14 @@ func aggregate(ms []measurement) (agg, bool) {
 	return a, true
 }
 
+// capacity is operations per second of server CPU.
+func capacity(cpuMicros float64) string {
+	if cpuMicros <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", 1e6/cpuMicros)
+}
+
 func ratio(a, b float64) string {
 	if a == 0 || b == 0 {
 		return "-"
@@ -98,11 +106,13 @@ func scenarioLabel(h *harness, sc *scenario) string {
 // printTable prints the one table: throughput scenarios, then the idle
 // scenario's rows, then which of issue 6's targets hold.
 func printTable(out io.Writer, h *harness, results map[string]map[string][]measurement, notes []string) {
-	fmt.Fprintf(out, "\nMedians of %d round(s). ops = tools/call (scenarios 1-3) or initialize+initialized (5). cpu = server user+sys CPU per op;\n", h.opts.rounds)
-	fmt.Fprintf(out, "util = server CPU / wall time; B = bytes the server allocated per op; ÷plain = this target / plain handler;\n")
-	fmt.Fprintf(out, "mcpkit÷ = mcpkit / this target (ops: higher is better for mcpkit; cpu and B: lower is better).\n\n")
+	fmt.Fprintf(out, "\nMedians of %d round(s). ops = tools/call (scenarios 1-3) or initialize+initialized (5).\n", h.opts.rounds)
+	fmt.Fprintln(out, "cpu = server user+sys CPU per op; ops/cpu-s = 1e6 / cpu, what one dedicated server CPU would give;")
+	fmt.Fprintln(out, "util = server CPU / wall time; B = bytes the server allocated per op; ÷plain = this target / plain handler;")
+	fmt.Fprintln(out, "mcpkit÷ = mcpkit / this target (ops: higher is better for mcpkit; cpu and B: lower is better).")
+	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-18s\t%-14s\tops/s\t±%%\tp50\tp99\tcpu µs/op\tutil\tB/op\tops÷plain\tcpu÷plain\tB÷plain\tmcpkit÷ ops\tmcpkit÷ cpu\tmcpkit÷ B\terrors\t\n", "scenario", "target")
+	fmt.Fprintf(tw, "%-18s\t%-14s\tops/s\t±%%\tp50\tp99\tcpu µs/op\tops/cpu-s\tutil\tB/op\tops÷plain\tcpu÷plain\tB÷plain\tmcpkit÷ ops\tmcpkit÷ cpu\tmcpkit÷ B\terrors\t\n", "scenario", "target")
 	aggs := map[string]map[string]agg{}
 	for _, sc := range h.opts.scenarios {
 		aggs[sc.id] = map[string]agg{}
@@ -132,7 +142,7 @@ func printTable(out io.Writer, h *harness, results map[string]map[string][]measu
 			}
 			row := []string{fmt.Sprintf("%-18s", scenarioLabel(h, sc)), fmt.Sprintf("%-14s", label),
 				fmt.Sprintf("%.0f", a.ops), fmt.Sprintf("%.1f", a.spread), dur(a.p50), dur(a.p99),
-				fmt.Sprintf("%.1f", a.cpu), fmt.Sprintf("%.0f%%", a.util*100), fmt.Sprintf("%.0f", a.bytes)}
+				fmt.Sprintf("%.1f", a.cpu), capacity(a.cpu), fmt.Sprintf("%.0f%%", a.util*100), fmt.Sprintf("%.0f", a.bytes)}
 			if hasPlain {
 				row = append(row, ratio(a.ops, plain.ops), ratio(a.cpu, plain.cpu), ratio(a.bytes, plain.bytes))
 			} else {
@@ -200,7 +210,12 @@ func checks(aggs map[string]map[string]agg) []string {
 			if have {
 				r = mk.ops / p.ops
 			}
-			check(fmt.Sprintf("scenario %s HTTP throughput >= %.0fx %s", sc, peer.want, peer.name), have, r >= peer.want, fmt.Sprintf("%.2fx", r))
+			rc := 0.0
+			if have && mk.cpu > 0 {
+				rc = p.cpu / mk.cpu
+			}
+			check(fmt.Sprintf("scenario %s HTTP throughput >= %.0fx %s", sc, peer.want, peer.name), have, r >= peer.want,
+				fmt.Sprintf("%.2fx (per server CPU-second: %.2fx)", r, rc))
 		}
 		pl, okPL := get(sc, "plain")
 		have := okMK && okPL && pl.cpu > 0 && pl.bytes > 0
@@ -219,7 +234,11 @@ func checks(aggs map[string]map[string]agg) []string {
 		if have {
 			r = mk.ops / p.ops
 		}
-		check("scenario 3 stdio throughput >= 2x "+peer, have, r >= 2, fmt.Sprintf("%.2fx", r))
+		rc := 0.0
+		if have && mk.cpu > 0 {
+			rc = p.cpu / mk.cpu
+		}
+		check("scenario 3 stdio throughput >= 2x "+peer, have, r >= 2, fmt.Sprintf("%.2fx (per server CPU-second: %.2fx)", r, rc))
 	}
 	idle, okIdle := get("4", "mcpkit")
 	check("scenario 4 idle session <= 2 KiB (heap+stack)", okIdle, idle.heap <= 2048, fmt.Sprintf("%.0f B", idle.heap))
