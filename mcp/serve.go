@@ -115,7 +115,16 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest(fmt.Sprintf("message exceeds the limit of %d bytes", tooLarge.Limit))))
 				continue
 			}
-			if errors.Is(err, io.EOF) || isClosed(ss) {
+			if errors.Is(err, io.EOF) && !isClosed(ss) {
+				// End of input is the client's way to shut down
+				// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio):
+				// requests already read are still answered, but nothing
+				// more can arrive, so requests to the client fail at once.
+				ss.calls.closeAll()
+				wg.Wait()
+				return nil
+			}
+			if isClosed(ss) {
 				return nil
 			}
 			if parent.Err() != nil {
