@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcphttp"
 )
 
 // clientFlags are the options every client verb shares: how to reach the
@@ -16,18 +17,26 @@ import (
 // more flag and one more case there.
 type clientFlags struct {
 	json bool
+	url  string
 }
 
 func (f *clientFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print the server's JSON result instead of a human-readable summary")
+	fs.StringVar(&f.url, "url", "", "talk to the Streamable HTTP server at `URL` (such as http://127.0.0.1:8080/mcp)")
 }
 
-// transport returns the transport to the server: for now always a child
-// process started from the command after "--", spoken to over stdio. Its
-// stderr (the server's logs) goes to ours.
+// transport returns the transport to the server: Streamable HTTP with
+// --url, otherwise a child process started from the command after "--",
+// spoken to over stdio. Its stderr (the server's logs) goes to ours.
 func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error) {
+	if f.url != "" {
+		if len(command) > 0 {
+			return nil, usagef("give either --url or a command after --, not both")
+		}
+		return &mcphttp.ClientTransport{URL: f.url}, nil
+	}
 	if len(command) == 0 {
-		return nil, usagef("no server to talk to: give the command that starts it after --, as in\n\tmcpkit tools list -- mcpkit serve")
+		return nil, usagef("no server to talk to: give --url URL, or the command that starts it after --, as in\n\tmcpkit tools list -- mcpkit serve")
 	}
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stderr = e.stderr
@@ -36,6 +45,9 @@ func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error)
 
 // describe names the server for error messages.
 func (f *clientFlags) describe(command []string) string {
+	if f.url != "" {
+		return f.url
+	}
 	return strings.Join(command, " ")
 }
 

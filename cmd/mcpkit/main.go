@@ -71,13 +71,18 @@ const usage = `mcpkit is a command-line tool for the Model Context Protocol.
 Usage:
   mcpkit serve [--log-level LEVEL]
         run the reference server (internal/everything) on stdin/stdout
-  mcpkit tools list [--json] -- COMMAND [ARG...]
-        list the tools of the server that COMMAND starts
-  mcpkit tools call NAME [--args JSON] [--json] -- COMMAND [ARG...]
+  mcpkit serve --http ADDR [--path /mcp] [--stateless] [--json-response]
+               [--max-sessions N] [--idle-timeout D] [--allowed-origin URL]
+        serve it over Streamable HTTP at http://ADDR/mcp
+  mcpkit tools list [--json] (--url URL | -- COMMAND [ARG...])
+        list the tools of the server at URL, or of the one COMMAND starts
+  mcpkit tools call NAME [--args JSON] [--json] (--url URL | -- COMMAND [ARG...])
         call tool NAME with the JSON object ARGS as arguments
 
-Example:
+Examples:
   mcpkit tools call echo --args '{"text":"hi"}' -- mcpkit serve
+  mcpkit serve --http 127.0.0.1:8080 &
+  mcpkit tools call echo --args '{"text":"hi"}' --url http://127.0.0.1:8080/mcp
 `
 
 // run is main without the process: it returns the exit status.
