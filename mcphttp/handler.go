@@ -16,7 +16,10 @@ import (
 // mounted on: POST for client messages, GET for the session's standalone
 // SSE stream (and for resuming streams), DELETE to end a session
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
-// It owns the session registry; see [Options] for its limits.
+// It owns the session registry; see [Options] for its limits. The
+// sessions' protocol state is kept in the server's SessionStore
+// (mcp.ServerOptions.SessionStore, in memory by default); their open
+// streams and requests in flight live in the Handler.
 //
 // A Handler is safe for concurrent use. Close it to end its sessions and
 // stop its reaper goroutine.

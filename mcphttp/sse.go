@@ -152,6 +152,7 @@ func (st *stream) attachLocked(w http.ResponseWriter, headerSent bool) *attachme
 func (st *stream) detachLocked() {
 	close(st.att.gone)
 	st.att = nil
+	st.frame = nil // an idle session keeps no write buffer
 }
 
 // detach lets go of att if it still carries the stream.
