@@ -115,7 +115,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest(fmt.Sprintf("message exceeds the limit of %d bytes", tooLarge.Limit))))
 				continue
 			}
-			if errors.Is(err, io.EOF) && !isClosed(ss) {
+			if errors.Is(err, io.EOF) && !errors.Is(err, ErrConnectionClosed) && !isClosed(ss) {
 				// End of input is the client's way to shut down
 				// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio):
 				// requests already read are still answered, but nothing
@@ -124,7 +124,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				wg.Wait()
 				return nil
 			}
-			if isClosed(ss) {
+			if isClosed(ss) || errors.Is(err, io.EOF) {
 				return nil
 			}
 			if parent.Err() != nil {

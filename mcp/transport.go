@@ -23,8 +23,11 @@ type Transport interface {
 // more than once.
 type Connection interface {
 	// Read returns the next frame. It returns io.EOF when the peer has
-	// closed the connection cleanly. A *FrameTooLargeError reports a frame
-	// that was skipped; the connection remains usable.
+	// finished sending: on a half-closed stream such as stdio the session
+	// still answers what it has read; an error that is both io.EOF and
+	// ErrConnectionClosed means the connection is gone both ways. A
+	// *FrameTooLargeError reports a frame that was skipped; the connection
+	// remains usable.
 	Read(ctx context.Context) ([]byte, error)
 	// Write sends one frame. The frame is not retained after Write returns.
 	Write(ctx context.Context, frame []byte) error

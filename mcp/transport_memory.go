@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 )
@@ -18,6 +19,11 @@ func NewInMemoryTransports() (client, server Transport) {
 	return &memTransport{conn: &memConn{in: b2a, out: a2b, done: done, close: closeAll}},
 		&memTransport{conn: &memConn{in: a2b, out: b2a, done: done, close: closeAll}}
 }
+
+// errPipeClosed ends a read on a closed in-memory pipe. It is io.EOF (a
+// clean end) and ErrConnectionClosed (no reply can be written either),
+// unlike stdio, where end of input leaves the output open.
+var errPipeClosed = fmt.Errorf("%w: %w", ErrConnectionClosed, io.EOF)
 
 type memTransport struct {
 	conn *memConn
@@ -45,7 +51,7 @@ func (c *memConn) Read(ctx context.Context) ([]byte, error) {
 			return f, nil
 		default:
 		}
-		return nil, io.EOF
+		return nil, errPipeClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
