@@ -94,6 +94,11 @@ func NewClient(impl Implementation, opts *ClientOptions) *Client {
 	c.methods = map[string]clientMethodHandler{
 		"ping": func(context.Context, *ClientSession, json.RawMessage) (any, error) { return emptyObject, nil },
 	}
+	// Each feature the client answers adds its methods from its own file.
+	c.addSamplingMethods()
+	c.addElicitationMethods()
+	c.addRootsMethods()
+	c.addTaskMethods()
 	return c
 }
 
@@ -105,7 +110,14 @@ func (c *Client) capabilities() *ClientCapabilities {
 	if c.opts.Capabilities != nil {
 		return c.opts.Capabilities
 	}
-	return &ClientCapabilities{}
+	// Declared from the handlers set in ClientOptions, each by its
+	// feature's own file.
+	caps := &ClientCapabilities{}
+	c.samplingCapability(caps)
+	c.elicitationCapability(caps)
+	c.rootsCapability(caps)
+	c.taskCapability(caps)
+	return caps
 }
 
 // Connect opens t, starts the session's read loop and performs the

@@ -88,6 +88,20 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		"ping":       func(context.Context, *Request) (any, error) { return emptyObject, nil },
 		"tools/list": s.listTools,
 		"tools/call": s.callTool,
+		// Each feature's methods live in the feature's own file.
+		"resources/list":           s.listResources,
+		"resources/templates/list": s.listResourceTemplates,
+		"resources/read":           s.readResource,
+		"resources/subscribe":      s.subscribeResource,
+		"resources/unsubscribe":    s.unsubscribeResource,
+		"prompts/list":             s.listPrompts,
+		"prompts/get":              s.getPrompt,
+		"completion/complete":      s.complete,
+		"logging/setLevel":         s.setLogLevel,
+		"tasks/get":                s.getTask,
+		"tasks/result":             s.getTaskResult,
+		"tasks/list":               s.listTasks,
+		"tasks/cancel":             s.cancelTask,
 	}
 	if len(s.opts.Middleware) > 0 {
 		h := MethodHandler(s.route)
@@ -230,6 +244,12 @@ func (s *Server) capabilities() ServerCapabilities {
 	if s.tools.len() > 0 {
 		c.Tools = &ListChangedCapability{ListChanged: true}
 	}
+	// Each feature declares itself from its own file.
+	c.Resources = s.resourcesCapability()
+	c.Prompts = s.promptsCapability()
+	c.Completions = s.completionsCapability()
+	c.Logging = s.loggingCapability()
+	c.Tasks = s.tasksCapability()
 	return c
 }
 
