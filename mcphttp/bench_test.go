@@ -1,0 +1,147 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// benchWriter is a ResponseWriter that keeps the last body, so that a
+// benchmark measures the handler and not net/http.
+type benchWriter struct {
+	hdr    http.Header
+	status int
+	body   []byte
+}
+
+func (w *benchWriter) Header() http.Header         { return w.hdr }
+func (w *benchWriter) WriteHeader(code int)        { w.status = code }
+func (w *benchWriter) Flush()                      {}
+func (w *benchWriter) Write(p []byte) (int, error) { w.body = append(w.body, p...); return len(p), nil }
+
+// benchSession opens a session on h and returns its id.
+func benchSession(b *testing.B, h http.Handler) string {
+	b.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	post := func(sid, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	sid := post("", initBody).Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		b.Fatal("no session")
+	}
+	post(sid, initializedN)
+	srv.Client().CloseIdleConnections()
+	return sid
+}
+
+const benchCallPre = `{"jsonrpc":"2.0","id":`
+const benchCallPost = `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`
+
+// BenchmarkHandlerToolsCall measures the handler alone serving a tools/call
+// POST on a live session: headers checked, body read and decoded, the
+// typed echo tool run, the reply written (SSE or JSON).
+func BenchmarkHandlerToolsCall(b *testing.B) {
+	for _, mode := range []string{"sse", "json"} {
+		b.Run(mode, func(b *testing.B) {
+			s, _ := newTestServer(b)
+			h := NewHandler(s, &Options{JSONResponse: mode == "json"})
+			defer h.Close()
+			sid := benchSession(b, h)
+			ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1})
+			req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:1/mcp", nil)
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			w := &benchWriter{hdr: http.Header{}}
+			var body []byte
+			rd := bytes.NewReader(nil)
+			want := []byte(`"text":"hello, world"`)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), benchCallPost...)
+				rd.Reset(body)
+				req.Body = io.NopCloser(rd)
+				req.ContentLength = int64(len(body))
+				clear(w.hdr)
+				w.body = w.body[:0]
+				h.ServeHTTP(w, req)
+				if w.status != 200 || !bytes.Contains(w.body, want) {
+					b.Fatalf("status %d body %s", w.status, w.body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPOSTRoundTrip measures a full tools/call round trip over
+// loopback HTTP/1.1 with a keep-alive client (client CPU included).
+func BenchmarkPOSTRoundTrip(b *testing.B) {
+	for _, mode := range []string{"sse", "json"} {
+		b.Run(mode, func(b *testing.B) {
+			s, _ := newTestServer(b)
+			h := NewHandler(s, &Options{JSONResponse: mode == "json"})
+			defer h.Close()
+			sid := benchSession(b, h)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			client := srv.Client()
+			defer client.CloseIdleConnections()
+			var body []byte
+			want := []byte(`"text":"hello, world"`)
+			got := make([]byte, 0, 512)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), benchCallPost...)
+				req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Mcp-Session-Id", sid)
+				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got = got[:0]
+				for {
+					if len(got) == cap(got) {
+						got = append(got, 0)[:len(got)]
+					}
+					n, err := resp.Body.Read(got[len(got):cap(got)])
+					got = got[:len(got)+n]
+					if err != nil {
+						break
+					}
+				}
+				resp.Body.Close()
+				if resp.StatusCode != 200 || !bytes.Contains(got, want) {
+					b.Fatalf("status %d body %s", resp.StatusCode, got)
+				}
+			}
+		})
+	}
+}
