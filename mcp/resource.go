@@ -1,29 +1,396 @@
 package mcp
 
-import "context"
+// This file holds the resources feature on the server side
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources):
+// its types, static resources, resources/list, resources/read and the
+// subscriptions. Resource templates are in resource_template.go.
 
-// Resources: https://modelcontextprotocol.io/specification/2025-11-25/server/resources
-// (stub: implemented by the resources work).
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
 
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Resource describes a resource the server can read
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource).
+type Resource struct {
+	Meta Meta `json:"_meta,omitempty"`
+	// URI identifies the resource; it must be an absolute URI
+	// (RFC 3986), such as file:///project/README.md or test://static-text.
+	URI string `json:"uri"`
+	// Name is the resource's programmatic name, shown when Title is empty.
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	// Size is the size of the raw content in bytes, if known.
+	Size        *int64       `json:"size,omitempty"`
+	Icons       []Icon       `json:"icons,omitempty"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// ListResourcesParams is the params of resources/list.
+type ListResourcesParams = PaginatedParams
+
+// ListResourcesResult is one page of resources.
+type ListResourcesResult struct {
+	Meta       Meta        `json:"_meta,omitempty"`
+	Resources  []*Resource `json:"resources"`
+	NextCursor string      `json:"nextCursor,omitempty"`
+}
+
+// ReadResourceParams is the params of resources/read
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
+type ReadResourceParams struct {
+	Meta *RequestMeta `json:"_meta,omitempty"`
+	URI  string       `json:"uri"`
+	// Variables holds, for a read served by a resource template, the
+	// values of the template's variables taken from URI (a list value is
+	// joined with commas). It is filled in by the server for the
+	// template's handler and never sent.
+	Variables map[string]string `json:"-"`
+}
+
+// ReadResourceResult is what resources/read returns: one or more contents,
+// each text or a base64 blob.
+type ReadResourceResult struct {
+	Meta     Meta                `json:"_meta,omitempty"`
+	Contents []*ResourceContents `json:"contents"`
+}
+
+// SubscribeParams is the params of resources/subscribe
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
+type SubscribeParams struct {
+	Meta *RequestMeta `json:"_meta,omitempty"`
+	URI  string       `json:"uri"`
+}
+
+// UnsubscribeParams is the params of resources/unsubscribe.
+type UnsubscribeParams struct {
+	Meta *RequestMeta `json:"_meta,omitempty"`
+	URI  string       `json:"uri"`
+}
+
+// ResourceUpdatedParams is the params of notifications/resources/updated,
+// sent to the sessions subscribed to URI when it changes.
+type ResourceUpdatedParams struct {
+	Meta Meta   `json:"_meta,omitempty"`
+	URI  string `json:"uri"`
+}
+
+// A ResourceHandler reads a resource for resources/read. params.URI is
+// the URI asked for; for a resource template, params.Variables holds the
+// values of its variables. Contents without a URI get params.URI, and
+// contents without a MIME type get the resource's (or template's).
+//
+// To say that a URI a template matches names nothing, return
+// ResourceNotFoundError(params.URI); any other *jsonrpc.Error is sent as it
+// is, and other errors become -32603 with their text.
+type ResourceHandler func(ctx context.Context, req *Request, params *ReadResourceParams) (*ReadResourceResult, error)
+
+// ResourceNotFoundError is the error for a URI that names no resource:
+// -32002 "Resource not found" with data {"uri": uri}, as the spec shows
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling).
+func ResourceNotFoundError(uri string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeResourceNotFound, "Resource not found", struct {
+		URI string `json:"uri"`
+	}{uri})
+}
+
+// resourceFeatures is the Server's part for resources and templates,
+// guarded by Server.mu.
+type resourceFeatures struct {
+	resources featureSet[*serverResource] // by URI
+	templates featureSet[*serverTemplate] // by URI template
+	// offered is set once a resource or template has been added: from
+	// then on the resources methods are served (an empty list when
+	// everything was removed); before, they answer -32601 like any method
+	// of a feature the server does not offer.
+	offered bool
+}
+
+type serverResource struct {
+	resource *Resource
+	handler  ResourceHandler
+}
+
+// AddResource adds a static resource, replacing any resource with the
+// same URI. Live sessions are sent notifications/resources/list_changed.
+// Once a resource or template is added the server declares the resources
+// capability with subscribe and listChanged.
+//
+// It returns an error when r.URI is not an absolute URI, as the spec
+// requires servers to validate resource URIs
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#security-considerations),
+// or when r.Name is empty or h is nil.
+func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
+	if err := validResourceURI(r.URI); err != nil {
+		return err
+	}
+	if r.Name == "" {
+		return fmt.Errorf("mcp: resource %q: a name is required", r.URI)
+	}
+	if h == nil {
+		return fmt.Errorf("mcp: resource %q: nil handler", r.URI)
+	}
+	s.mu.Lock()
+	s.res.resources.put(r.URI, &serverResource{resource: r, handler: h})
+	s.res.offered = true
+	s.mu.Unlock()
+	s.broadcast("notifications/resources/list_changed", emptyObject)
+	return nil
+}
+
+// RemoveResources removes the resources with the given URIs; live
+// sessions are sent notifications/resources/list_changed if any existed.
+// Subscriptions to them are kept: a client unsubscribes on its own.
+func (s *Server) RemoveResources(uris ...string) {
+	s.mu.Lock()
+	removed := s.res.resources.remove(uris...)
+	s.mu.Unlock()
+	if removed {
+		s.broadcast("notifications/resources/list_changed", emptyObject)
+	}
+}
+
+// validResourceURI checks that uri is an absolute URI (RFC 3986).
+func validResourceURI(uri string) error {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return fmt.Errorf("mcp: invalid resource URI %q: %w", uri, err)
+	}
+	if u.Scheme == "" {
+		return fmt.Errorf("mcp: invalid resource URI %q: not absolute (no scheme)", uri)
+	}
+	return nil
+}
+
+// resourcesOffered reports whether the server serves the resources
+// methods: once it has had a resource or template, or when its configured
+// capabilities declare resources.
+func (s *Server) resourcesOffered() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.res.offered || (s.opts.Capabilities != nil && s.opts.Capabilities.Resources != nil)
+}
+
+// listResources implements resources/list.
 func (s *Server) listResources(_ context.Context, r *Request) (any, error) {
-	return nil, errMethodNotFound(r.Method)
+	if !s.resourcesOffered() {
+		return nil, errMethodNotFound(r.Method)
+	}
+	var p ListResourcesParams
+	if err := unmarshalParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	page, next, err := s.res.resources.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &ListResourcesResult{Resources: make([]*Resource, len(page)), NextCursor: next}
+	for i, sr := range page {
+		res.Resources[i] = sr.resource
+	}
+	return res, nil
 }
 
-func (s *Server) listResourceTemplates(_ context.Context, r *Request) (any, error) {
-	return nil, errMethodNotFound(r.Method)
+// readResource implements resources/read: a static resource with that
+// exact URI, else the first template (in template order) that matches it,
+// else -32002.
+func (s *Server) readResource(ctx context.Context, r *Request) (any, error) {
+	if !s.resourcesOffered() {
+		return nil, errMethodNotFound(r.Method)
+	}
+	var p ReadResourceParams
+	if err := unmarshalParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	r.setMeta(p.Meta)
+	if err := checkParamURI(p.URI); err != nil {
+		return nil, err
+	}
+	h, mimeType, vars, ok := s.findResource(p.URI)
+	if !ok {
+		return nil, ResourceNotFoundError(p.URI)
+	}
+	p.Variables = vars
+	res, err := h(ctx, r, &p)
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return nil, rpcErr
+		}
+		return nil, err
+	}
+	return completeContents(res, p.URI, mimeType), nil
 }
 
-func (s *Server) readResource(_ context.Context, r *Request) (any, error) {
-	return nil, errMethodNotFound(r.Method)
+// checkParamURI refuses a missing or malformed uri param with -32602.
+func checkParamURI(uri string) *jsonrpc.Error {
+	if uri == "" {
+		return errInvalidParams("missing uri")
+	}
+	if _, err := url.Parse(uri); err != nil {
+		return errInvalidParams("invalid uri: " + err.Error())
+	}
+	return nil
 }
 
-func (s *Server) subscribeResource(_ context.Context, r *Request) (any, error) {
-	return nil, errMethodNotFound(r.Method)
+// findResource finds what serves uri: its handler, the MIME type declared
+// for it and, for a template, the variables.
+func (s *Server) findResource(uri string) (ResourceHandler, string, map[string]string, bool) {
+	s.mu.RLock()
+	sr, ok := s.res.resources.get(uri)
+	var templates []*serverTemplate
+	if !ok {
+		templates = make([]*serverTemplate, 0, s.res.templates.len())
+		for _, k := range s.res.templates.keys {
+			templates = append(templates, s.res.templates.byKey[k])
+		}
+	}
+	s.mu.RUnlock()
+	if ok {
+		return sr.handler, sr.resource.MIMEType, nil, true
+	}
+	// Matching runs outside the lock: templates are immutable once added.
+	for _, st := range templates {
+		if vars, ok := st.match(uri); ok {
+			return st.handler, st.template.MIMEType, vars, true
+		}
+	}
+	return nil, "", nil, false
 }
 
-func (s *Server) unsubscribeResource(_ context.Context, r *Request) (any, error) {
-	return nil, errMethodNotFound(r.Method)
+// completeContents fills in, on copies, the URI and MIME type that a
+// handler left out of its contents, and makes a nil result an empty one.
+func completeContents(res *ReadResourceResult, uri, mimeType string) *ReadResourceResult {
+	if res == nil {
+		return &ReadResourceResult{Contents: []*ResourceContents{}}
+	}
+	if res.Contents == nil {
+		out := *res
+		out.Contents = []*ResourceContents{}
+		return &out
+	}
+	var out *ReadResourceResult
+	for i, c := range res.Contents {
+		if c == nil || (c.URI != "" && (c.MIMEType != "" || mimeType == "")) {
+			continue
+		}
+		if out == nil {
+			// The handler's values may be shared between calls: never
+			// write to them.
+			out = &ReadResourceResult{Meta: res.Meta, Contents: slices.Clone(res.Contents)}
+		}
+		cp := *c
+		if cp.URI == "" {
+			cp.URI = uri
+		}
+		if cp.MIMEType == "" {
+			cp.MIMEType = mimeType
+		}
+		out.Contents[i] = &cp
+	}
+	if out == nil {
+		return res
+	}
+	return out
+}
+
+// subscribeResource implements resources/subscribe: the session is sent
+// notifications/resources/updated for uri until it unsubscribes. The URI
+// must name a resource (or match a template); otherwise -32002.
+func (s *Server) subscribeResource(ctx context.Context, r *Request) (any, error) {
+	if !s.resourcesOffered() {
+		return nil, errMethodNotFound(r.Method)
+	}
+	var p SubscribeParams
+	if err := unmarshalParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if err := checkParamURI(p.URI); err != nil {
+		return nil, err
+	}
+	if _, _, _, ok := s.findResource(p.URI); !ok {
+		return nil, ResourceNotFoundError(p.URI)
+	}
+	ss := r.Session
+	ss.mu.Lock()
+	subs := ss.state.Subscriptions
+	i, found := slices.BinarySearch(subs, p.URI)
+	if !found {
+		ss.state.Subscriptions = slices.Insert(subs, i, p.URI)
+	}
+	ss.mu.Unlock()
+	if !found {
+		ss.save(ctx)
+	}
+	return emptyObject, nil
+}
+
+// unsubscribeResource implements resources/unsubscribe. Unsubscribing
+// from a URI the session is not subscribed to succeeds and changes
+// nothing, so that a client may unsubscribe from a resource that is gone.
+func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, error) {
+	if !s.resourcesOffered() {
+		return nil, errMethodNotFound(r.Method)
+	}
+	var p UnsubscribeParams
+	if err := unmarshalParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if err := checkParamURI(p.URI); err != nil {
+		return nil, err
+	}
+	ss := r.Session
+	ss.mu.Lock()
+	subs := ss.state.Subscriptions
+	i, found := slices.BinarySearch(subs, p.URI)
+	if found {
+		ss.state.Subscriptions = slices.Delete(subs, i, i+1)
+	}
+	ss.mu.Unlock()
+	if found {
+		ss.save(ctx)
+	}
+	return emptyObject, nil
+}
+
+// ResourceUpdated tells the sessions subscribed to uri that it changed, with
+// notifications/resources/updated
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
+// Sessions that did not subscribe are sent nothing. The notifications go
+// on each session's standalone stream (for Streamable HTTP, the GET
+// stream), whatever ctx is. The error joins those of the sessions that
+// could not be sent to.
+func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
+	var errs []error
+	params := &ResourceUpdatedParams{URI: uri}
+	for _, ss := range s.Sessions() {
+		ss.mu.Lock()
+		_, subscribed := slices.BinarySearch(ss.state.Subscriptions, uri)
+		live := ss.state.Lifecycle == StateInitialized || ss.state.Lifecycle == StateReady
+		ss.mu.Unlock()
+		if !subscribed || !live {
+			continue
+		}
+		if err := ss.notifyRelated(ctx, nil, "notifications/resources/updated", params); err != nil {
+			errs = append(errs, fmt.Errorf("session %q: %w", ss.ID(), err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // resourcesCapability is called with s.mu read-locked.
-func (s *Server) resourcesCapability() *ResourcesCapability { return nil }
+func (s *Server) resourcesCapability() *ResourcesCapability {
+	if s.res.resources.len() == 0 && s.res.templates.len() == 0 {
+		return nil
+	}
+	return &ResourcesCapability{Subscribe: true, ListChanged: true}
+}

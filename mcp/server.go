@@ -29,6 +29,7 @@ type Server struct {
 
 	mu       sync.RWMutex
 	tools    featureSet[*serverTool]
+	res      resourceFeatures // resource.go
 	sessions map[*ServerSession]struct{}
 }
 
