@@ -63,17 +63,6 @@ type ClientOptions struct {
 	NotificationHandler func(ctx context.Context, cs *ClientSession, n *jsonrpc.Notification)
 }
 
-// LoggingMessageParams is the params of notifications/message, a log entry
-// the server sends
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications).
-type LoggingMessageParams struct {
-	Meta   Meta         `json:"_meta,omitempty"`
-	Level  LoggingLevel `json:"level"`
-	Logger string       `json:"logger,omitempty"`
-	// Data is any JSON value: a string, an object with details, ...
-	Data json.RawMessage `json:"data"`
-}
-
 // clientMethodHandler answers one kind of request a server sends to the
 // client. params are raw; the result is encoded as JSON (nil encodes as
 // {}). An error that is a *jsonrpc.Error is sent as it is; any other error

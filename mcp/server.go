@@ -56,6 +56,14 @@ type ServerOptions struct {
 	MaxConcurrentRequests int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
+	// Logging, if set, declares the logging capability, serves
+	// logging/setLevel and lets handlers send log messages to clients
+	// (Request.Log, ServerSession.Log, NewLoggingHandler). If nil, the
+	// server does not declare logging, answers logging/setLevel with
+	// -32601 and drops log messages, since only a server that declares
+	// logging may send them
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#capabilities).
+	Logging *LoggingOptions
 	// SessionStore keeps session state. If nil, a MemorySessionStore.
 	SessionStore SessionStore
 	// InitializedHandler, if set, is called when a session receives
