@@ -81,7 +81,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	st := h.newStream(e, true)
-	att := st.open(ctx, w, e.ss.ProtocolVersion(), false)
+	att := st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
 	for _, resp := range early {
 		_ = st.WriteMessage(ctx, resp)
 	}

@@ -40,7 +40,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := h.standalone(e)
-	att := st.open(r.Context(), w, e.ss.ProtocolVersion(), true)
+	att := st.open(r.Context(), w, e.ss.ProtocolVersion(), true, true)
 	if att == nil {
 		h.refuse(w, r, http.StatusConflict, jsonrpc.ID{}, errSecondGET)
 		return

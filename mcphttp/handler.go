@@ -161,7 +161,10 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 // resumption when track is set and there is an EventStore.
 func (h *Handler) newStream(e *entry, track bool) *stream {
 	st := &stream{h: h, session: e.id, store: h.opts.EventStore, requests: true}
-	h.reg.addStream(e, st, track && st.store != nil)
+	if st.store != nil {
+		// Only stored events carry the stream's number.
+		h.reg.addStream(e, st, track)
+	}
 	return st
 }
 

@@ -176,22 +176,45 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		return
 	}
 	st := h.newStream(e, true)
-	if st.store != nil {
-		extra.CloseStream = st.closeConnection
+	if st.store == nil {
+		// The common case: the handler runs on this goroutine, and a quick
+		// reply goes out in one write.
+		st.openInline(w, r)
+		resp, err := e.ss.HandleRequestExtra(ctx, req, st, extra)
+		// The id is free again before the client can see the response
+		// and send its next request.
+		h.reg.endRequest(e, req.ID)
+		st.closeInline(ctx, h.replyOf(e, req.ID, resp, err))
+		h.reg.release(e)
+		return
 	}
-	att := st.open(ctx, w, e.ss.ProtocolVersion(), false)
+	// A resumable stream: the handler runs on a goroutine of its own, so
+	// that the connection can end first (mcp.RequestExtra.CloseStream)
+	// and the client resume the stream with GET.
+	extra.CloseStream = st.closeConnection
+	att := st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
 	h.reg.wg.Add(1)
 	go func() {
 		defer h.reg.wg.Done()
 		resp, err := e.ss.HandleRequestExtra(ctx, req, st, extra)
-		// The id is free again before the client can see the response
-		// and send its next request.
 		h.reg.endRequest(e, req.ID)
 		st.finish(ctx, responseFor(req.ID, resp, err))
 		h.reg.dropStream(e, st)
 		h.reg.release(e)
 	}()
 	h.pump(r, st, att, e.ss.Done())
+}
+
+// replyOf is responseFor for a session's inline stream: nothing once the
+// session has ended, as when its stream was let go of on the session's
+// end.
+func (h *Handler) replyOf(e *entry, id jsonrpc.ID, resp *jsonrpc.Response, err error) *jsonrpc.Response {
+	select {
+	case <-e.ss.Done():
+		return nil
+	default:
+		return responseFor(id, resp, err)
+	}
 }
 
 // writeJSONReply answers a request in JSON response mode: the response as

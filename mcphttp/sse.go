@@ -49,14 +49,28 @@ type stream struct {
 	seq   uint64
 	done  bool // the stream has ended (its response was sent)
 	quiet bool // no event since the last keep-alive tick
-	frame []byte
+
+	// An inline stream (see serveInline) is served on its request's own
+	// goroutine; its timer flushes the headers of a slow reply and then
+	// writes keep-alives, and unwatch stops watching the request's context
+	// for the client going away.
+	timer   *time.Timer
+	req     *http.Request
+	unwatch func() bool
+	first   attachment // the inline attachment, allocated with the stream
 }
 
 // attachment is the HTTP response currently carrying a stream.
 type attachment struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	gone chan struct{} // closed when detached
+	w  http.ResponseWriter
+	rc http.ResponseController
+	// gone is closed when the attachment is detached, for the pump that
+	// waits on it; an inline attachment has no pump and no gone.
+	gone chan struct{}
+	// flushed is whether anything (the headers at least) has been sent:
+	// the write deadline is cleared then, for a stream may outlast a
+	// server-wide write timeout.
+	flushed bool
 }
 
 // eventID names event seq of stream num; parseEventID reads the stream
@@ -85,13 +99,18 @@ func parseEventID(id string) (num uint64, ok bool) {
 
 func (st *stream) streamID() string { return strconv.FormatUint(st.num, 10) }
 
-// writeSSEHeaders starts an SSE response.
+// writeSSEHeaders starts an SSE response. Nothing is sent until the first
+// flush, or until the handler returns.
 func writeSSEHeaders(w http.ResponseWriter) {
 	hdr := w.Header()
-	hdr.Set("Content-Type", mediaSSE)
-	hdr.Set("Cache-Control", "no-cache")
+	// One backing array for the three values rather than one each; the
+	// full slice expressions keep an append from overwriting a neighbour.
+	vals := [...]string{mediaSSE, "no-cache", "no"}
+	v := vals[:]
+	hdr["Content-Type"] = v[0:1:1]
+	hdr["Cache-Control"] = v[1:2:2]
 	// Proxies such as nginx would otherwise buffer the stream.
-	hdr.Set("X-Accel-Buffering", "no")
+	hdr["X-Accel-Buffering"] = v[2:3:3]
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -114,11 +133,33 @@ func appendEvent(dst []byte, id string, data []byte, priming bool, retry time.Du
 	return append(dst, "\n\n"...)
 }
 
+// appendMessageEvent appends msg as a message event without an id,
+// encoding it in place.
+func appendMessageEvent(dst []byte, msg jsonrpc.Message) ([]byte, error) {
+	dst = append(dst, "event: message\ndata: "...)
+	dst, err := jsonrpc.AppendEncode(dst, msg)
+	return append(dst, "\n\n"...), err
+}
+
+// framePool holds the buffers events are built in before they are copied
+// into the response's own buffer.
+var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func putFrame(p *[]byte, frame []byte) {
+	if cap(frame) <= 64<<10 {
+		*p = frame[:0]
+		framePool.Put(p)
+	}
+}
+
 // open attaches w, sends the SSE headers and, for a resumable stream of a
 // session at 2025-11-25 or later, the priming event that gives the client
-// an id to resume from. With exclusive set it refuses (nil) when another
-// connection is attached: the GET stream's one-at-a-time rule.
-func (st *stream) open(ctx context.Context, w http.ResponseWriter, version string, exclusive bool) *attachment {
+// an id to resume from. Without a priming event the headers are flushed
+// only with flush set; otherwise they go out with the first event, or with
+// the whole response when the handler returns. With exclusive set it
+// refuses (nil) when another connection is attached: the GET stream's
+// one-at-a-time rule.
+func (st *stream) open(ctx context.Context, w http.ResponseWriter, version string, exclusive, flush bool) *attachment {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if exclusive && st.att != nil {
@@ -127,8 +168,8 @@ func (st *stream) open(ctx context.Context, w http.ResponseWriter, version strin
 	att := st.attachLocked(w, false)
 	if st.store != nil && version >= mcp.Version20251125 {
 		st.primeLocked(ctx)
-	} else {
-		_ = att.rc.Flush()
+	} else if flush {
+		st.flushLocked()
 	}
 	return att
 }
@@ -139,10 +180,10 @@ func (st *stream) attachLocked(w http.ResponseWriter, headerSent bool) *attachme
 	if st.att != nil {
 		st.detachLocked()
 	}
-	att := &attachment{w: w, rc: http.NewResponseController(w), gone: make(chan struct{})}
-	// A server-wide write timeout would cut a long stream.
-	_ = att.rc.SetWriteDeadline(time.Time{})
-	if !headerSent {
+	att := &attachment{w: w, rc: *http.NewResponseController(w), gone: make(chan struct{})}
+	if headerSent {
+		att.flushed = true // by the replay, which cleared the deadline
+	} else {
 		writeSSEHeaders(w)
 	}
 	st.att = att
@@ -150,18 +191,22 @@ func (st *stream) attachLocked(w http.ResponseWriter, headerSent bool) *attachme
 }
 
 func (st *stream) detachLocked() {
-	close(st.att.gone)
+	if st.att.gone != nil {
+		close(st.att.gone)
+	}
 	st.att = nil
-	st.frame = nil // an idle session keeps no write buffer
 }
 
-// detach lets go of att if it still carries the stream.
-func (st *stream) detach(att *attachment) {
+// detach lets go of att if it still carries the stream; it reports
+// whether it did.
+func (st *stream) detach(att *attachment) bool {
 	st.mu.Lock()
-	if st.att == att {
-		st.detachLocked()
+	defer st.mu.Unlock()
+	if st.att != att {
+		return false
 	}
-	st.mu.Unlock()
+	st.detachLocked()
+	return true
 }
 
 // primeLocked sends the priming event: an id and empty data, with retry.
@@ -170,10 +215,10 @@ func (st *stream) primeLocked(ctx context.Context) {
 	id := eventID(st.num, st.seq)
 	if err := st.store.Append(ctx, st.session, st.streamID(), id, nil); err != nil {
 		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
-		_ = st.att.rc.Flush()
+		st.flushLocked()
 		return
 	}
-	_ = st.writeLocked(id, nil, true)
+	st.writeEventLocked(id, nil, true, true)
 }
 
 // WriteMessage implements mcp.MessageWriter: it sends msg as the stream's
@@ -182,27 +227,53 @@ func (st *stream) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
 	if _, isReq := msg.(*jsonrpc.Request); isReq && !st.requests {
 		return errNoRequests
 	}
-	data, err := jsonrpc.Encode(msg)
+	return st.send(ctx, msg, true)
+}
+
+// send sends msg as the stream's next event; the event is flushed at once
+// when flush is set. It is encoded before the lock is taken.
+func (st *stream) send(ctx context.Context, msg jsonrpc.Message, flush bool) error {
+	if st.store != nil {
+		data, err := jsonrpc.Encode(msg)
+		if err != nil {
+			return err
+		}
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return st.emitStoredLocked(ctx, data, flush)
+	}
+	p := framePool.Get().(*[]byte)
+	frame, err := appendMessageEvent((*p)[:0], msg)
+	defer putFrame(p, frame)
 	if err != nil {
 		return err
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.emitLocked(ctx, data)
+	return st.emitFrameLocked(frame, flush)
 }
 
-func (st *stream) emitLocked(ctx context.Context, data []byte) error {
+// emitFrameLocked sends an event of a stream without a store.
+func (st *stream) emitFrameLocked(frame []byte, flush bool) error {
 	if st.done {
 		return errStreamDone
 	}
-	var id string
-	if st.store != nil {
-		st.seq++
-		id = eventID(st.num, st.seq)
-		if err := st.store.Append(ctx, st.session, st.streamID(), id, data); err != nil {
-			st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
-			id = ""
-		}
+	if st.att == nil {
+		return errNotConnected
+	}
+	return st.writeLocked(frame, flush)
+}
+
+// emitStoredLocked keeps an event in the store and sends it.
+func (st *stream) emitStoredLocked(ctx context.Context, data []byte, flush bool) error {
+	if st.done {
+		return errStreamDone
+	}
+	st.seq++
+	id := eventID(st.num, st.seq)
+	if err := st.store.Append(ctx, st.session, st.streamID(), id, data); err != nil {
+		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
+		id = ""
 	}
 	if st.att == nil {
 		if id != "" {
@@ -210,22 +281,29 @@ func (st *stream) emitLocked(ctx context.Context, data []byte) error {
 		}
 		return errNotConnected
 	}
-	if err := st.writeLocked(id, data, false); err != nil && id == "" {
+	if err := st.writeEventLocked(id, data, false, flush); err != nil && id == "" {
 		return err
 	}
 	return nil
 }
 
-// writeLocked writes one event to the attached connection and flushes it;
-// a failed write detaches the connection.
-func (st *stream) writeLocked(id string, data []byte, priming bool) error {
-	st.frame = appendEvent(st.frame[:0], id, data, priming, st.h.opts.RetryInterval)
-	_, err := st.att.w.Write(st.frame)
-	if err == nil {
-		err = st.att.rc.Flush()
-	}
-	if cap(st.frame) > 64<<10 {
-		st.frame = nil
+// writeEventLocked builds one event and writes it to the attached
+// connection.
+func (st *stream) writeEventLocked(id string, data []byte, priming, flush bool) error {
+	p := framePool.Get().(*[]byte)
+	frame := appendEvent((*p)[:0], id, data, priming, st.h.opts.RetryInterval)
+	err := st.writeLocked(frame, flush)
+	putFrame(p, frame)
+	return err
+}
+
+// writeLocked writes one event to the attached connection and, with flush
+// set, flushes it; a failed write detaches the connection. An event left
+// unflushed goes out when the response ends: the stream's last event.
+func (st *stream) writeLocked(frame []byte, flush bool) error {
+	_, err := st.att.w.Write(frame)
+	if err == nil && flush {
+		err = st.flushLocked()
 	}
 	st.quiet = false
 	if err != nil {
@@ -234,21 +312,47 @@ func (st *stream) writeLocked(id string, data []byte, priming bool) error {
 	return err
 }
 
+// flushLocked sends what the attached connection has buffered, headers
+// included, clearing the write deadline the first time.
+func (st *stream) flushLocked() error {
+	att := st.att
+	if !att.flushed {
+		att.flushed = true
+		// A server-wide write timeout would cut a long stream.
+		_ = att.rc.SetWriteDeadline(time.Time{})
+	}
+	return att.rc.Flush()
+}
+
 // finish sends resp (if not nil) as the stream's last event and ends the
-// stream, which ends the HTTP response carrying it.
+// stream, which ends the HTTP response carrying it. The event is not
+// flushed: the response's end sends it, together with the headers when
+// nothing went before, in one write.
 func (st *stream) finish(ctx context.Context, resp *jsonrpc.Response) {
-	var data []byte
+	var data, frame []byte
+	var p *[]byte
+	var err error
 	if resp != nil {
-		var err error
-		if data, err = jsonrpc.Encode(resp); err != nil {
+		if st.store != nil {
+			data, err = jsonrpc.Encode(resp)
+		} else {
+			p = framePool.Get().(*[]byte)
+			frame, err = appendMessageEvent((*p)[:0], resp)
+			defer putFrame(p, frame)
+		}
+		if err != nil {
 			st.h.logger.Error("mcphttp: encoding a response", "err", err)
-			data = nil
+			resp = nil
 		}
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if data != nil {
-		_ = st.emitLocked(ctx, data)
+	switch {
+	case resp == nil:
+	case st.store != nil:
+		_ = st.emitStoredLocked(ctx, data, false)
+	default:
+		_ = st.emitFrameLocked(frame, false)
 	}
 	st.done = true
 	if st.att != nil {
@@ -268,23 +372,29 @@ func (st *stream) closeConnection() {
 	st.mu.Unlock()
 }
 
-// keepAlive writes a comment line if the stream was quiet since the last
-// tick. It returns false once att no longer carries the stream.
+// keepAliveLocked writes a comment line if the stream was quiet since the
+// last tick. It returns false once the connection has failed.
+func (st *stream) keepAliveLocked() bool {
+	if !st.quiet {
+		st.quiet = true
+		return true
+	}
+	if _, err := st.att.w.Write([]byte(": keep-alive\n\n")); err != nil || st.flushLocked() != nil {
+		st.detachLocked()
+		return false
+	}
+	return true
+}
+
+// keepAlive is keepAliveLocked for the pump. It returns false once att no
+// longer carries the stream.
 func (st *stream) keepAlive(att *attachment) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.att != att {
 		return false
 	}
-	if !st.quiet {
-		st.quiet = true
-		return true
-	}
-	if _, err := att.w.Write([]byte(": keep-alive\n\n")); err != nil || att.rc.Flush() != nil {
-		st.detachLocked()
-		return false
-	}
-	return true
+	return st.keepAliveLocked()
 }
 
 // resume sends w the events of the stream after lastID and, unless the
@@ -348,7 +458,8 @@ func replay(ctx context.Context, store EventStore, session, streamID, lastID str
 
 // pump serves an attachment's HTTP request until the stream ends or lets
 // go of it, the client goes away, or the session ends, writing keep-alive
-// comments while the stream is quiet.
+// comments while the stream is quiet. It serves GET streams and the POST
+// streams whose handler runs on a goroutine of its own.
 func (h *Handler) pump(r *http.Request, st *stream, att *attachment, sessionDone <-chan struct{}) {
 	var tick <-chan time.Time
 	if h.opts.KeepAlive > 0 {
@@ -361,8 +472,7 @@ func (h *Handler) pump(r *http.Request, st *stream, att *attachment, sessionDone
 		case <-att.gone:
 			return
 		case <-r.Context().Done():
-			st.detach(att)
-			if h.onDetach != nil {
+			if st.detach(att) && h.onDetach != nil {
 				h.onDetach()
 			}
 			return
@@ -374,5 +484,79 @@ func (h *Handler) pump(r *http.Request, st *stream, att *attachment, sessionDone
 				return
 			}
 		}
+	}
+}
+
+// headerDelay is how long an inline reply stream may stay silent before its
+// headers are flushed. A handler that answers sooner, with nothing sent
+// before its response, has its whole reply (headers, event and end) sent
+// in one write; a slower one lets the client see the stream open soon
+// after.
+const headerDelay = 100 * time.Millisecond
+
+// openInline attaches w, the response to r, to carry the stream while the
+// request is served on r's own goroutine, which then calls closeInline.
+// Nothing is sent yet. If the handler outlasts headerDelay (or the
+// keep-alive interval, when shorter) a timer flushes the headers, starts
+// watching for the client going away, and then writes keep-alives while
+// the stream is quiet.
+func (st *stream) openInline(w http.ResponseWriter, r *http.Request) {
+	att := &st.first
+	att.w = w
+	att.rc = *http.NewResponseController(w)
+	writeSSEHeaders(w)
+	d := headerDelay
+	if ka := st.h.opts.KeepAlive; ka > 0 && ka < d {
+		d = ka
+	}
+	st.mu.Lock()
+	st.att = att
+	st.req = r
+	// Under the lock, so that the first tick sees the timer set.
+	st.timer = time.AfterFunc(d, st.tick)
+	st.mu.Unlock()
+}
+
+// tick is the timer of an inline stream.
+func (st *stream) tick() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	att := st.att
+	if att != &st.first {
+		return // the stream has ended or the client has gone
+	}
+	if st.unwatch == nil {
+		// Disconnection is not cancellation: the handler goes on, but
+		// its events are not written to a dead connection.
+		st.unwatch = context.AfterFunc(st.req.Context(), func() {
+			if st.detach(att) && st.h.onDetach != nil {
+				st.h.onDetach()
+			}
+		})
+	}
+	if !att.flushed {
+		if st.flushLocked() != nil {
+			st.detachLocked()
+			return
+		}
+		st.quiet = true
+	} else if !st.keepAliveLocked() {
+		return
+	}
+	if ka := st.h.opts.KeepAlive; ka > 0 {
+		st.timer.Reset(ka)
+	}
+}
+
+// closeInline ends an inline stream with resp (if not nil) as its last
+// event, and stops its timer and watch.
+func (st *stream) closeInline(ctx context.Context, resp *jsonrpc.Response) {
+	st.finish(ctx, resp)
+	st.timer.Stop()
+	st.mu.Lock()
+	unwatch := st.unwatch
+	st.mu.Unlock()
+	if unwatch != nil {
+		unwatch()
 	}
 }

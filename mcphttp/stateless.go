@@ -39,14 +39,9 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	// The stream carries notifications but no server-to-client requests:
 	// the client's answer would reach another session.
 	st := &stream{h: h}
-	att := st.open(ctx, w, "", false)
-	h.reg.wg.Add(1)
-	go func() {
-		defer h.reg.wg.Done()
-		resp, err := ss.HandleRequestExtra(ctx, req, st, extra)
-		stop()
-		_ = ss.Close()
-		st.finish(ctx, responseFor(req.ID, resp, err))
-	}()
-	h.pump(r, st, att, nil)
+	st.openInline(w, r)
+	resp, err := ss.HandleRequestExtra(ctx, req, st, extra)
+	stop()
+	_ = ss.Close()
+	st.closeInline(ctx, responseFor(req.ID, resp, err))
 }
