@@ -50,6 +50,19 @@ type ClientOptions struct {
 	// notifications/tools/list_changed
 	// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification).
 	ToolListChangedHandler func(ctx context.Context, cs *ClientSession)
+	// ResourceListChangedHandler, if set, is called for
+	// notifications/resources/list_changed
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#list-changed-notification).
+	ResourceListChangedHandler func(ctx context.Context, cs *ClientSession)
+	// ResourceUpdatedHandler, if set, is called for
+	// notifications/resources/updated, which the server sends for the
+	// resources the session subscribed to with Subscribe
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
+	ResourceUpdatedHandler func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedParams)
+	// PromptListChangedHandler, if set, is called for
+	// notifications/prompts/list_changed
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#list-changed-notification).
+	PromptListChangedHandler func(ctx context.Context, cs *ClientSession)
 	// ProgressHandler, if set, is called for notifications/progress
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
 	ProgressHandler func(ctx context.Context, cs *ClientSession, p *ProgressParams)

@@ -437,6 +437,21 @@ func (cs *ClientSession) handleNotification(n *jsonrpc.Notification) {
 		if opts.ToolListChangedHandler != nil {
 			cs.callback(n.Method, func() { opts.ToolListChangedHandler(cs.ctx, cs) })
 		}
+	case "notifications/resources/list_changed":
+		if opts.ResourceListChangedHandler != nil {
+			cs.callback(n.Method, func() { opts.ResourceListChangedHandler(cs.ctx, cs) })
+		}
+	case "notifications/resources/updated":
+		if opts.ResourceUpdatedHandler != nil {
+			var p ResourceUpdatedParams
+			if cs.decodeNotification(n, &p) {
+				cs.callback(n.Method, func() { opts.ResourceUpdatedHandler(cs.ctx, cs, &p) })
+			}
+		}
+	case "notifications/prompts/list_changed":
+		if opts.PromptListChangedHandler != nil {
+			cs.callback(n.Method, func() { opts.PromptListChangedHandler(cs.ctx, cs) })
+		}
 	}
 	if opts.NotificationHandler != nil {
 		cs.callback(n.Method, func() { opts.NotificationHandler(cs.ctx, cs, n) })

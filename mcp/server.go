@@ -30,6 +30,7 @@ type Server struct {
 	mu       sync.RWMutex
 	tools    featureSet[*serverTool]
 	res      resourceFeatures // resource.go
+	prm      promptFeatures   // prompt.go
 	sessions map[*ServerSession]struct{}
 }
 
@@ -69,6 +70,12 @@ type ServerOptions struct {
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.
 	InitializedHandler func(ctx context.Context, ss *ServerSession)
+	// CompletionHandler, if set, answers completion/complete for the
+	// arguments of prompts and the variables of resource templates, and
+	// the server declares the completions capability
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion).
+	// If nil, completion/complete is -32601.
+	CompletionHandler CompletionHandler
 }
 
 // NewServer returns a server that identifies itself as impl. A nil opts is

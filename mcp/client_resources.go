@@ -1,0 +1,94 @@
+package mcp
+
+// This file holds the client side of resources
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources).
+
+import (
+	"context"
+	"errors"
+	"iter"
+)
+
+// ListResources returns one page of the server's resources
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#listing-resources).
+// A nil params asks for the first page. Use Resources to go through every
+// page.
+func (cs *ClientSession) ListResources(ctx context.Context, params *ListResourcesParams) (*ListResourcesResult, error) {
+	if params == nil {
+		params = &ListResourcesParams{}
+	}
+	var res ListResourcesResult
+	if err := cs.Call(ctx, "resources/list", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Resources iterates over the server's resources, page after page,
+// starting at params.Cursor (nil params starts at the first page). An
+// error ends the iteration after being yielded once.
+func (cs *ClientSession) Resources(ctx context.Context, params *ListResourcesParams) iter.Seq2[*Resource, error] {
+	return paginate(ctx, params, cs.ListResources, func(r *ListResourcesResult) ([]*Resource, string) {
+		return r.Resources, r.NextCursor
+	})
+}
+
+// ListResourceTemplates returns one page of the server's resource
+// templates
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-templates).
+// A nil params asks for the first page. Use ResourceTemplates to go
+// through every page.
+func (cs *ClientSession) ListResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) (*ListResourceTemplatesResult, error) {
+	if params == nil {
+		params = &ListResourceTemplatesParams{}
+	}
+	var res ListResourceTemplatesResult
+	if err := cs.Call(ctx, "resources/templates/list", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// ResourceTemplates iterates over the server's resource templates, page
+// after page, starting at params.Cursor (nil params starts at the first
+// page). An error ends the iteration after being yielded once.
+func (cs *ClientSession) ResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) iter.Seq2[*ResourceTemplate, error] {
+	return paginate(ctx, params, cs.ListResourceTemplates, func(r *ListResourceTemplatesResult) ([]*ResourceTemplate, string) {
+		return r.ResourceTemplates, r.NextCursor
+	})
+}
+
+// ReadResource reads a resource, or a URI a resource template matches
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
+// An unknown URI is a *jsonrpc.Error with code -32002
+// (jsonrpc.CodeResourceNotFound) and data {"uri": ...}.
+func (cs *ClientSession) ReadResource(ctx context.Context, params *ReadResourceParams) (*ReadResourceResult, error) {
+	if params == nil || params.URI == "" {
+		return nil, errors.New("mcp: ReadResource: params with the resource's URI are required")
+	}
+	var res ReadResourceResult
+	if err := cs.Call(ctx, "resources/read", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Subscribe asks the server to send notifications/resources/updated when
+// the resource at params.URI changes
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions);
+// ClientOptions.ResourceUpdatedHandler receives them. The server must
+// declare resources.subscribe.
+func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams) error {
+	if params == nil || params.URI == "" {
+		return errors.New("mcp: Subscribe: params with the resource's URI are required")
+	}
+	return cs.Call(ctx, "resources/subscribe", params, nil)
+}
+
+// Unsubscribe cancels a subscription made with Subscribe.
+func (cs *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribeParams) error {
+	if params == nil || params.URI == "" {
+		return errors.New("mcp: Unsubscribe: params with the resource's URI are required")
+	}
+	return cs.Call(ctx, "resources/unsubscribe", params, nil)
+}
