@@ -36,9 +36,10 @@ type Request struct {
 	Extra *RequestExtra
 
 	progressToken ProgressToken
-	lastProgress  float64
-	sentProgress  bool
-	related       MessageWriter
+	// progress is set with the token (progress.go); copies of the Request
+	// share it.
+	progress *progressState
+	related  MessageWriter
 }
 
 // RequestExtra is what a transport adds to a request. The fields are plain
@@ -66,28 +67,10 @@ func (r *Request) ProgressToken() (ProgressToken, bool) {
 
 // setMeta records what the params' _meta carries for the request.
 func (r *Request) setMeta(m *RequestMeta) {
-	if m != nil {
+	if m != nil && m.ProgressToken.IsValid() {
 		r.progressToken = m.ProgressToken
+		r.progress = &progressState{}
 	}
-}
-
-// ReportProgress sends notifications/progress for this request. It sends
-// nothing and returns nil when the client asked for no progress (no
-// progressToken), and it refuses a progress value lower than the last one
-// sent, because the spec requires progress to increase
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
-// Total and message are optional: pass 0 and "" to omit them.
-func (r *Request) ReportProgress(ctx context.Context, progress, total float64, message string) error {
-	if !r.progressToken.IsValid() {
-		return nil
-	}
-	if r.sentProgress && progress < r.lastProgress {
-		return ErrProgressDecreased
-	}
-	r.sentProgress, r.lastProgress = true, progress
-	return r.Session.notifyRelated(ctx, r.related, "notifications/progress", &ProgressParams{
-		ProgressToken: r.progressToken, Progress: progress, Total: total, Message: message,
-	})
 }
 
 // A MessageWriter receives the messages a session sends: the notifications

@@ -70,6 +70,11 @@ type ServerOptions struct {
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.
 	InitializedHandler func(ctx context.Context, ss *ServerSession)
+	// ProgressHandler, if set, is called for notifications/progress from a
+	// client, about a request the server sent with _meta.progressToken
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
+	// It runs on the session's read loop and must not block for long.
+	ProgressHandler func(ctx context.Context, ss *ServerSession, p *ProgressParams)
 	// CompletionHandler, if set, answers completion/complete for the
 	// arguments of prompts and the variables of resource templates, and
 	// the server declares the completions capability
@@ -163,6 +168,9 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 func (s *Server) dispatchNotification(ctx context.Context, r *Request) {
 	if r.Method == "notifications/initialized" && s.opts.InitializedHandler != nil {
 		s.opts.InitializedHandler(ctx, r.Session)
+	}
+	if r.Method == "notifications/progress" && s.opts.ProgressHandler != nil {
+		s.progressNotification(ctx, r) // progress.go
 	}
 	if s.handler == nil {
 		return
