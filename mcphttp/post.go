@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -125,11 +126,17 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(limit))
 		return nil, false
 	}
-	size := int64(512)
 	if r.ContentLength > 0 {
-		size = r.ContentLength + 1 // +1: ReadFrom stops without growing at EOF
+		// net/http's body reader stops at Content-Length, which is within
+		// the limit: read it into a buffer of exactly that size.
+		buf := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, buf); err != nil {
+			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, serverError("Bad Request: reading the body failed"))
+			return nil, false
+		}
+		return buf, true
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
+	buf := bytes.NewBuffer(make([]byte, 0, 512))
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
 	var tooLarge *http.MaxBytesError
 	switch {
