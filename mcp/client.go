@@ -69,6 +69,11 @@ type ClientOptions struct {
 	// LoggingMessageHandler, if set, is called for notifications/message
 	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications).
 	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageParams)
+	// TaskStatusHandler, if set, is called for notifications/tasks/status
+	// (experimental), which a server may send when a task's status changes
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-status-notification).
+	// Servers need not send it: poll with GetTask as well.
+	TaskStatusHandler func(ctx context.Context, cs *ClientSession, p *TaskStatusNotificationParams)
 	// NotificationHandler, if set, is called for every notification the
 	// server sends, known or not, after the specific handler above (if
 	// any). Params are raw. If nil, notifications without a specific

@@ -258,6 +258,9 @@ func (cs *ClientSession) CallTool(ctx context.Context, params *CallToolParams) (
 	if params == nil {
 		return nil, errors.New("mcp: CallTool: params with the tool's name are required")
 	}
+	if params.Task != nil {
+		return nil, errors.New("mcp: CallTool: params.Task is set: use CallToolAsTask, whose answer is a CreateTaskResult")
+	}
 	var res CallToolResult
 	if err := cs.Call(ctx, "tools/call", params, &res); err != nil {
 		return nil, err
@@ -431,6 +434,13 @@ func (cs *ClientSession) handleNotification(n *jsonrpc.Notification) {
 			var p LoggingMessageParams
 			if cs.decodeNotification(n, &p) {
 				cs.callback(n.Method, func() { opts.LoggingMessageHandler(cs.ctx, cs, &p) })
+			}
+		}
+	case "notifications/tasks/status":
+		if opts.TaskStatusHandler != nil {
+			var p TaskStatusNotificationParams
+			if cs.decodeNotification(n, &p) {
+				cs.callback(n.Method, func() { opts.TaskStatusHandler(cs.ctx, cs, &p) })
 			}
 		}
 	case "notifications/tools/list_changed":

@@ -213,6 +213,10 @@ type CallToolParams struct {
 	Meta      *RequestMeta    `json:"_meta,omitempty"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Task, if set, asks for the call to run as a task (experimental):
+	// the answer is then a CreateTaskResult; see
+	// ClientSession.CallToolAsTask.
+	Task *TaskMetadata `json:"task,omitempty"`
 }
 
 // CallToolResult is what a tool returns. A tool's own failure is a result

@@ -31,6 +31,7 @@ type Server struct {
 	tools    featureSet[*serverTool]
 	res      resourceFeatures // resource.go
 	prm      promptFeatures   // prompt.go
+	tasks    taskRuntime      // task.go; has its own lock
 	sessions map[*ServerSession]struct{}
 }
 
@@ -65,6 +66,10 @@ type ServerOptions struct {
 	// logging may send them
 	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#capabilities).
 	Logging *LoggingOptions
+	// Tasks configures the tasks that tools with execution.taskSupport
+	// "optional" or "required" run as (experimental; see TaskOptions). The
+	// zero value is a useful configuration.
+	Tasks TaskOptions
 	// SessionStore keeps session state. If nil, a MemorySessionStore.
 	SessionStore SessionStore
 	// InitializedHandler, if set, is called when a session receives

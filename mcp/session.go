@@ -39,6 +39,10 @@ type ServerSession struct {
 	loopErr  error
 
 	calls outgoing
+
+	// taskOwner is the random key that owns the tasks of a session without
+	// an id (task.go); guarded by mu.
+	taskOwner string
 }
 
 // inflightRequest is a request being handled, kept so that

@@ -49,6 +49,9 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	if err := validToolName(t.Name); err != nil {
 		return err
 	}
+	if err := validTaskSupport(t); err != nil {
+		return err
+	}
 	if t.InputSchema == nil {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
@@ -75,6 +78,9 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 // type parameters.
 func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error {
 	if err := validToolName(t.Name); err != nil {
+		return err
+	}
+	if err := validTaskSupport(t); err != nil {
 		return err
 	}
 	inSchema, err := toolSchema[In](t.InputSchema)
@@ -232,7 +238,17 @@ func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 	if !ok {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params", "Unknown tool: "+p.Name)
 	}
-	res, err := t.handler(ctx, r, p.Arguments)
+	if p.Task != nil || taskSupport(t.tool) == TaskSupportRequired {
+		return s.callToolTask(ctx, r, &p, t) // task.go
+	}
+	return runTool(ctx, r, t, p.Arguments)
+}
+
+// runTool runs a tool's handler and makes its result: a Go error becomes
+// a result with isError, a *jsonrpc.Error or the context's error stays an
+// error.
+func runTool(ctx context.Context, r *Request, t *serverTool, args json.RawMessage) (*CallToolResult, error) {
+	res, err := t.handler(ctx, r, args)
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {

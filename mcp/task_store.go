@@ -1,0 +1,317 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// TaskState is everything a server keeps about one task: plain,
+// serializable data, like SessionState. The work that runs the task, its
+// cancel function and the calls waiting for its result live beside it in
+// the Server, never inside it, so that a TaskStore can keep tasks anywhere
+// (in memory, or in Redis for many replicas).
+//
+// # Experimental
+//
+// Part of the experimental tasks API.
+type TaskState struct {
+	// Task is what tasks/get answers.
+	Task Task `json:"task"`
+	// Owner is who may see the task: by default the session that created
+	// it. Other owners are told the task does not exist
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control).
+	Owner string `json:"owner"`
+	// Method is the request the task runs, such as "tools/call".
+	Method string `json:"method"`
+	// ExpiresAt is when the task may be forgotten (CreatedAt + TTL); zero
+	// for a task without a TTL.
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// Result is the underlying request's result, once the task completed
+	// or failed with a result (a tool result with isError). It is sent
+	// by tasks/result with the related-task _meta added.
+	Result json.RawMessage `json:"result,omitempty"`
+	// Error is the underlying request's JSON-RPC error, once the task
+	// failed with one. tasks/result sends it unchanged.
+	Error *jsonrpc.Error `json:"error,omitempty"`
+}
+
+// expired reports whether the task's TTL has run out at now.
+func (st *TaskState) expired(now time.Time) bool {
+	return !st.ExpiresAt.IsZero() && !now.Before(st.ExpiresAt)
+}
+
+// clone returns a deep copy, so that a store and its callers never share
+// memory.
+func (st *TaskState) clone() *TaskState {
+	c := *st
+	if st.Task.TTL != nil {
+		ttl := *st.Task.TTL
+		c.Task.TTL = &ttl
+	}
+	c.Result = slices.Clone(st.Result)
+	if st.Error != nil {
+		e := *st.Error
+		e.Data = slices.Clone(st.Error.Data)
+		c.Error = &e
+	}
+	return &c
+}
+
+var (
+	// ErrTaskNotFound is returned by a TaskStore for a task it does not
+	// hold, that has expired, or that belongs to another owner.
+	//
+	// # Experimental
+	//
+	// Part of the experimental tasks API.
+	ErrTaskNotFound = errors.New("mcp: task not found")
+	// ErrInvalidTaskCursor is returned by TaskStore.List for a cursor it
+	// did not make.
+	//
+	// # Experimental
+	//
+	// Part of the experimental tasks API.
+	ErrInvalidTaskCursor = errors.New("mcp: invalid task cursor")
+	// ErrInvalidTaskTransition is returned when a status change would break
+	// the task state machine: leaving a terminal status, or (from
+	// RunningTask.SetStatus) entering one
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-status-lifecycle).
+	//
+	// # Experimental
+	//
+	// Part of the experimental tasks API.
+	ErrInvalidTaskTransition = errors.New("mcp: invalid task status transition")
+)
+
+// A TaskStore keeps TaskState by task id, for the tasks a Server runs.
+// The in-memory MemoryTaskStore is the default; a shared store (Redis)
+// lets any replica answer tasks/get for a task another one runs.
+//
+// The rules an implementation keeps:
+//   - It is safe for concurrent use.
+//   - Values passed in and returned are copies: neither side keeps a
+//     reference to the other's.
+//   - A task whose ExpiresAt has passed is gone: Get, Update and List act
+//     as if it did not exist. The store frees it when it likes.
+//   - Get, Update and Delete return ErrTaskNotFound (possibly wrapped)
+//     for an unknown or expired id, and for a task whose Owner is not
+//     owner.
+//   - Update is atomic: no other change to the task happens between the
+//     state fn sees and the state stored. fn may be called more than once
+//     (a store may retry on conflict), so it must only change the state it
+//     is given. If fn returns an error, nothing is stored and Update
+//     returns that error.
+//   - List returns the owner's tasks in creation order, at most limit of
+//     them after cursor ("" for the first page), and the cursor of the
+//     next page ("" after the last). Cursors are opaque; one the store did
+//     not make gets ErrInvalidTaskCursor.
+//
+// # Experimental
+//
+// Part of the experimental tasks API.
+type TaskStore interface {
+	Create(ctx context.Context, st *TaskState) error
+	Get(ctx context.Context, owner, id string) (*TaskState, error)
+	Update(ctx context.Context, owner, id string, fn func(*TaskState) error) (*TaskState, error)
+	List(ctx context.Context, owner, cursor string, limit int) (tasks []*TaskState, next string, err error)
+	Delete(ctx context.Context, owner, id string) error
+}
+
+// MemoryTaskStore is the in-process TaskStore, and the default. Expired
+// tasks are dropped when they are next looked at and, in bulk, at most
+// once a minute when a task is created; no goroutine or timer runs for an
+// idle task. The zero value is ready to use.
+//
+// # Experimental
+//
+// Part of the experimental tasks API.
+type MemoryTaskStore struct {
+	mu        sync.Mutex
+	seq       uint64
+	byID      map[string]*memTask
+	byOwner   map[string][]*memTask // in creation order
+	nextSweep time.Time
+}
+
+type memTask struct {
+	seq     uint64
+	state   *TaskState
+	deleted bool
+}
+
+// memSweepEvery bounds how often Create sweeps expired tasks.
+const memSweepEvery = time.Minute
+
+// Create implements TaskStore. A task id already held is an error.
+func (m *MemoryTaskStore) Create(_ context.Context, st *TaskState) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	if !now.Before(m.nextSweep) {
+		m.sweep(now)
+		m.nextSweep = now.Add(memSweepEvery)
+	}
+	if m.byID == nil {
+		m.byID = make(map[string]*memTask)
+		m.byOwner = make(map[string][]*memTask)
+	}
+	if _, dup := m.byID[st.Task.TaskID]; dup {
+		return errors.New("mcp: task id already in use")
+	}
+	m.seq++
+	t := &memTask{seq: m.seq, state: st.clone()}
+	m.byID[st.Task.TaskID] = t
+	m.byOwner[st.Owner] = append(m.byOwner[st.Owner], t)
+	return nil
+}
+
+// lookup returns the owner's live task id; it drops the task if expired.
+// m.mu is held.
+func (m *MemoryTaskStore) lookup(owner, id string) *memTask {
+	t, ok := m.byID[id]
+	if !ok || t.state.Owner != owner {
+		return nil
+	}
+	if t.state.expired(time.Now()) {
+		m.remove(t)
+		return nil
+	}
+	return t
+}
+
+// remove forgets t; its slot in byOwner is compacted by the next sweep.
+func (m *MemoryTaskStore) remove(t *memTask) {
+	t.deleted = true
+	delete(m.byID, t.state.Task.TaskID)
+}
+
+// sweep drops expired tasks and compacts byOwner. m.mu is held.
+func (m *MemoryTaskStore) sweep(now time.Time) {
+	for owner, ts := range m.byOwner {
+		kept := ts[:0]
+		for _, t := range ts {
+			if !t.deleted && t.state.expired(now) {
+				m.remove(t)
+			}
+			if !t.deleted {
+				kept = append(kept, t)
+			}
+		}
+		clear(ts[len(kept):])
+		if len(kept) == 0 {
+			delete(m.byOwner, owner)
+		} else {
+			m.byOwner[owner] = kept
+		}
+	}
+}
+
+// Get implements TaskStore.
+func (m *MemoryTaskStore) Get(_ context.Context, owner, id string) (*TaskState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.lookup(owner, id)
+	if t == nil {
+		return nil, ErrTaskNotFound
+	}
+	return t.state.clone(), nil
+}
+
+// Update implements TaskStore.
+func (m *MemoryTaskStore) Update(_ context.Context, owner, id string, fn func(*TaskState) error) (*TaskState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.lookup(owner, id)
+	if t == nil {
+		return nil, ErrTaskNotFound
+	}
+	st := t.state.clone()
+	if err := fn(st); err != nil {
+		return nil, err
+	}
+	// The id and owner are the store's keys: fn may not change them.
+	st.Task.TaskID, st.Owner = id, owner
+	t.state = st
+	return st.clone(), nil
+}
+
+// List implements TaskStore.
+func (m *MemoryTaskStore) List(_ context.Context, owner, cursor string, limit int) ([]*TaskState, string, error) {
+	var after uint64
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil {
+			return nil, "", ErrInvalidTaskCursor
+		}
+		s, ok := strings.CutPrefix(string(b), "mcpkit-task:")
+		if !ok {
+			return nil, "", ErrInvalidTaskCursor
+		}
+		if after, err = strconv.ParseUint(s, 10, 64); err != nil {
+			return nil, "", ErrInvalidTaskCursor
+		}
+	}
+	if limit <= 0 {
+		limit = 100
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	ts := m.byOwner[owner]
+	i, _ := slices.BinarySearchFunc(ts, after, func(t *memTask, seq uint64) int {
+		switch {
+		case t.seq < seq:
+			return -1
+		case t.seq > seq:
+			return 1
+		}
+		return 0
+	})
+	var out []*TaskState
+	var last uint64
+	for ; i < len(ts); i++ {
+		t := ts[i]
+		if t.seq <= after || t.deleted {
+			continue
+		}
+		if t.state.expired(now) {
+			m.remove(t)
+			continue
+		}
+		if len(out) == limit {
+			return out, base64.RawURLEncoding.EncodeToString([]byte("mcpkit-task:" + strconv.FormatUint(last, 10))), nil
+		}
+		out = append(out, t.state.clone())
+		last = t.seq
+	}
+	return out, "", nil
+}
+
+// Delete implements TaskStore.
+func (m *MemoryTaskStore) Delete(_ context.Context, owner, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.lookup(owner, id)
+	if t == nil {
+		return ErrTaskNotFound
+	}
+	m.remove(t)
+	return nil
+}
+
+// Len reports how many tasks the store holds, expired ones not yet
+// dropped included.
+func (m *MemoryTaskStore) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.byID)
+}
