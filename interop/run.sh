@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Interop tests of mcpkit with the real TypeScript MCP SDK (versions pinned
+# in package-lock.json), both ways:
+#
+#   1. TypeScript clients (v1 @modelcontextprotocol/sdk, v2
+#      @modelcontextprotocol/client) against mcpkit's server (interop/server)
+#      over stdio and Streamable HTTP: ts/client.mjs;
+#   2. mcpkit's client against TypeScript servers (server-everything on the
+#      v1 SDK, ts/server-v2.mjs on the v2 SDK) over stdio and Streamable HTTP:
+#      the Go test in this directory.
+#
+# Prints every check and how many ran. Fails if any check fails. Needs Go,
+# Node >= 20 and npm; see README.md.
+#
+# Environment:
+#   INTEROP_NO_NPM_CI=1  skip `npm ci` (node_modules already installed from the lock)
+#   INTEROP_STRICT=1     count checks skipped as "not yet" (server feature missing) as failures
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+cd "$here"
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ "${INTEROP_NO_NPM_CI:-}" != 1 ]; then
+	echo "== interop: npm ci"
+	start=$SECONDS
+	npm ci --no-audit --no-fund --loglevel=error
+	echo "-- npm ci: $((SECONDS - start)) s"
+fi
+
+echo "== interop: go build ./interop/server"
+(cd "$root" && go build -o "$work/server" ./interop/server)
+
+passed=0 failed=0 skipped=0 failures=()
+# tally FILE NAME: adds the "N passed, M failed, K skipped" line of FILE.
+tally() {
+	local line
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$1" | tail -n 1 || true)
+	if [ -z "$line" ]; then
+		failures+=("$2 (no summary)")
+		return
+	fi
+	read -r p f s < <(echo "$line" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/')
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	[ "$f" -eq 0 ] || failures+=("$2")
+}
+
+# ts_client GEN TRANSPORT TARGET
+ts_client() {
+	local name="TypeScript $1 client -> mcpkit ($2)" rc=0 start=$SECONDS
+	echo "== interop: $name"
+	timeout 300 node ts/client.mjs "$1" "$2" "$3" >"$work/out" 2>&1 || rc=$?
+	cat "$work/out"
+	tally "$work/out" "$name"
+	[ $rc -eq 0 ] || failures+=("$name (exit $rc)")
+	echo "-- $name: $((SECONDS - start)) s"
+}
+
+ts_client v1 stdio "$work/server"
+ts_client v2 stdio "$work/server"
+
+# One HTTP server for both clients, on a free port, stopped by its PID.
+"$work/server" --http 127.0.0.1:0 2>"$work/server.log" &
+server_pid=$!
+url=""
+for _ in $(seq 1 600); do
+	url=$(grep -o 'url=http://[^ ]*' "$work/server.log" | head -n 1 | cut -d= -f2- || true)
+	[ -n "$url" ] && break
+	kill -0 "$server_pid" 2>/dev/null || break
+	sleep 0.05
+done
+if [ -z "$url" ]; then
+	echo "interop server did not start:" >&2
+	cat "$work/server.log" >&2
+	exit 1
+fi
+echo "   mcpkit interop server at $url (pid $server_pid)"
+ts_client v1 http "$url"
+ts_client v2 http "$url"
+kill "$server_pid"
+wait "$server_pid" 2>/dev/null || true
+server_pid=""
+
+name="mcpkit client -> TypeScript servers (go test ./interop)"
+echo "== interop: $name"
+start=$SECONDS
+rc=0
+(cd "$root" && go test -race -count=1 -v -run 'TestTypeScriptServers' ./interop/) >"$work/out" 2>&1 || rc=$?
+# Leaf checks and the summary, without the === RUN noise.
+grep -E '^\s+--- (PASS|FAIL|SKIP)|^interop |^(ok|FAIL|---)' "$work/out" || true
+if [ $rc -ne 0 ]; then
+	cat "$work/out" | grep -v -- '--- PASS' | tail -n 60
+	failures+=("$name (exit $rc)")
+fi
+tally "$work/out" "$name"
+echo "-- $name: $((SECONDS - start)) s"
+
+total=$((passed + failed + skipped))
+echo "== interop: $total checks ran: $passed passed, $failed failed, $skipped skipped (not yet in mcpkit's server)"
+if [ ${#failures[@]} -gt 0 ]; then
+	printf '   FAILED: %s\n' "${failures[@]}" >&2
+	exit 1
+fi

@@ -1,0 +1,180 @@
+// Command server is the MCP server the interop tests drive with the
+// TypeScript SDK's clients: mcpkit's reference server (the one `mcpkit
+// serve` runs, internal/everything) plus a few tools that only the interop
+// checks need:
+//
+//   - interop_structured returns structuredContent under an inferred
+//     outputSchema, which the TypeScript client validates;
+//   - interop_slow reports progress once it runs, then blocks until the
+//     client cancels it (or 30 s pass), and
+//     interop_cancelled reports how a given interop_slow call ended, so a
+//     client can see that its notifications/cancelled reached the handler.
+//
+// It serves stdio by default, or Streamable HTTP with --http ADDR (ADDR
+// may use port 0), logging "url=http://HOST:PORT/mcp" on stderr once it
+// listens, like `mcpkit serve --http`.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/everything"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcphttp"
+)
+
+func main() {
+	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` instead of stdio")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	s := everything.NewServer(&everything.Options{ServerOptions: &mcp.ServerOptions{Logger: logger}})
+	addInteropTools(s)
+
+	var err error
+	if *httpAddr != "" {
+		err = serveHTTP(ctx, s, *httpAddr, logger)
+	} else {
+		err = s.Run(ctx, &mcp.StdioTransport{})
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "interop server:", err)
+		os.Exit(1)
+	}
+}
+
+// serveHTTP serves s as `mcpkit serve --http` does (sessions, SSE replies,
+// resumable streams) until ctx ends.
+func serveHTTP(ctx context.Context, s *mcp.Server, addr string, logger *slog.Logger) error {
+	h := mcphttp.NewHandler(s, &mcphttp.Options{EventStore: &mcphttp.MemoryEventStore{}, Logger: logger})
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "interop server: url=http://%s/mcp\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	h.Close()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdown)
+	<-done
+	return nil
+}
+
+// StructuredArgs is the input of interop_structured.
+type StructuredArgs struct {
+	A int `json:"a" jsonschema:"first operand"`
+	B int `json:"b" jsonschema:"second operand"`
+}
+
+// StructuredResult is the output of interop_structured: structuredContent,
+// with an outputSchema inferred from the type.
+type StructuredResult struct {
+	Sum     int `json:"sum"`
+	Product int `json:"product"`
+}
+
+// SlowArgs names one interop_slow call, so that interop_cancelled can ask
+// about it.
+type SlowArgs struct {
+	ID string `json:"id" jsonschema:"a name for this call"`
+}
+
+// slowCalls records how each interop_slow call ended.
+type slowCalls struct {
+	mu    sync.Mutex
+	calls map[string]*slowCall
+}
+
+type slowCall struct {
+	done    chan struct{} // closed when the handler returns
+	outcome string
+}
+
+func (c *slowCalls) get(id string) *slowCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc := c.calls[id]
+	if sc == nil {
+		sc = &slowCall{done: make(chan struct{})}
+		c.calls[id] = sc
+	}
+	return sc
+}
+
+func addInteropTools(s *mcp.Server) {
+	must(mcp.AddTool(s, &mcp.Tool{
+		Name:        "interop_structured",
+		Description: "Adds and multiplies two integers; the result is structuredContent (interop fixture).",
+	}, func(_ context.Context, _ *mcp.Request, in StructuredArgs) (StructuredResult, error) {
+		return StructuredResult{Sum: in.A + in.B, Product: in.A * in.B}, nil
+	}))
+
+	slow := &slowCalls{calls: map[string]*slowCall{}}
+	must(mcp.AddTool(s, &mcp.Tool{
+		Name:        "interop_slow",
+		Description: "Reports progress 0 once it runs, then waits until the call is cancelled, or 30 seconds (interop fixture).",
+	}, func(ctx context.Context, req *mcp.Request, in SlowArgs) (string, error) {
+		sc := slow.get(in.ID)
+		defer close(sc.done)
+		// Tells the client the handler runs, so it can cancel now.
+		if err := req.ReportProgress(ctx, 0, 0, "started"); err != nil {
+			return "", err
+		}
+		t := time.NewTimer(30 * time.Second)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			sc.outcome = "cancelled"
+			return "", ctx.Err()
+		case <-t.C:
+			sc.outcome = "finished"
+			return "finished", nil
+		}
+	}))
+	must(mcp.AddTool(s, &mcp.Tool{
+		Name:        "interop_cancelled",
+		Description: "Waits (up to 10 seconds) for the interop_slow call with this id to end and says how it ended: cancelled or finished (interop fixture).",
+	}, func(ctx context.Context, _ *mcp.Request, in SlowArgs) (string, error) {
+		sc := slow.get(in.ID)
+		t := time.NewTimer(10 * time.Second)
+		defer t.Stop()
+		select {
+		case <-sc.done:
+			return sc.outcome, nil
+		case <-t.C:
+			return "still running", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}))
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

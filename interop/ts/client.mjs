@@ -1,0 +1,338 @@
+// Drives mcpkit's server (interop/server: the reference server plus a few
+// interop tools) with a real TypeScript SDK client and checks what the
+// client sees.
+//
+//   node ts/client.mjs v1|v2 stdio SERVER_BINARY
+//   node ts/client.mjs v1|v2 http  http://127.0.0.1:PORT/mcp
+//
+// Prints one line per check (ok, skip or FAIL) and a summary line
+// "interop <sdk> <transport>: N passed, M failed, K skipped". A check is
+// skipped only when the server does not have the feature yet (no
+// capability, no fixture tool, or the method answers -32601); set
+// INTEROP_STRICT=1 to count those as failures. Exits 1 if a check failed.
+import assert from 'node:assert/strict';
+import { load } from './sdk.mjs';
+
+const [generation, transportKind, target] = process.argv.slice(2);
+if (!generation || !['stdio', 'http'].includes(transportKind) || !target) {
+  console.error('usage: node ts/client.mjs v1|v2 stdio SERVER_BINARY | http URL');
+  process.exit(2);
+}
+const sdk = await load(generation);
+const label = `${generation}/${transportKind}`;
+const strict = process.env.INTEROP_STRICT === '1';
+const clientInfo = { name: `mcpkit-interop-${generation}`, version: '1.0.0' };
+const PROTOCOL = '2025-11-25';
+
+class Skip extends Error {}
+const results = { passed: 0, failed: 0, skipped: 0 };
+const skips = [];
+
+async function check(name, fn) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out after 20 s')), 20000);
+  });
+  try {
+    await Promise.race([fn(), timeout]);
+    results.passed++;
+    console.log(`ok   ${label} ${name}`);
+  } catch (e) {
+    if (e instanceof Skip && !strict) {
+      results.skipped++;
+      skips.push(`${name}: ${e.message}`);
+      console.log(`skip ${label} ${name}: ${e.message}`);
+    } else {
+      results.failed++;
+      console.log(`FAIL ${label} ${name}: ${e?.stack ?? e}`);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function newTransport(opts) {
+  return transportKind === 'stdio' ? sdk.stdio(target, []) : sdk.http(target, opts);
+}
+
+// A connected client with sampling and elicitation handlers and a record
+// of the notifications it received.
+async function connect({ capabilities = { sampling: {}, elicitation: {} }, extra, http } = {}) {
+  const client = sdk.newClient(clientInfo, capabilities, extra);
+  const seen = { logs: [], sampling: [], elicitation: [], updated: [] };
+  if (capabilities.sampling) {
+    sdk.onRequest(client, 'sampling/createMessage', async (req) => {
+      seen.sampling.push(req.params);
+      return { role: 'assistant', content: { type: 'text', text: 'interop sampled answer' }, model: 'interop-model', stopReason: 'endTurn' };
+    });
+  }
+  if (capabilities.elicitation) {
+    sdk.onRequest(client, 'elicitation/create', async (req) => {
+      seen.elicitation.push(req.params);
+      return { action: 'accept', content: fill(req.params.requestedSchema) };
+    });
+  }
+  sdk.onNotification(client, 'notifications/message', async (n) => { seen.logs.push(n.params); });
+  sdk.onNotification(client, 'notifications/resources/updated', async (n) => { seen.updated.push(n.params); });
+  const transport = newTransport(http);
+  await client.connect(transport);
+  return { client, transport, seen };
+}
+
+// fill answers an elicitation form: the default of each property, or a
+// value of its type.
+function fill(schema) {
+  const out = {};
+  for (const [key, p] of Object.entries(schema?.properties ?? {})) {
+    if (p.default !== undefined) out[key] = p.default;
+    else if (p.enum) out[key] = p.enum[0];
+    else if (p.oneOf) out[key] = p.oneOf[0].const;
+    else if (p.type === 'array') out[key] = p.items?.enum ? [p.items.enum[0]] : p.items?.anyOf ? [p.items.anyOf[0].const] : [];
+    else if (p.type === 'boolean') out[key] = true;
+    else if (p.type === 'integer' || p.type === 'number') out[key] = p.minimum ?? 1;
+    else if (p.format === 'email') out[key] = 'interop@example.com';
+    else out[key] = 'interop';
+  }
+  return out;
+}
+
+// httpStatus is the HTTP status an SDK error reports: v1's
+// StreamableHTTPError has it as code, v2's SdkHttpError as data.status.
+function httpStatus(e) {
+  return e?.data?.status ?? e?.status ?? (e?.code >= 400 && e?.code < 600 ? e.code : undefined);
+}
+
+function textOf(result) {
+  return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+}
+
+// notYet turns "the server does not have this yet" into a Skip.
+async function notYet(what, promise) {
+  try {
+    return await promise;
+  } catch (e) {
+    if (e?.code === -32601) throw new Skip(`not yet: ${what} answers -32601 Method not found`);
+    throw e;
+  }
+}
+
+const main = await connect();
+const { client } = main;
+const caps = client.getServerCapabilities() ?? {};
+const tools = new Map();
+const needTool = (name) => {
+  if (!tools.has(name)) throw new Skip(`not yet: the server has no ${name} tool`);
+};
+const needCapability = (name) => {
+  if (!caps[name]) throw new Skip(`not yet: the server declares no ${name} capability`);
+};
+
+await check('initialize: server info, version, capabilities', async () => {
+  assert.equal(client.getServerVersion()?.name, 'mcpkit-everything');
+  const version = sdk.protocolVersion(client, main.transport);
+  if (version !== undefined) assert.equal(version, PROTOCOL);
+  assert.ok(caps.tools, 'tools capability');
+});
+
+await check('ping', async () => {
+  assert.deepEqual(await client.ping(), {});
+});
+
+await check('tools/list', async () => {
+  const res = await client.listTools();
+  for (const t of res.tools) tools.set(t.name, t);
+  for (const name of ['echo', 'test_simple_text', 'interop_structured', 'interop_slow']) assert.ok(tools.has(name), `${name} listed`);
+  for (const t of res.tools) {
+    assert.equal(t.inputSchema?.type, 'object', `${t.name} inputSchema type`);
+    assert.ok(t.description, `${t.name} description`);
+  }
+  assert.equal(tools.get('interop_structured').outputSchema?.type, 'object', 'outputSchema');
+});
+
+await check('tools/call: text', async () => {
+  const res = await sdk.callTool(client, { name: 'echo', arguments: { text: 'hi from TypeScript' } });
+  assert.equal(res.isError ?? false, false);
+  assert.equal(textOf(res), 'hi from TypeScript');
+});
+
+await check('tools/call: structured output checked against outputSchema', async () => {
+  const res = await sdk.callTool(client, { name: 'interop_structured', arguments: { a: 6, b: 7 } });
+  assert.deepEqual(res.structuredContent, { sum: 13, product: 42 });
+  assert.deepEqual(JSON.parse(textOf(res)), { sum: 13, product: 42 });
+});
+
+await check('tools/call: invalid arguments are a tool error (isError)', async () => {
+  const res = await sdk.callTool(client, { name: 'echo', arguments: { text: 42 } });
+  assert.equal(res.isError, true);
+  assert.match(textOf(res), /^invalid arguments for tool echo: /);
+});
+
+await check('tools/call: unknown tool is a -32602 protocol error', async () => {
+  await assert.rejects(sdk.callTool(client, { name: 'no_such_tool', arguments: {} }), (e) => e.code === -32602);
+});
+
+await check('tools/call: image, audio and embedded resource contents', async () => {
+  const mixed = await sdk.callTool(client, { name: 'test_multiple_content_types', arguments: {} });
+  assert.deepEqual(mixed.content.map((c) => c.type), ['text', 'image', 'resource']);
+  assert.equal(mixed.content[1].mimeType, 'image/png');
+  assert.equal(mixed.content[2].resource.uri, 'test://mixed-content-resource');
+  const audio = await sdk.callTool(client, { name: 'test_audio_content', arguments: {} });
+  assert.equal(audio.content[0].type, 'audio');
+  assert.equal(audio.content[0].mimeType, 'audio/wav');
+});
+
+await check('tools/call: a tool that reports an error', async () => {
+  const res = await sdk.callTool(client, { name: 'test_error_handling', arguments: {} });
+  assert.equal(res.isError, true);
+  assert.ok(textOf(res).length > 0);
+});
+
+await check('resources: list, read text and blob', async () => {
+  needCapability('resources');
+  const list = await notYet('resources/list', client.listResources());
+  const uris = list.resources.map((r) => r.uri);
+  assert.ok(uris.includes('test://static-text'), `static-text listed in ${uris}`);
+  const text = await client.readResource({ uri: 'test://static-text' });
+  assert.equal(text.contents[0].text, 'This is the content of the static text resource.');
+  const blob = await client.readResource({ uri: 'test://static-binary' });
+  assert.equal(blob.contents[0].mimeType, 'image/png');
+  assert.ok(blob.contents[0].blob.length > 0);
+});
+
+await check('resources: templates list and read', async () => {
+  needCapability('resources');
+  const list = await notYet('resources/templates/list', client.listResourceTemplates());
+  assert.ok(list.resourceTemplates.some((t) => t.uriTemplate === 'test://template/{id}/data'));
+  const res = await client.readResource({ uri: 'test://template/4711/data' });
+  assert.equal(res.contents[0].uri, 'test://template/4711/data');
+  assert.match(res.contents[0].text, /4711/);
+});
+
+await check('resources: subscribe and unsubscribe', async () => {
+  needCapability('resources');
+  if (!caps.resources.subscribe) throw new Skip('not yet: the server declares no resources.subscribe');
+  assert.deepEqual(await notYet('resources/subscribe', client.subscribeResource({ uri: 'test://watched-resource' })), {});
+  assert.deepEqual(await client.unsubscribeResource({ uri: 'test://watched-resource' }), {});
+});
+
+await check('prompts: list and get with arguments', async () => {
+  needCapability('prompts');
+  const list = await notYet('prompts/list', client.listPrompts());
+  assert.ok(list.prompts.some((p) => p.name === 'test_prompt_with_arguments'));
+  const res = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'alpha', arg2: 'beta' } });
+  const text = res.messages.map((m) => m.content.text ?? '').join('\n');
+  assert.match(text, /alpha/);
+  assert.match(text, /beta/);
+});
+
+await check('completion/complete', async () => {
+  needCapability('completions');
+  const res = await notYet('completion/complete', client.complete({
+    ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+    argument: { name: 'arg1', value: 'te' },
+  }));
+  assert.ok(Array.isArray(res.completion.values));
+});
+
+await check('progress notifications during a call', async () => {
+  needTool('test_tool_with_progress');
+  const progress = [];
+  const res = await sdk.callTool(client, { name: 'test_tool_with_progress', arguments: {} }, { onprogress: (p) => progress.push(p.progress) });
+  assert.equal(res.isError ?? false, false);
+  assert.ok(progress.length >= 3, `got ${progress.length} progress notifications`);
+  assert.deepEqual([...progress].sort((a, b) => a - b), progress, 'progress never decreases');
+});
+
+await check('logging: setLevel and log messages during a call', async () => {
+  needCapability('logging');
+  needTool('test_tool_with_logging');
+  assert.deepEqual(await notYet('logging/setLevel', client.setLoggingLevel('debug')), {});
+  const before = main.seen.logs.length;
+  const res = await sdk.callTool(client, { name: 'test_tool_with_logging', arguments: {} });
+  assert.equal(res.isError ?? false, false);
+  // Notifications sent during a call arrive before its result.
+  assert.ok(main.seen.logs.length - before >= 3, `got ${main.seen.logs.length - before} log messages`);
+});
+
+await check('sampling round trip', async () => {
+  needTool('test_sampling');
+  const before = main.seen.sampling.length;
+  const res = await sdk.callTool(client, { name: 'test_sampling', arguments: { prompt: 'What is interop?' } });
+  assert.equal(main.seen.sampling.length - before, 1, 'one sampling/createMessage');
+  assert.equal(main.seen.sampling.at(-1).messages[0].content.text, 'What is interop?');
+  assert.match(textOf(res), /interop sampled answer/);
+});
+
+await check('elicitation round trip', async () => {
+  needTool('test_elicitation');
+  const before = main.seen.elicitation.length;
+  const res = await sdk.callTool(client, { name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+  assert.equal(main.seen.elicitation.length - before, 1, 'one elicitation/create');
+  assert.equal(main.seen.elicitation.at(-1).message, 'Who are you?');
+  assert.match(textOf(res), /accept/);
+});
+
+await check('cancellation reaches the tool handler', async () => {
+  const id = `${label}-${process.pid}`;
+  const abort = new AbortController();
+  // interop_slow reports progress once it runs; cancel then.
+  const call = sdk.callTool(client, { name: 'interop_slow', arguments: { id } }, {
+    signal: abort.signal,
+    onprogress: () => abort.abort('interop cancel'),
+  });
+  await assert.rejects(call);
+  const res = await sdk.callTool(client, { name: 'interop_cancelled', arguments: { id } });
+  assert.equal(textOf(res), 'cancelled');
+});
+
+await check('duplicate initialize is an error; the session goes on', async () => {
+  // The v2 HTTP transport drops Mcp-Session-Id from an initialize request
+  // (it starts a new session instead); put it back so that the server
+  // sees a true duplicate on the live session.
+  let sessionId;
+  const fetchKeepingSession = (url, init) => {
+    const headers = new Headers(init?.headers);
+    if (sessionId && !headers.has('mcp-session-id') && /"method":"initialize"/.test(String(init?.body))) {
+      headers.set('mcp-session-id', sessionId);
+      headers.set('mcp-protocol-version', PROTOCOL);
+    }
+    return fetch(url, { ...init, headers });
+  };
+  const s = await connect({ http: { fetch: fetchKeepingSession } });
+  sessionId = s.transport.sessionId;
+  await assert.rejects(sdk.request(s.client, {
+    method: 'initialize',
+    params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo },
+  }), (e) => (transportKind === 'stdio' ? e.code === -32600 : httpStatus(e) === 400));
+  assert.equal(s.transport.sessionId, sessionId, 'session id unchanged');
+  assert.deepEqual(await s.client.ping(), {});
+  await s.client.close();
+});
+
+if (transportKind === 'http') {
+  await check('session deleted (DELETE), then refused with 404', async () => {
+    const { client: c, transport } = await connect();
+    const sessionId = transport.sessionId;
+    assert.match(sessionId ?? '', /^[\x21-\x7e]+$/, 'a visible-ASCII session id');
+    await transport.terminateSession();
+    await c.close();
+    // A transport that resumes the deleted session skips initialize.
+    const stale = sdk.newClient(clientInfo, {});
+    await stale.connect(sdk.http(target, { sessionId }));
+    await assert.rejects(stale.ping(), (e) => httpStatus(e) === 404);
+    await stale.close().catch(() => {});
+  });
+}
+
+if (generation === 'v2') {
+  await check('version negotiation "auto" falls back to initialize', async () => {
+    const { client: c } = await connect({ extra: { versionNegotiation: { mode: 'auto' } } });
+    assert.equal(c.getNegotiatedProtocolVersion(), PROTOCOL);
+    assert.equal(c.getServerVersion()?.name, 'mcpkit-everything');
+    await c.close();
+  });
+}
+
+await client.close();
+console.log(`interop ${sdk.package} ${transportKind}: ${results.passed} passed, ${results.failed} failed, ${results.skipped} skipped`);
+process.exit(results.failed > 0 ? 1 : 0);
