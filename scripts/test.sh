@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of mcpkit: what CI runs (.ci/run) and what the README's
-# set-up asks a newcomer to run. The conformance and interop suites will
-# join here.
+# set-up asks a newcomer to run: go vet, gofmt, the Go tests with -race,
+# then the official conformance suite (conformance/run.sh) and the interop
+# tests with the TypeScript SDK (interop/run.sh). Those two need Node >= 20
+# and npm; without node they are skipped with a notice, unless
+# MCPKIT_REQUIRE_NODE=1 (CI sets it), which makes a missing node an error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,3 +23,18 @@ fi
 
 echo "== go test -race -count=1 ./..."
 go test -race -count=1 ./...
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	if [ "${MCPKIT_REQUIRE_NODE:-}" = 1 ]; then
+		echo "node and npm are required for the conformance and interop suites" >&2
+		exit 1
+	fi
+	echo "== SKIPPED conformance/run.sh and interop/run.sh: they need Node >= 20 and npm" >&2
+	exit 0
+fi
+
+echo "== conformance/run.sh"
+conformance/run.sh
+
+echo "== interop/run.sh"
+interop/run.sh
