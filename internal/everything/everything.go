@@ -34,12 +34,21 @@ func NewServer(opts *Options) *mcp.Server {
 	if opts == nil {
 		opts = &Options{}
 	}
+	serverOpts := mcp.ServerOptions{}
+	if opts.ServerOptions != nil {
+		serverOpts = *opts.ServerOptions
+	}
+	if serverOpts.CompletionHandler == nil {
+		serverOpts.CompletionHandler = complete // completion.go
+	}
 	s := mcp.NewServer(mcp.Implementation{
 		Name:        Name,
 		Title:       "mcpkit reference server",
 		Version:     Version,
 		Description: "Every feature of mcpkit and every fixture of the MCP conformance suite.",
-	}, opts.ServerOptions)
+	}, &serverOpts)
 	addTools(s)
+	addResources(s) // resources.go
+	addPrompts(s)   // prompts.go
 	return s
 }

@@ -155,7 +155,7 @@ func TestToolsList(t *testing.T) {
 		}
 	}
 	caps, _ := json.Marshal(cs.InitializeResult().Capabilities)
-	if string(caps) != `{"tools":{"listChanged":true}}` {
+	if string(caps) != `{"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}}` {
 		t.Errorf("capabilities = %s", caps)
 	}
 	if info := cs.InitializeResult().ServerInfo; info.Name != everything.Name || info.Version != everything.Version {
