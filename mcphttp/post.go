@@ -83,6 +83,22 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, id, errSessionRequired)
 		return
 	}
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		e, evicted, dup := h.reg.acquireRequest(sid, req.ID)
+		switch {
+		case evicted != nil:
+			h.closeEntry(evicted)
+		case dup:
+			h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+			return
+		}
+		if e == nil {
+			h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+			return
+		}
+		h.serveRequest(w, r, e, req)
+		return
+	}
 	e := h.acquire(sid)
 	if e == nil {
 		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
@@ -100,8 +116,6 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		e.ss.HandleResponse(ctx, m)
 		h.reg.release(e)
 		w.WriteHeader(http.StatusAccepted)
-	case *jsonrpc.Request:
-		h.serveRequest(w, r, e, m)
 	}
 }
 
@@ -150,13 +164,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	return buf.Bytes(), true
 }
 
-// serveRequest serves a request on live session e, which it releases.
+// serveRequest serves a request on live session e, acquired with the
+// request in flight (registry.acquireRequest); it ends both.
 func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry, req *jsonrpc.Request) {
-	if !h.reg.beginRequest(e, req.ID) {
-		h.reg.release(e)
-		h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
-		return
-	}
 	// Disconnection is not cancellation: the handler outlives the request's
 	// context, and ends early only through notifications/cancelled or the
 	// session's end.
@@ -166,8 +176,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		// The session is initialized already: it refuses with -32600
 		// "Server already initialized" and changes nothing.
 		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, extra)
-		h.reg.endRequest(e, req.ID)
-		h.reg.release(e)
+		h.reg.finishRequest(e, req.ID)
 		if err == nil && resp != nil && resp.Error != nil {
 			h.refuse(w, r, http.StatusBadRequest, req.ID, resp.Error)
 			return
@@ -177,8 +186,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	}
 	if h.opts.JSONResponse {
 		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, extra)
-		h.reg.endRequest(e, req.ID)
-		h.reg.release(e)
+		h.reg.finishRequest(e, req.ID)
 		h.writeJSONReply(w, r, req.ID, resp, err)
 		return
 	}
@@ -190,9 +198,8 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		resp, err := e.ss.HandleRequestExtra(ctx, req, st, extra)
 		// The id is free again before the client can see the response
 		// and send its next request.
-		h.reg.endRequest(e, req.ID)
+		h.reg.finishRequest(e, req.ID)
 		st.closeInline(ctx, h.replyOf(e, req.ID, resp, err))
-		h.reg.release(e)
 		return
 	}
 	// A resumable stream: the handler runs on a goroutine of its own, so

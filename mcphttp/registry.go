@@ -202,6 +202,13 @@ func (g *registry) remove(id string) (e, evicted *entry) {
 func (g *registry) beginRequest(e *entry, id jsonrpc.ID) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.beginLocked(e, id)
+}
+
+// beginLocked is beginRequest with mu held. The set is made on a session's
+// first request and kept (empty between requests), so that a busy session
+// does not build a map per request.
+func (g *registry) beginLocked(e *entry, id jsonrpc.ID) bool {
 	if _, dup := e.inflight[id]; dup {
 		return false
 	}
@@ -212,13 +219,40 @@ func (g *registry) beginRequest(e *entry, id jsonrpc.ID) bool {
 	return true
 }
 
+// acquireRequest is acquire and beginRequest under one lock: it returns the
+// live session id, busy until endRequest, with request rid recorded in
+// flight. dup reports (with e nil) that rid is in flight already.
+func (g *registry) acquireRequest(id string, rid jsonrpc.ID) (e, evicted *entry, dup bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e = g.entries[id]
+	if e == nil {
+		return nil, nil, false
+	}
+	if g.expired(e, g.nowNanos()) {
+		delete(g.entries, id)
+		return nil, e, false
+	}
+	if !g.beginLocked(e, rid) {
+		return nil, nil, true
+	}
+	e.active++
+	return e, nil, false
+}
+
 // endRequest forgets a request id.
 func (g *registry) endRequest(e *entry, id jsonrpc.ID) {
 	g.mu.Lock()
 	delete(e.inflight, id)
-	if len(e.inflight) == 0 {
-		e.inflight = nil
-	}
+	g.mu.Unlock()
+}
+
+// finishRequest is endRequest and release under one lock.
+func (g *registry) finishRequest(e *entry, id jsonrpc.ID) {
+	g.mu.Lock()
+	delete(e.inflight, id)
+	e.active--
+	e.lastActive = g.nowNanos()
 	g.mu.Unlock()
 }
 
