@@ -63,6 +63,9 @@ func isJSONContent(h http.Header) bool {
 	if ct == "" {
 		return false
 	}
+	if strings.EqualFold(ct, mediaJSON) {
+		return true // the usual case, without parsing (which allocates)
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == mediaJSON
 }
