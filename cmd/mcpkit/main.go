@@ -4,6 +4,10 @@
 //	mcpkit serve                                  run the reference server on stdio
 //	mcpkit tools list [--json] -- COMMAND [ARG...]
 //	mcpkit tools call NAME [--args JSON] [--json] -- COMMAND [ARG...]
+//	mcpkit resources list [--json] -- COMMAND [ARG...]
+//	mcpkit resources read URI [--json] -- COMMAND [ARG...]
+//	mcpkit prompts list [--json] -- COMMAND [ARG...]
+//	mcpkit prompts get NAME [--args JSON] [--json] -- COMMAND [ARG...]
 //
 // The client verbs start the server as COMMAND and speak MCP over its stdin
 // and stdout (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio).
@@ -78,6 +82,14 @@ Usage:
         list the tools of the server at URL, or of the one COMMAND starts
   mcpkit tools call NAME [--args JSON] [--json] (--url URL | -- COMMAND [ARG...])
         call tool NAME with the JSON object ARGS as arguments
+  mcpkit resources list [--json] (--url URL | -- COMMAND [ARG...])
+        list the resources and resource templates of the server
+  mcpkit resources read URI [--json] (--url URL | -- COMMAND [ARG...])
+        read the resource at URI
+  mcpkit prompts list [--json] (--url URL | -- COMMAND [ARG...])
+        list the prompts of the server
+  mcpkit prompts get NAME [--args JSON] [--json] (--url URL | -- COMMAND [ARG...])
+        get prompt NAME with the JSON object of strings ARGS as arguments
 
 Examples:
   mcpkit tools call echo --args '{"text":"hi"}' -- mcpkit serve
@@ -133,6 +145,28 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 			return toolsCall(ctx, e, args[2:])
 		}
 		return usagef("tools: unknown subcommand %q: want list or call", args[1])
+	case "resources":
+		if len(args) < 2 {
+			return usagef("resources: want a subcommand: list or read")
+		}
+		switch args[1] {
+		case "list":
+			return resourcesList(ctx, e, args[2:])
+		case "read":
+			return resourcesRead(ctx, e, args[2:])
+		}
+		return usagef("resources: unknown subcommand %q: want list or read", args[1])
+	case "prompts":
+		if len(args) < 2 {
+			return usagef("prompts: want a subcommand: list or get")
+		}
+		switch args[1] {
+		case "list":
+			return promptsList(ctx, e, args[2:])
+		case "get":
+			return promptsGet(ctx, e, args[2:])
+		}
+		return usagef("prompts: unknown subcommand %q: want list or get", args[1])
 	}
 	return usagef("unknown command %q", args[0])
 }
