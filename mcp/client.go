@@ -25,6 +25,9 @@ type Client struct {
 	// NewClient; features that need client support (sampling, elicitation,
 	// roots) add entries there.
 	methods map[string]clientMethodHandler
+	// roots is the list the client serves with roots/list, and the
+	// sessions to tell when it changes (client_roots.go).
+	roots rootsState
 }
 
 // ClientOptions configures a Client. The zero value is a useful
@@ -79,6 +82,54 @@ type ClientOptions struct {
 	// any). Params are raw. If nil, notifications without a specific
 	// handler are ignored.
 	NotificationHandler func(ctx context.Context, cs *ClientSession, n *jsonrpc.Notification)
+
+	// CreateMessageHandler, if set, answers sampling/createMessage, and the
+	// client declares the sampling capability
+	// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling).
+	// The request's messages and tool pairing are checked before it is
+	// called (a bad request gets -32602). Return ErrUserRejectedSampling
+	// when the user says no. If nil, sampling/createMessage gets -32601.
+	CreateMessageHandler func(ctx context.Context, cs *ClientSession, p *CreateMessageParams) (*CreateMessageResult, error)
+	// SamplingTools declares sampling.tools: CreateMessageHandler takes
+	// requests with tools and toolChoice (2025-11-25). If false, such
+	// requests get -32602, as the spec requires.
+	SamplingTools bool
+	// SamplingContext declares sampling.context: CreateMessageHandler
+	// honours includeContext "thisServer" and "allServers".
+	SamplingContext bool
+	// ElicitationHandler, if set, answers form-mode elicitation/create, and
+	// the client declares elicitation.form
+	// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#form-mode-elicitation-requests).
+	// The content it accepts with is checked against the requested schema
+	// before it is sent; content that does not match is not sent (the
+	// server gets -32603). If nil, form-mode requests get -32602 (or
+	// -32601 when no elicitation handler is set at all).
+	ElicitationHandler func(ctx context.Context, cs *ClientSession, p *ElicitParams) (*ElicitResult, error)
+	// ElicitationApplyDefaults fills in, in the content of an accepted
+	// form, the default of every property the handler left out.
+	ElicitationApplyDefaults bool
+	// URLElicitationHandler, if set, answers URL-mode elicitation/create,
+	// and the client declares elicitation.url
+	// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests).
+	// It must show the full URL and open it only with the user's consent,
+	// never fetching it itself; accept means the user consented. Content
+	// is never sent in URL mode. If nil, URL-mode requests get -32602 (or
+	// -32601 when no elicitation handler is set at all).
+	URLElicitationHandler func(ctx context.Context, cs *ClientSession, p *ElicitParams) (*ElicitResult, error)
+	// ElicitationCompleteHandler, if set, is called for
+	// notifications/elicitation/complete naming a URL-mode elicitation this
+	// session accepted, or one from a URLElicitationRequired error passed
+	// to ClientSession.URLElicitationRequired, once per id. Other ids are
+	// ignored, as the spec requires.
+	ElicitationCompleteHandler func(ctx context.Context, cs *ClientSession, p *ElicitationCompleteParams)
+	// Roots, if not nil (an empty list counts), is the list the client
+	// serves with roots/list, and the client declares roots with
+	// listChanged
+	// (https://modelcontextprotocol.io/specification/2025-11-25/client/roots).
+	// Each URI must be a file:// URI; others are dropped and logged.
+	// Client.SetRoots changes the list and tells every session. If nil,
+	// roots/list gets -32601.
+	Roots []*Root
 }
 
 // clientMethodHandler answers one kind of request a server sends to the
@@ -170,5 +221,6 @@ func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, erro
 		cs.Close()
 		return nil, fmt.Errorf("mcp: sending notifications/initialized: %w", err)
 	}
+	c.roots.track(cs) // client_roots.go
 	return cs, nil
 }

@@ -45,6 +45,10 @@ type ClientSession struct {
 	// read loop adds to it.
 	handlers sync.WaitGroup
 
+	// elicitations are the URL-mode elicitations whose completion the
+	// session waits for (client_elicitation.go).
+	elicitations urlElicitations
+
 	closing   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -443,6 +447,8 @@ func (cs *ClientSession) handleNotification(n *jsonrpc.Notification) {
 				cs.callback(n.Method, func() { opts.TaskStatusHandler(cs.ctx, cs, &p) })
 			}
 		}
+	case "notifications/elicitation/complete":
+		cs.elicitationComplete(n) // client_elicitation.go
 	case "notifications/tools/list_changed":
 		if opts.ToolListChangedHandler != nil {
 			cs.callback(n.Method, func() { opts.ToolListChangedHandler(cs.ctx, cs) })

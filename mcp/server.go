@@ -75,6 +75,12 @@ type ServerOptions struct {
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.
 	InitializedHandler func(ctx context.Context, ss *ServerSession)
+	// RootsListChangedHandler, if set, is called when a session receives
+	// notifications/roots/list_changed
+	// (https://modelcontextprotocol.io/specification/2025-11-25/client/roots#root-list-changes).
+	// It runs on the session's read loop: call ServerSession.ListRoots from
+	// a goroutine, not directly, or the answer cannot be read.
+	RootsListChangedHandler func(ctx context.Context, ss *ServerSession)
 	// ProgressHandler, if set, is called for notifications/progress from a
 	// client, about a request the server sent with _meta.progressToken
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
@@ -173,6 +179,9 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 func (s *Server) dispatchNotification(ctx context.Context, r *Request) {
 	if r.Method == "notifications/initialized" && s.opts.InitializedHandler != nil {
 		s.opts.InitializedHandler(ctx, r.Session)
+	}
+	if r.Method == "notifications/roots/list_changed" && s.opts.RootsListChangedHandler != nil {
+		s.opts.RootsListChangedHandler(ctx, r.Session) // roots.go
 	}
 	if r.Method == "notifications/progress" && s.opts.ProgressHandler != nil {
 		s.progressNotification(ctx, r) // progress.go
