@@ -8,7 +8,9 @@
 //   - interop_slow reports progress once it runs, then blocks until the
 //     client cancels it (or 30 s pass), and
 //     interop_cancelled reports how a given interop_slow call ended, so a
-//     client can see that its notifications/cancelled reached the handler.
+//     client can see that its notifications/cancelled reached the handler;
+//   - interop_touch_watched announces a change of test://watched-resource
+//     (notifications/resources/updated to the sessions subscribed to it).
 //
 // It serves stdio by default, or Streamable HTTP with --http ADDR (ADDR
 // may use port 0), logging "url=http://HOST:PORT/mcp" on stderr once it
@@ -43,6 +45,7 @@ func main() {
 
 	s := everything.NewServer(&everything.Options{ServerOptions: &mcp.ServerOptions{Logger: logger}})
 	addInteropTools(s)
+	addTouchTool(s)
 
 	var err error
 	if *httpAddr != "" {
@@ -170,6 +173,21 @@ func addInteropTools(s *mcp.Server) {
 		case <-ctx.Done():
 			return "", ctx.Err()
 		}
+	}))
+}
+
+// TouchArgs is the (empty) input of interop_touch_watched.
+type TouchArgs struct{}
+
+func addTouchTool(s *mcp.Server) {
+	must(mcp.AddTool(s, &mcp.Tool{
+		Name:        "interop_touch_watched",
+		Description: "Announces that test://watched-resource changed, to the sessions subscribed to it (interop fixture).",
+	}, func(ctx context.Context, _ *mcp.Request, _ TouchArgs) (string, error) {
+		if err := s.ResourceUpdated(ctx, everything.WatchedURI); err != nil {
+			return "", err
+		}
+		return "touched", nil
 	}))
 }
 

@@ -72,11 +72,21 @@ async function connect({ capabilities = { sampling: {}, elicitation: {} }, extra
       return { action: 'accept', content: fill(req.params.requestedSchema) };
     });
   }
-  sdk.onNotification(client, 'notifications/message', async (n) => { seen.logs.push(n.params); });
-  sdk.onNotification(client, 'notifications/resources/updated', async (n) => { seen.updated.push(n.params); });
+  sdk.onNotification(client, 'notifications/message', async (n) => { seen.logs.push(n.params); signal(); });
+  sdk.onNotification(client, 'notifications/resources/updated', async (n) => { seen.updated.push(n.params); signal(); });
   const transport = newTransport(http);
   await client.connect(transport);
   return { client, transport, seen };
+}
+
+// until resolves once pred() holds, re-checking after each notification
+// (the check's timeout bounds the wait).
+const waiters = [];
+function signal() {
+  for (const w of waiters.splice(0)) w();
+}
+async function until(pred) {
+  while (!pred()) await new Promise((resolve) => waiters.push(resolve));
 }
 
 // fill answers an elicitation form: the default of each property, or a
@@ -208,11 +218,18 @@ await check('resources: templates list and read', async () => {
   assert.match(res.contents[0].text, /4711/);
 });
 
-await check('resources: subscribe and unsubscribe', async () => {
+await check('resources: subscribe, updated notification, unsubscribe', async () => {
   needCapability('resources');
   if (!caps.resources.subscribe) throw new Skip('not yet: the server declares no resources.subscribe');
-  assert.deepEqual(await notYet('resources/subscribe', client.subscribeResource({ uri: 'test://watched-resource' })), {});
-  assert.deepEqual(await client.unsubscribeResource({ uri: 'test://watched-resource' }), {});
+  const uri = 'test://watched-resource';
+  assert.deepEqual(await notYet('resources/subscribe', client.subscribeResource({ uri })), {});
+  const before = main.seen.updated.length;
+  // The interop server announces a change; the notification comes on the
+  // standalone stream (the GET stream over HTTP).
+  assert.equal(textOf(await sdk.callTool(client, { name: 'interop_touch_watched', arguments: {} })), 'touched');
+  await until(() => main.seen.updated.length > before);
+  assert.deepEqual(main.seen.updated.slice(before).map((p) => p.uri), [uri]);
+  assert.deepEqual(await client.unsubscribeResource({ uri }), {});
 });
 
 await check('prompts: list and get with arguments', async () => {
