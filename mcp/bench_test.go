@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -31,7 +33,9 @@ func BenchmarkToolsCallRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`)
 	b.ReportAllocs()
+	n, start := 0, cpuClock()
 	for b.Loop() {
+		n++
 		msg, _, err := jsonrpc.Decode(frame)
 		if err != nil {
 			b.Fatal(err)
@@ -44,6 +48,7 @@ func BenchmarkToolsCallRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start, n)
 }
 
 // BenchmarkToolsCallInMemory measures a tools/call round trip through the
@@ -64,7 +69,7 @@ func BenchmarkToolsCallInMemory(b *testing.B) {
 	post := []byte(`,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`)
 	buf := make([]byte, 0, 256)
 	b.ReportAllocs()
-	i := 0
+	i, start := 0, cpuClock()
 	for b.Loop() {
 		i++
 		buf = append(strconv.AppendInt(append(buf[:0], pre...), int64(i), 10), post...)
@@ -75,7 +80,21 @@ func BenchmarkToolsCallInMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start, i)
 	b.StopTimer()
 	c.Close()
 	ss.Wait()
+}
+
+// cpuClock reports the process's user+system CPU time, so that benchmarks
+// can report CPU per operation (steadier than wall time on a busy machine).
+func cpuClock() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU adds a cpu-ns/op metric measured from start.
+func reportCPU(b *testing.B, start time.Duration, n int) {
+	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
 }

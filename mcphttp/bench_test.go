@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // benchWriter is a ResponseWriter that keeps the last body, so that a
@@ -78,7 +80,7 @@ func BenchmarkHandlerToolsCall(b *testing.B) {
 			rd := bytes.NewReader(nil)
 			want := []byte(`"text":"hello, world"`)
 			b.ReportAllocs()
-			i := 0
+			i, start := 0, cpuClock()
 			for b.Loop() {
 				i++
 				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), benchCallPost...)
@@ -92,6 +94,7 @@ func BenchmarkHandlerToolsCall(b *testing.B) {
 					b.Fatalf("status %d body %s", w.status, w.body)
 				}
 			}
+			reportCPU(b, start, i)
 		})
 	}
 }
@@ -113,7 +116,7 @@ func BenchmarkPOSTRoundTrip(b *testing.B) {
 			want := []byte(`"text":"hello, world"`)
 			got := make([]byte, 0, 512)
 			b.ReportAllocs()
-			i := 0
+			i, start := 0, cpuClock()
 			for b.Loop() {
 				i++
 				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), benchCallPost...)
@@ -142,6 +145,20 @@ func BenchmarkPOSTRoundTrip(b *testing.B) {
 					b.Fatalf("status %d body %s", resp.StatusCode, got)
 				}
 			}
+			reportCPU(b, start, i)
 		})
 	}
+}
+
+// cpuClock reports the process's user+system CPU time, so that benchmarks
+// can report CPU per operation (steadier than wall time on a busy machine).
+func cpuClock() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU adds a cpu-ns/op metric measured from start.
+func reportCPU(b *testing.B, start time.Duration, n int) {
+	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
 }
