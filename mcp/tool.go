@@ -1,12 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -228,8 +230,10 @@ func (s *Server) listTools(_ context.Context, r *Request) (any, error) {
 // callTool implements tools/call.
 func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 	var p CallToolParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
+	if !decodeCallToolParams(r.Params, &p) {
+		if err := unmarshalParams(r.Params, &p); err != nil {
+			return nil, err
+		}
 	}
 	r.setMeta(p.Meta)
 	s.mu.RLock()
@@ -242,6 +246,51 @@ func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 		return s.callToolTask(ctx, r, &p, t) // task.go
 	}
 	return runTool(ctx, r, t, p.Arguments)
+}
+
+// decodeCallToolParams decodes the usual tools/call params (an object
+// with "name", "arguments" and perhaps "_meta", spelled exactly so) in place
+// with jsonscan, without encoding/json's reflection. It reports false,
+// leaving p as it was, for anything else (another member, a name that is
+// not a plain string, params that are not an object), which is then left to
+// unmarshalParams so that every answer, error text included, stays
+// encoding/json's. Arguments alias params, as params alias the message.
+func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
+	if len(params) == 0 || params[0] != '{' || !jsonscan.Valid(params) {
+		return false
+	}
+	var name, args, meta []byte
+	ok := true
+	jsonscan.Members(params, func(key, value []byte) bool {
+		switch string(key) {
+		case "name":
+			name = value
+		case "arguments":
+			args = value
+		case "_meta":
+			meta = value
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if !ok || len(name) < 2 || name[0] != '"' {
+		return false
+	}
+	inner := name[1 : len(name)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
+		return false
+	}
+	var m *RequestMeta
+	if meta != nil && json.Unmarshal(meta, &m) != nil {
+		return false
+	}
+	p.Name = string(inner)
+	p.Meta = m
+	if args != nil {
+		p.Arguments = json.RawMessage(args)
+	}
+	return true
 }
 
 // runTool runs a tool's handler and makes its result: a Go error becomes
