@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -25,6 +26,10 @@ type Client struct {
 	// NewClient; features that need client support (sampling, elicitation,
 	// roots) add entries there.
 	methods map[string]clientMethodHandler
+	// send and receive are the middleware chains (middleware.go), nil
+	// when there is none.
+	send    SendHandler
+	receive ClientMethodHandler
 	// roots is the list the client serves with roots/list, and the
 	// sessions to tell when it changes (client_roots.go).
 	roots rootsState
@@ -48,6 +53,27 @@ type ClientOptions struct {
 	// responses nobody waits for). If nil, nothing is logged: the library
 	// never prints.
 	Logger *slog.Logger
+
+	// RequestTimeout is how long a request waits for its answer before the
+	// client cancels it with notifications/cancelled and the call returns
+	// an error wrapping ErrRequestTimeout and context.DeadlineExceeded
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
+	// WithRequestTimeout overrides it for one call. If zero, requests wait
+	// as long as their context allows.
+	RequestTimeout time.Duration
+	// MaxRequestTimeout bounds every request, whatever its progress: each
+	// notifications/progress for a request (one sent with
+	// _meta.progressToken) restarts its RequestTimeout, but never past
+	// MaxRequestTimeout from when it was sent. If zero, progress does not
+	// extend a request's timeout and there is no bound beyond it.
+	MaxRequestTimeout time.Duration
+
+	// Middleware wraps the handling of every request and notification the
+	// client receives, outermost first; see ClientMiddleware.
+	Middleware []ClientMiddleware
+	// SendingMiddleware wraps every request and notification the client
+	// sends, outermost first; see SendingMiddleware.
+	SendingMiddleware []SendingMiddleware
 
 	// ToolListChangedHandler, if set, is called for
 	// notifications/tools/list_changed
@@ -157,6 +183,8 @@ func NewClient(impl Implementation, opts *ClientOptions) *Client {
 	c.addElicitationMethods()
 	c.addRootsMethods()
 	c.addTaskMethods()
+	c.send = c.sendingChain()          // send.go
+	c.receive = c.clientReceiveChain() // middleware.go
 	return c
 }
 

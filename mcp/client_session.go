@@ -44,6 +44,9 @@ type ClientSession struct {
 	// handlers counts the goroutines answering server requests; only the
 	// read loop adds to it.
 	handlers sync.WaitGroup
+	// progress lets progress notifications extend the timeouts of the
+	// calls waiting for them (client_timeout.go).
+	progress progressWatchers
 
 	// elicitations are the URL-mode elicitations whose completion the
 	// session waits for (client_elicitation.go).
@@ -123,36 +126,16 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 	if err != nil {
 		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
 	}
-	id, ch, err := cs.calls.start()
+	res, err := cs.call(ctx, method, raw) // send.go
 	if err != nil {
-		return fmt.Errorf("mcp: %s: %w", method, cs.endedErr())
+		return err
 	}
-	if err := cs.w.WriteMessage(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
-		cs.calls.forget(id)
-		return fmt.Errorf("mcp: sending %s: %w", method, err)
+	if result != nil {
+		if err := json.Unmarshal(res, result); err != nil {
+			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
+		}
 	}
-	select {
-	case resp, ok := <-ch:
-		if !ok {
-			return fmt.Errorf("mcp: %s: %w", method, cs.endedErr())
-		}
-		if resp.Error != nil {
-			return resp.Error
-		}
-		if result != nil {
-			if err := json.Unmarshal(resp.Result, result); err != nil {
-				return fmt.Errorf("mcp: decoding %s result: %w", method, err)
-			}
-		}
-		return nil
-	case <-ctx.Done():
-		cs.calls.forget(id)
-		if method != "initialize" {
-			_ = cs.notify(context.WithoutCancel(ctx), "notifications/cancelled",
-				&CancelledParams{RequestID: id, Reason: ctx.Err().Error()})
-		}
-		return ctx.Err()
-	}
+	return nil
 }
 
 // endedErr is the error of a call on a session whose read loop has ended.
@@ -184,7 +167,7 @@ func (cs *ClientSession) notify(ctx context.Context, method string, params any) 
 	if err != nil {
 		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
 	}
-	return cs.w.WriteMessage(ctx, &jsonrpc.Notification{Method: method, Params: raw})
+	return cs.sendNotification(ctx, method, raw) // send.go
 }
 
 // Ping checks that the server is alive
@@ -340,7 +323,7 @@ func (cs *ClientSession) handleMessage(msg jsonrpc.Message) {
 // sampling request waiting for an LLM) never delays the session.
 func (cs *ClientSession) handleRequest(req *jsonrpc.Request) {
 	h, ok := cs.client.methods[req.Method]
-	if !ok {
+	if !ok && cs.client.receive == nil {
 		cs.reply(cs.ctx, jsonrpc.NewErrorResponse(req.ID, errMethodNotFound(req.Method)))
 		return
 	}
@@ -386,7 +369,7 @@ func (cs *ClientSession) runHandler(ctx context.Context, h clientMethodHandler, 
 			resp = jsonrpc.NewErrorResponse(req.ID, errInternal())
 		}
 	}()
-	result, err := h(ctx, cs, req.Params)
+	result, err := cs.client.handle(ctx, cs, req, h) // middleware.go
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
@@ -411,9 +394,10 @@ func (cs *ClientSession) reply(ctx context.Context, resp *jsonrpc.Response) {
 	}
 }
 
-// handleNotification passes a notification to the client's callbacks, on
-// the read loop, in order.
-func (cs *ClientSession) handleNotification(n *jsonrpc.Notification) {
+// deliverNotification passes a notification to the client's callbacks,
+// on the read loop, in order, after the middleware (handleNotification in
+// middleware.go).
+func (cs *ClientSession) deliverNotification(n *jsonrpc.Notification) {
 	opts := &cs.client.opts
 	switch n.Method {
 	case "notifications/cancelled":
@@ -427,12 +411,7 @@ func (cs *ClientSession) handleNotification(n *jsonrpc.Notification) {
 			cs.mu.Unlock()
 		}
 	case "notifications/progress":
-		if opts.ProgressHandler != nil {
-			var p ProgressParams
-			if cs.decodeNotification(n, &p) {
-				cs.callback(n.Method, func() { opts.ProgressHandler(cs.ctx, cs, &p) })
-			}
-		}
+		cs.progressNotification(n) // client_timeout.go
 	case "notifications/message":
 		if opts.LoggingMessageHandler != nil {
 			var p LoggingMessageParams

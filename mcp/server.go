@@ -26,6 +26,9 @@ type Server struct {
 	// handler is the dispatcher wrapped in the configured middleware, or
 	// nil when there is none (the fast path).
 	handler MethodHandler
+	// send is the sending chain (SendingMiddleware, send.go), or nil when
+	// there is none.
+	send SendHandler
 
 	mu       sync.RWMutex
 	tools    featureSet[*serverTool]
@@ -58,6 +61,10 @@ type ServerOptions struct {
 	MaxConcurrentRequests int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
+	// SendingMiddleware wraps every request and notification the server
+	// sends (progress, log messages, list_changed, cancellations,
+	// server-to-client requests), outermost first; see SendingMiddleware.
+	SendingMiddleware []SendingMiddleware
 	// Logging, if set, declares the logging capability, serves
 	// logging/setLevel and lets handlers send log messages to clients
 	// (Request.Log, ServerSession.Log, NewLoggingHandler). If nil, the
@@ -142,6 +149,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		}
 		s.handler = h
 	}
+	s.send = s.sendingChain() // send.go
 	return s
 }
 

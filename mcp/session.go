@@ -271,8 +271,7 @@ func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Noti
 				in.cancel()
 			}
 		}
-		ss.mu.Unlock()
-		return
+		// Then on to the middleware, like any notification.
 	}
 	r := &Request{
 		Method:             n.Method,
@@ -331,7 +330,7 @@ func (ss *ServerSession) notifyRelated(ctx context.Context, w MessageWriter, met
 			return nil
 		}
 	}
-	return w.WriteMessage(ctx, &jsonrpc.Notification{Method: method, Params: raw})
+	return ss.sendNotification(ctx, w, method, raw) // send.go
 }
 
 // Call sends a request to the client and decodes its result into result
@@ -366,38 +365,16 @@ func (ss *ServerSession) Call(ctx context.Context, method string, params, result
 			return fmt.Errorf("mcp: encoding %s params: %w", method, err)
 		}
 	}
-	id, ch, err := ss.calls.start()
+	res, err := ss.call(ctx, w, method, raw) // send.go
 	if err != nil {
 		return err
 	}
-	if err := w.WriteMessage(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
-		ss.calls.forget(id)
-		return fmt.Errorf("mcp: sending %s: %w", method, err)
+	if result != nil {
+		if err := json.Unmarshal(res, result); err != nil {
+			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
+		}
 	}
-	select {
-	case resp, ok := <-ch:
-		if !ok {
-			return ErrSessionClosed
-		}
-		if resp.Error != nil {
-			return resp.Error
-		}
-		if result != nil {
-			if err := json.Unmarshal(resp.Result, result); err != nil {
-				return fmt.Errorf("mcp: decoding %s result: %w", method, err)
-			}
-		}
-		return nil
-	case <-ctx.Done():
-		ss.calls.forget(id)
-		_ = w.WriteMessage(context.WithoutCancel(ctx), &jsonrpc.Notification{
-			Method: "notifications/cancelled",
-			Params: mustMarshal(&CancelledParams{RequestID: id, Reason: ctx.Err().Error()}),
-		})
-		return ctx.Err()
-	case <-ss.done:
-		return ErrSessionClosed
-	}
+	return nil
 }
 
 // Ping checks that the client is alive.

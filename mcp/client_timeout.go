@@ -1,0 +1,183 @@
+package mcp
+
+// This file holds the client's request timeouts
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts):
+// a default per request (ClientOptions.RequestTimeout), an override per
+// call (WithRequestTimeout), progress notifications that restart the clock
+// up to a hard maximum (ClientOptions.MaxRequestTimeout), and
+// notifications/cancelled on expiry.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// ErrRequestTimeout is wrapped, together with context.DeadlineExceeded, by
+// the error of a call whose timeout (ClientOptions.RequestTimeout,
+// MaxRequestTimeout or WithRequestTimeout) expired before the server
+// answered. The client has then cancelled the request with
+// notifications/cancelled.
+var ErrRequestTimeout = errors.New("mcp: request timed out")
+
+type requestTimeoutKey struct{}
+
+// WithRequestTimeout returns a context under which calls on a
+// ClientSession use timeout d instead of ClientOptions.RequestTimeout, as
+// the spec asks SDKs to allow per request
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
+// A d of zero or less turns the timeout off for those calls.
+// ClientOptions.MaxRequestTimeout still bounds them, and progress restarts
+// d as it does the default.
+//
+// Unlike a deadline on ctx, the timeout starts when each request is sent
+// and progress can extend it; ctx's own deadline, if any, still applies
+// and is never extended.
+func WithRequestTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, requestTimeoutKey{}, d)
+}
+
+// await waits for the answer to request m, sent by the client: until the
+// response, the end of ctx, the end of the session, or the request's
+// timeout.
+func (cs *ClientSession) await(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
+	timeout := cs.client.opts.RequestTimeout
+	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
+		timeout = d
+	}
+	max := cs.client.opts.MaxRequestTimeout
+	var expired <-chan time.Time
+	var progressed <-chan struct{}
+	var start, hard time.Time
+	var timer *time.Timer
+	if timeout > 0 || max > 0 {
+		start = time.Now()
+		wait := timeout
+		if max > 0 {
+			hard = start.Add(max)
+			if wait <= 0 || wait > max {
+				wait = max
+			}
+		}
+		timer = time.NewTimer(wait)
+		defer timer.Stop()
+		expired = timer.C
+		if timeout > 0 && max > timeout {
+			// Progress can restart the clock: watch the request's token.
+			if token, ok := progressTokenOf(m.Params); ok {
+				ch := make(chan struct{}, 1)
+				cs.progress.watch(token, ch)
+				defer cs.progress.unwatch(token, ch)
+				progressed = ch
+			}
+		}
+	}
+	for {
+		select {
+		case resp, ok := <-m.resp:
+			if !ok {
+				return nil, fmt.Errorf("mcp: %s: %w", m.Method, cs.endedErr())
+			}
+			if resp.Error != nil {
+				return nil, resp.Error
+			}
+			return resp.Result, nil
+		case <-ctx.Done():
+			cs.cancelRequest(ctx, m, ctx.Err().Error())
+			return nil, ctx.Err()
+		case <-progressed:
+			next := time.Now().Add(timeout)
+			if next.After(hard) {
+				next = hard
+			}
+			timer.Reset(time.Until(next))
+		case <-expired:
+			waited := time.Since(start)
+			cs.cancelRequest(ctx, m, fmt.Sprintf("request timed out after %v", waited))
+			return nil, fmt.Errorf("%w: %s had no answer after %v: %w", ErrRequestTimeout, m.Method, waited, context.DeadlineExceeded)
+		}
+	}
+}
+
+// cancelRequest stops waiting for request m and tells the server with
+// notifications/cancelled, except for initialize, which the spec forbids
+// cancelling
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements).
+func (cs *ClientSession) cancelRequest(ctx context.Context, m *OutgoingMessage, reason string) {
+	cs.calls.forget(m.ID)
+	if m.Method == "initialize" {
+		return
+	}
+	_ = cs.notify(context.WithoutCancel(ctx), "notifications/cancelled", &CancelledParams{RequestID: m.ID, Reason: reason})
+}
+
+// progressTokenOf returns the _meta.progressToken of a request's params.
+func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {
+	if len(params) == 0 {
+		return ProgressToken{}, false
+	}
+	var p struct {
+		Meta *RequestMeta `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta == nil {
+		return ProgressToken{}, false
+	}
+	return p.Meta.ProgressToken, p.Meta.ProgressToken.IsValid()
+}
+
+// progressWatchers maps the progress tokens of the calls waiting with a
+// timeout to the channel that tells each of them about progress. The map
+// is allocated on first use.
+type progressWatchers struct {
+	mu sync.Mutex
+	m  map[ProgressToken]chan<- struct{}
+}
+
+func (p *progressWatchers) watch(token ProgressToken, ch chan<- struct{}) {
+	p.mu.Lock()
+	if p.m == nil {
+		p.m = make(map[ProgressToken]chan<- struct{})
+	}
+	p.m[token] = ch
+	p.mu.Unlock()
+}
+
+func (p *progressWatchers) unwatch(token ProgressToken, ch chan<- struct{}) {
+	p.mu.Lock()
+	if p.m[token] == ch {
+		delete(p.m, token)
+	}
+	p.mu.Unlock()
+}
+
+// seen tells the call waiting for token, if any, that it made progress.
+func (p *progressWatchers) seen(token ProgressToken) {
+	p.mu.Lock()
+	ch, ok := p.m[token]
+	p.mu.Unlock()
+	if ok {
+		select {
+		case ch <- struct{}{}:
+		default: // already told
+		}
+	}
+}
+
+// progressNotification handles notifications/progress from the server: it
+// restarts the timeout of the call it belongs to and passes it to
+// ClientOptions.ProgressHandler.
+func (cs *ClientSession) progressNotification(n *jsonrpc.Notification) {
+	var p ProgressParams
+	if !cs.decodeNotification(n, &p) {
+		return
+	}
+	cs.progress.seen(p.ProgressToken)
+	if h := cs.client.opts.ProgressHandler; h != nil {
+		cs.callback(n.Method, func() { h(cs.ctx, cs, &p) })
+	}
+}
