@@ -369,6 +369,7 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 		apply = func(st *TaskState) {
 			st.Result = raw
 			st.Task.Status = TaskCompleted
+			st.Task.StatusMessage = "" // a message the work set says nothing now
 			if res.IsError {
 				// For tool calls, a result with isError means the task
 				// failed.

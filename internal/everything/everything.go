@@ -50,5 +50,6 @@ func NewServer(opts *Options) *mcp.Server {
 	addTools(s)
 	addResources(s) // resources.go
 	addPrompts(s)   // prompts.go
+	addTaskTools(s) // tasks.go
 	return s
 }
