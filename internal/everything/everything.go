@@ -48,8 +48,9 @@ func NewServer(opts *Options) *mcp.Server {
 		Description: "Every feature of mcpkit and every fixture of the MCP conformance suite.",
 	}, &serverOpts)
 	addTools(s)
-	addResources(s) // resources.go
-	addPrompts(s)   // prompts.go
-	addTaskTools(s) // tasks.go
+	addResources(s)   // resources.go
+	addPrompts(s)     // prompts.go
+	addAskingTools(s) // asking.go
+	addTaskTools(s)   // tasks.go
 	return s
 }

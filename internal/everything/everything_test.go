@@ -131,6 +131,14 @@ func TestToolsList(t *testing.T) {
 		"test_multiple_content_types": `{"type":"object","properties":{}}`,
 		"test_error_handling":         `{"type":"object","properties":{}}`,
 		"countdown":                   `{"type":"object","properties":{"seconds":{"type":"integer","description":"how many seconds to count down, 1 to 60; 3 if absent"}},"additionalProperties":false}`,
+
+		// The tools that ask the client (asking.go); TestAskingToolsSchemas
+		// checks their schemas.
+		"test_sampling":                     "",
+		"test_elicitation":                  "",
+		"test_elicitation_sep1034_defaults": "",
+		"test_elicitation_sep1330_enums":    "",
+		"list_roots":                        "",
 	}
 	seen := map[string]bool{}
 	for tool, err := range cs.Tools(context.Background(), nil) {
@@ -146,7 +154,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("unexpected tool %s", tool.Name)
 			continue
 		}
-		if !sameJSON(t, tool.InputSchema, []byte(schema)) {
+		if schema != "" && !sameJSON(t, tool.InputSchema, []byte(schema)) {
 			t.Errorf("%s inputSchema =\n\t%s\nwant\n\t%s", tool.Name, tool.InputSchema, schema)
 		}
 	}
