@@ -24,7 +24,8 @@ func (cs *ClientSession) ListPrompts(ctx context.Context, params *ListPromptsPar
 	return &res, nil
 }
 
-// Prompts iterates over the server's prompts, page after page, starting
+// Prompts iterates over the server's prompts, page after page
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination), starting
 // at params.Cursor (nil params starts at the first page). An error ends
 // the iteration after being yielded once.
 func (cs *ClientSession) Prompts(ctx context.Context, params *ListPromptsParams) iter.Seq2[*Prompt, error] {

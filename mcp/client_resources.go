@@ -24,7 +24,8 @@ func (cs *ClientSession) ListResources(ctx context.Context, params *ListResource
 	return &res, nil
 }
 
-// Resources iterates over the server's resources, page after page,
+// Resources iterates over the server's resources, page after page
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination),
 // starting at params.Cursor (nil params starts at the first page). An
 // error ends the iteration after being yielded once.
 func (cs *ClientSession) Resources(ctx context.Context, params *ListResourcesParams) iter.Seq2[*Resource, error] {
@@ -50,8 +51,10 @@ func (cs *ClientSession) ListResourceTemplates(ctx context.Context, params *List
 }
 
 // ResourceTemplates iterates over the server's resource templates, page
-// after page, starting at params.Cursor (nil params starts at the first
-// page). An error ends the iteration after being yielded once.
+// after page
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination),
+// starting at params.Cursor (nil params starts at the first page). An
+// error ends the iteration after being yielded once.
 func (cs *ClientSession) ResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) iter.Seq2[*ResourceTemplate, error] {
 	return paginate(ctx, params, cs.ListResourceTemplates, func(r *ListResourceTemplatesResult) ([]*ResourceTemplate, string) {
 		return r.ResourceTemplates, r.NextCursor
@@ -85,7 +88,8 @@ func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams)
 	return cs.Call(ctx, "resources/subscribe", params, nil)
 }
 
-// Unsubscribe cancels a subscription made with Subscribe.
+// Unsubscribe cancels a subscription made with Subscribe
+// (https://modelcontextprotocol.io/specification/2025-11-25/schema#unsubscriberequest).
 func (cs *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribeParams) error {
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Unsubscribe: params with the resource's URI are required")

@@ -40,7 +40,8 @@ type CompleteParams struct {
 	Context *CompleteContext `json:"context,omitempty"`
 }
 
-// CompleteReference is a PromptReference (Type RefTypePrompt, with Name)
+// CompleteReference (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#reference-types)
+// is a PromptReference (Type RefTypePrompt, with Name)
 // or a ResourceTemplateReference (Type RefTypeResource, with URI, the URI
 // template).
 type CompleteReference struct {
@@ -50,25 +51,29 @@ type CompleteReference struct {
 	URI   string `json:"uri,omitempty"`
 }
 
-// CompleteArgument is the argument being completed.
+// CompleteArgument is the argument being completed
+// (https://modelcontextprotocol.io/specification/2025-11-25/schema#completerequest).
 type CompleteArgument struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
 
 // CompleteContext carries the arguments already resolved, so that a
-// completion can depend on them.
+// completion can depend on them
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#requesting-completions).
 type CompleteContext struct {
 	Arguments map[string]string `json:"arguments,omitempty"`
 }
 
-// CompleteResult is what completion/complete returns.
+// CompleteResult is what completion/complete returns
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#completion-results).
 type CompleteResult struct {
 	Meta       Meta       `json:"_meta,omitempty"`
 	Completion Completion `json:"completion"`
 }
 
-// Completion is a list of suggested values, best first.
+// Completion is a list of suggested values, best first
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#completion-results).
 type Completion struct {
 	// Values holds at most MaxCompletionValues suggestions.
 	Values []string `json:"values"`
@@ -79,7 +84,8 @@ type Completion struct {
 	HasMore bool `json:"hasMore,omitempty"`
 }
 
-// A CompletionHandler suggests values for completion/complete. The server
+// A CompletionHandler suggests values for completion/complete
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion). The server
 // has already checked that params.Ref names a registered prompt (and
 // params.Argument one of its arguments) or a registered resource template
 // (and params.Argument one of its variables). Values past
@@ -89,7 +95,9 @@ type Completion struct {
 type CompletionHandler func(ctx context.Context, req *Request, params *CompleteParams) (*CompleteResult, error)
 
 // CompletionValues is a helper for CompletionHandlers: the candidates that
-// start with prefix, in their order, as a result (capped by the server).
+// start with prefix, in their order, as a result (capped by the server to
+// the 100 values the spec allows,
+// https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#completion-results).
 func CompletionValues(candidates []string, prefix string) *CompleteResult {
 	values := []string{}
 	for _, c := range candidates {

@@ -29,7 +29,8 @@ type Prompt struct {
 	Icons     []Icon            `json:"icons,omitempty"`
 }
 
-// PromptArgument describes one argument of a prompt.
+// PromptArgument describes one argument of a prompt
+// (https://modelcontextprotocol.io/specification/2025-11-25/schema#promptargument).
 type PromptArgument struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
@@ -47,7 +48,8 @@ type PromptMessage struct {
 	Content Content `json:"content"`
 }
 
-// UnmarshalJSON decodes the message's content block by its type.
+// UnmarshalJSON decodes the message's content block by its type
+// (https://modelcontextprotocol.io/specification/2025-11-25/schema#contentblock).
 func (m *PromptMessage) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Role    Role            `json:"role"`
@@ -68,10 +70,12 @@ func (m *PromptMessage) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ListPromptsParams is the params of prompts/list.
+// ListPromptsParams is the params of prompts/list, a paginated request
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#listing-prompts).
 type ListPromptsParams = PaginatedParams
 
-// ListPromptsResult is one page of prompts.
+// ListPromptsResult is one page of prompts; NextCursor, when set, asks for
+// the next (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 type ListPromptsResult struct {
 	Meta       Meta      `json:"_meta,omitempty"`
 	Prompts    []*Prompt `json:"prompts"`
@@ -86,21 +90,25 @@ type GetPromptParams struct {
 	Arguments map[string]string `json:"arguments,omitempty"`
 }
 
-// GetPromptResult is a prompt's messages, as prompts/get returns them.
+// GetPromptResult is a prompt's messages, as prompts/get returns them
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
 type GetPromptResult struct {
 	Meta        Meta             `json:"_meta,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Messages    []*PromptMessage `json:"messages"`
 }
 
-// A PromptHandler serves prompts/get for one prompt. The server has
+// A PromptHandler serves prompts/get for one prompt
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt). The server has
 // already checked that every required argument is present in
 // params.Arguments. A *jsonrpc.Error is sent as it is; any other error
 // becomes -32603 with its text.
 type PromptHandler func(ctx context.Context, req *Request, params *GetPromptParams) (*GetPromptResult, error)
 
 // A TypedPromptHandler serves a prompt whose arguments decode into In, a
-// struct whose fields are the arguments (see AddPrompt).
+// struct whose fields are the arguments (see AddPrompt), so that a handler
+// reads fields instead of map lookups
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
 type TypedPromptHandler[In any] func(ctx context.Context, req *Request, in In) (*GetPromptResult, error)
 
 // promptFeatures is the Server's part for prompts, guarded by Server.mu.
@@ -120,7 +128,8 @@ type serverPrompt struct {
 // AddPrompt adds a prompt whose arguments are listed by hand in
 // p.Arguments, replacing any prompt of the same name. Live sessions are
 // sent notifications/prompts/list_changed, and the server declares the
-// prompts capability with listChanged.
+// prompts capability with listChanged
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#capabilities).
 //
 // It returns an error when p.Name is empty, an argument has no name or
 // appears twice, or h is nil.
@@ -149,7 +158,8 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 	return nil
 }
 
-// AddPrompt adds a prompt whose arguments are the fields of the struct In,
+// AddPrompt adds a prompt whose arguments are the fields of the struct In
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts),
 // unless p.Arguments is set. Each exported field of type string (or
 // *string) is one argument:
 //   - its name is the field's json tag name, or the field's name;
@@ -235,7 +245,8 @@ func promptArguments(t reflect.Type) ([]*PromptArgument, error) {
 }
 
 // RemovePrompts removes the named prompts; live sessions are sent
-// notifications/prompts/list_changed if any existed.
+// notifications/prompts/list_changed if any existed
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#list-changed-notification).
 func (s *Server) RemovePrompts(names ...string) {
 	s.mu.Lock()
 	removed := s.prm.prompts.remove(names...)

@@ -33,10 +33,13 @@ type Resource struct {
 	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
-// ListResourcesParams is the params of resources/list.
+// ListResourcesParams is the params of resources/list, a paginated request
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#listing-resources).
 type ListResourcesParams = PaginatedParams
 
-// ListResourcesResult is one page of resources.
+// ListResourcesResult is one page of resources; NextCursor, when set, asks
+// for the next
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 type ListResourcesResult struct {
 	Meta       Meta        `json:"_meta,omitempty"`
 	Resources  []*Resource `json:"resources"`
@@ -56,7 +59,8 @@ type ReadResourceParams struct {
 }
 
 // ReadResourceResult is what resources/read returns: one or more contents,
-// each text or a base64 blob.
+// each text or a base64 blob
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-contents).
 type ReadResourceResult struct {
 	Meta     Meta                `json:"_meta,omitempty"`
 	Contents []*ResourceContents `json:"contents"`
@@ -69,20 +73,24 @@ type SubscribeParams struct {
 	URI  string       `json:"uri"`
 }
 
-// UnsubscribeParams is the params of resources/unsubscribe.
+// UnsubscribeParams is the params of resources/unsubscribe, which ends a
+// subscription made with resources/subscribe
+// (https://modelcontextprotocol.io/specification/2025-11-25/schema#unsubscriberequest).
 type UnsubscribeParams struct {
 	Meta *RequestMeta `json:"_meta,omitempty"`
 	URI  string       `json:"uri"`
 }
 
 // ResourceUpdatedParams is the params of notifications/resources/updated,
-// sent to the sessions subscribed to URI when it changes.
+// sent to the sessions subscribed to URI when it changes
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
 type ResourceUpdatedParams struct {
 	Meta Meta   `json:"_meta,omitempty"`
 	URI  string `json:"uri"`
 }
 
-// A ResourceHandler reads a resource for resources/read. params.URI is
+// A ResourceHandler reads a resource for resources/read
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources). params.URI is
 // the URI asked for; for a resource template, params.Variables holds the
 // values of its variables. Contents without a URI get params.URI, and
 // contents without a MIME type get the resource's (or template's).
@@ -146,7 +154,8 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 }
 
 // RemoveResources removes the resources with the given URIs; live
-// sessions are sent notifications/resources/list_changed if any existed.
+// sessions are sent notifications/resources/list_changed if any existed
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#list-changed-notification).
 // Subscriptions to them are kept: a client unsubscribes on its own.
 func (s *Server) RemoveResources(uris ...string) {
 	s.mu.Lock()

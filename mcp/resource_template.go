@@ -28,10 +28,14 @@ type ResourceTemplate struct {
 	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
-// ListResourceTemplatesParams is the params of resources/templates/list.
+// ListResourceTemplatesParams is the params of resources/templates/list, a
+// paginated request
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-templates).
 type ListResourceTemplatesParams = PaginatedParams
 
-// ListResourceTemplatesResult is one page of resource templates.
+// ListResourceTemplatesResult is one page of resource templates; NextCursor,
+// when set, asks for the next
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 type ListResourceTemplatesResult struct {
 	Meta              Meta                `json:"_meta,omitempty"`
 	ResourceTemplates []*ResourceTemplate `json:"resourceTemplates"`
@@ -58,12 +62,14 @@ func (st *serverTemplate) match(uri string) (map[string]string, bool) {
 	return vars, true
 }
 
-// AddResourceTemplate adds a resource template, replacing any template
-// with the same URI template. resources/read of a URI that no static
-// resource has and that the template matches calls h, with the values of
-// the template's variables in params.Variables; templates are tried in the
-// order of their URI templates, and the first that matches serves the
-// read. Live sessions are sent notifications/resources/list_changed.
+// AddResourceTemplate adds a resource template
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-templates),
+// replacing any template with the same URI template. resources/read of a
+// URI that no static resource has and that the template matches calls h,
+// with the values of the template's variables in params.Variables;
+// templates are tried in the order of their URI templates, and the first
+// that matches serves the read. Live sessions are sent
+// notifications/resources/list_changed.
 //
 // It returns an error when t.URITemplate is not a valid RFC 6570 template
 // or t.Name is empty or h is nil.
@@ -88,7 +94,8 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) err
 
 // RemoveResourceTemplates removes the templates with the given URI
 // templates; live sessions are sent notifications/resources/list_changed
-// if any existed.
+// if any existed
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#list-changed-notification).
 func (s *Server) RemoveResourceTemplates(uriTemplates ...string) {
 	s.mu.Lock()
 	removed := s.res.templates.remove(uriTemplates...)
