@@ -211,18 +211,19 @@ func (s *Server) declaresToolTasks() bool {
 // requires a task
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#tool-level-negotiation).
 func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams, t *serverTool) (any, error) {
-	support := taskSupport(t.tool)
+	if !s.declaresToolTasks() {
+		// A receiver that does not declare task support for tools/call
+		// MUST process the request normally, ignoring params.task
+		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-support-and-handling).
+		return runTool(ctx, r, t, p.Arguments)
+	}
 	if p.Task == nil {
 		// Only a "required" tool gets here: the spec says MUST -32601.
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found",
 			"Tool "+p.Name+" must be called as a task (params.task); its execution.taskSupport is \"required\"")
 	}
-	if support == TaskSupportForbidden {
-		if !s.declaresToolTasks() {
-			// A receiver that does not declare task support for tools/call
-			// MUST process the request normally.
-			return runTool(ctx, r, t, p.Arguments)
-		}
+	if taskSupport(t.tool) == TaskSupportForbidden {
+		// SHOULD -32601.
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found",
 			"Tool "+p.Name+" cannot be called as a task; its execution.taskSupport is \"forbidden\"")
 	}

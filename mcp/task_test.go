@@ -424,6 +424,29 @@ func TestTaskAugmentationErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	jsonEqual(t, "task ignored", raw, `{"content":[{"type":"text","text":"plain"}]}`)
+
+	// Capabilities set by hand without tasks: task support is not
+	// declared, so params.task is ignored even for task tools, and a
+	// required tool runs normally.
+	undeclared, _ := newTaskServer(t, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}}})
+	ucs, _ := taskConnect(t, undeclared, nil)
+	for _, params := range []string{`{"name":"quick","arguments":{"n":1},"task":{}}`, `{"name":"required"}`} {
+		raw = nil
+		if err := ucs.Call(ctx, "tools/call", json.RawMessage(params), &raw); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), `"content":[{"type":"text"`) {
+			t.Errorf("tools/call %s = %s, want a CallToolResult", params, raw)
+		}
+	}
+	// Set by hand with tasks: declared.
+	declared, _ := newTaskServer(t, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{
+		Tools: &mcp.ListChangedCapability{}, Tasks: json.RawMessage(`{"requests":{"tools":{"call":{}}}}`),
+	}})
+	dcs, _ := taskConnect(t, declared, nil)
+	_, err = dcs.CallToolAsTask(ctx, &mcp.CallToolParams{Name: "plain"})
+	wantRPCError(t, err, jsonrpc.CodeMethodNotFound, "Method not found",
+		`"Tool plain cannot be called as a task; its execution.taskSupport is \"forbidden\""`)
 }
 
 // TestTaskMethodErrors checks the -32602 answers of tasks/get,
