@@ -28,6 +28,7 @@ type CapabilityError struct {
 	Capability string
 }
 
+// Error names the method that was not sent and the missing capability.
 func (e *CapabilityError) Error() string {
 	return fmt.Sprintf("mcp: %s not sent: the client did not declare the %s capability", e.Method, e.Capability)
 }

@@ -101,6 +101,8 @@ type ToolResultContent struct {
 	Meta              Meta            `json:"_meta,omitempty"`
 }
 
+// MarshalJSON adds the "type" discriminator, and sends {} for a nil Input
+// (the schema requires an object).
 func (c *ToolUseContent) MarshalJSON() ([]byte, error) {
 	type plain ToolUseContent
 	v := struct {
@@ -115,6 +117,8 @@ func (c *ToolUseContent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
+// MarshalJSON adds the "type" discriminator, and sends [] for a nil
+// Content (the schema requires a list).
 func (c *ToolResultContent) MarshalJSON() ([]byte, error) {
 	type plain ToolResultContent
 	v := struct {
@@ -187,6 +191,7 @@ func UnmarshalSamplingContent(data []byte) (SamplingContent, error) {
 // any other number as a list. Both forms are read.
 type SamplingContents []SamplingContent
 
+// MarshalJSON sends one block as an object, any other number as a list.
 func (cs SamplingContents) MarshalJSON() ([]byte, error) {
 	if len(cs) == 1 {
 		return json.Marshal(cs[0])
@@ -197,6 +202,7 @@ func (cs SamplingContents) MarshalJSON() ([]byte, error) {
 	return json.Marshal([]SamplingContent(cs))
 }
 
+// UnmarshalJSON reads a single block or a list of blocks.
 func (cs *SamplingContents) UnmarshalJSON(data []byte) error {
 	data = trimJSONSpace(data)
 	if len(data) > 0 && data[0] == '{' {
