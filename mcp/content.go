@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // Content is one block of a tool result, prompt message or sampling
@@ -103,11 +105,63 @@ func (*EmbeddedResource) contentType() string { return "resource" }
 // The MarshalJSON methods add the "type" discriminator.
 
 func (c *TextContent) MarshalJSON() ([]byte, error) {
+	if c.Annotations == nil && len(c.Meta) == 0 {
+		return c.appendPlain(make([]byte, 0, len(c.Text)+26)), nil
+	}
 	type plain TextContent
 	return json.Marshal(struct {
 		Type string `json:"type"`
 		*plain
 	}{"text", (*plain)(c)})
+}
+
+// appendPlain appends a text content without annotations or _meta, as
+// encoding/json would write it.
+func (c *TextContent) appendPlain(dst []byte) []byte {
+	dst = append(dst, `{"type":"text","text":`...)
+	return append(jsonenc.AppendString(dst, c.Text), '}')
+}
+
+// MarshalJSON writes the result as encoding/json would, by hand for the
+// usual shape (text contents, no _meta, no structuredContent): a tool
+// result is encoded on every tools/call.
+func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+	size := 32
+	for _, c := range r.Content {
+		if t, ok := c.(*TextContent); ok && t != nil {
+			size += len(t.Text) + 32
+		}
+	}
+	return r.appendJSON(make([]byte, 0, size))
+}
+
+// appendJSON appends the result's JSON to dst; see MarshalJSON.
+func (r *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
+	if len(r.Meta) > 0 || len(r.StructuredContent) > 0 || r.Content == nil {
+		type plain CallToolResult
+		b, err := json.Marshal((*plain)(r))
+		return append(dst, b...), err
+	}
+	dst = append(dst, `{"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil && len(t.Meta) == 0 {
+			dst = t.appendPlain(dst)
+			continue
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, b...)
+	}
+	dst = append(dst, ']')
+	if r.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	return append(dst, '}'), nil
 }
 
 func (c *ImageContent) MarshalJSON() ([]byte, error) {

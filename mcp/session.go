@@ -413,7 +413,13 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) *jsonrpc.Res
 	if raw, ok := result.(json.RawMessage); ok {
 		return &jsonrpc.Response{ID: id, Result: raw}
 	}
-	raw, mErr := json.Marshal(result)
+	var raw []byte
+	var mErr error
+	if r, ok := result.(*CallToolResult); ok && r != nil {
+		raw, mErr = r.MarshalJSON() // without reflection (content.go)
+	} else {
+		raw, mErr = json.Marshal(result)
+	}
 	if mErr != nil {
 		s.logger.Error("mcp: encoding result", "err", mErr)
 		return jsonrpc.NewErrorResponse(id, errInternal())

@@ -155,7 +155,7 @@ func toolSchema[T any](given json.RawMessage) (*jsonschema.Resolved, error) {
 func typedResult(out any) (*CallToolResult, error) {
 	switch o := out.(type) {
 	case string:
-		return &CallToolResult{Content: []Content{&TextContent{Text: o}}}, nil
+		return newTextResult(o), nil
 	case *CallToolResult:
 		if o == nil {
 			return &CallToolResult{Content: []Content{}}, nil
@@ -171,6 +171,21 @@ func typedResult(out any) (*CallToolResult, error) {
 		res.StructuredContent = raw
 	}
 	return res, nil
+}
+
+// textResult is a result of one text content in one allocation.
+type textResult struct {
+	res  CallToolResult
+	list [1]Content
+	text TextContent
+}
+
+// newTextResult returns a result of one text content.
+func newTextResult(text string) *CallToolResult {
+	t := &textResult{text: TextContent{Text: text}}
+	t.list[0] = &t.text
+	t.res.Content = t.list[:]
+	return &t.res
 }
 
 // toolError is a tool result reporting a failure to the model.
