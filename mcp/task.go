@@ -231,8 +231,11 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 	rt := s.taskRT()
 	owner := s.taskOwner(r)
 	ttl := rt.defaultTTL
-	if p.Task.TTL != nil && *p.Task.TTL > 0 {
-		ttl = min(time.Duration(*p.Task.TTL)*time.Millisecond, rt.maxTTL)
+	if asked := p.Task.TTL; asked != nil && *asked > 0 {
+		ttl = rt.maxTTL
+		if *asked < ttl.Milliseconds() { // compared in ms: no overflow
+			ttl = time.Duration(*asked) * time.Millisecond
+		}
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ttlMS := ttl.Milliseconds()

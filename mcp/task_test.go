@@ -664,7 +664,7 @@ func TestTaskTTL(t *testing.T) {
 		for _, tc := range []struct {
 			ask  *int64
 			want int64
-		}{{nil, 10000}, {ms(5000), 5000}, {ms(3_600_000), 60000}, {ms(0), 10000}, {ms(-1), 10000}} {
+		}{{nil, 10000}, {ms(5000), 5000}, {ms(3_600_000), 60000}, {ms(0), 10000}, {ms(-1), 10000}, {ms(1 << 62), 60000}} {
 			task := create("quick", tc.ask)
 			if task.TTL == nil || *task.TTL != tc.want || task.PollInterval != 250 {
 				t.Errorf("ttl %v asked: ttl = %v, pollInterval %d; want %d, 250", tc.ask, task.TTL, task.PollInterval, tc.want)
@@ -699,8 +699,8 @@ func TestTaskTTL(t *testing.T) {
 				t.Errorf("expired task %s listed", task.TaskID)
 			}
 		}
-		if len(list.Tasks) != 4 {
-			t.Errorf("%d tasks listed, want the 4 with a ttl of 10s or more", len(list.Tasks))
+		if len(list.Tasks) != 5 {
+			t.Errorf("%d tasks listed, want the 5 with a ttl of 10s or more", len(list.Tasks))
 		}
 	})
 }
