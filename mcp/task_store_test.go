@@ -251,3 +251,39 @@ func TestMemoryTaskStoreSweep(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskStateJSON checks that TaskState survives JSON, as a store
+// outside the process (Redis) will keep it.
+func TestTaskStateJSON(t *testing.T) {
+	ttl := int64(60000)
+	created := time.Date(2025, 11, 25, 10, 30, 0, 0, time.UTC)
+	for _, st := range []*mcp.TaskState{
+		{
+			Task: mcp.Task{TaskID: "t1", Status: mcp.TaskCompleted, StatusMessage: "done", CreatedAt: created,
+				LastUpdatedAt: created.Add(time.Second), TTL: &ttl, PollInterval: 1000},
+			Owner: "session:abc", Method: "tools/call", ExpiresAt: created.Add(time.Minute),
+			Result: json.RawMessage(`{"content":[{"type":"text","text":"hi"}]}`),
+		},
+		{
+			Task:  mcp.Task{TaskID: "t2", Status: mcp.TaskFailed, CreatedAt: created, LastUpdatedAt: created},
+			Owner: "conn:xyz", Method: "tools/call",
+			Error: jsonrpc.NewError(-32050, "Backend unavailable", "rate limit"),
+		},
+	} {
+		raw, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back mcp.TaskState
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := json.Marshal(&back)
+		if string(again) != string(raw) {
+			t.Errorf("round trip:\n\t%s\n\t%s", raw, again)
+		}
+		if !back.Task.CreatedAt.Equal(st.Task.CreatedAt) || !back.ExpiresAt.Equal(st.ExpiresAt) {
+			t.Errorf("times changed: %+v", back)
+		}
+	}
+}
