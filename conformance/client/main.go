@@ -18,7 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
@@ -68,12 +70,38 @@ var logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level:
 
 // connect opens a session with the mock server.
 func connect(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	cs, _, err := connectWatchingGET(ctx, url, opts)
+	return cs, err
+}
+
+// connectWatchingGET opens a session with the mock server and also returns
+// a channel closed once the server has answered the transport's standalone
+// GET stream (with any status).
+func connectWatchingGET(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.ClientSession, <-chan struct{}, error) {
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
 	opts.Logger = logger
+	rt := &getWatcher{next: http.DefaultTransport, answered: make(chan struct{})}
 	c := mcp.NewClient(mcp.Implementation{Name: "mcpkit-conformance-client", Version: "0.1.0"}, opts)
-	return c.Connect(ctx, &mcphttp.ClientTransport{URL: url, Logger: logger})
+	cs, err := c.Connect(ctx, &mcphttp.ClientTransport{URL: url, Logger: logger, HTTPClient: &http.Client{Transport: rt}})
+	return cs, rt.answered, err
+}
+
+// getWatcher is an http.RoundTripper that notes when the first GET is
+// answered.
+type getWatcher struct {
+	next     http.RoundTripper
+	once     sync.Once
+	answered chan struct{}
+}
+
+func (w *getWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := w.next.RoundTrip(req)
+	if req.Method == http.MethodGet {
+		w.once.Do(func() { close(w.answered) })
+	}
+	return resp, err
 }
 
 // initialize: the handshake, then tools/list. The mock answers
