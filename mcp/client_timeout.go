@@ -42,19 +42,18 @@ func WithRequestTimeout(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, requestTimeoutKey{}, d)
 }
 
-// await waits for the answer to request m, sent by the client: until the
-// response, the end of ctx, the end of the session, or the request's
-// timeout.
-func (cs *ClientSession) await(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
+// roundTrip writes request m, sent by the client, and waits for its
+// answer: until the response, the end of ctx, the end of the session, or
+// the request's timeout. The timeout covers the write too, since a
+// transport may hold it until the answer (Streamable HTTP in JSON mode).
+func (cs *ClientSession) roundTrip(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
 	timeout := cs.client.opts.RequestTimeout
 	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
 		timeout = d
 	}
 	max := cs.client.opts.MaxRequestTimeout
-	var expired <-chan time.Time
-	var progressed <-chan struct{}
-	var start, hard time.Time
-	var timer *time.Timer
+	var start, deadline, hard time.Time
+	wctx := ctx
 	if timeout > 0 || max > 0 {
 		start = time.Now()
 		wait := timeout
@@ -64,7 +63,35 @@ func (cs *ClientSession) await(ctx context.Context, m *OutgoingMessage) (json.Ra
 				wait = max
 			}
 		}
-		timer = time.NewTimer(wait)
+		deadline = start.Add(wait)
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	timedOut := func() error {
+		waited := time.Since(start)
+		cs.cancelRequest(ctx, m, fmt.Sprintf("request timed out after %v", waited))
+		return fmt.Errorf("%w: %s had no answer after %v: %w", ErrRequestTimeout, m.Method, waited, context.DeadlineExceeded)
+	}
+
+	if err := cs.w.WriteMessage(wctx, &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: m.Params}); err != nil {
+		// A transport may fail a write that its context ended after the
+		// request was on its way (an HTTP POST waiting for its answer):
+		// the request is cancelled, in case it arrived.
+		switch {
+		case ctx.Err() != nil:
+			cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
+			return nil, ctx.Err()
+		case wctx.Err() != nil:
+			return nil, timedOut()
+		}
+		return nil, fmt.Errorf("mcp: sending %s: %w", m.Method, err)
+	}
+
+	var expired <-chan time.Time
+	var progressed <-chan struct{}
+	if !deadline.IsZero() {
+		timer := time.NewTimer(time.Until(deadline))
 		defer timer.Stop()
 		expired = timer.C
 		if timeout > 0 && max > timeout {
@@ -76,32 +103,43 @@ func (cs *ClientSession) await(ctx context.Context, m *OutgoingMessage) (json.Ra
 				progressed = ch
 			}
 		}
-	}
-	for {
-		select {
-		case resp, ok := <-m.resp:
-			if !ok {
-				return nil, fmt.Errorf("mcp: %s: %w", m.Method, cs.endedErr())
+		for {
+			select {
+			case resp, ok := <-m.resp:
+				return cs.answer(m, resp, ok)
+			case <-ctx.Done():
+				cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
+				return nil, ctx.Err()
+			case <-progressed:
+				next := time.Now().Add(timeout)
+				if next.After(hard) {
+					next = hard
+				}
+				timer.Reset(time.Until(next))
+			case <-expired:
+				return nil, timedOut()
 			}
-			if resp.Error != nil {
-				return nil, resp.Error
-			}
-			return resp.Result, nil
-		case <-ctx.Done():
-			cs.cancelRequest(ctx, m, ctx.Err().Error())
-			return nil, ctx.Err()
-		case <-progressed:
-			next := time.Now().Add(timeout)
-			if next.After(hard) {
-				next = hard
-			}
-			timer.Reset(time.Until(next))
-		case <-expired:
-			waited := time.Since(start)
-			cs.cancelRequest(ctx, m, fmt.Sprintf("request timed out after %v", waited))
-			return nil, fmt.Errorf("%w: %s had no answer after %v: %w", ErrRequestTimeout, m.Method, waited, context.DeadlineExceeded)
 		}
 	}
+	select {
+	case resp, ok := <-m.resp:
+		return cs.answer(m, resp, ok)
+	case <-ctx.Done():
+		cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
+		return nil, ctx.Err()
+	}
+}
+
+// answer turns the response to request m into its result or error; ok is
+// false when the session ended first.
+func (cs *ClientSession) answer(m *OutgoingMessage, resp *jsonrpc.Response, ok bool) (json.RawMessage, error) {
+	if !ok {
+		return nil, fmt.Errorf("mcp: %s: %w", m.Method, cs.endedErr())
+	}
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	return resp.Result, nil
 }
 
 // cancelRequest stops waiting for request m and tells the server with

@@ -349,3 +349,91 @@ func init() {
 			}},
 	)
 }
+
+// holdingTransport forwards every frame, then holds the write of a
+// tools/call until its context ends, as Streamable HTTP in JSON mode holds
+// a POST until the answer.
+type holdingTransport struct{ mcp.Transport }
+
+func (t holdingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	return holdingConn{c}, err
+}
+
+type holdingConn struct{ mcp.Connection }
+
+func (c holdingConn) Write(ctx context.Context, frame []byte) error {
+	if err := c.Connection.Write(ctx, frame); err != nil {
+		return err
+	}
+	if strings.Contains(string(frame), `"method":"tools/call"`) {
+		<-ctx.Done()
+		return fmt.Errorf("POST: %w", ctx.Err())
+	}
+	return nil
+}
+
+// TestTimeoutCoversAHeldWrite: the timeout and the caller's context both
+// apply while the transport holds the write, and the request is cancelled
+// on the server either way.
+func TestTimeoutCoversAHeldWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var cancelled []string
+		s := mcp.NewServer(serverTestInfo, &mcp.ServerOptions{
+			Middleware: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, r *mcp.Request) (any, error) {
+					if r.Method == "notifications/cancelled" {
+						mu.Lock()
+						cancelled = append(cancelled, string(r.Params))
+						mu.Unlock()
+					}
+					return next(ctx, r)
+				}
+			}},
+		})
+		stopped := make(chan error, 2)
+		if err := mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "blocks"}, func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
+			<-ctx.Done()
+			stopped <- ctx.Err()
+			return "", ctx.Err()
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{RequestTimeout: 2 * time.Second}).Connect(context.Background(), holdingTransport{ct})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block"})
+		wantTimeout(t, err, time.Since(start), 2*time.Second)
+		if err := <-stopped; !errors.Is(err, context.Canceled) {
+			t.Errorf("handler's context ended with %v", err)
+		}
+
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(time.Second, func() { cancel(errors.New("user pressed stop")) })
+		start = time.Now()
+		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "block"})
+		if !errors.Is(err, context.Canceled) || time.Since(start) != time.Second {
+			t.Errorf("CallTool = %v after %v, want context.Canceled after 1s", err, time.Since(start))
+		}
+		if err := <-stopped; !errors.Is(err, context.Canceled) {
+			t.Errorf("handler's context ended with %v", err)
+		}
+		cs.Close()
+		ss.Wait()
+		want := []string{
+			`{"requestId":2,"reason":"request timed out after 2s"}`,
+			`{"requestId":3,"reason":"user pressed stop"}`,
+		}
+		if !slices.Equal(cancelled, want) {
+			t.Errorf("server received cancellations %q, want %q", cancelled, want)
+		}
+	})
+}

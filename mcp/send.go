@@ -64,7 +64,7 @@ func sendFromServer(ctx context.Context, m *OutgoingMessage) (json.RawMessage, e
 		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation).
 		ss.calls.forget(m.ID)
 		_ = ss.notifyRelated(context.WithoutCancel(ctx), w, "notifications/cancelled",
-			&CancelledParams{RequestID: m.ID, Reason: ctx.Err().Error()})
+			&CancelledParams{RequestID: m.ID, Reason: context.Cause(ctx).Error()})
 		return nil, ctx.Err()
 	case <-ss.done:
 		return nil, ErrSessionClosed
@@ -122,10 +122,7 @@ func sendFromClient(ctx context.Context, m *OutgoingMessage) (json.RawMessage, e
 	if m.resp == nil {
 		return nil, errLostRequest(m.Method)
 	}
-	if err := cs.w.WriteMessage(ctx, &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: m.Params}); err != nil {
-		return nil, fmt.Errorf("mcp: sending %s: %w", m.Method, err)
-	}
-	return cs.await(ctx, m)
+	return cs.roundTrip(ctx, m) // client_timeout.go
 }
 
 // call sends a request to the server and returns its raw result.
