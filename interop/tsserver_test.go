@@ -60,6 +60,8 @@ type session struct {
 	mu       sync.Mutex
 	progress []float64
 	logs     []string
+	sampled  []*mcp.CreateMessageParams
+	elicited []*mcp.ElicitParams
 	// progressCh receives every progress notification as well (dropped
 	// when full), for checks that wait for one.
 	progressCh chan *mcp.ProgressParams
@@ -171,6 +173,24 @@ func connect(t *testing.T, node string, srv tsServer, transport string) *session
 			s.logs = append(s.logs, string(p.Data))
 			s.mu.Unlock()
 		},
+		// Sampling and elicitation answer as a user would; the servers
+		// call them from tools.
+		CreateMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			s.mu.Lock()
+			s.sampled = append(s.sampled, p)
+			s.mu.Unlock()
+			return &mcp.CreateMessageResult{
+				Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "sampled by mcpkit"}},
+				Model: "interop-model", StopReason: mcp.StopReasonEndTurn,
+			}, nil
+		},
+		ElicitationHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			s.mu.Lock()
+			s.elicited = append(s.elicited, p)
+			s.mu.Unlock()
+			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: json.RawMessage(`{"name":"Gopher"}`)}, nil
+		},
+		ElicitationApplyDefaults: true,
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -416,6 +436,28 @@ var everythingChecks = []check{
 			t.Errorf("ping after cancel: %v", err)
 		}
 	}},
+	{"sampling round trip", func(t *testing.T, s *session) {
+		got, res := callText(t, s, "trigger-sampling-request", map[string]any{"prompt": "what is Go?", "maxTokens": 20})
+		if res.IsError || !strings.Contains(got, "sampled by mcpkit") {
+			t.Errorf("isError %v, text %q", res.IsError, got)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		n := len(s.sampled)
+		if n == 0 {
+			t.Fatal("no sampling/createMessage seen")
+		}
+		p := s.sampled[n-1]
+		if tc, ok := p.Messages[0].Content[0].(*mcp.TextContent); p.MaxTokens != 20 || !ok || tc.Text != "Resource trigger-sampling-request context: what is Go?" {
+			t.Errorf("sampling request: maxTokens %d, content %#v", p.MaxTokens, p.Messages[0].Content[0])
+		}
+	}},
+	{"elicitation round trip", func(t *testing.T, s *session) {
+		got, res := callText(t, s, "trigger-elicitation-request", map[string]any{})
+		if res.IsError || !strings.Contains(got, "- Name: Gopher") {
+			t.Errorf("isError %v, text %q", res.IsError, got)
+		}
+	}},
 	{"resources/list and read", func(t *testing.T, s *session) {
 		list := call(t, s, "resources/list", map[string]any{})
 		resources, _ := list["resources"].([]any)
@@ -525,6 +567,16 @@ var v2Checks = []check{
 		}
 		if got, _ := callText(t, s, "was_cancelled", map[string]any{}); got != "cancelled" {
 			t.Errorf("was_cancelled: %q", got)
+		}
+	}},
+	{"sampling round trip", func(t *testing.T, s *session) {
+		if got, _ := callText(t, s, "ask_sampling", map[string]string{"prompt": "hello"}); got != "sampled: sampled by mcpkit" {
+			t.Errorf("text %q", got)
+		}
+	}},
+	{"elicitation round trip", func(t *testing.T, s *session) {
+		if got, _ := callText(t, s, "ask_elicitation", map[string]any{}); got != "accept: Gopher" {
+			t.Errorf("text %q", got)
 		}
 	}},
 	{"resources/read", func(t *testing.T, s *session) {
