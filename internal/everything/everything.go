@@ -41,6 +41,10 @@ func NewServer(opts *Options) *mcp.Server {
 	if serverOpts.CompletionHandler == nil {
 		serverOpts.CompletionHandler = complete // completion.go
 	}
+	if serverOpts.Logging == nil {
+		// The reference server declares logging (utilities.go logs).
+		serverOpts.Logging = &mcp.LoggingOptions{}
+	}
 	s := mcp.NewServer(mcp.Implementation{
 		Name:        Name,
 		Title:       "mcpkit reference server",
@@ -52,5 +56,7 @@ func NewServer(opts *Options) *mcp.Server {
 	addPrompts(s)     // prompts.go
 	addAskingTools(s) // asking.go
 	addTaskTools(s)   // tasks.go
+
+	addUtilityTools(s) // utilities.go
 	return s
 }

@@ -130,6 +130,8 @@ func TestToolsList(t *testing.T) {
 		"test_embedded_resource":      `{"type":"object","properties":{}}`,
 		"test_multiple_content_types": `{"type":"object","properties":{}}`,
 		"test_error_handling":         `{"type":"object","properties":{}}`,
+		"test_tool_with_logging":      `{"type":"object","properties":{}}`,
+		"test_tool_with_progress":     `{"type":"object","properties":{}}`,
 		"countdown":                   `{"type":"object","properties":{"seconds":{"type":"integer","description":"how many seconds to count down, 1 to 60; 3 if absent"}},"additionalProperties":false}`,
 
 		// The tools that ask the client (asking.go); TestAskingToolsSchemas
@@ -164,7 +166,7 @@ func TestToolsList(t *testing.T) {
 		}
 	}
 	caps, _ := json.Marshal(cs.InitializeResult().Capabilities)
-	if string(caps) != `{"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}` {
+	if string(caps) != `{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}` {
 		t.Errorf("capabilities = %s", caps)
 	}
 	if info := cs.InitializeResult().ServerInfo; info.Name != everything.Name || info.Version != everything.Version {
