@@ -71,8 +71,11 @@ type LoggingHandlerOptions struct {
 // ServerSession.LogLevel); nothing is sent when the server does not declare
 // logging (ServerOptions.Logging).
 //
-// The slog level becomes the MCP severity as described at
-// SlogLevelNotice. The data of the notification is a JSON object with
+// The slog level becomes an MCP severity by range: below slog.LevelInfo
+// debug, then info, SlogLevelNotice and up notice, slog.LevelWarn and up
+// warning, slog.LevelError and up error, SlogLevelCritical and up critical,
+// SlogLevelAlert and up alert, SlogLevelEmergency and up emergency. The
+// data of the notification is a JSON object with
 // "time" (RFC 3339, omitted when the record has none), "msg" and the
 // record's attributes, groups as nested objects; durations are
 // nanoseconds, times RFC 3339 strings, errors their text, and other values

@@ -88,5 +88,8 @@ type MethodHandler func(ctx context.Context, req *Request) (result any, err erro
 
 // Middleware wraps the method dispatcher, to add metrics, tracing, logging
 // or policy without touching handlers. It sees every request and
-// notification a server receives, with raw params.
+// notification a server receives (notifications/cancelled included, after
+// it has cancelled its request), with raw params. SendingMiddleware sees
+// what the server sends; ClientMiddleware is the client's counterpart
+// (middleware.go).
 type Middleware func(next MethodHandler) MethodHandler
