@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"os"
 	"strconv"
 	"syscall"
 	"testing"
@@ -97,4 +100,78 @@ func cpuClock() time.Duration {
 // reportCPU adds a cpu-ns/op metric measured from start.
 func reportCPU(b *testing.B, start time.Duration, n int) {
 	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+}
+
+// BenchmarkToolsCallStdioPipelined measures tools/call over the stdio
+// transport on OS pipes with 64 requests in flight, as a client that
+// pipelines would (client CPU included).
+func BenchmarkToolsCallStdioPipelined(b *testing.B) {
+	s := newBenchServer(b)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, &StdioTransport{In: inR, Out: outW}) }()
+	rd := bufio.NewReaderSize(outR, 64<<10)
+	inW.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}` + "\n"))
+	if _, err := rd.ReadSlice('\n'); err != nil {
+		b.Fatal(err)
+	}
+	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	const window = 64
+	credit := make(chan struct{}, window)
+	for range window {
+		credit <- struct{}{}
+	}
+	stop := make(chan struct{})
+	sent := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriter(inW)
+		buf := make([]byte, 0, 256)
+		for i := 1; ; i++ {
+			select {
+			case <-credit:
+			case <-stop:
+				sent <- nil
+				return
+			}
+			buf = append(strconv.AppendInt(append(buf[:0], `{"jsonrpc":"2.0","id":`...), int64(i), 10), `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`+"\n"...)
+			w.Write(buf)
+			if len(credit) == 0 {
+				if err := w.Flush(); err != nil {
+					sent <- err
+					return
+				}
+			}
+		}
+	}()
+	want := []byte(`"text":"hello, world"`)
+	b.ReportAllocs()
+	n, start := 0, cpuClock()
+	for b.Loop() {
+		n++
+		line, err := rd.ReadSlice('\n')
+		if err != nil || !bytes.Contains(line, want) {
+			b.Fatalf("%q %v", line, err)
+		}
+		credit <- struct{}{}
+	}
+	reportCPU(b, start, n)
+	b.StopTimer()
+	close(stop)
+	<-sent
+	inW.Close()
+	for {
+		if _, err := rd.ReadSlice('\n'); err != nil {
+			break
+		}
+	}
+	<-done
+	outR.Close()
 }

@@ -86,26 +86,21 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 		}
 	}()
 
-	// At most MaxConcurrentRequests handlers run at once. As many again may
-	// wait for a slot without holding up the read loop, so that ping,
-	// notifications/cancelled and responses are still read while every slot
-	// is busy; past that the read loop waits (back-pressure on the peer).
+	// At most MaxConcurrentRequests handlers run at once, on reused
+	// workers (serve_pool.go). As many again may wait for a slot without
+	// holding up the read loop, so that ping, notifications/cancelled and
+	// responses are still read while every slot is busy; past that the read
+	// loop waits (back-pressure on the peer).
 	limit := ss.server.opts.MaxConcurrentRequests
-	running := make(chan struct{}, limit)
+	pool := newWorkPool(ctx, limit, &wg)
+	defer pool.close() // before wg.Wait, which the earlier defer does
 	admitted := make(chan struct{}, 2*limit)
 	spawn := func(f func()) {
 		admitted <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-admitted; wg.Done() }()
-			select {
-			case running <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-running }()
+		pool.submit(func() {
+			defer func() { <-admitted }()
 			f()
-		}()
+		})
 	}
 	for {
 		frame, err := conn.Read(ctx)
@@ -121,6 +116,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				// requests already read are still answered, but nothing
 				// more can arrive, so requests to the client fail at once.
 				ss.calls.closeAll()
+				pool.close()
 				wg.Wait()
 				return nil
 			}

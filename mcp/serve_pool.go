@@ -1,0 +1,135 @@
+package mcp
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// workerIdle is how long the workers of a stream session wait for more work
+// once all of them are idle, before they exit: a busy session reuses them
+// (and their grown stacks), an idle one keeps none.
+const workerIdle = time.Second
+
+// workPool runs the requests of one stream session (Server.Connect) on
+// workers that are reused from one request to the next, rather than on a
+// goroutine each: a fresh goroutine starts with a small stack that every
+// request grows again (encoding/json is deep), which costs more than the
+// request itself. A request is picked up at once by an idle worker, or by
+// a new one while fewer than max run, so that no request waits behind a
+// slow one while a slot is free; past max it waits in the queue.
+//
+// Once every worker is idle, a timer ends them after workerIdle; close ends
+// them at once when the session ends.
+type workPool struct {
+	ctx context.Context // jobs are dropped once it is done
+	max int
+	wg  *sync.WaitGroup
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	queue   []func()
+	head    int
+	workers int // live workers
+	idle    int // workers waiting for a job
+	// gen counts the times every worker went idle, so that a timer armed
+	// for an earlier idle spell ends nothing.
+	gen    uint64
+	expire uint64 // workers idle since generation expire exit
+	closed bool
+	timer  *time.Timer
+}
+
+func newWorkPool(ctx context.Context, max int, wg *sync.WaitGroup) *workPool {
+	p := &workPool{ctx: ctx, max: max, wg: wg}
+	p.cond.L = &p.mu
+	return p
+}
+
+// submit queues f and makes sure a worker will run it.
+func (p *workPool) submit(f func()) {
+	p.mu.Lock()
+	p.queue = append(p.queue, f)
+	spawn := false
+	switch {
+	case p.idle > 0:
+		p.cond.Signal()
+	case p.workers < p.max:
+		p.workers++
+		p.wg.Add(1)
+		spawn = true
+	}
+	p.mu.Unlock()
+	if spawn {
+		go p.work()
+	}
+}
+
+// pending reports the jobs queued and not yet started.
+func (p *workPool) pending() int {
+	return len(p.queue) - p.head
+}
+
+func (p *workPool) work() {
+	defer p.wg.Done()
+	p.mu.Lock()
+	for {
+		for p.pending() == 0 {
+			if p.closed || (p.expire != 0 && p.expire == p.gen) {
+				p.workers--
+				p.mu.Unlock()
+				return
+			}
+			p.idle++
+			if p.idle == p.workers {
+				p.gen++
+				p.armLocked()
+			}
+			p.cond.Wait()
+			p.idle--
+		}
+		f := p.queue[p.head]
+		p.queue[p.head] = nil
+		p.head++
+		if p.head == len(p.queue) {
+			p.queue, p.head = p.queue[:0], 0
+		}
+		p.mu.Unlock()
+		if p.ctx.Err() == nil {
+			f()
+		}
+		p.mu.Lock()
+	}
+}
+
+// armLocked starts the idle timer for the current generation.
+func (p *workPool) armLocked() {
+	if p.timer == nil {
+		p.timer = time.AfterFunc(workerIdle, p.expireIdle)
+		return
+	}
+	p.timer.Reset(workerIdle)
+}
+
+// expireIdle ends the workers if they have all stayed idle since the timer
+// was armed.
+func (p *workPool) expireIdle() {
+	p.mu.Lock()
+	if p.idle == p.workers && p.pending() == 0 {
+		p.expire = p.gen
+		p.cond.Broadcast()
+	}
+	p.mu.Unlock()
+}
+
+// close ends the workers once the queue is drained (jobs still run unless
+// ctx is done).
+func (p *workPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
