@@ -122,13 +122,21 @@ func TestToolsList(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	want := []string{
-		"echo                         Returns the text it is given, unchanged.",
-		"test_audio_content           Returns a WAV audio content (conformance fixture).",
-		"test_embedded_resource       Returns an embedded text resource (conformance fixture).",
-		"test_error_handling          Always reports a tool error with isError (conformance fixture).",
-		"test_image_content           Returns a PNG image content (conformance fixture).",
-		"test_multiple_content_types  Returns text, image and resource contents together (conformance fixture).",
-		"test_simple_text             Returns a simple text content (conformance fixture).",
+		"countdown                          Counts down one second at a time, reporting progress, then answers. It may run as a task (execution.taskSupport optional): its status message says how many seconds are left.",
+		"echo                               Returns the text it is given, unchanged.",
+		"list_roots                         Returns the roots the client shares with the server (roots/list).",
+		"test_audio_content                 Returns a WAV audio content (conformance fixture).",
+		"test_elicitation                   Asks the user for a username and an email address (elicitation/create; conformance fixture).",
+		"test_elicitation_sep1034_defaults  Asks for a form whose fields all have defaults (SEP-1034; conformance fixture).",
+		"test_elicitation_sep1330_enums     Asks for a form with every kind of enum: single and multi select, titled and untitled, legacy enumNames (SEP-1330; conformance fixture).",
+		"test_embedded_resource             Returns an embedded text resource (conformance fixture).",
+		"test_error_handling                Always reports a tool error with isError (conformance fixture).",
+		"test_image_content                 Returns a PNG image content (conformance fixture).",
+		"test_multiple_content_types        Returns text, image and resource contents together (conformance fixture).",
+		"test_sampling                      Asks the client's LLM to answer the prompt (sampling/createMessage; conformance fixture).",
+		"test_simple_text                   Returns a simple text content (conformance fixture).",
+		"test_tool_with_logging             Sends three log messages at level info, about 50 ms apart, then answers (conformance fixture).",
+		"test_tool_with_progress            Reports progress 0, 50 and 100 of 100, about 50 ms apart, with the request's progressToken, then answers (conformance fixture).",
 	}
 	if got := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); !reflect.DeepEqual(got, want) {
 		t.Errorf("stdout =\n%s\nwant\n%s", out, strings.Join(want, "\n"))
@@ -147,7 +155,7 @@ func TestToolsList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("--json output %q: %v", out, err)
 	}
-	if len(res.Tools) != len(want) || res.Tools[0].Name != "echo" || string(res.Tools[1].InputSchema) != `{"type":"object","properties":{}}` {
+	if len(res.Tools) != len(want) || res.Tools[1].Name != "echo" || res.Tools[3].Name != "test_audio_content" || string(res.Tools[3].InputSchema) != `{"type":"object","properties":{}}` {
 		t.Errorf("--json output = %s", out)
 	}
 }
@@ -225,7 +233,7 @@ func TestServe(t *testing.T) {
 		}
 	}
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	expect(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}},"serverInfo":{"name":"mcpkit-everything","title":"mcpkit reference server","version":"0.1.0","description":"Every feature of mcpkit and every fixture of the MCP conformance suite."}}}`)
+	expect(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"mcpkit-everything","title":"mcpkit reference server","version":"0.1.0","description":"Every feature of mcpkit and every fixture of the MCP conformance suite."}}}`)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
 	expect(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}]}}`)
