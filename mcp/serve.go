@@ -58,12 +58,21 @@ type connWriter struct {
 }
 
 func (w *connWriter) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
-	frame, err := jsonrpc.Encode(msg)
-	if err != nil {
-		return err
+	p := framePool.Get().(*[]byte)
+	frame, err := jsonrpc.AppendEncode((*p)[:0], msg)
+	if err == nil {
+		// A Connection does not keep the frame, so the buffer is reused.
+		err = w.conn.Write(ctx, frame)
 	}
-	return w.conn.Write(ctx, frame)
+	if cap(frame) <= 64<<10 {
+		*p = frame[:0]
+		framePool.Put(p)
+	}
+	return err
 }
+
+// framePool holds the buffers outgoing frames are encoded in.
+var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // serveConn is the read loop of a stream connection.
 func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *connWriter) error {
@@ -91,17 +100,14 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 	// holding up the read loop, so that ping, notifications/cancelled and
 	// responses are still read while every slot is busy; past that the read
 	// loop waits (back-pressure on the peer).
-	limit := ss.server.opts.MaxConcurrentRequests
-	pool := newWorkPool(ctx, limit, &wg)
+	pool := newWorkPool(ctx, ss.server.opts.MaxConcurrentRequests, &wg, func(j job) {
+		if j.req != nil {
+			ss.writeResult(ctx, w, j.req)
+		} else {
+			ss.serveBatch(ctx, j.batch, w)
+		}
+	})
 	defer pool.close() // before wg.Wait, which the earlier defer does
-	admitted := make(chan struct{}, 2*limit)
-	spawn := func(f func()) {
-		admitted <- struct{}{}
-		pool.submit(func() {
-			defer func() { <-admitted }()
-			f()
-		})
-	}
 	for {
 		frame, err := conn.Read(ctx)
 		if err != nil {
@@ -133,7 +139,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest("JSON-RPC batches are not supported on this session; send one message per line")))
 				continue
 			}
-			spawn(func() { ss.serveBatch(ctx, frame, w) })
+			pool.submit(job{batch: frame})
 			continue
 		}
 		msg, id, decErr := jsonrpc.Decode(frame)
@@ -152,7 +158,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				ss.writeResult(ctx, w, m)
 				continue
 			}
-			spawn(func() { ss.writeResult(ctx, w, m) })
+			pool.submit(job{req: m})
 		}
 	}
 }

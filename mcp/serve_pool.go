@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // workerIdle is how long the workers of a stream session wait for more work
@@ -25,10 +27,14 @@ type workPool struct {
 	ctx context.Context // jobs are dropped once it is done
 	max int
 	wg  *sync.WaitGroup
+	run func(job) // serves one job
+	// admitted bounds the jobs submitted and not yet finished (2 x max):
+	// submit waits for room, which holds up the read loop.
+	admitted chan struct{}
 
 	mu      sync.Mutex
 	cond    sync.Cond
-	queue   []func()
+	queue   []job
 	head    int
 	workers int // live workers
 	idle    int // workers waiting for a job
@@ -40,16 +46,25 @@ type workPool struct {
 	timer  *time.Timer
 }
 
-func newWorkPool(ctx context.Context, max int, wg *sync.WaitGroup) *workPool {
-	p := &workPool{ctx: ctx, max: max, wg: wg}
+// job is one unit of work read from the connection: a request, or a batch
+// frame.
+type job struct {
+	req   *jsonrpc.Request
+	batch []byte
+}
+
+func newWorkPool(ctx context.Context, max int, wg *sync.WaitGroup, run func(job)) *workPool {
+	p := &workPool{ctx: ctx, max: max, wg: wg, run: run, admitted: make(chan struct{}, 2*max)}
 	p.cond.L = &p.mu
 	return p
 }
 
-// submit queues f and makes sure a worker will run it.
-func (p *workPool) submit(f func()) {
+// submit queues j and makes sure a worker will run it, first waiting while
+// 2 x max jobs are outstanding.
+func (p *workPool) submit(j job) {
+	p.admitted <- struct{}{}
 	p.mu.Lock()
-	p.queue = append(p.queue, f)
+	p.queue = append(p.queue, j)
 	spawn := false
 	switch {
 	case p.idle > 0:
@@ -88,16 +103,17 @@ func (p *workPool) work() {
 			p.cond.Wait()
 			p.idle--
 		}
-		f := p.queue[p.head]
-		p.queue[p.head] = nil
+		j := p.queue[p.head]
+		p.queue[p.head] = job{}
 		p.head++
 		if p.head == len(p.queue) {
 			p.queue, p.head = p.queue[:0], 0
 		}
 		p.mu.Unlock()
 		if p.ctx.Err() == nil {
-			f()
+			p.run(j)
 		}
+		<-p.admitted
 		p.mu.Lock()
 	}
 }
