@@ -249,16 +249,22 @@ func (h *Handler) writeJSONReply(w http.ResponseWriter, r *http.Request, id json
 
 // writeJSON sends msg as a 200 application/json body.
 func (h *Handler) writeJSON(w http.ResponseWriter, msg jsonrpc.Message) {
-	body, err := jsonrpc.Encode(msg)
+	p := framePool.Get().(*[]byte)
+	body, err := jsonrpc.AppendEncode((*p)[:0], msg)
 	if err != nil {
 		h.logger.Error("mcphttp: encoding a response", "err", err)
-		body, _ = jsonrpc.Encode(jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInternal))
+		body, _ = jsonrpc.AppendEncode(body[:0], jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInternal))
 	}
 	hdr := w.Header()
-	hdr.Set("Content-Type", mediaJSON)
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	// One backing array for both values; capped so that an append cannot
+	// overwrite the neighbour.
+	vals := [...]string{mediaJSON, strconv.Itoa(len(body))}
+	v := vals[:]
+	hdr["Content-Type"] = v[0:1:1]
+	hdr["Content-Length"] = v[1:2:2]
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	_, _ = w.Write(body) // copied: the buffer goes back to the pool
+	putFrame(p, body)
 }
 
 // jsonModeWriter is the related writer of a request answered with a single
