@@ -106,7 +106,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 				rt = rt.Elem()
 			}
 			if rt.Kind() == reflect.Struct {
-				out, err := jsonschema.ForType(rt, nil)
+				out, err := jsonschema.ForType(rt, inferOptions)
 				if err != nil {
 					return fmt.Errorf("mcp: tool %q: output schema: %w", t.Name, err)
 				}
@@ -132,6 +132,15 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 }
 
 // toolSchema resolves the schema given, or the one inferred from T.
+// inferOptions are the options of schema inference. A json.RawMessage
+// (and so a Meta value) holds any JSON value, not the array of bytes its Go
+// type would suggest.
+var inferOptions = &jsonschema.ForOptions{
+	TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {},
+	},
+}
+
 func toolSchema[T any](given json.RawMessage) (*jsonschema.Resolved, error) {
 	var schema *jsonschema.Schema
 	if given != nil {
@@ -141,7 +150,7 @@ func toolSchema[T any](given json.RawMessage) (*jsonschema.Resolved, error) {
 		}
 	} else {
 		var err error
-		if schema, err = jsonschema.For[T](nil); err != nil {
+		if schema, err = jsonschema.For[T](inferOptions); err != nil {
 			return nil, err
 		}
 		if schema.Type != "object" {
@@ -244,11 +253,14 @@ func (s *Server) listTools(_ context.Context, r *Request) (any, error) {
 
 // callTool implements tools/call.
 func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
+	// p stays on the stack: only copies reach encoding/json and task.go.
 	var p CallToolParams
 	if !decodeCallToolParams(r.Params, &p) {
-		if err := unmarshalParams(r.Params, &p); err != nil {
+		q := new(CallToolParams)
+		if err := unmarshalParams(r.Params, q); err != nil {
 			return nil, err
 		}
+		p = *q
 	}
 	r.setMeta(p.Meta)
 	s.mu.RLock()
@@ -258,7 +270,8 @@ func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params", "Unknown tool: "+p.Name)
 	}
 	if p.Task != nil || taskSupport(t.tool) == TaskSupportRequired {
-		return s.callToolTask(ctx, r, &p, t) // task.go
+		tp := p
+		return s.callToolTask(ctx, r, &tp, t) // task.go
 	}
 	return runTool(ctx, r, t, p.Arguments)
 }
@@ -297,8 +310,12 @@ func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
 		return false
 	}
 	var m *RequestMeta
-	if meta != nil && json.Unmarshal(meta, &m) != nil {
-		return false
+	if meta != nil {
+		var mp *RequestMeta // escapes, so declared only when needed
+		if json.Unmarshal(meta, &mp) != nil {
+			return false
+		}
+		m = mp
 	}
 	p.Name = string(inner)
 	p.Meta = m
