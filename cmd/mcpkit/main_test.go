@@ -124,6 +124,7 @@ func TestToolsList(t *testing.T) {
 	want := []string{
 		"countdown                          Counts down one second at a time, reporting progress, then answers. It may run as a task (execution.taskSupport optional): its status message says how many seconds are left.",
 		"echo                               Returns the text it is given, unchanged.",
+		"json_schema_2020_12_tool           Has an input schema that uses JSON Schema 2020-12 keywords ($schema, $defs, $ref) (conformance fixture).",
 		"list_roots                         Returns the roots the client shares with the server (roots/list).",
 		"test_audio_content                 Returns a WAV audio content (conformance fixture).",
 		"test_elicitation                   Asks the user for a username and an email address (elicitation/create; conformance fixture).",
@@ -133,6 +134,7 @@ func TestToolsList(t *testing.T) {
 		"test_error_handling                Always reports a tool error with isError (conformance fixture).",
 		"test_image_content                 Returns a PNG image content (conformance fixture).",
 		"test_multiple_content_types        Returns text, image and resource contents together (conformance fixture).",
+		"test_reconnection                  Closes its response stream before answering, so the answer must be fetched by resuming the stream (conformance fixture).",
 		"test_sampling                      Asks the client's LLM to answer the prompt (sampling/createMessage; conformance fixture).",
 		"test_simple_text                   Returns a simple text content (conformance fixture).",
 		"test_tool_with_logging             Sends three log messages at level info, about 50 ms apart, then answers (conformance fixture).",
@@ -155,7 +157,11 @@ func TestToolsList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("--json output %q: %v", out, err)
 	}
-	if len(res.Tools) != len(want) || res.Tools[1].Name != "echo" || res.Tools[3].Name != "test_audio_content" || string(res.Tools[3].InputSchema) != `{"type":"object","properties":{}}` {
+	schemas := map[string]string{}
+	for _, tool := range res.Tools {
+		schemas[tool.Name] = string(tool.InputSchema)
+	}
+	if len(res.Tools) != len(want) || res.Tools[1].Name != "echo" || schemas["test_audio_content"] != `{"type":"object","properties":{}}` {
 		t.Errorf("--json output = %s", out)
 	}
 }

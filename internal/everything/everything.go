@@ -58,5 +58,6 @@ func NewServer(opts *Options) *mcp.Server {
 	addTaskTools(s)   // tasks.go
 
 	addUtilityTools(s) // utilities.go
+	addPendingTools(s) // pending.go
 	return s
 }

@@ -141,6 +141,10 @@ func TestToolsList(t *testing.T) {
 		"test_elicitation_sep1034_defaults": "",
 		"test_elicitation_sep1330_enums":    "",
 		"list_roots":                        "",
+
+		// The pending scenarios' fixtures (pending.go).
+		"json_schema_2020_12_tool": everything.JSONSchema202012,
+		"test_reconnection":        `{"type":"object","properties":{}}`,
 	}
 	seen := map[string]bool{}
 	for tool, err := range cs.Tools(context.Background(), nil) {
