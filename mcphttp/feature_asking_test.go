@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
@@ -203,7 +204,10 @@ func TestRootsOverHTTP(t *testing.T) {
 		Roots: []*mcp.Root{{URI: "file:///project", Name: "Project"}},
 	})
 	h := mcphttp.NewHandler(s, nil)
-	ts := httptest.NewServer(h)
+	// Outside a request the server can reach the client only on the GET
+	// stream, which the client opens after initialization: wait for it.
+	watch := &rpGetStarted{Handler: h, started: make(chan struct{}, 4)}
+	ts := httptest.NewServer(watch)
 	t.Cleanup(func() {
 		ts.Close()
 		h.Close()
@@ -213,6 +217,11 @@ func TestRootsOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	select {
+	case <-watch.started:
+	case <-time.After(rpWatchdog):
+		t.Fatal("the client opened no GET stream")
+	}
 	if text, isErr := askHTTPCall(t, cs); isErr || text != "file:///project Project" {
 		t.Fatalf("tool = %q (isError %v)", text, isErr)
 	}
