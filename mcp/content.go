@@ -198,29 +198,40 @@ func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
 
 // UnmarshalContent decodes one content block by its "type".
 func UnmarshalContent(data []byte) (Content, error) {
+	return unmarshalBlock(data, func(typ string) Content {
+		switch typ {
+		case "text":
+			return new(TextContent)
+		case "image":
+			return new(ImageContent)
+		case "audio":
+			return new(AudioContent)
+		case "resource_link":
+			return new(ResourceLink)
+		case "resource":
+			return new(EmbeddedResource)
+		}
+		return nil
+	}, "mcp: unknown content type %q")
+}
+
+// unmarshalBlock decodes a block whose Go type is chosen by its "type"
+// member: newBlock returns a pointer to a fresh value of that type, or nil
+// for a type that is not allowed, reported with notAllowed.
+func unmarshalBlock[T comparable](data []byte, newBlock func(typ string) T, notAllowed string) (T, error) {
+	var zero T
 	var probe struct {
 		Type string `json:"type"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, err
+		return zero, err
 	}
-	var c Content
-	switch probe.Type {
-	case "text":
-		c = new(TextContent)
-	case "image":
-		c = new(ImageContent)
-	case "audio":
-		c = new(AudioContent)
-	case "resource_link":
-		c = new(ResourceLink)
-	case "resource":
-		c = new(EmbeddedResource)
-	default:
-		return nil, fmt.Errorf("mcp: unknown content type %q", probe.Type)
+	c := newBlock(probe.Type)
+	if c == zero {
+		return zero, fmt.Errorf(notAllowed, probe.Type)
 	}
-	if err := json.Unmarshal(data, c); err != nil {
-		return nil, err
+	if err := json.Unmarshal(data, any(c)); err != nil {
+		return zero, err
 	}
 	return c, nil
 }

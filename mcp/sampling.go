@@ -158,31 +158,21 @@ func (c *ToolResultContent) UnmarshalJSON(data []byte) error {
 // UnmarshalSamplingContent decodes one sampling content block by its
 // "type".
 func UnmarshalSamplingContent(data []byte) (SamplingContent, error) {
-	var probe struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, err
-	}
-	var c SamplingContent
-	switch probe.Type {
-	case "text":
-		c = new(TextContent)
-	case "image":
-		c = new(ImageContent)
-	case "audio":
-		c = new(AudioContent)
-	case "tool_use":
-		c = new(ToolUseContent)
-	case "tool_result":
-		c = new(ToolResultContent)
-	default:
-		return nil, fmt.Errorf("mcp: content type %q is not allowed in a sampling message", probe.Type)
-	}
-	if err := json.Unmarshal(data, c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return unmarshalBlock(data, func(typ string) SamplingContent {
+		switch typ {
+		case "text":
+			return new(TextContent)
+		case "image":
+			return new(ImageContent)
+		case "audio":
+			return new(AudioContent)
+		case "tool_use":
+			return new(ToolUseContent)
+		case "tool_result":
+			return new(ToolResultContent)
+		}
+		return nil
+	}, "mcp: content type %q is not allowed in a sampling message")
 }
 
 // SamplingContents is the content of a sampling message or result. On the
