@@ -18,14 +18,11 @@ import (
 // every default.
 //
 // The mock sends elicitation/create as a request of its own, not related
-// to the tools/call, so it goes on the standalone GET stream; the
-// TypeScript SDK server drops it if that stream is not open yet. mcphttp's
-// transport opens the stream in the background once initialization is
-// done, and Connect does not wait for it, so the scenario waits until the
-// GET has been answered before it calls the tool.
+// to the tools/call, so it goes on the standalone GET stream (connect
+// waits until that stream is open).
 func elicitationDefaults(ctx context.Context, url string) error {
 	asked := 0
-	cs, getAnswered, err := connectWatchingGET(ctx, url, &mcp.ClientOptions{
+	cs, err := connect(ctx, url, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			asked++
 			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: json.RawMessage(`{}`)}, nil
@@ -36,11 +33,6 @@ func elicitationDefaults(ctx context.Context, url string) error {
 		return err
 	}
 	defer cs.Close()
-	select {
-	case <-getAnswered:
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for the GET stream: %w", ctx.Err())
-	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_client_elicitation_defaults", Arguments: json.RawMessage(`{}`)})
 	if err != nil {
 		return fmt.Errorf("tools/call test_client_elicitation_defaults: %w", err)
