@@ -116,7 +116,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 			}
 		}
 	}
-	v := newArgValidator(inSchema)
+	v := newArgValidator(inSchema, reflect.TypeFor[In]())
 	s.putTool(&serverTool{tool: t, handler: func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
 		var in In
 		if msg := v.decode(args, &in); msg != "" {
@@ -357,10 +357,13 @@ func runTool(ctx context.Context, r *Request, t *serverTool, args json.RawMessag
 type argValidator struct {
 	schema *jsonschema.Resolved
 	fast   *schemacheck.Checker
+	// dec decodes the usual argument structs without encoding/json
+	// (argdecode.go); nil for other types.
+	dec *argDecoder
 }
 
-func newArgValidator(rs *jsonschema.Resolved) *argValidator {
-	v := &argValidator{schema: rs}
+func newArgValidator(rs *jsonschema.Resolved, in reflect.Type) *argValidator {
+	v := &argValidator{schema: rs, dec: newArgDecoder(in)}
 	v.fast, _ = schemacheck.Compile(rs.Schema())
 	return v
 }
@@ -386,6 +389,15 @@ func (v *argValidator) decode(args json.RawMessage, dst any) string {
 		if err := v.schema.Validate(instance); err != nil {
 			return strings.TrimPrefix(err.Error(), "validating root: ")
 		}
+	}
+	if v.dec != nil && v.dec.decode(args, dst) {
+		return ""
+	}
+	if v.dec != nil {
+		// The fast decoder declined and may have set some fields: start
+		// from the zero value again.
+		rv := reflect.ValueOf(dst).Elem()
+		rv.SetZero()
 	}
 	if err := json.Unmarshal(args, dst); err != nil {
 		return err.Error()
