@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,28 +29,53 @@ func TestREADMEShowsExamples(t *testing.T) {
 	}
 }
 
-// TestEchoClientAndServer builds both examples and runs the client with the
-// server as its child.
+// TestEchoClientAndServer runs the echo client with the echo server as its
+// child, as the README says.
 func TestEchoClientAndServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two binaries")
-	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	dir := t.TempDir()
-	for _, name := range []string{"echo-server", "echo-client"} {
-		if out, err := exec.Command(gobin, "build", "-o", filepath.Join(dir, name), "./"+name).CombinedOutput(); err != nil {
-			t.Fatalf("go build ./%s: %v\n%s", name, err, out)
-		}
-	}
-	out, err := exec.Command(filepath.Join(dir, "echo-client"), filepath.Join(dir, "echo-server")).CombinedOutput()
+	client, server := binary(t, "./echo-client"), binary(t, "./echo-server")
+	out, err := exec.Command(client, server).CombinedOutput()
 	if err != nil {
 		t.Fatalf("echo-client: %v\n%s", err, out)
 	}
 	want := "tool echo: Sends the text back.\n{\"text\":\"hello\",\"length\":5}\n"
 	if string(out) != want {
 		t.Errorf("echo-client printed\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestREADMEQuotesOnlyExampleCode: every ```go block in the README is
+// taken verbatim from one of the examples, so that an excerpt cannot drift
+// from the code the tests run.
+func TestREADMEQuotesOnlyExampleCode(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("*/main.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	var sources []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, string(src))
+	}
+	rest := string(readme)
+	for {
+		_, after, ok := strings.Cut(rest, "```go\n")
+		if !ok {
+			break
+		}
+		block, after, ok := strings.Cut(after, "```\n")
+		if !ok {
+			t.Fatal("README.md: a ```go block is not closed")
+		}
+		rest = after
+		if !slices.ContainsFunc(sources, func(src string) bool { return strings.Contains(src, block) }) {
+			t.Errorf("README.md quotes code that no example holds verbatim:\n%s", block)
+		}
 	}
 }
