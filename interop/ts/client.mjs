@@ -256,8 +256,14 @@ await check('progress notifications during a call', async () => {
   const progress = [];
   const res = await sdk.callTool(client, { name: 'test_tool_with_progress', arguments: {} }, { onprogress: (p) => progress.push(p.progress) });
   assert.equal(res.isError ?? false, false);
-  assert.ok(progress.length >= 3, `got ${progress.length} progress notifications`);
-  assert.deepEqual([...progress].sort((a, b) => a - b), progress, 'progress never decreases');
+  // The server sends 0, 50 and 100, all before the result. Over stdio the
+  // SDK dispatches notifications a microtask later but settles a response
+  // at once, and drops the progress handler when it does: a notification
+  // read in the same chunk as the result (here the last, sent right
+  // before it) is lost on the client's side.
+  const want = [0, 50, 100];
+  if (transportKind === 'http') assert.deepEqual(progress, want);
+  else assert.ok(progress.length >= 2 && progress.every((p, i) => p === want[i]), `progress ${progress}`);
 });
 
 await check('logging: setLevel and log messages during a call', async () => {
