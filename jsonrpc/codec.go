@@ -37,34 +37,59 @@ func parseError() *Error { return &Error{Code: CodeParseError, Message: "Parse e
 // caller must not modify data while the message is in use.
 func Decode(data []byte) (Message, ID, error) {
 	i := jsonscan.SkipSpace(data, 0)
-	end, kind, err := jsonscan.Skip(data, i)
-	if err != nil || jsonscan.SkipSpace(data, end) != len(data) {
-		return nil, ID{}, parseError()
-	}
-	if kind != jsonscan.Object {
+	if i >= len(data) || data[i] != '{' {
+		end, _, err := jsonscan.Skip(data, i)
+		if err != nil || jsonscan.SkipSpace(data, end) != len(data) {
+			return nil, ID{}, parseError()
+		}
 		return nil, ID{}, invalid("JSON-RPC message must be a single object")
 	}
 	var (
 		version, rawID, method, params, result, errObj []byte
 	)
-	jsonscan.Members(data[i:end], func(key, value []byte) bool {
-		switch {
-		case jsonscan.KeyEquals(key, "jsonrpc"):
+	// One pass validates the message and finds its members.
+	end, err := jsonscan.ScanObject(data, i, func(key, value []byte) {
+		switch string(key) {
+		case "jsonrpc":
 			version = value
-		case jsonscan.KeyEquals(key, "id"):
+		case "id":
 			rawID = value
-		case jsonscan.KeyEquals(key, "method"):
+		case "method":
 			method = value
-		case jsonscan.KeyEquals(key, "params"):
+		case "params":
 			params = value
-		case jsonscan.KeyEquals(key, "result"):
+		case "result":
 			result = value
-		case jsonscan.KeyEquals(key, "error"):
+		case "error":
 			errObj = value
+		default:
+			if bytes.IndexByte(key, '\\') >= 0 {
+				escapedMember(key, value, &version, &rawID, &method, &params, &result, &errObj)
+			}
 		}
-		return true
 	})
+	if err != nil || jsonscan.SkipSpace(data, end) != len(data) {
+		return nil, ID{}, parseError()
+	}
 	return classify(version, rawID, method, params, result, errObj)
+}
+
+// escapedMember assigns a member whose name is spelled with escapes.
+func escapedMember(key, value []byte, version, rawID, method, params, result, errObj *[]byte) {
+	switch {
+	case jsonscan.KeyEquals(key, "jsonrpc"):
+		*version = value
+	case jsonscan.KeyEquals(key, "id"):
+		*rawID = value
+	case jsonscan.KeyEquals(key, "method"):
+		*method = value
+	case jsonscan.KeyEquals(key, "params"):
+		*params = value
+	case jsonscan.KeyEquals(key, "result"):
+		*result = value
+	case jsonscan.KeyEquals(key, "error"):
+		*errObj = value
+	}
 }
 
 func classify(version, rawID, method, params, result, errObj []byte) (Message, ID, error) {
@@ -127,6 +152,32 @@ func classify(version, rawID, method, params, result, errObj []byte) (Message, I
 		return nil, ID{}, invalid("a response with a result must carry a string or integer id")
 	}
 	return &Response{ID: id, Result: result}, id, nil
+}
+
+// methodName returns the Go string of a raw method name. The names MCP
+// peers send most come from constants, without allocating.
+func methodName(raw []byte) (string, bool) {
+	switch string(raw) {
+	case `"tools/call"`:
+		return "tools/call", true
+	case `"tools/list"`:
+		return "tools/list", true
+	case `"ping"`:
+		return "ping", true
+	case `"initialize"`:
+		return "initialize", true
+	case `"notifications/initialized"`:
+		return "notifications/initialized", true
+	case `"notifications/progress"`:
+		return "notifications/progress", true
+	case `"notifications/cancelled"`:
+		return "notifications/cancelled", true
+	case `"resources/read"`:
+		return "resources/read", true
+	case `"prompts/get"`:
+		return "prompts/get", true
+	}
+	return jsonscan.StringValue(raw)
 }
 
 // decodeErrorObject reads a JSON-RPC error object: "code" must be an
