@@ -111,7 +111,7 @@ func classify(version, rawID, method, params, result, errObj []byte) (Message, I
 		if result != nil || errObj != nil {
 			return nil, id, invalid("a request must not carry result or error")
 		}
-		name, ok := jsonscan.StringValue(method)
+		name, ok := methodName(method)
 		if !ok {
 			return nil, id, invalid("method must be a string")
 		}
