@@ -284,12 +284,12 @@ func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 // unmarshalParams so that every answer, error text included, stays
 // encoding/json's. Arguments alias params, as params alias the message.
 func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
-	if len(params) == 0 || params[0] != '{' || !jsonscan.Valid(params) {
+	if len(params) == 0 || params[0] != '{' {
 		return false
 	}
 	var name, args, meta []byte
 	ok := true
-	jsonscan.Members(params, func(key, value []byte) bool {
+	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
 		switch string(key) {
 		case "name":
 			name = value
@@ -300,9 +300,8 @@ func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
 		default:
 			ok = false
 		}
-		return ok
 	})
-	if !ok || len(name) < 2 || name[0] != '"' {
+	if err != nil || jsonscan.SkipSpace(params, end) != len(params) || !ok || len(name) < 2 || name[0] != '"' {
 		return false
 	}
 	inner := name[1 : len(name)-1]
