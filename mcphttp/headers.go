@@ -26,6 +26,13 @@ const (
 // ("type/subtype"). Wildcards (*/* and type/*) match, case is ignored, and
 // a range with q=0 excludes the type, as RFC 9110 section 12.5.1 says.
 func accepts(h http.Header, want string) bool {
+	if v := h["Accept"]; len(v) == 1 && (want == mediaJSON || want == mediaSSE) {
+		switch v[0] {
+		case "application/json, text/event-stream", "text/event-stream, application/json",
+			"application/json,text/event-stream", "text/event-stream,application/json":
+			return true // what clients send, without parsing
+		}
+	}
 	wantType, _, _ := strings.Cut(want, "/")
 	for _, v := range h.Values("Accept") {
 		for part := range strings.SplitSeq(v, ",") {
