@@ -211,7 +211,7 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 		return err
 	}
 	if isInitialized {
-		c.startStandalone()
+		c.startStandalone(ctx)
 	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
@@ -290,8 +290,17 @@ func (c *clientConn) checkStatus(resp *http.Response) error {
 	return se
 }
 
-// startStandalone opens the GET stream once, after initialization.
-func (c *clientConn) startStandalone() {
+// standaloneWait bounds how long the end of initialization waits for the
+// GET stream to be answered; a server that holds the GET's headers back
+// gets no longer than this.
+const standaloneWait = 2 * time.Second
+
+// startStandalone opens the GET stream once, after initialization, and
+// waits until the server has answered it (or refused it), at most
+// standaloneWait: a message the server sends outside any request as soon
+// as the client is ready (list_changed, roots/list) then has a stream to
+// travel on.
+func (c *clientConn) startStandalone(ctx context.Context) {
 	if c.t.NoStandaloneStream {
 		return
 	}
@@ -302,21 +311,34 @@ func (c *clientConn) startStandalone() {
 	}
 	c.getStarted = true
 	c.mu.Unlock()
+	answered := make(chan struct{})
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		c.standaloneLoop()
+		c.standaloneLoop(answered)
 	}()
+	t := time.NewTimer(standaloneWait)
+	defer t.Stop()
+	select {
+	case <-answered:
+	case <-t.C:
+	case <-ctx.Done():
+	case <-c.bg.Done():
+	}
 }
 
 // standaloneLoop keeps the GET stream open, resuming it after a drop. A
 // 405 means the server offers no such stream.
-func (c *clientConn) standaloneLoop() {
+func (c *clientConn) standaloneLoop(answered chan struct{}) {
+	var once sync.Once
+	signal := func() { once.Do(func() { close(answered) }) }
+	defer signal()
 	lastID := ""
 	var retry time.Duration
 	failures := 0
 	for {
 		resp, err := c.get(lastID)
+		signal()
 		if err != nil {
 			if c.bg.Err() != nil {
 				return
