@@ -53,6 +53,10 @@ type inflightRequest struct {
 	// initialize is never cancelled by the client
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements).
 	initialize bool
+	// The handler's Request and the context carrying its related writer
+	// share this allocation.
+	req  Request
+	rctx relatedCtx
 }
 
 // SessionOptions configures a session created with Server.NewSession.
@@ -202,13 +206,19 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		ss.mu.Unlock()
 		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("Server already initialized")), nil
 	}
+	in := &inflightRequest{initialize: req.Method == "initialize"}
+	if related != nil {
+		in.rctx = relatedCtx{Context: ctx, w: related}
+		ctx = &in.rctx
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	in := &inflightRequest{cancel: cancel, initialize: req.Method == "initialize"}
+	in.cancel = cancel
 	if ss.inflight == nil {
 		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
 	}
 	ss.inflight[req.ID] = in
-	r := &Request{
+	r := &in.req
+	*r = Request{
 		Method:             req.Method,
 		ID:                 req.ID,
 		Params:             req.Params,
@@ -221,9 +231,6 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 	}
 	ss.mu.Unlock()
 
-	if related != nil {
-		ctx = context.WithValue(ctx, relatedKey{}, related)
-	}
 	result, err := ss.server.dispatch(ctx, r)
 
 	ss.mu.Lock()
@@ -240,6 +247,20 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 // relatedKey carries, in a handler's context, the writer for messages
 // related to the request being handled.
 type relatedKey struct{}
+
+// relatedCtx is context.WithValue(ctx, relatedKey{}, w) without an
+// allocation of its own: it lives in the inflightRequest.
+type relatedCtx struct {
+	context.Context
+	w MessageWriter
+}
+
+func (c *relatedCtx) Value(key any) any {
+	if _, ok := key.(relatedKey); ok {
+		return c.w
+	}
+	return c.Context.Value(key)
+}
 
 var emptyObject = json.RawMessage("{}")
 
