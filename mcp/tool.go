@@ -126,6 +126,11 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 		if err != nil {
 			return nil, err
 		}
+		if s, ok := any(out).(string); ok {
+			// Checked here, where any(out) does not escape, so a string
+			// result is not boxed on the heap on its way to typedResult.
+			return newTextResult(s), nil
+		}
 		return typedResult(out)
 	}})
 	return nil
