@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -21,7 +22,7 @@ func (s *Server) Connect(ctx context.Context, t Transport) (*ServerSession, erro
 	if err != nil {
 		return nil, fmt.Errorf("mcp: connecting transport: %w", err)
 	}
-	w := &connWriter{conn: conn}
+	w := newConnWriter(conn)
 	ss := s.NewSession(&SessionOptions{Standalone: w})
 	ss.loopDone = make(chan struct{})
 	go func() {
@@ -55,6 +56,83 @@ func (ss *ServerSession) Wait() error {
 // connWriter encodes messages onto a Connection.
 type connWriter struct {
 	conn Connection
+	// holder is conn when it can hold frames to write them together
+	// (stdio), or nil.
+	holder frameHolder
+
+	mu    sync.Mutex
+	timer *time.Timer // flushes held frames after holdDelay
+	armed bool
+}
+
+// frameHolder is a Connection that can keep frames and write them with
+// the next one (streamConn).
+type frameHolder interface {
+	hold(frame []byte) error
+	flush() error
+}
+
+// holdDelay bounds how long a response is held for others to join it in
+// one write, should the requests it waited for take longer.
+const holdDelay = time.Millisecond
+
+func newConnWriter(conn Connection) *connWriter {
+	w := &connWriter{conn: conn}
+	w.holder, _ = conn.(frameHolder)
+	return w
+}
+
+// writeResponse writes a response. With more set (other requests are
+// queued and will be answered soon) a holding connection keeps it, to
+// write it with theirs: one write for many replies under pipelining. A
+// timer writes it within holdDelay should they take longer.
+func (w *connWriter) writeResponse(ctx context.Context, resp *jsonrpc.Response, more bool) error {
+	if !more || w.holder == nil {
+		return w.WriteMessage(ctx, resp)
+	}
+	p := framePool.Get().(*[]byte)
+	frame, err := jsonrpc.AppendEncode((*p)[:0], resp)
+	if err == nil {
+		err = w.holder.hold(frame) // copied
+	}
+	if cap(frame) <= 64<<10 {
+		*p = frame[:0]
+		framePool.Put(p)
+	}
+	w.mu.Lock()
+	if !w.armed {
+		w.armed = true
+		if w.timer == nil {
+			w.timer = time.AfterFunc(holdDelay, w.flushHeld)
+		} else {
+			w.timer.Reset(holdDelay)
+		}
+	}
+	w.mu.Unlock()
+	return err
+}
+
+// flushHeld writes the frames held, if any.
+func (w *connWriter) flushHeld() {
+	w.mu.Lock()
+	w.armed = false
+	w.mu.Unlock()
+	if w.holder != nil {
+		_ = w.holder.flush()
+	}
+}
+
+// stop stops the timer and writes what is held.
+func (w *connWriter) stop() {
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.armed = false
+	w.mu.Unlock()
+	if w.holder != nil {
+		_ = w.holder.flush()
+	}
 }
 
 func (w *connWriter) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
@@ -82,6 +160,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 		cancel()
 		ss.Close()
 		wg.Wait()
+		w.stop()
 		conn.Close()
 	}()
 	// Closing the session or ending ctx unblocks Read.
@@ -100,9 +179,14 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 	// holding up the read loop, so that ping, notifications/cancelled and
 	// responses are still read while every slot is busy; past that the read
 	// loop waits (back-pressure on the peer).
-	pool := newWorkPool(ctx, ss.server.opts.MaxConcurrentRequests, &wg, func(j job) {
+	var pool *workPool
+	pool = newWorkPool(ctx, ss.server.opts.MaxConcurrentRequests, &wg, func(j job) {
 		if j.req != nil {
-			ss.writeResult(ctx, w, j.req)
+			resp := ss.answer(ctx, j.req, w)
+			if resp != nil {
+				// Replies to pipelined requests go out together.
+				_ = w.writeResponse(ctx, resp, pool.queued() > 0)
+			}
 		} else {
 			ss.serveBatch(ctx, j.batch, w)
 		}
@@ -124,6 +208,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				ss.calls.closeAll()
 				pool.close()
 				wg.Wait()
+				w.stop()
 				return nil
 			}
 			if isClosed(ss) || errors.Is(err, io.EOF) {

@@ -80,7 +80,14 @@ func (p *workPool) submit(j job) {
 	}
 }
 
-// pending reports the jobs queued and not yet started.
+// queued reports the jobs queued and not yet started.
+func (p *workPool) queued() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pending()
+}
+
+// pending is queued with mu held.
 func (p *workPool) pending() int {
 	return len(p.queue) - p.head
 }

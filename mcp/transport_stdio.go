@@ -123,7 +123,8 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 	}
 }
 
-// Write implements Connection.
+// Write implements Connection. Frames held (see hold) go out first, in
+// the same write.
 func (c *streamConn) Write(_ context.Context, frame []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -132,8 +133,50 @@ func (c *streamConn) Write(_ context.Context, frame []byte) error {
 		return ErrConnectionClosed
 	default:
 	}
-	c.wbuf = append(append(c.wbuf[:0], frame...), '\n')
+	c.wbuf = append(append(c.wbuf, frame...), '\n')
+	return c.writeLocked()
+}
+
+// hold keeps frame to be written with the next Write or flush, so that
+// replies finishing together go out in one write. More than maxHeld bytes
+// are written at once.
+func (c *streamConn) hold(frame []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	select {
+	case <-c.closed:
+		return ErrConnectionClosed
+	default:
+	}
+	c.wbuf = append(append(c.wbuf, frame...), '\n')
+	if len(c.wbuf) > maxHeld {
+		return c.writeLocked()
+	}
+	return nil
+}
+
+// maxHeld bounds the bytes hold keeps before writing.
+const maxHeld = 32 << 10
+
+// flush writes the frames held, if any.
+func (c *streamConn) flush() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if len(c.wbuf) == 0 {
+		return nil
+	}
+	select {
+	case <-c.closed:
+		c.wbuf = c.wbuf[:0]
+		return ErrConnectionClosed
+	default:
+	}
+	return c.writeLocked()
+}
+
+func (c *streamConn) writeLocked() error {
 	_, err := c.w.Write(c.wbuf)
+	c.wbuf = c.wbuf[:0]
 	if cap(c.wbuf) > 64<<10 {
 		c.wbuf = nil
 	}
