@@ -155,8 +155,9 @@ func (c *streamConn) hold(frame []byte) error {
 	return nil
 }
 
-// maxHeld bounds the bytes hold keeps before writing.
-const maxHeld = 32 << 10
+// maxHeld bounds the bytes hold keeps before writing: a pipelining
+// client gets its first replies while the rest are being served.
+const maxHeld = 4 << 10
 
 // flush writes the frames held, if any.
 func (c *streamConn) flush() error {
