@@ -64,6 +64,13 @@ func newWorkPool(ctx context.Context, max int, wg *sync.WaitGroup, run func(job)
 func (p *workPool) submit(j job) {
 	p.admitted <- struct{}{}
 	p.mu.Lock()
+	if p.head > 0 && len(p.queue) == cap(p.queue) {
+		// A queue that never drains would otherwise grow for ever: move
+		// what is left to the front.
+		n := copy(p.queue, p.queue[p.head:])
+		clear(p.queue[n:])
+		p.queue, p.head = p.queue[:n], 0
+	}
 	p.queue = append(p.queue, j)
 	spawn := false
 	switch {

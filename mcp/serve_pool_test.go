@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"context"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -50,4 +52,34 @@ func TestServeWorkersEndWhenIdle(t *testing.T) {
 		`)
 		c.finish()
 	})
+}
+
+// A queue that is never empty (a client that always has requests waiting)
+// stays within the bound on outstanding jobs instead of growing.
+func TestWorkPoolQueueStaysBounded(t *testing.T) {
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	ran := make(chan struct{}, 1024)
+	p := newWorkPool(context.Background(), 2, &wg, func(job) {
+		<-gate
+		ran <- struct{}{}
+	})
+	for range 4 { // two run (blocked on the gate), two wait
+		p.submit(job{})
+	}
+	for range 1000 {
+		gate <- struct{}{} // one job ends, the next starts
+		<-ran
+		p.submit(job{})
+	}
+	p.mu.Lock()
+	n, c := p.pending(), cap(p.queue)
+	p.mu.Unlock()
+	// Two or three wait (a worker may not have taken its next job yet).
+	if n < 2 || n > 3 || c > 8 {
+		t.Errorf("%d queued in a queue of capacity %d, want 2 or 3 in a small one", n, c)
+	}
+	close(gate)
+	p.close()
+	wg.Wait()
 }
