@@ -555,6 +555,7 @@ func (st *stream) closeInline(ctx context.Context, resp *jsonrpc.Response) {
 	st.timer.Stop()
 	st.mu.Lock()
 	unwatch := st.unwatch
+	st.req = nil // a writer kept by a handler keeps no request
 	st.mu.Unlock()
 	if unwatch != nil {
 		unwatch()
