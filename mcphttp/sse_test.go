@@ -420,3 +420,48 @@ func TestCancelledRequest(t *testing.T) {
 		}
 	}
 }
+
+// A quick reply with nothing before its response is sent whole when the
+// handler returns: net/http then knows its length (one write, no chunks).
+func TestQuickReplyInOneWrite(t *testing.T) {
+	f := newFixture(t, nil)
+	sid := f.initialize("2025-11-25")
+	resp := f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid},
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+	r := f.read(resp)
+	want := "event: message\ndata: " + `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hi"}]}}` + "\n\n"
+	if r.status != 200 || r.header.Get("Content-Type") != "text/event-stream" || r.body != want {
+		t.Fatalf("status %d, Content-Type %q, body %q", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	if resp.ContentLength != int64(len(want)) || len(resp.TransferEncoding) != 0 {
+		t.Errorf("Content-Length %d, Transfer-Encoding %v: want the reply sent whole", resp.ContentLength, resp.TransferEncoding)
+	}
+	if r.header.Get("Cache-Control") != "no-cache" || r.header.Get("X-Accel-Buffering") != "no" {
+		t.Errorf("headers %v", r.header)
+	}
+}
+
+// A handler that runs on without sending anything still opens its stream
+// soon, and a quiet stream gets keep-alives.
+func TestSlowReplyOpensAndKeepsAlive(t *testing.T) {
+	f := newFixture(t, &Options{KeepAlive: time.Millisecond})
+	sid := f.initialize("2025-11-25")
+	resp := f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid}, blockCall)
+	defer resp.Body.Close()
+	<-f.tools.started
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if len(f.tools.ended) != 0 {
+		t.Fatal("the handler ended before its stream opened")
+	}
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); err != nil || line != ": keep-alive\n" {
+		t.Errorf("first line %q, %v", line, err)
+	}
+	f.tools.gate <- struct{}{}
+	<-f.tools.ended
+	equalStrings(t, "rest", dataOf(parseEvents(t, br)), []string{
+		`{"jsonrpc":"2.0","id":10,"result":{"content":[{"type":"text","text":"unblocked"}]}}`,
+	})
+}
