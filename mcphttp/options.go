@@ -81,6 +81,12 @@ type Options struct {
 	// KeepAlive is the interval of the comment lines written on an SSE
 	// stream that is otherwise quiet, so that proxies and clients do not
 	// drop it. If zero, 15 seconds; if negative, none are written.
+	//
+	// A POST's reply stream sends nothing until it has something to send:
+	// a handler that answers at once has its headers, response and end
+	// sent together in one write. One that has sent nothing after 100 ms
+	// (or KeepAlive, if shorter) has the headers sent then, so that the
+	// client sees the stream open.
 	KeepAlive time.Duration
 
 	// RetryInterval is the reconnection delay sent in the retry field of
