@@ -171,26 +171,22 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	// context, and ends early only through notifications/cancelled or the
 	// session's end.
 	ctx := context.WithoutCancel(r.Context())
-	extra := &mcp.RequestExtra{Header: r.Header}
-	if req.Method == "initialize" {
-		// The session is initialized already: it refuses with -32600
-		// "Server already initialized" and changes nothing.
-		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, extra)
+	if req.Method == "initialize" || h.opts.JSONResponse {
+		// An initialize on a live session is refused with -32600 "Server
+		// already initialized" and changes nothing; it is answered, like
+		// every request in JSON response mode, with a single JSON body.
+		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, &mcp.RequestExtra{Header: r.Header})
 		h.reg.finishRequest(e, req.ID)
-		if err == nil && resp != nil && resp.Error != nil {
+		if req.Method == "initialize" && err == nil && resp != nil && resp.Error != nil {
 			h.refuse(w, r, http.StatusBadRequest, req.ID, resp.Error)
 			return
 		}
 		h.writeJSONReply(w, r, req.ID, resp, err)
 		return
 	}
-	if h.opts.JSONResponse {
-		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, extra)
-		h.reg.finishRequest(e, req.ID)
-		h.writeJSONReply(w, r, req.ID, resp, err)
-		return
-	}
 	st := h.newStream(e, true)
+	st.extra.Header = r.Header
+	extra := &st.extra // allocated with the stream
 	if st.store == nil {
 		// The common case: the handler runs on this goroutine, and a quick
 		// reply goes out in one write.

@@ -58,6 +58,10 @@ type stream struct {
 	req     *http.Request
 	unwatch func() bool
 	first   attachment // the inline attachment, allocated with the stream
+
+	// extra is what the request's handler is told of its transport
+	// (POST streams), allocated with the stream.
+	extra mcp.RequestExtra
 }
 
 // attachment is the HTTP response currently carrying a stream.
@@ -103,16 +107,22 @@ func (st *stream) streamID() string { return strconv.FormatUint(st.num, 10) }
 // flush, or until the handler returns.
 func writeSSEHeaders(w http.ResponseWriter) {
 	hdr := w.Header()
-	// One backing array for the three values rather than one each; the
-	// full slice expressions keep an append from overwriting a neighbour.
-	vals := [...]string{mediaSSE, "no-cache", "no"}
-	v := vals[:]
-	hdr["Content-Type"] = v[0:1:1]
-	hdr["Cache-Control"] = v[1:2:2]
+	hdr["Content-Type"] = hdrSSE
+	hdr["Cache-Control"] = hdrNoCache
 	// Proxies such as nginx would otherwise buffer the stream.
-	hdr["X-Accel-Buffering"] = v[2:3:3]
+	hdr["X-Accel-Buffering"] = hdrNo
 	w.WriteHeader(http.StatusOK)
 }
+
+// Header values every SSE response shares rather than allocates. Nothing
+// modifies a header value slice in place: Header.Set replaces it, and
+// Header.Add appends to a slice whose capacity is its length, which
+// copies.
+var (
+	hdrSSE     = []string{mediaSSE}
+	hdrNoCache = []string{"no-cache"}
+	hdrNo      = []string{"no"}
+)
 
 // appendEvent appends one SSE event. A priming event has an id, a retry
 // field and empty data; a message event carries one JSON-RPC message on
