@@ -479,3 +479,18 @@ func (f *fixture) send(req *http.Request) *reply {
 	}
 	return f.read(resp)
 }
+
+// The shortcut for local Host values answers as the full check does (a
+// handler with an unrelated allowed host takes no shortcut).
+func TestHostAllowedShortcut(t *testing.T) {
+	fast := NewHandler(nil, nil)
+	full := NewHandler(nil, &Options{AllowedHosts: []string{"unrelated.example:1"}})
+	for _, host := range []string{
+		"127.0.0.1:8080", "127.0.0.1:", "127.0.0.1", "localhost:1", "localhost", "LOCALHOST:1",
+		"127.0.0.1:x:y", "localhost:1:2", "127.0.0.2:80", "[::1]:80", "example.com:80", "127.0.0.1.example:80",
+	} {
+		if got, want := fast.hostAllowed(host, true), full.hostAllowed(host, true); got != want {
+			t.Errorf("hostAllowed(%q) = %v, the full check says %v", host, got, want)
+		}
+	}
+}

@@ -74,6 +74,12 @@ func isLoopbackName(host string) bool {
 }
 
 func (h *Handler) hostAllowed(hostport string, loopback bool) bool {
+	if loopback && len(h.opts.AllowedHosts) == 0 {
+		// The usual local Host, decided without parsing.
+		if name, port, ok := strings.Cut(hostport, ":"); ok && (name == "127.0.0.1" || name == "localhost") && !strings.Contains(port, ":") {
+			return true
+		}
+	}
 	name, port := splitHost(hostport)
 	for _, a := range h.opts.AllowedHosts {
 		an, ap := splitHost(a)

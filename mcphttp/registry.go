@@ -229,7 +229,7 @@ func (g *registry) acquireRequest(id string, rid jsonrpc.ID) (e, evicted *entry,
 	if e == nil {
 		return nil, nil, false
 	}
-	if g.expired(e, g.nowNanos()) {
+	if e.active == 0 && g.expired(e, g.nowNanos()) { // a busy session is never idle
 		delete(g.entries, id)
 		return nil, e, false
 	}
@@ -247,12 +247,16 @@ func (g *registry) endRequest(e *entry, id jsonrpc.ID) {
 	g.mu.Unlock()
 }
 
-// finishRequest is endRequest and release under one lock.
+// finishRequest is endRequest and release under one lock. lastActive
+// only matters once nothing holds the session (expiry looks at idle
+// sessions only), so only the last to let go reads the clock.
 func (g *registry) finishRequest(e *entry, id jsonrpc.ID) {
 	g.mu.Lock()
 	delete(e.inflight, id)
 	e.active--
-	e.lastActive = g.nowNanos()
+	if e.active == 0 {
+		e.lastActive = g.nowNanos()
+	}
 	g.mu.Unlock()
 }
 
