@@ -78,3 +78,25 @@ func closeSession(e *env, cs *mcp.ClientSession) {
 		fmt.Fprintf(e.stderr, "mcpkit: warning: %v\n", err)
 	}
 }
+
+// connectForList parses the flags of a list verb, which takes no
+// positional arguments, and connects to the server the flags or the
+// command after -- name. The caller closes the session with closeSession.
+func connectForList(ctx context.Context, e *env, verb string, args []string) (*mcp.ClientSession, *clientFlags, error) {
+	own, command := splitCommand(args)
+	f := &clientFlags{}
+	fs := newFlagSet(verb)
+	f.register(fs)
+	positional, err := parseFlags(fs, own)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(positional) > 0 {
+		return nil, nil, usagef("%s: unexpected argument %q (the server command goes after --)", verb, positional[0])
+	}
+	cs, err := f.connect(ctx, e, command)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cs, f, nil
+}

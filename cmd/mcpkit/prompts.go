@@ -17,18 +17,7 @@ import (
 // (optional ones in brackets) and description; --json gives
 // {"prompts":[...]} with the prompts as the server sent them.
 func promptsList(ctx context.Context, e *env, args []string) error {
-	own, command := splitCommand(args)
-	var f clientFlags
-	fs := newFlagSet("prompts list")
-	f.register(fs)
-	positional, err := parseFlags(fs, own)
-	if err != nil {
-		return err
-	}
-	if len(positional) > 0 {
-		return usagef("prompts list: unexpected argument %q (the server command goes after --)", positional[0])
-	}
-	cs, err := f.connect(ctx, e, command)
+	cs, f, err := connectForList(ctx, e, "prompts list", args)
 	if err != nil {
 		return err
 	}

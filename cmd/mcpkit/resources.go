@@ -20,18 +20,7 @@ import (
 // server sent them. A server that answers resources/templates/list with
 // -32601 simply has no templates.
 func resourcesList(ctx context.Context, e *env, args []string) error {
-	own, command := splitCommand(args)
-	var f clientFlags
-	fs := newFlagSet("resources list")
-	f.register(fs)
-	positional, err := parseFlags(fs, own)
-	if err != nil {
-		return err
-	}
-	if len(positional) > 0 {
-		return usagef("resources list: unexpected argument %q (the server command goes after --)", positional[0])
-	}
-	cs, err := f.connect(ctx, e, command)
+	cs, f, err := connectForList(ctx, e, "resources list", args)
 	if err != nil {
 		return err
 	}

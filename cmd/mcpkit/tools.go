@@ -17,18 +17,7 @@ import (
 // pages. People get one line per tool, name and description; --json gives
 // {"tools":[...]} with the tools as the server sent them.
 func toolsList(ctx context.Context, e *env, args []string) error {
-	own, command := splitCommand(args)
-	var f clientFlags
-	fs := newFlagSet("tools list")
-	f.register(fs)
-	positional, err := parseFlags(fs, own)
-	if err != nil {
-		return err
-	}
-	if len(positional) > 0 {
-		return usagef("tools list: unexpected argument %q (the server command goes after --)", positional[0])
-	}
-	cs, err := f.connect(ctx, e, command)
+	cs, f, err := connectForList(ctx, e, "tools list", args)
 	if err != nil {
 		return err
 	}
