@@ -23,37 +23,21 @@ func toolsList(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeSession(e, cs)
 
-	var tools []json.RawMessage
-	var names, descriptions []string
 	// Pages are read raw, so that --json shows each tool exactly as sent.
-	cursor := ""
-	for {
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if err := cs.Call(ctx, "tools/list", &mcp.ListToolsParams{Cursor: cursor}, &page); err != nil {
-			return fmt.Errorf("tools/list: %w", err)
-		}
-		for _, raw := range page.Tools {
-			var t mcp.Tool
-			if err := json.Unmarshal(raw, &t); err != nil {
-				return fmt.Errorf("tools/list: undecodable tool %s: %w", raw, err)
-			}
-			tools = append(tools, raw)
-			names = append(names, t.Name)
-			descriptions = append(descriptions, firstLine(t.Description))
-		}
-		if page.NextCursor == "" || page.NextCursor == cursor {
-			break
-		}
-		cursor = page.NextCursor
+	tools, err := listAll(ctx, cs, "tools/list", "tools")
+	if err != nil {
+		return err
 	}
-
-	if f.json {
-		if tools == nil {
-			tools = []json.RawMessage{}
+	names := make([]string, len(tools))
+	descriptions := make([]string, len(tools))
+	for i, raw := range tools {
+		var t mcp.Tool
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return fmt.Errorf("tools/list: undecodable tool %s: %w", raw, err)
 		}
+		names[i], descriptions[i] = t.Name, firstLine(t.Description)
+	}
+	if f.json {
 		return printJSON(e.stdout, map[string]any{"tools": tools})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
