@@ -145,6 +145,13 @@ func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*Eli
 // Elicit is ServerSession.Elicit on the request's session, sent on the
 // request's stream.
 func (r *Request) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
+	if r.modern != nil {
+		raw, err := r.askOne(ctx, ElicitationInput(params))
+		if err != nil {
+			return nil, err
+		}
+		return InputResponses{"": raw}.Elicitation("")
+	}
 	if r.Session == nil {
 		return nil, errNoSession
 	}

@@ -219,13 +219,31 @@ func (ss *ServerSession) Log(ctx context.Context, level LoggingLevel, logger str
 // stream (for Streamable HTTP, the request's SSE stream, before the
 // response). It is ServerSession.Log with the request's stream; see there
 // for the filtering and the errors.
+//
+// In the stateless era the level is the request's own
+// _meta["io.modelcontextprotocol/logLevel"], and a request without one is
+// sent no log messages
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
 func (r *Request) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
+	if r.modern != nil {
+		if !level.IsValid() {
+			return fmt.Errorf("mcp: log level %q is not one of %s", level, levelList())
+		}
+		if !r.LogEnabled(level) {
+			return nil
+		}
+		return r.Session.sendLog(ctx, r.related, level, logger, data)
+	}
 	return r.Session.log(ctx, r.related, level, logger, data)
 }
 
 // LogEnabled reports whether a log message at level would be sent for
 // this request; see ServerSession.LogEnabled.
 func (r *Request) LogEnabled(level LoggingLevel) bool {
+	if r.modern != nil {
+		l := r.modern.logLevel
+		return l != "" && r.related != nil && r.Session.server.loggingEnabled() && level.rank() >= l.rank()
+	}
 	return r.Session.LogEnabled(level)
 }
 
@@ -236,6 +254,11 @@ func (ss *ServerSession) log(ctx context.Context, w MessageWriter, level Logging
 	if !ss.LogEnabled(level) {
 		return nil
 	}
+	return ss.sendLog(ctx, w, level, logger, data)
+}
+
+// sendLog sends notifications/message, already filtered.
+func (ss *ServerSession) sendLog(ctx context.Context, w MessageWriter, level LoggingLevel, logger string, data any) error {
 	raw, ok := data.(json.RawMessage)
 	if !ok {
 		var err error

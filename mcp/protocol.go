@@ -22,7 +22,34 @@ const (
 	// LatestVersion is what a server answers when the client asks for a
 	// version it does not support, and what a Client requests.
 	LatestVersion = Version20251125
+
+	// Version20260728 is the first version of the stateless era: no
+	// initialize, every request carries its version and the client's
+	// capabilities in _meta
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+	// It is never negotiated through initialize.
+	Version20260728 = "2026-07-28"
 )
+
+// ModernVersions lists the stateless-era versions mcpkit serves, newest
+// first.
+var ModernVersions = []string{Version20260728}
+
+// ServedVersions lists every version mcpkit serves in either era, newest
+// first: what server/discover reports in supportedVersions and what an
+// UnsupportedProtocolVersion error lists
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
+var ServedVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+
+// IsModernVersion reports whether v is one of [ModernVersions].
+func IsModernVersion(v string) bool {
+	for _, s := range ModernVersions {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
 
 // SupportedVersions lists the session-era versions, newest first
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation).
@@ -91,6 +118,10 @@ type ClientCapabilities struct {
 	Sampling     *SamplingCapability        `json:"sampling,omitempty"`
 	Elicitation  *ElicitationCapability     `json:"elicitation,omitempty"`
 	Tasks        json.RawMessage            `json:"tasks,omitempty"`
+	// Extensions names the protocol extensions the client supports, keyed
+	// by extension id, such as "io.modelcontextprotocol/tasks"
+	// (https://modelcontextprotocol.io/specification/2026-07-28/schema#clientcapabilities).
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // RootsCapability says the client can list roots.
@@ -122,6 +153,10 @@ type ServerCapabilities struct {
 	Resources    *ResourcesCapability       `json:"resources,omitempty"`
 	Tools        *ListChangedCapability     `json:"tools,omitempty"`
 	Tasks        json.RawMessage            `json:"tasks,omitempty"`
+	// Extensions names the protocol extensions the server offers, keyed by
+	// extension id (2026-07-28 and later; for example the tasks extension,
+	// https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities).
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // ListChangedCapability declares a feature and whether the server sends

@@ -40,7 +40,16 @@ type Request struct {
 	// share it.
 	progress *progressState
 	related  MessageWriter
+	// modern is set for a stateless-era request (modern.go).
+	modern *modernState
 }
+
+// Stateless reports whether the request belongs to the stateless era
+// (2026-07-28 and later): it carries its version and the client's
+// capabilities in _meta, and input from the client arrives by multi
+// round-trip requests rather than server-to-client requests
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+func (r *Request) Stateless() bool { return r.modern != nil }
 
 // RequestExtra is what a transport adds to a request. The fields are plain
 // data so that package mcp does not depend on net/http.

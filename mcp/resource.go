@@ -381,6 +381,7 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	var errs []error
 	params := &ResourceUpdatedParams{URI: uri}
+	s.notifyListeners(ctx, "notifications/resources/updated", uri, params) // listen.go
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		_, subscribed := slices.BinarySearch(ss.state.Subscriptions, uri)

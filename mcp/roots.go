@@ -68,6 +68,13 @@ func (ss *ServerSession) ListRoots(ctx context.Context, params *ListRootsParams)
 // ListRoots is ServerSession.ListRoots on the request's session, sent on
 // the request's stream.
 func (r *Request) ListRoots(ctx context.Context, params *ListRootsParams) (*ListRootsResult, error) {
+	if r.modern != nil {
+		raw, err := r.askOne(ctx, RootsInput())
+		if err != nil {
+			return nil, err
+		}
+		return InputResponses{"": raw}.Roots("")
+	}
 	if r.Session == nil {
 		return nil, errNoSession
 	}

@@ -339,6 +339,13 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessag
 // CreateMessage is ServerSession.CreateMessage on the request's session,
 // sent on the request's stream.
 func (r *Request) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
+	if r.modern != nil {
+		raw, err := r.askOne(ctx, SamplingInput(params))
+		if err != nil {
+			return nil, err
+		}
+		return InputResponses{"": raw}.Sampling("")
+	}
 	if r.Session == nil {
 		return nil, errNoSession
 	}

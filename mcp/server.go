@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -36,6 +37,14 @@ type Server struct {
 	prm      promptFeatures   // prompt.go
 	tasks    taskRuntime      // task.go; has its own lock
 	sessions map[*ServerSession]struct{}
+
+	// The stateless era's state: the encoded server identity stamped on
+	// results (modern_result.go), the requestState key (input_state.go)
+	// and the open subscriptions/listen streams (listen.go).
+	infoOnce   sync.Once
+	infoMember []byte
+	stateKey   []byte
+	listeners  listenerSet
 }
 
 // ServerOptions configures a Server. The zero value is a useful
@@ -99,6 +108,22 @@ type ServerOptions struct {
 	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion).
 	// If nil, completion/complete is -32601.
 	CompletionHandler CompletionHandler
+	// CacheHint, if set, gives the ttlMs and cacheScope of stateless-era
+	// results of server/discover, the list methods and resources/read
+	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching),
+	// by method. If nil, ttlMs is 0 and cacheScope "private": clients do
+	// not reuse results.
+	CacheHint func(method string) CacheHint
+	// RequestStateKey signs the requestState of input_required results
+	// (HMAC-SHA256), so that a state the client altered is refused
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+	// Replicas that serve the same clients need the same key. If nil, a
+	// random key is made in NewServer: states then survive neither a
+	// restart nor a move to another replica.
+	RequestStateKey []byte
+	// RequestStateTTL bounds how long an input_required result can be
+	// answered. If zero, 1 hour.
+	RequestStateTTL time.Duration
 }
 
 // NewServer returns a server that identifies itself as impl. A nil opts is
@@ -122,11 +147,20 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	if s.opts.MaxConcurrentRequests <= 0 {
 		s.opts.MaxConcurrentRequests = 64
 	}
+	s.stateKey = s.opts.RequestStateKey
+	if len(s.stateKey) == 0 {
+		s.stateKey = randomKey()
+	}
+	if s.opts.RequestStateTTL <= 0 {
+		s.opts.RequestStateTTL = time.Hour
+	}
 	s.methods = map[string]MethodHandler{
-		"initialize": s.initialize,
-		"ping":       func(context.Context, *Request) (any, error) { return emptyObject, nil },
-		"tools/list": s.listTools,
-		"tools/call": s.callTool,
+		"server/discover":      s.discover,
+		"subscriptions/listen": s.listen,
+		"initialize":           s.initialize,
+		"ping":                 func(context.Context, *Request) (any, error) { return emptyObject, nil },
+		"tools/list":           s.listTools,
+		"tools/call":           s.callTool,
 		// Each feature's methods live in the feature's own file.
 		"resources/list":           s.listResources,
 		"resources/templates/list": s.listResourceTemplates,
@@ -331,6 +365,7 @@ func (s *Server) Sessions() []*ServerSession {
 // broadcast sends a notification to every initialized session on its
 // standalone stream: how list_changed reaches clients.
 func (s *Server) broadcast(method string, params any) {
+	s.notifyListeners(context.Background(), method, "", params) // listen.go
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		lifecycle := ss.state.Lifecycle

@@ -342,6 +342,14 @@ func runTool(ctx context.Context, r *Request, t *serverTool, args json.RawMessag
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
 		}
+		if r.modern != nil {
+			// Asking the client for input, or for what it did not
+			// declare, is the protocol's business, not the model's.
+			var capErr *CapabilityError
+			if errors.Is(err, ErrInputRequired) || errors.As(err, &capErr) {
+				return nil, err
+			}
+		}
 		return toolError(err.Error()), nil
 	}
 	if res == nil {

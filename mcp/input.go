@@ -1,0 +1,331 @@
+package mcp
+
+// This file is the one API handler authors use to ask the client for input
+// (elicitation, sampling, roots) in both eras. In the session era each input
+// request is a real server-to-client request on the request's stream. In
+// the stateless era the handler's first run ends with an input_required
+// result listing what it asked for; the client retries with the answers,
+// and the handler runs again from the top, now finding them
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// ErrInputRequired is what Request.Input (and Request.Elicit,
+// CreateMessage and ListRoots) return in the stateless era when the client
+// has not yet answered: the handler returns it, as it is or wrapped, and
+// the server answers with an input_required result listing the requests
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+// The client retries with the answers, and the handler runs again.
+// Handlers should do nothing they cannot repeat before asking for input.
+var ErrInputRequired = errors.New("mcp: input required from the client")
+
+// An InputRequest is one thing a handler asks the client for: an
+// elicitation, a sampling request or the client's roots. Make one with
+// ElicitationInput, SamplingInput or RootsInput.
+type InputRequest struct {
+	// Method is "elicitation/create", "sampling/createMessage" or
+	// "roots/list".
+	Method string
+	elicit *ElicitParams
+	sample *CreateMessageParams
+	roots  *ListRootsParams
+}
+
+// ElicitationInput asks the client's user for input
+// (https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation).
+func ElicitationInput(p *ElicitParams) *InputRequest {
+	return &InputRequest{Method: "elicitation/create", elicit: p}
+}
+
+// SamplingInput asks the client to sample its LLM
+// (https://modelcontextprotocol.io/specification/2026-07-28/client/sampling).
+func SamplingInput(p *CreateMessageParams) *InputRequest {
+	return &InputRequest{Method: "sampling/createMessage", sample: p}
+}
+
+// RootsInput asks the client for its roots
+// (https://modelcontextprotocol.io/specification/2026-07-28/client/roots).
+func RootsInput() *InputRequest {
+	return &InputRequest{Method: "roots/list", roots: &ListRootsParams{}}
+}
+
+// params returns the request's params, for the input_required result.
+func (q *InputRequest) params() any {
+	switch {
+	case q.elicit != nil:
+		return q.elicit
+	case q.sample != nil:
+		return q.sample
+	default:
+		return struct{}{}
+	}
+}
+
+// MarshalJSON encodes the request as an InputRequests entry: method and
+// params, without id or jsonrpc.
+func (q *InputRequest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Method string `json:"method"`
+		Params any    `json:"params"`
+	}{q.Method, q.params()})
+}
+
+// check refuses, without asking, input the client did not declare it can
+// give: the server must not ask for it
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+func (q *InputRequest) check(caps *ClientCapabilities) error {
+	switch q.Method {
+	case "elicitation/create":
+		if q.elicit == nil {
+			return fmt.Errorf("%w: params are required", ErrInvalidElicitRequest)
+		}
+		if err := checkElicitationCapability(caps.Elicitation, q.elicit.Mode); err != nil {
+			return err
+		}
+		return q.elicit.validate()
+	case "sampling/createMessage":
+		if q.sample == nil {
+			return errors.New("mcp: sampling/createMessage: params are required")
+		}
+		if err := checkSamplingCapability(caps, q.sample); err != nil {
+			return err
+		}
+		return q.sample.validate()
+	case "roots/list":
+		if caps.Roots == nil {
+			return &CapabilityError{Method: "roots/list", Capability: "roots"}
+		}
+		return nil
+	}
+	return fmt.Errorf("mcp: %q cannot be asked of the client", q.Method)
+}
+
+// InputResponses are the client's answers to a handler's input requests,
+// by the key the handler gave each.
+type InputResponses map[string]json.RawMessage
+
+// Elicitation decodes the answer to the elicitation asked under key.
+func (rs InputResponses) Elicitation(key string) (*ElicitResult, error) {
+	var res ElicitResult
+	if err := rs.decode(key, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Sampling decodes the answer to the sampling request asked under key.
+func (rs InputResponses) Sampling(key string) (*CreateMessageResult, error) {
+	var res CreateMessageResult
+	if err := rs.decode(key, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Roots decodes the answer to the roots request asked under key.
+func (rs InputResponses) Roots(key string) (*ListRootsResult, error) {
+	var res ListRootsResult
+	if err := rs.decode(key, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (rs InputResponses) decode(key string, v any) error {
+	raw, ok := rs[key]
+	if !ok {
+		return fmt.Errorf("mcp: no input response %q", key)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("mcp: input response %q: %w", key, err)
+	}
+	return nil
+}
+
+// Input asks the client for everything in requests at once, keyed by names
+// the handler chooses, and returns the answers under the same keys.
+//
+// In the session era each request is sent to the client, in key order, on
+// the request's stream, and Input waits for the answers. In the stateless
+// era, Input returns the answers the client sent with its retry (and those
+// of earlier rounds, which the signed requestState carries); if any is
+// missing it returns ErrInputRequired, which the handler returns so that
+// the server answers with an input_required result
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+//
+// Either way, a request the client did not declare the capability for is
+// not sent: Input returns a *CapabilityError, which in the stateless era
+// becomes -32021 when returned by the handler. An answer of the wrong shape
+// is an error wrapping a -32602 *jsonrpc.Error.
+func (r *Request) Input(ctx context.Context, requests map[string]*InputRequest) (InputResponses, error) {
+	keys := make([]string, 0, len(requests))
+	for k, q := range requests {
+		if q == nil {
+			return nil, fmt.Errorf("mcp: input request %q is nil", k)
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	caps := r.ClientCapabilities
+	if caps == nil {
+		caps = &ClientCapabilities{}
+	}
+	for _, k := range keys {
+		if err := requests[k].check(caps); err != nil {
+			return nil, err
+		}
+	}
+	if r.modern == nil {
+		return r.askSession(ctx, keys, requests)
+	}
+	st := r.modern
+	missing := false
+	for _, k := range keys {
+		if _, ok := st.answers[k]; !ok {
+			missing = true
+			if st.pendingReqs == nil {
+				st.pendingReqs = make(map[string]*InputRequest)
+			}
+			if _, dup := st.pendingReqs[k]; !dup {
+				st.pending = append(st.pending, k)
+			}
+			st.pendingReqs[k] = requests[k]
+		}
+	}
+	if missing {
+		return nil, ErrInputRequired
+	}
+	out := make(InputResponses, len(keys))
+	for _, k := range keys {
+		raw := st.answers[k]
+		if err := checkInputResponse(requests[k], raw); err != nil {
+			return nil, fmt.Errorf("mcp: %w", errInvalidParams("inputResponses["+strconv.Quote(k)+"]: "+err.Error()))
+		}
+		out[k] = raw
+	}
+	return out, nil
+}
+
+// askSession sends the requests to a session-era client one by one.
+func (r *Request) askSession(ctx context.Context, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
+	out := make(InputResponses, len(keys))
+	for _, k := range keys {
+		q := requests[k]
+		var res any
+		var err error
+		switch q.Method {
+		case "elicitation/create":
+			res, err = r.Elicit(ctx, q.elicit)
+		case "sampling/createMessage":
+			res, err = r.CreateMessage(ctx, q.sample)
+		case "roots/list":
+			res, err = r.ListRoots(ctx, q.roots)
+		}
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: encoding the answer to %s: %w", q.Method, err)
+		}
+		out[k] = raw
+	}
+	return out, nil
+}
+
+// checkInputResponse checks one answer as the session era checks the
+// result of the same request.
+func checkInputResponse(q *InputRequest, raw json.RawMessage) error {
+	if len(raw) == 0 || raw[0] != '{' {
+		return errors.New("must be an object")
+	}
+	switch q.Method {
+	case "elicitation/create":
+		var res ElicitResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return err
+		}
+		switch res.Action {
+		case ElicitActionAccept, ElicitActionDecline, ElicitActionCancel:
+		default:
+			return fmt.Errorf("action %q is not accept, decline or cancel", res.Action)
+		}
+		if res.Action == ElicitActionAccept && !q.elicit.IsURL() {
+			content := res.Content
+			if content == nil {
+				content = emptyObject
+			}
+			return q.elicit.RequestedSchema.checkContent(content)
+		}
+	case "sampling/createMessage":
+		var res CreateMessageResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return err
+		}
+		return res.validate()
+	case "roots/list":
+		var res ListRootsResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return err
+		}
+		for i, root := range res.Roots {
+			if root == nil || root.URI == "" {
+				return fmt.Errorf("root %d has no uri", i)
+			}
+		}
+	}
+	return nil
+}
+
+// askOne is how Request.Elicit, CreateMessage and ListRoots ask in the
+// stateless era: one input request under an automatic key.
+func (r *Request) askOne(ctx context.Context, q *InputRequest) (json.RawMessage, error) {
+	r.modern.auto++
+	key := q.Method + "#" + strconv.Itoa(r.modern.auto)
+	rs, err := r.Input(ctx, map[string]*InputRequest{key: q})
+	if err != nil {
+		return nil, err
+	}
+	return rs[key], nil
+}
+
+// inputRequiredResponse is the input_required result for what the handler
+// asked and found unanswered, with a signed requestState carrying the
+// answers so far.
+func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *jsonrpc.Response {
+	var b []byte
+	b = append(b, `{"resultType":"input_required","inputRequests":{`...)
+	for i, k := range st.pending {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := json.Marshal(k)
+		b = append(b, kb...)
+		b = append(b, ':')
+		qb, err := json.Marshal(st.pendingReqs[k])
+		if err != nil {
+			s.logger.Error("mcp: encoding an input request", "key", k, "err", err)
+			return jsonrpc.NewErrorResponse(req.ID, errInternal())
+		}
+		b = append(b, qb...)
+	}
+	b = append(b, `},"requestState":`...)
+	state, err := s.signState(req, st.answers)
+	if err != nil {
+		s.logger.Error("mcp: encoding requestState", "err", err)
+		return jsonrpc.NewErrorResponse(req.ID, errInternal())
+	}
+	sb, _ := json.Marshal(state)
+	b = append(b, sb...)
+	b = append(b, '}')
+	return &jsonrpc.Response{ID: req.ID, Result: s.stampResult(req.Method, b)}
+}

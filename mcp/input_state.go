@@ -1,0 +1,146 @@
+package mcp
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// The requestState of an input_required result is opaque to the client and
+// attacker-controlled when it comes back, so the server signs it: it carries
+// the answers of earlier rounds, bound to the method, the tool, prompt or
+// resource it was issued for, and an expiry
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#request-state).
+// Its form is base64url(payload) "." base64url(HMAC-SHA256(key, payload)).
+
+type statePayload struct {
+	Method  string                     `json:"m"`
+	Name    string                     `json:"n"`
+	Expires int64                      `json:"x"`
+	Answers map[string]json.RawMessage `json:"a,omitempty"`
+}
+
+func randomKey() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k) // never fails (crypto/rand)
+	return k
+}
+
+// requestTarget is the name a requestState is bound to: the tool or
+// prompt name, or the resource URI.
+func requestTarget(method string, params json.RawMessage) string {
+	member := "name"
+	if method == "resources/read" {
+		member = "uri"
+	}
+	var name string
+	if len(params) > 0 && params[0] == '{' {
+		jsonscan.Members(params, func(key, value []byte) bool {
+			if jsonscan.KeyEquals(key, member) {
+				name, _ = jsonscan.StringValue(value)
+				return false
+			}
+			return true
+		})
+	}
+	return name
+}
+
+func (s *Server) signState(req *jsonrpc.Request, answers map[string]json.RawMessage) (string, error) {
+	payload, err := json.Marshal(statePayload{
+		Method:  req.Method,
+		Name:    requestTarget(req.Method, req.Params),
+		Expires: time.Now().Add(s.opts.RequestStateTTL).Unix(),
+		Answers: answers,
+	})
+	if err != nil {
+		return "", err
+	}
+	mac := hmac.New(sha256.New, s.stateKey)
+	mac.Write(payload)
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(payload) + "." + enc.EncodeToString(mac.Sum(nil)), nil
+}
+
+var errBadState = errors.New("requestState is not one this server issued, or was altered")
+
+func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]json.RawMessage, error) {
+	enc := base64.RawURLEncoding
+	p64, m64, ok := strings.Cut(state, ".")
+	if !ok {
+		return nil, errBadState
+	}
+	payload, err1 := enc.DecodeString(p64)
+	sum, err2 := enc.DecodeString(m64)
+	if err1 != nil || err2 != nil {
+		return nil, errBadState
+	}
+	mac := hmac.New(sha256.New, s.stateKey)
+	mac.Write(payload)
+	if !hmac.Equal(sum, mac.Sum(nil)) {
+		return nil, errBadState
+	}
+	var p statePayload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return nil, errBadState
+	}
+	if p.Method != req.Method || p.Name != requestTarget(req.Method, req.Params) {
+		return nil, errors.New("requestState was issued for another request")
+	}
+	if time.Now().Unix() > p.Expires {
+		return nil, errors.New("requestState has expired")
+	}
+	return p.Answers, nil
+}
+
+// readInputResponses reads a retry's inputResponses and requestState into
+// st.answers: the answers of earlier rounds from the verified state, then
+// this round's on top.
+func (s *Server) readInputResponses(req *jsonrpc.Request, st *modernState) *jsonrpc.Error {
+	var responses, state []byte
+	jsonscan.Members(req.Params, func(key, value []byte) bool {
+		switch {
+		case jsonscan.KeyEquals(key, "inputResponses"):
+			responses = value
+		case jsonscan.KeyEquals(key, "requestState"):
+			state = value
+		}
+		return true
+	})
+	if state != nil {
+		str, ok := jsonscan.StringValue(state)
+		if !ok {
+			return errInvalidParams("requestState must be a string")
+		}
+		answers, err := s.verifyState(req, str)
+		if err != nil {
+			return errInvalidParams(err.Error())
+		}
+		st.answers = answers
+	}
+	if responses != nil {
+		if responses[0] != '{' {
+			return errInvalidParams("inputResponses must be an object of input responses")
+		}
+		var round map[string]json.RawMessage
+		if err := json.Unmarshal(responses, &round); err != nil {
+			return errInvalidParams("inputResponses: " + err.Error())
+		}
+		if st.answers == nil {
+			st.answers = round
+		} else {
+			for k, v := range round {
+				st.answers[k] = v
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// A SubscriptionFilter is what a client opts in to on a
+// subscriptions/listen stream; every kind is off unless asked for
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+type SubscriptionFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs asks for notifications/tasks about these tasks (the tasks
+	// extension).
+	TaskIDs []string `json:"taskIds,omitempty"`
+}
+
+// SubscriptionsListenParams is the params of subscriptions/listen.
+type SubscriptionsListenParams struct {
+	Notifications *SubscriptionFilter `json:"notifications"`
+}
+
+// listener is one open subscriptions/listen stream.
+type listener struct {
+	ss     *ServerSession
+	w      MessageWriter
+	filter SubscriptionFilter
+	// meta is `{"io.modelcontextprotocol/subscriptionId":<id>}`.
+	meta []byte
+	// mu orders what is written on the stream: the acknowledgement
+	// first, then each notification whole.
+	mu sync.Mutex
+}
+
+// listenerSet holds a server's open listen streams.
+type listenerSet struct {
+	mu sync.Mutex
+	m  map[*listener]struct{}
+}
+
+func (ls *listenerSet) add(l *listener) {
+	ls.mu.Lock()
+	if ls.m == nil {
+		ls.m = make(map[*listener]struct{})
+	}
+	ls.m[l] = struct{}{}
+	ls.mu.Unlock()
+}
+
+func (ls *listenerSet) remove(l *listener) {
+	ls.mu.Lock()
+	delete(ls.m, l)
+	ls.mu.Unlock()
+}
+
+func (ls *listenerSet) snapshot() []*listener {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if len(ls.m) == 0 {
+		return nil
+	}
+	out := make([]*listener, 0, len(ls.m))
+	for l := range ls.m {
+		out = append(out, l)
+	}
+	return out
+}
+
+// wants reports whether the listener asked for method (about uri, for
+// resource updates; about a task, for notifications/tasks).
+func (l *listener) wants(method, subject string) bool {
+	switch method {
+	case "notifications/tools/list_changed":
+		return l.filter.ToolsListChanged
+	case "notifications/prompts/list_changed":
+		return l.filter.PromptsListChanged
+	case "notifications/resources/list_changed":
+		return l.filter.ResourcesListChanged
+	case "notifications/resources/updated":
+		return slices.Contains(l.filter.ResourceSubscriptions, subject)
+	case "notifications/tasks":
+		return slices.Contains(l.filter.TaskIDs, subject)
+	}
+	return false
+}
+
+// send writes one notification tagged with the subscription id.
+func (l *listener) send(ctx context.Context, method string, params json.RawMessage) error {
+	raw := withSubscriptionMeta(params, l.meta)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ss.sendNotification(ctx, l.w, method, raw)
+}
+
+// withSubscriptionMeta returns the params object with `"_meta":meta` added as its first
+// member (params is an object without _meta, or empty).
+func withSubscriptionMeta(params json.RawMessage, meta []byte) json.RawMessage {
+	out := make([]byte, 0, len(params)+len(meta)+10)
+	out = append(out, `{"_meta":`...)
+	out = append(out, meta...)
+	if len(params) > 2 {
+		out = append(out, ',')
+		out = append(out, params[1:]...)
+	} else {
+		out = append(out, '}')
+	}
+	return out
+}
+
+// notifyListeners sends a notification to every listen stream that asked
+// for it. subject is the resource URI or task id it is about, if any.
+func (s *Server) notifyListeners(ctx context.Context, method, subject string, params any) {
+	ls := s.listeners.snapshot()
+	if len(ls) == 0 {
+		return
+	}
+	var raw json.RawMessage
+	for _, l := range ls {
+		if !l.wants(method, subject) {
+			continue
+		}
+		if raw == nil {
+			var err error
+			if raw, err = json.Marshal(params); err != nil {
+				s.logger.Error("mcp: encoding notification", "method", method, "err", err)
+				return
+			}
+		}
+		if err := l.send(ctx, method, raw); err != nil {
+			s.logger.Debug("mcp: notification not delivered to a listen stream", "method", method, "err", err)
+		}
+	}
+}
+
+// listen implements subscriptions/listen: it acknowledges the filter the
+// server can honour, then holds the stream open, sending the notifications
+// asked for, until the client goes away (closes the HTTP stream, or sends
+// notifications/cancelled on stdio) or the session ends
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
+	if r.modern == nil || r.related == nil {
+		return nil, errMethodNotFound(r.Method)
+	}
+	var p SubscriptionsListenParams
+	if err := unmarshalParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Notifications == nil {
+		return nil, errInvalidParams("notifications is required: the filter of what to listen for")
+	}
+	caps := s.modernCapabilities()
+	var honoured SubscriptionFilter
+	honoured.ToolsListChanged = p.Notifications.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged
+	honoured.PromptsListChanged = p.Notifications.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged
+	if caps.Resources != nil {
+		honoured.ResourcesListChanged = p.Notifications.ResourcesListChanged && caps.Resources.ListChanged
+		if caps.Resources.Subscribe {
+			honoured.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
+		}
+	}
+	if s.tasksExtensionEnabled() {
+		honoured.TaskIDs = p.Notifications.TaskIDs
+	}
+	id, err := json.Marshal(r.ID)
+	if err != nil {
+		return nil, err
+	}
+	l := &listener{ss: r.Session, w: r.related, filter: honoured}
+	l.meta = append(append([]byte(`{"`+MetaSubscriptionID+`":`), id...), '}')
+
+	ack, err := json.Marshal(struct {
+		Notifications SubscriptionFilter `json:"notifications"`
+	}{honoured})
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	s.listeners.add(l)
+	err = l.ss.sendNotification(ctx, l.w, "notifications/subscriptions/acknowledged", withSubscriptionMeta(ack, l.meta))
+	l.mu.Unlock()
+	defer s.listeners.remove(l)
+	if err != nil {
+		return nil, err
+	}
+	<-ctx.Done()
+	// Ended by the server (the session or transport closing): the
+	// graceful end is a result naming the subscription.
+	return json.RawMessage(`{"_meta":` + string(l.meta) + `}`), nil
+}
+
+// listenIDOf is for tests and transports: the subscription id a listen
+// notification's params carry.
+func listenIDOf(params json.RawMessage) (jsonrpc.ID, bool) {
+	var p struct {
+		Meta map[string]jsonrpc.ID `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return jsonrpc.ID{}, false
+	}
+	id, ok := p.Meta[MetaSubscriptionID]
+	return id, ok
+}

@@ -1,0 +1,378 @@
+package mcp
+
+// This file serves the stateless era (2026-07-28 and later) beside the
+// session era on the same Server, session and transport: a request whose
+// params._meta carries io.modelcontextprotocol/protocolVersion is served on
+// its own, with the version, capabilities and client identity it carries,
+// whatever happened before on the connection
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// The _meta keys of the stateless era
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+)
+
+// Result types of the stateless era
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
+const (
+	ResultTypeComplete      = "complete"
+	ResultTypeInputRequired = "input_required"
+	ResultTypeTask          = "task"
+)
+
+// modernOnlyMethods exist only in the stateless era: a request for one is
+// served on the modern path even without _meta, so that it is refused with
+// -32602 for the missing _meta rather than as a session-era request.
+func isModernOnlyMethod(method string) bool {
+	return method == "server/discover" || method == "subscriptions/listen"
+}
+
+// modernMethods are the methods the stateless era serves; every other
+// method, initialize, ping, logging/setLevel and resources/subscribe among
+// them, is -32601
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
+var modernMethods = map[string]bool{
+	"server/discover":          true,
+	"subscriptions/listen":     true,
+	"tools/list":               true,
+	"tools/call":               true,
+	"resources/list":           true,
+	"resources/templates/list": true,
+	"resources/read":           true,
+	"prompts/list":             true,
+	"prompts/get":              true,
+	"completion/complete":      true,
+}
+
+// cacheableMethods carry ttlMs and cacheScope on their complete results
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+func isCacheableMethod(method string) bool {
+	switch method {
+	case "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read":
+		return true
+	}
+	return false
+}
+
+// mrtrMethods may answer with an input_required result
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+func isMRTRMethod(method string) bool {
+	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
+}
+
+// IsModernRequest reports whether params carry the stateless era's
+// _meta["io.modelcontextprotocol/protocolVersion"]: such a request is served
+// statelessly whatever the connection did before
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
+func IsModernRequest(params json.RawMessage) bool {
+	_, ok := ModernProtocolVersion(params)
+	return ok
+}
+
+var protocolVersionKey = []byte(`"` + MetaProtocolVersion + `"`)
+
+// ModernProtocolVersion returns the version in params._meta, and whether
+// the key is there (with any value). Transports compare it with the
+// MCP-Protocol-Version header.
+func ModernProtocolVersion(params json.RawMessage) (string, bool) {
+	// Session-era requests never mention the key: a byte search keeps
+	// their path cheap.
+	if len(params) == 0 || !bytes.Contains(params, protocolVersionKey) {
+		return "", false
+	}
+	meta := metaMember(params)
+	if meta == nil {
+		return "", false
+	}
+	var version []byte
+	found := false
+	jsonscan.Members(meta, func(key, value []byte) bool {
+		if jsonscan.KeyEquals(key, MetaProtocolVersion) {
+			version, found = value, true
+			return false
+		}
+		return true
+	})
+	if !found {
+		return "", false
+	}
+	v, _ := jsonscan.StringValue(version)
+	return v, true
+}
+
+// metaMember returns params._meta when it is an object, or nil.
+func metaMember(params json.RawMessage) []byte {
+	if len(params) == 0 || params[0] != '{' {
+		return nil
+	}
+	var meta []byte
+	jsonscan.Members(params, func(key, value []byte) bool {
+		if jsonscan.KeyEquals(key, "_meta") {
+			meta = value
+			return false
+		}
+		return true
+	})
+	if len(meta) == 0 || meta[0] != '{' {
+		return nil
+	}
+	return meta
+}
+
+// modernState is what a stateless-era request carries besides its params:
+// the per-request log level and the multi round-trip bookkeeping
+// (input.go).
+type modernState struct {
+	logLevel LoggingLevel
+	// answers are the input responses known for this attempt: those the
+	// signed requestState carried from earlier rounds plus the retry's
+	// inputResponses.
+	answers map[string]json.RawMessage
+	// pending are the input requests the handler asked for and did not
+	// find answered, in the order asked.
+	pending     []string
+	pendingReqs map[string]*InputRequest
+	// auto numbers the input requests made through Request.Elicit,
+	// CreateMessage and ListRoots, which have no key of their own.
+	auto int
+}
+
+// requestMeta is the stateless era's request _meta, decoded.
+type requestMeta struct {
+	version  string
+	caps     ClientCapabilities
+	info     Implementation
+	logLevel LoggingLevel
+}
+
+// parseRequestMeta reads and checks the _meta every stateless-era request
+// must carry
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+func parseRequestMeta(params json.RawMessage) (*requestMeta, *jsonrpc.Error) {
+	if len(params) == 0 || params[0] != '{' {
+		return nil, errInvalidParams("params with _meta are required: _meta must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
+	}
+	meta := metaMember(params)
+	if meta == nil {
+		return nil, errInvalidParams("params._meta is required and must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
+	}
+	var version, caps, info, level []byte
+	jsonscan.Members(meta, func(key, value []byte) bool {
+		switch {
+		case jsonscan.KeyEquals(key, MetaProtocolVersion):
+			version = value
+		case jsonscan.KeyEquals(key, MetaClientCapabilities):
+			caps = value
+		case jsonscan.KeyEquals(key, MetaClientInfo):
+			info = value
+		case jsonscan.KeyEquals(key, MetaLogLevel):
+			level = value
+		}
+		return true
+	})
+	m := &requestMeta{}
+	if version == nil {
+		return nil, errInvalidParams("_meta is missing " + MetaProtocolVersion)
+	}
+	v, ok := jsonscan.StringValue(version)
+	if !ok {
+		return nil, errInvalidParams("_meta " + MetaProtocolVersion + " must be a string")
+	}
+	m.version = v
+	if caps == nil {
+		return nil, errInvalidParams("_meta is missing " + MetaClientCapabilities)
+	}
+	if caps[0] != '{' || json.Unmarshal(caps, &m.caps) != nil {
+		return nil, errInvalidParams("_meta " + MetaClientCapabilities + " must be a ClientCapabilities object")
+	}
+	if info != nil && string(info) != "null" {
+		if info[0] != '{' || json.Unmarshal(info, &m.info) != nil {
+			return nil, errInvalidParams("_meta " + MetaClientInfo + " must be an Implementation object")
+		}
+	}
+	if level != nil && string(level) != "null" {
+		l, ok := jsonscan.StringValue(level)
+		if !ok || !LoggingLevel(l).IsValid() {
+			return nil, errInvalidParams("_meta " + MetaLogLevel + " must be one of " + levelList())
+		}
+		m.logLevel = LoggingLevel(l)
+	}
+	return m, nil
+}
+
+// errUnsupportedVersion is -32022 with the versions served
+// (https://modelcontextprotocol.io/specification/2026-07-28/schema#unsupportedprotocolversionerror).
+func errUnsupportedVersion(requested string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", struct {
+		Supported []string `json:"supported"`
+		Requested string   `json:"requested"`
+	}{ServedVersions, requested})
+}
+
+// MissingCapabilityError returns the -32021 error a stateless-era request
+// gets when it needs a client capability the request did not declare
+// (https://modelcontextprotocol.io/specification/2026-07-28/schema#missingrequiredclientcapabilityerror).
+// capability is a dotted path such as "sampling" or "elicitation.url".
+func MissingCapabilityError(capability string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeMissingClientCapability, "Missing required client capability: "+capability, struct {
+		RequiredCapabilities json.RawMessage `json:"requiredCapabilities"`
+	}{capabilityObject(capability)})
+}
+
+// capabilityObject turns "a.b" into {"a":{"b":{}}}.
+func capabilityObject(dotted string) json.RawMessage {
+	parts := strings.Split(dotted, ".")
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteByte('{')
+		name, _ := json.Marshal(p)
+		b.Write(name)
+		b.WriteByte(':')
+	}
+	b.WriteString("{}")
+	for range parts {
+		b.WriteByte('}')
+	}
+	return json.RawMessage(b.String())
+}
+
+// HandleModernRequest serves one stateless-era request that arrived outside
+// any session, as on a Streamable HTTP POST without Mcp-Session-Id: the
+// request stands alone, and its messages (progress, log, subscription
+// notifications) go to related. Cancellation is ctx's: the transport
+// cancels it when the client goes away.
+//
+// refused reports that the request was turned away before any handler ran
+// (bad _meta, unsupported version, unknown or removed method), which
+// Streamable HTTP answers with 400 or 404 rather than 200
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
+func (s *Server) HandleModernRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (resp *jsonrpc.Response, refused bool) {
+	ss := &ServerSession{server: s, state: SessionState{Lifecycle: StateReady}}
+	resp, refused, _ = ss.handleModern(ctx, req, related, extra)
+	return resp, refused
+}
+
+// handleModern serves a stateless-era request on ss, which only lends its
+// in-flight table (so that notifications/cancelled reaches the request on
+// stdio) and its writers: no session state is read or written.
+func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
+	s := ss.server
+	m, rpcErr := parseRequestMeta(req.Params)
+	if rpcErr != nil {
+		return jsonrpc.NewErrorResponse(req.ID, rpcErr), true, nil
+	}
+	if !IsModernVersion(m.version) {
+		return jsonrpc.NewErrorResponse(req.ID, errUnsupportedVersion(m.version)), true, nil
+	}
+	if !s.servesModern(req.Method) {
+		return jsonrpc.NewErrorResponse(req.ID, errMethodNotFound(req.Method)), true, nil
+	}
+	st := &modernState{logLevel: m.logLevel}
+	if isMRTRMethod(req.Method) {
+		if err := s.readInputResponses(req, st); err != nil {
+			return jsonrpc.NewErrorResponse(req.ID, err), false, nil
+		}
+	}
+
+	ss.mu.Lock()
+	if ss.closed {
+		ss.mu.Unlock()
+		return nil, false, ErrSessionClosed
+	}
+	if _, dup := ss.inflight[req.ID]; dup {
+		ss.mu.Unlock()
+		return nil, false, ErrDuplicateRequestID
+	}
+	in := &inflightRequest{}
+	if related != nil {
+		in.rctx = relatedCtx{Context: ctx, w: related}
+		ctx = &in.rctx
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	in.cancel = cancel
+	if ss.inflight == nil {
+		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
+	}
+	ss.inflight[req.ID] = in
+	ss.mu.Unlock()
+	r := &in.req
+	*r = Request{
+		Method:             req.Method,
+		ID:                 req.ID,
+		Params:             req.Params,
+		Session:            ss,
+		ProtocolVersion:    m.version,
+		ClientInfo:         &m.info,
+		ClientCapabilities: &m.caps,
+		Extra:              extra,
+		related:            related,
+		modern:             st,
+	}
+
+	result, err := s.dispatch(ctx, r)
+
+	ss.mu.Lock()
+	delete(ss.inflight, req.ID)
+	cancelled := in.cancelled
+	ss.mu.Unlock()
+	cancel()
+	if cancelled {
+		return nil, false, nil
+	}
+	if err != nil {
+		if errors.Is(err, ErrInputRequired) && len(st.pending) > 0 {
+			if !isMRTRMethod(req.Method) {
+				s.logger.Error("mcp: input requested outside tools/call, prompts/get and resources/read", "method", req.Method)
+				return jsonrpc.NewErrorResponse(req.ID, errInternal()), false, nil
+			}
+			return s.inputRequiredResponse(req, st), false, nil
+		}
+		err = modernError(err)
+	}
+	resp := s.makeResponse(req.ID, result, err)
+	if resp.Error == nil {
+		resp.Result = s.stampResult(req.Method, resp.Result)
+	}
+	return resp, false, nil
+}
+
+// servesModern reports whether method is served in the stateless era.
+func (s *Server) servesModern(method string) bool {
+	if modernMethods[method] {
+		return true
+	}
+	return s.tasksExtensionMethod(method)
+}
+
+// modernError rewrites the session era's error shapes into the stateless
+// era's: a capability the client did not declare is -32021, and a missing
+// resource is -32602 (with data.uri kept), no longer -32002
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling).
+func modernError(err error) error {
+	var capErr *CapabilityError
+	if errors.As(err, &capErr) {
+		return MissingCapabilityError(capErr.Capability)
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeResourceNotFound {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: rpcErr.Message, Data: rpcErr.Data}
+	}
+	return err
+}

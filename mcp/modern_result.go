@@ -1,0 +1,147 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+)
+
+// CacheScope says who may reuse a cacheable result
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+type CacheScope string
+
+const (
+	// CachePublic results may be shared across authorization contexts.
+	CachePublic CacheScope = "public"
+	// CachePrivate results belong to the authorization context that asked.
+	CachePrivate CacheScope = "private"
+)
+
+// A CacheHint is what a stateless-era result of server/discover, a list
+// method or resources/read tells clients about reusing it: ttlMs and
+// cacheScope
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+type CacheHint struct {
+	// TTL is how long a client may reuse the result. If zero, ttlMs is 0:
+	// the result is not reused.
+	TTL time.Duration
+	// Scope is who may reuse it. If empty, CachePrivate.
+	Scope CacheScope
+}
+
+// stampResult adds what every stateless-era result carries and a handler
+// need not know about: resultType "complete" unless the result names its
+// own, ttlMs and cacheScope on cacheable methods' complete results, and the
+// server's identity in _meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
+// Members the result already has are kept as they are.
+func (s *Server) stampResult(method string, raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || raw[0] != '{' {
+		return raw
+	}
+	var hasType, hasTTL, hasScope, complete bool
+	metaStart := -1
+	empty := true
+	_, err := jsonscan.ScanObject(raw, 0, func(key, value []byte) {
+		empty = false
+		switch {
+		case jsonscan.KeyEquals(key, "resultType"):
+			hasType = true
+			complete = jsonscan.StringEquals(value, ResultTypeComplete)
+		case jsonscan.KeyEquals(key, "ttlMs"):
+			hasTTL = true
+		case jsonscan.KeyEquals(key, "cacheScope"):
+			hasScope = true
+		case jsonscan.KeyEquals(key, "_meta"):
+			if len(value) > 0 && value[0] == '{' {
+				metaStart = cap(raw) - cap(value)
+			}
+		}
+	})
+	if err != nil {
+		return raw
+	}
+	if !hasType {
+		complete = true
+	}
+	info := s.serverInfoMember()
+	out := make([]byte, 0, len(raw)+len(info)+96)
+	out = append(out, '{')
+	if !hasType {
+		out = append(out, `"resultType":"complete",`...)
+	}
+	if complete && isCacheableMethod(method) {
+		hint := s.cacheHint(method)
+		if !hasTTL {
+			out = append(out, `"ttlMs":`...)
+			out = strconv.AppendInt(out, hint.TTL.Milliseconds(), 10)
+			out = append(out, ',')
+		}
+		if !hasScope {
+			out = append(out, `"cacheScope":`...)
+			out = strconv.AppendQuote(out, string(hint.Scope))
+			out = append(out, ',')
+		}
+	}
+	rest := raw[1:]
+	if metaStart < 0 {
+		out = append(out, `"_meta":{`...)
+		out = append(out, info...)
+		out = append(out, '}')
+		if !empty {
+			out = append(out, ',')
+		}
+		return append(out, rest...)
+	}
+	// Merge the server's identity into the result's own _meta, unless it
+	// names one already.
+	meta := raw[metaStart:]
+	if hasMetaKey(meta, MetaServerInfo) {
+		return append(out, rest...)
+	}
+	out = append(out, raw[1:metaStart+1]...)
+	out = append(out, info...)
+	if j := jsonscan.SkipSpace(raw, metaStart+1); raw[j] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, raw[metaStart+1:]...)
+}
+
+func hasMetaKey(meta []byte, key string) bool {
+	found := false
+	jsonscan.Members(meta, func(k, _ []byte) bool {
+		if jsonscan.KeyEquals(k, key) {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// cacheHint returns the configured hint for method.
+func (s *Server) cacheHint(method string) CacheHint {
+	var h CacheHint
+	if s.opts.CacheHint != nil {
+		h = s.opts.CacheHint(method)
+	}
+	if h.TTL < 0 {
+		h.TTL = 0
+	}
+	if h.Scope == "" {
+		h.Scope = CachePrivate
+	}
+	return h
+}
+
+// serverInfoMember is `"io.modelcontextprotocol/serverInfo":{...}`,
+// encoded once.
+func (s *Server) serverInfoMember() []byte {
+	s.infoOnce.Do(func() {
+		b, _ := json.Marshal(s.impl)
+		s.infoMember = append([]byte(`"`+MetaServerInfo+`":`), b...)
+	})
+	return s.infoMember
+}
