@@ -276,6 +276,14 @@ var emptyObject = json.RawMessage("{}")
 func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Notification) {
 	ss.mu.Lock()
 	lifecycle := ss.state.Lifecycle
+	if lifecycle == StateNew && n.Method == "notifications/cancelled" {
+		// Stateless-era requests need no initialize, and on stdio this
+		// is how they (and listen streams) are cancelled
+		// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation).
+		ss.cancelInflight(n.Params)
+		ss.mu.Unlock()
+		return
+	}
 	if lifecycle == StateNew || lifecycle == StateClosed {
 		ss.mu.Unlock()
 		return
@@ -291,13 +299,7 @@ func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Noti
 		ss.state.Lifecycle = StateReady
 		ready = true
 	case "notifications/cancelled":
-		var p CancelledParams
-		if json.Unmarshal(n.Params, &p) == nil && p.RequestID.IsValid() {
-			if in, ok := ss.inflight[p.RequestID]; ok && !in.initialize {
-				in.cancelled = true
-				in.cancel()
-			}
-		}
+		ss.cancelInflight(n.Params)
 		// Then on to the middleware, like any notification.
 	}
 	r := &Request{
@@ -315,6 +317,18 @@ func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Noti
 	// notifications/initialized goes on to InitializedHandler and the
 	// middleware like any other notification.
 	ss.server.dispatchNotification(ctx, r)
+}
+
+// cancelInflight cancels the in-flight request notifications/cancelled
+// names, except initialize. It is called with ss.mu held.
+func (ss *ServerSession) cancelInflight(params json.RawMessage) {
+	var p CancelledParams
+	if json.Unmarshal(params, &p) == nil && p.RequestID.IsValid() {
+		if in, ok := ss.inflight[p.RequestID]; ok && !in.initialize {
+			in.cancelled = true
+			in.cancel()
+		}
+	}
 }
 
 // HandleResponse delivers the client's answer to a server-to-client
