@@ -4,7 +4,8 @@
 #
 #   1. TypeScript clients (v1 @modelcontextprotocol/sdk, v2
 #      @modelcontextprotocol/client) against mcpkit's server (interop/server)
-#      over stdio and Streamable HTTP: ts/client.mjs;
+#      over stdio and Streamable HTTP: ts/client.mjs in the 2025-11-25
+#      session era, ts/modern.mjs (v2 only) in the 2026-07-28 era;
 #   2. mcpkit's client against TypeScript servers (server-everything on the
 #      v1 SDK, ts/server-v2.mjs on the v2 SDK) over stdio and Streamable HTTP:
 #      the Go test in this directory.
@@ -55,19 +56,31 @@ tally() {
 	[ "$f" -eq 0 ] || failures+=("$2")
 }
 
-# ts_client GEN TRANSPORT TARGET
-ts_client() {
-	local name="TypeScript $1 client -> mcpkit ($2)" rc=0 start=$SECONDS
+# run_ts NAME SCRIPT ARGS...: runs a TypeScript client script and tallies it.
+run_ts() {
+	local name=$1 rc=0 start=$SECONDS
+	shift
 	echo "== interop: $name"
-	timeout 300 node ts/client.mjs "$1" "$2" "$3" >"$work/out" 2>&1 || rc=$?
+	timeout 300 node "$@" >"$work/out" 2>&1 || rc=$?
 	cat "$work/out"
 	tally "$work/out" "$name"
 	[ $rc -eq 0 ] || failures+=("$name (exit $rc)")
 	echo "-- $name: $((SECONDS - start)) s"
 }
 
+# ts_client GEN TRANSPORT TARGET: the 2025-11-25 session era (ts/client.mjs).
+ts_client() {
+	run_ts "TypeScript $1 client -> mcpkit ($2)" ts/client.mjs "$1" "$2" "$3"
+}
+
+# ts_modern TRANSPORT TARGET: the v2 client in the 2026-07-28 era (ts/modern.mjs).
+ts_modern() {
+	run_ts "TypeScript v2 client, 2026-07-28 -> mcpkit ($1)" ts/modern.mjs "$1" "$2"
+}
+
 ts_client v1 stdio "$work/server"
 ts_client v2 stdio "$work/server"
+ts_modern stdio "$work/server"
 
 # One HTTP server for both clients, on a free port, stopped by its PID.
 "$work/server" --http 127.0.0.1:0 2>"$work/server.log" &
@@ -87,6 +100,7 @@ fi
 echo "   mcpkit interop server at $url (pid $server_pid)"
 ts_client v1 http "$url"
 ts_client v2 http "$url"
+ts_modern http "$url"
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 server_pid=""

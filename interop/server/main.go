@@ -10,7 +10,14 @@
 //     interop_cancelled reports how a given interop_slow call ended, so a
 //     client can see that its notifications/cancelled reached the handler;
 //   - interop_touch_watched announces a change of test://watched-resource
-//     (notifications/resources/updated to the sessions subscribed to it).
+//     (notifications/resources/updated to the sessions subscribed to it,
+//     and to the subscriptions/listen streams that asked for it);
+//   - interop_rounds asks the client for input in two rounds, an
+//     elicitation, then a sampling request and the roots together: three
+//     server-to-client requests in the session era, two input_required
+//     results in the 2026-07-28 era;
+//   - interop_region echoes an argument marked x-mcp-header, which an HTTP
+//     client of the 2026-07-28 era mirrors in an Mcp-Param-Region header.
 //
 // It serves stdio by default, or Streamable HTTP with --http ADDR (ADDR
 // may use port 0), logging "url=http://HOST:PORT/mcp" on stderr once it
@@ -19,6 +26,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -46,6 +55,7 @@ func main() {
 	s := everything.NewServer(&everything.Options{ServerOptions: &mcp.ServerOptions{Logger: logger}})
 	addInteropTools(s)
 	addTouchTool(s)
+	addModernTools(s)
 
 	var err error
 	if *httpAddr != "" {
@@ -188,6 +198,88 @@ func addTouchTool(s *mcp.Server) {
 			return "", err
 		}
 		return "touched", nil
+	}))
+}
+
+// RoundsArgs is the (empty) input of interop_rounds.
+type RoundsArgs struct{}
+
+func addModernTools(s *mcp.Server) {
+	must(mcp.AddTool(s, &mcp.Tool{
+		Name:        "interop_rounds",
+		Description: "Asks for a name (elicitation), then for a sampled greeting and the roots together, and reports all three answers (interop fixture).",
+	}, func(ctx context.Context, req *mcp.Request, _ RoundsArgs) (string, error) {
+		// Round one. In the stateless era the handler runs again from the
+		// top with each retry, and finds this answer in the requestState.
+		first, err := req.Input(ctx, map[string]*mcp.InputRequest{
+			"name": mcp.ElicitationInput(&mcp.ElicitParams{
+				Message: "Your name?",
+				RequestedSchema: &mcp.ElicitSchema{
+					Properties: []mcp.ElicitProperty{{Name: "name", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeString}}},
+					Required:   []string{"name"},
+				},
+			}),
+		})
+		if err != nil {
+			return "", err
+		}
+		answer, err := first.Elicitation("name")
+		if err != nil {
+			return "", err
+		}
+		var form struct {
+			Name string `json:"name"`
+		}
+		if answer.Action != mcp.ElicitActionAccept || json.Unmarshal(answer.Content, &form) != nil {
+			return "elicitation " + answer.Action, nil
+		}
+		// Round two: two requests at once.
+		second, err := req.Input(ctx, map[string]*mcp.InputRequest{
+			"greeting": mcp.SamplingInput(&mcp.CreateMessageParams{
+				Messages: []*mcp.SamplingMessage{{
+					Role:    mcp.RoleUser,
+					Content: mcp.SamplingContents{&mcp.TextContent{Text: "Greet " + form.Name}},
+				}},
+				MaxTokens: 20,
+			}),
+			"roots": mcp.RootsInput(),
+		})
+		if err != nil {
+			return "", err
+		}
+		sampled, err := second.Sampling("greeting")
+		if err != nil {
+			return "", err
+		}
+		text := ""
+		for _, c := range sampled.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				text = t.Text
+			}
+		}
+		roots, err := second.Roots("roots")
+		if err != nil {
+			return "", err
+		}
+		uris := make([]string, len(roots.Roots))
+		for i, r := range roots.Roots {
+			uris[i] = r.URI
+		}
+		return fmt.Sprintf("name=%s; greeting=%s; roots=%s", form.Name, text, strings.Join(uris, ",")), nil
+	}))
+
+	must(s.AddTool(&mcp.Tool{
+		Name:        "interop_region",
+		Description: "Returns its region argument, which HTTP clients of the 2026-07-28 era also send as the Mcp-Param-Region header (interop fixture).",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`),
+	}, func(_ context.Context, _ *mcp.Request, args json.RawMessage) (*mcp.CallToolResult, error) {
+		var in struct {
+			Region string `json:"region"`
+		}
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "region=" + in.Region}}}, nil
 	}))
 }
 

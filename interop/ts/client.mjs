@@ -12,6 +12,7 @@
 // INTEROP_STRICT=1 to count those as failures. Exits 1 if a check failed.
 import assert from 'node:assert/strict';
 import { load } from './sdk.mjs';
+import { Skip, fill, harness, httpStatus, signal, textOf, until } from './harness.mjs';
 
 const [generation, transportKind, target] = process.argv.slice(2);
 if (!generation || !['stdio', 'http'].includes(transportKind) || !target) {
@@ -20,36 +21,9 @@ if (!generation || !['stdio', 'http'].includes(transportKind) || !target) {
 }
 const sdk = await load(generation);
 const label = `${generation}/${transportKind}`;
-const strict = process.env.INTEROP_STRICT === '1';
+const { check, summary } = harness(label);
 const clientInfo = { name: `mcpkit-interop-${generation}`, version: '1.0.0' };
 const PROTOCOL = '2025-11-25';
-
-class Skip extends Error {}
-const results = { passed: 0, failed: 0, skipped: 0 };
-const skips = [];
-
-async function check(name, fn) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out after 20 s')), 20000);
-  });
-  try {
-    await Promise.race([fn(), timeout]);
-    results.passed++;
-    console.log(`ok   ${label} ${name}`);
-  } catch (e) {
-    if (e instanceof Skip && !strict) {
-      results.skipped++;
-      skips.push(`${name}: ${e.message}`);
-      console.log(`skip ${label} ${name}: ${e.message}`);
-    } else {
-      results.failed++;
-      console.log(`FAIL ${label} ${name}: ${e?.stack ?? e}`);
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function newTransport(opts) {
   return transportKind === 'stdio' ? sdk.stdio(target, []) : sdk.http(target, opts);
@@ -77,43 +51,6 @@ async function connect({ capabilities = { sampling: {}, elicitation: {} }, extra
   const transport = newTransport(http);
   await client.connect(transport);
   return { client, transport, seen };
-}
-
-// until resolves once pred() holds, re-checking after each notification
-// (the check's timeout bounds the wait).
-const waiters = [];
-function signal() {
-  for (const w of waiters.splice(0)) w();
-}
-async function until(pred) {
-  while (!pred()) await new Promise((resolve) => waiters.push(resolve));
-}
-
-// fill answers an elicitation form: the default of each property, or a
-// value of its type.
-function fill(schema) {
-  const out = {};
-  for (const [key, p] of Object.entries(schema?.properties ?? {})) {
-    if (p.default !== undefined) out[key] = p.default;
-    else if (p.enum) out[key] = p.enum[0];
-    else if (p.oneOf) out[key] = p.oneOf[0].const;
-    else if (p.type === 'array') out[key] = p.items?.enum ? [p.items.enum[0]] : p.items?.anyOf ? [p.items.anyOf[0].const] : [];
-    else if (p.type === 'boolean') out[key] = true;
-    else if (p.type === 'integer' || p.type === 'number') out[key] = p.minimum ?? 1;
-    else if (p.format === 'email') out[key] = 'interop@example.com';
-    else out[key] = 'interop';
-  }
-  return out;
-}
-
-// httpStatus is the HTTP status an SDK error reports: v1's
-// StreamableHTTPError has it as code, v2's SdkHttpError as data.status.
-function httpStatus(e) {
-  return e?.data?.status ?? e?.status ?? (e?.code >= 400 && e?.code < 600 ? e.code : undefined);
-}
-
-function textOf(result) {
-  return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 }
 
 // notYet turns "the server does not have this yet" into a Skip.
@@ -347,15 +284,5 @@ if (transportKind === 'http') {
   });
 }
 
-if (generation === 'v2') {
-  await check('version negotiation "auto" falls back to initialize', async () => {
-    const { client: c } = await connect({ extra: { versionNegotiation: { mode: 'auto' } } });
-    assert.equal(c.getNegotiatedProtocolVersion(), PROTOCOL);
-    assert.equal(c.getServerVersion()?.name, 'mcpkit-everything');
-    await c.close();
-  });
-}
-
 await client.close();
-console.log(`interop ${sdk.package} ${transportKind}: ${results.passed} passed, ${results.failed} failed, ${results.skipped} skipped`);
-process.exit(results.failed > 0 ? 1 : 0);
+process.exit(summary(sdk.package, transportKind));
