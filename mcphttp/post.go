@@ -30,12 +30,25 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusUnsupportedMediaType, jsonrpc.ID{}, errUnsupportedType)
 		return
 	}
-	if e := checkVersion(r.Header); e != nil {
-		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, e)
-		return
-	}
 	body, ok := h.readBody(w, r)
 	if !ok {
+		return
+	}
+	// A single message is decoded once, here; one of the 2026-07-28 era
+	// is served on its own path (modern.go), before the session era's
+	// checks of MCP-Protocol-Version, which name only its own versions.
+	var msg jsonrpc.Message
+	var id jsonrpc.ID
+	var decodeErr error
+	if firstByte(body) == '{' {
+		msg, id, decodeErr = jsonrpc.Decode(body)
+		if decodeErr == nil && h.isModern(r, msg) {
+			h.serveModern(w, r, msg)
+			return
+		}
+	}
+	if e := checkVersion(r.Header); e != nil {
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, e)
 		return
 	}
 	switch firstByte(body) {
@@ -55,9 +68,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, e)
 		return
 	}
-	msg, id, err := jsonrpc.Decode(body)
-	if err != nil {
-		h.refuse(w, r, http.StatusBadRequest, id, err.(*jsonrpc.Error))
+	if decodeErr != nil {
+		h.refuse(w, r, http.StatusBadRequest, id, decodeErr.(*jsonrpc.Error))
 		return
 	}
 	if h.opts.Stateless {

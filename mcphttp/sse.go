@@ -43,6 +43,12 @@ type stream struct {
 	// requests is whether server-to-client requests may travel on the
 	// stream: only when the client can POST its answer to a live session.
 	requests bool
+	// lazy delays an inline stream's SSE headers until something is
+	// sent, so that a request refused before its handler ran can still be
+	// answered with a plain status and JSON body (dropUnstarted): the
+	// 2026-07-28 era answers refusals with 400 or 404
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
+	lazy bool
 
 	mu    sync.Mutex
 	att   *attachment
@@ -75,6 +81,18 @@ type attachment struct {
 	// the write deadline is cleared then, for a stream may outlast a
 	// server-wide write timeout.
 	flushed bool
+	// pending is whether the SSE headers are still to be written (a lazy
+	// stream that has sent nothing yet).
+	pending bool
+}
+
+// start writes the SSE headers of a lazy stream before the first
+// thing it sends.
+func (att *attachment) start() {
+	if att.pending {
+		att.pending = false
+		writeSSEHeaders(att.w)
+	}
 }
 
 // eventID names event seq of stream num; parseEventID reads the stream
@@ -311,6 +329,7 @@ func (st *stream) writeEventLocked(id string, data []byte, priming, flush bool) 
 // set, flushes it; a failed write detaches the connection. An event left
 // unflushed goes out when the response ends: the stream's last event.
 func (st *stream) writeLocked(frame []byte, flush bool) error {
+	st.att.start()
 	_, err := st.att.w.Write(frame)
 	if err == nil && flush {
 		err = st.flushLocked()
@@ -326,6 +345,7 @@ func (st *stream) writeLocked(frame []byte, flush bool) error {
 // included, clearing the write deadline the first time.
 func (st *stream) flushLocked() error {
 	att := st.att
+	att.start()
 	if !att.flushed {
 		att.flushed = true
 		// A server-wide write timeout would cut a long stream.
@@ -366,6 +386,8 @@ func (st *stream) finish(ctx context.Context, resp *jsonrpc.Response) {
 	}
 	st.done = true
 	if st.att != nil {
+		// A lazy stream that sent nothing still answers as a stream.
+		st.att.start()
 		st.detachLocked()
 	}
 }
@@ -389,6 +411,7 @@ func (st *stream) keepAliveLocked() bool {
 		st.quiet = true
 		return true
 	}
+	st.att.start()
 	if _, err := st.att.w.Write([]byte(": keep-alive\n\n")); err != nil || st.flushLocked() != nil {
 		st.detachLocked()
 		return false
@@ -514,7 +537,11 @@ func (st *stream) openInline(w http.ResponseWriter, r *http.Request) {
 	att := &st.first
 	att.w = w
 	att.rc = *http.NewResponseController(w)
-	writeSSEHeaders(w)
+	if st.lazy {
+		att.pending = true
+	} else {
+		writeSSEHeaders(w)
+	}
 	d := headerDelay
 	if ka := st.h.opts.KeepAlive; ka > 0 && ka < d {
 		d = ka
@@ -556,6 +583,29 @@ func (st *stream) tick() {
 	if ka := st.h.opts.KeepAlive; ka > 0 {
 		st.timer.Reset(ka)
 	}
+}
+
+// dropUnstarted ends a lazy inline stream that has sent nothing, headers
+// included, so that its request can be answered with a plain status and
+// body instead. It reports false, doing nothing, once the stream has
+// started (or the client has gone); the caller then ends it with
+// closeInline.
+func (st *stream) dropUnstarted() bool {
+	st.mu.Lock()
+	if st.att != &st.first || !st.first.pending {
+		st.mu.Unlock()
+		return false
+	}
+	st.done = true
+	st.detachLocked()
+	st.req = nil
+	unwatch := st.unwatch
+	st.mu.Unlock()
+	st.timer.Stop()
+	if unwatch != nil {
+		unwatch()
+	}
+	return true
 }
 
 // closeInline ends an inline stream with resp (if not nil) as its last

@@ -1,0 +1,179 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// This file serves the 2026-07-28 era on the same endpoint as the session
+// era (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility):
+// a request that carries the era's _meta is served on its own, with no
+// session created and no Mcp-Session-Id minted or echoed, after its
+// request metadata headers are checked against its body
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
+// Everything else keeps the session era's behaviour.
+
+// isModern reports whether a POSTed message belongs to the 2026-07-28 era:
+// a request whose params._meta names a protocol version, a request for
+// server/discover or subscriptions/listen (which exist only in that era),
+// or, outside any session, a message whose MCP-Protocol-Version header
+// names a version of that era. A notification is modern only outside any
+// session: on a session it keeps reaching the session.
+func (h *Handler) isModern(r *http.Request, msg jsonrpc.Message) bool {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if mcp.IsModernRequest(m.Params) || m.Method == "server/discover" || m.Method == "subscriptions/listen" {
+			return true
+		}
+		return h.sessionless(r) && mcp.IsModernVersion(headerVersion(r.Header))
+	case *jsonrpc.Notification:
+		return h.sessionless(r) && (mcp.IsModernRequest(m.Params) || mcp.IsModernVersion(headerVersion(r.Header)))
+	}
+	return false
+}
+
+// sessionless reports whether r names no session the handler could serve
+// it on: it carries no Mcp-Session-Id, or the handler keeps no sessions.
+func (h *Handler) sessionless(r *http.Request) bool {
+	if h.opts.Stateless {
+		return true
+	}
+	return r.Header.Get(headerSessionID) == ""
+}
+
+// serveModern serves a POSTed message of the 2026-07-28 era. A
+// notification is acknowledged with 202: the era defines none over HTTP
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages).
+// A request's headers are checked first (400 and -32020 when they disagree
+// with the body); then it is served, on the live session it names if any
+// (its own requests table then holds it), otherwise on no session at all.
+// The reply is a JSON body or an SSE stream as Options.JSONResponse says,
+// except that subscriptions/listen always streams; refusals are plain
+// JSON with the status the era gives them (modernStatus). Closing the
+// connection cancels the request, as does Close.
+func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if e := h.checkModernHeaders(r, req); e != nil {
+		h.refuse(w, r, http.StatusBadRequest, req.ID, e)
+		return
+	}
+	streaming := !h.opts.JSONResponse || req.Method == "subscriptions/listen"
+	if streaming && !accepts(r.Header, mediaSSE) {
+		// Only in JSON response mode, where POST needs only
+		// application/json: a listen stream is SSE.
+		h.refuse(w, r, http.StatusNotAcceptable, req.ID, errNotAcceptPOST)
+		return
+	}
+
+	var e *entry
+	if !h.opts.Stateless {
+		if sid := r.Header.Get(headerSessionID); sid != "" {
+			var evicted *entry
+			var dup bool
+			e, evicted, dup = h.reg.acquireRequest(sid, req.ID)
+			switch {
+			case evicted != nil:
+				h.closeEntry(evicted)
+			case dup:
+				h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+				return
+			}
+			// An unknown or expired session is no reason to refuse a
+			// request that needs none: it is served on no session.
+		}
+	}
+
+	// The request ends when the client goes away, which is how a client
+	// of this era cancels it
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation),
+	// or when the handler is closed.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(h.closed, cancel)
+	defer stop()
+
+	var st *stream
+	var related mcp.MessageWriter = jsonModeWriter{}
+	extra := &mcp.RequestExtra{Header: r.Header}
+	if streaming {
+		// No server-to-client request travels on the stream: the era
+		// asks for input in results instead (input_required).
+		st = &stream{h: h, lazy: true}
+		st.extra.Header = r.Header
+		extra = &st.extra
+		related = st
+		st.openInline(w, r)
+	}
+	resp, refused, err := h.dispatchModern(ctx, e, req, related, extra)
+	if e != nil {
+		h.reg.finishRequest(e, req.ID)
+	}
+	status := http.StatusOK
+	switch {
+	case errors.Is(err, mcp.ErrDuplicateRequestID):
+		status, resp = http.StatusConflict, jsonrpc.NewErrorResponse(req.ID, errDuplicateID(req.ID))
+	case resp != nil:
+		status = modernStatus(resp, refused)
+	}
+	if !streaming {
+		switch {
+		case resp == nil:
+			// Cancelled by notifications/cancelled on its session.
+			w.WriteHeader(http.StatusAccepted)
+		case status != http.StatusOK:
+			h.refuse(w, r, status, req.ID, resp.Error)
+		default:
+			h.writeJSON(w, resp)
+		}
+		return
+	}
+	if status != http.StatusOK && st.dropUnstarted() {
+		h.refuse(w, r, status, req.ID, resp.Error)
+		return
+	}
+	// A stream that has started keeps its 200: the error travels on it.
+	st.closeInline(ctx, resp)
+}
+
+// dispatchModern serves req on session e when there is one, and on no
+// session otherwise (or when e has just ended).
+func (h *Handler) dispatchModern(ctx context.Context, e *entry, req *jsonrpc.Request, related mcp.MessageWriter, extra *mcp.RequestExtra) (*jsonrpc.Response, bool, error) {
+	if e != nil {
+		resp, refused, err := e.ss.HandleModernRequest(ctx, req, related, extra)
+		if !errors.Is(err, mcp.ErrSessionClosed) {
+			return resp, refused, err
+		}
+	}
+	resp, refused := h.server.HandleModernRequest(ctx, req, related, extra)
+	return resp, refused, nil
+}
+
+// modernStatus is the HTTP status of a 2026-07-28 response: 404 for an
+// unknown or removed method, 400 for a request refused before its handler
+// ran (invalid _meta -32602, unsupported version -32022) and for a missing
+// client capability (-32021, which handlers report too), 200 for the rest,
+// errors included
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
+func modernStatus(resp *jsonrpc.Response, refused bool) int {
+	if resp.Error == nil {
+		return http.StatusOK
+	}
+	switch resp.Error.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeMissingClientCapability, jsonrpc.CodeUnsupportedProtocolVersion, jsonrpc.CodeHeaderMismatch:
+		return http.StatusBadRequest
+	}
+	if refused {
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}

@@ -1,0 +1,208 @@
+package mcphttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/mcpkit/mcpkit/internal/httpmeta"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// This file checks the request metadata headers of the 2026-07-28 era
+// against the body they mirror: MCP-Protocol-Version, Mcp-Method, Mcp-Name
+// and the Mcp-Param-{Name} headers of tool arguments marked x-mcp-header.
+// A server that reads the body MUST refuse a request whose headers are
+// missing, malformed or disagree with it, with 400 and -32020
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation).
+// Header names are case-insensitive (net/http canonicalises them), values
+// case-sensitive with optional white space trimmed.
+
+// fieldProtocolVersion is MCP-Protocol-Version as the spec spells it, for
+// error messages.
+const fieldProtocolVersion = "MCP-Protocol-Version"
+
+// checkModernHeaders returns the -32020 error for req's headers, or nil.
+//
+// The version header is checked first, so that a header naming one
+// version and a _meta naming another is a mismatch even when the body's
+// version is not served (which would otherwise be -32022). A request whose
+// _meta names no version is left to package mcp, which refuses it with
+// -32602; one naming a version of no era served is refused there with
+// -32022, and defines no other header to check.
+func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request) *jsonrpc.Error {
+	version, ok := mcp.ModernProtocolVersion(req.Params)
+	if !ok || version == "" {
+		return nil
+	}
+	value, present, err := httpmeta.FieldValue(fieldProtocolVersion, r.Header[headerProtocolVersion])
+	switch {
+	case err != nil:
+		return headerMismatch(err)
+	case !present:
+		return headerMismatch(&httpmeta.Error{Field: fieldProtocolVersion, Reason: "is missing"})
+	}
+	if v := trimOWS(value); v != version {
+		return headerMismatch(&httpmeta.Error{Field: fieldProtocolVersion,
+			Reason: "value " + quoteValue(v) + " does not match body value " + quoteValue(version)})
+	}
+	if !mcp.IsModernVersion(version) {
+		return nil
+	}
+	value, present, err = httpmeta.FieldValue(httpmeta.HeaderMethod, r.Header[httpmeta.HeaderMethod])
+	if err == nil {
+		err = httpmeta.CheckMethod(value, present, req.Method)
+	}
+	if err != nil {
+		return headerMismatch(err)
+	}
+	if member, _ := httpmeta.NameSource(req.Method); member != "" {
+		value, present, err = httpmeta.FieldValue(httpmeta.HeaderName, r.Header[httpmeta.HeaderName])
+		if err == nil {
+			err = httpmeta.CheckName(req.Method, value, present, req.Params)
+		}
+		if err != nil {
+			return headerMismatch(err)
+		}
+	}
+	if req.Method == "tools/call" {
+		if err := h.checkParamHeaders(r.Header, req.Params); err != nil {
+			return headerMismatch(err)
+		}
+	}
+	return nil
+}
+
+// annotationKey is the schema keyword that marks a tool argument for an
+// Mcp-Param-{Name} header; a schema without it needs no walk.
+var annotationKey = []byte(`"x-mcp-header"`)
+
+// checkParamHeaders checks the Mcp-Param-{Name} headers of a tools/call:
+// each argument the tool's inputSchema marks with x-mcp-header must come
+// with its header, equal to it once decoded, and a header must not come
+// without its argument
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-behavior-for-custom-headers).
+// An unknown tool is left to tools/call to refuse. A tool whose
+// annotations break the spec's rules (clients drop such tools) has its
+// headers unchecked: the fault is the server's, not the request's.
+func (h *Handler) checkParamHeaders(header http.Header, params json.RawMessage) error {
+	name, args, ok := toolCallTarget(params)
+	if !ok {
+		return nil
+	}
+	schema, ok := h.server.ToolInputSchema(name)
+	if !ok || !bytes.Contains(schema, annotationKey) {
+		return nil
+	}
+	ps, err := httpmeta.HeaderParams(schema)
+	if err != nil {
+		h.logger.Debug("mcphttp: Mcp-Param headers of a tool with invalid x-mcp-header annotations are not checked", "tool", name, "err", err)
+		return nil
+	}
+	for i := range ps {
+		p := &ps[i]
+		value, present, err := httpmeta.FieldValue(p.Header, header[p.Key])
+		if err != nil {
+			return err
+		}
+		raw, _, err := httpmeta.ArgumentAt(args, p.Path)
+		if err != nil {
+			if errors.Is(err, httpmeta.ErrAmbiguousArgument) {
+				return &httpmeta.Error{Field: p.Header, Reason: "cannot be checked: the arguments hold a member that differs from '" +
+					pathString(p.Path) + "' only in case", Err: err}
+			}
+			return nil // malformed arguments: tools/call refuses them
+		}
+		if err := httpmeta.MatchArgument(p.Header, value, present, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toolCallTarget reads the name (a string) and the raw arguments of
+// tools/call params; ok is false when there is no string name.
+func toolCallTarget(params json.RawMessage) (name string, args json.RawMessage, ok bool) {
+	if len(params) == 0 || params[0] != '{' {
+		return "", nil, false
+	}
+	var rawName []byte
+	jsonscan.Members(params, func(key, value []byte) bool {
+		switch {
+		case jsonscan.KeyEquals(key, "name"):
+			rawName = value
+		case jsonscan.KeyEquals(key, "arguments"):
+			args = value
+		}
+		return true
+	})
+	if rawName == nil {
+		return "", nil, false
+	}
+	name, ok = jsonscan.StringValue(rawName)
+	return name, args, ok
+}
+
+// pathString joins a property path with dots, for messages.
+func pathString(path []string) string {
+	var b []byte
+	for i, p := range path {
+		if i > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, p...)
+	}
+	return string(b)
+}
+
+// headerMismatch turns a header check's failure into the -32020 error:
+// its text as the message (the spec's example words it "Header mismatch:
+// Mcp-Name header value 'foo' does not match body value 'bar'") and the
+// header's name in data.header.
+func headerMismatch(err error) *jsonrpc.Error {
+	data := struct {
+		Header string `json:"header,omitempty"`
+	}{}
+	var me *httpmeta.Error
+	if errors.As(err, &me) {
+		data.Header = me.Field
+	}
+	return jsonrpc.NewError(jsonrpc.CodeHeaderMismatch, err.Error(), data)
+}
+
+// trimOWS removes optional white space (SP and HTAB) from both ends of a
+// field value, as RFC 9110 section 5.5 lets a recipient do.
+func trimOWS(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// maxQuoted bounds how much of a header or body value a message repeats.
+const maxQuoted = 128
+
+// quoteValue renders a value for a message: in single quotes when it is
+// short printable ASCII, otherwise Go-quoted (and cut) so that nothing
+// unprintable or long reaches the client or the logs.
+func quoteValue(s string) string {
+	plain := len(s) <= maxQuoted
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] <= 0x7e
+	}
+	if plain {
+		return "'" + s + "'"
+	}
+	if len(s) > maxQuoted {
+		s = s[:maxQuoted]
+		return strconv.Quote(s) + "..."
+	}
+	return strconv.Quote(s)
+}
