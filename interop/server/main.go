@@ -16,8 +16,9 @@
 //     elicitation, then a sampling request and the roots together: three
 //     server-to-client requests in the session era, two input_required
 //     results in the 2026-07-28 era;
-//   - interop_region echoes an argument marked x-mcp-header, which an HTTP
-//     client of the 2026-07-28 era mirrors in an Mcp-Param-Region header.
+//   - interop_region echoes an argument marked x-mcp-header, and the
+//     Mcp-Param-Region header in which an HTTP client of the 2026-07-28
+//     era mirrors it.
 //
 // It serves stdio by default, or Streamable HTTP with --http ADDR (ADDR
 // may use port 0), logging "url=http://HOST:PORT/mcp" on stderr once it
@@ -270,16 +271,22 @@ func addModernTools(s *mcp.Server) {
 
 	must(s.AddTool(&mcp.Tool{
 		Name:        "interop_region",
-		Description: "Returns its region argument, which HTTP clients of the 2026-07-28 era also send as the Mcp-Param-Region header (interop fixture).",
+		Description: "Returns its region argument and, over HTTP, the Mcp-Param-Region header that clients of the 2026-07-28 era send with it (interop fixture).",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`),
-	}, func(_ context.Context, _ *mcp.Request, args json.RawMessage) (*mcp.CallToolResult, error) {
+	}, func(_ context.Context, req *mcp.Request, args json.RawMessage) (*mcp.CallToolResult, error) {
 		var in struct {
 			Region string `json:"region"`
 		}
 		if err := json.Unmarshal(args, &in); err != nil {
 			return nil, err
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "region=" + in.Region}}}, nil
+		text := "region=" + in.Region
+		if req.Extra != nil {
+			if h, ok := req.Extra.Header["Mcp-Param-Region"]; ok {
+				text += "; header=" + strings.Join(h, ",")
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	}))
 }
 

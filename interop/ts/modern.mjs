@@ -535,7 +535,7 @@ if (transportKind === 'http') {
     for (const [region, header] of [['eu-west', 'eu-west'], ['Zürich', `=?base64?${Buffer.from('Zürich').toString('base64')}?=`]]) {
       const from = main.posts.length;
       const res = await client.callTool({ name: 'interop_region', arguments: { region } });
-      assert.equal(textOf(res), `region=${region}`);
+      assert.equal(textOf(res), `region=${region}; header=${header}`);
       const post = main.posts.slice(from).find((p) => p.body?.method === 'tools/call');
       assert.equal(post.headers.get('mcp-param-region'), header);
       assert.equal(post.status, 200);
