@@ -34,6 +34,9 @@ type listener struct {
 	filter SubscriptionFilter
 	// meta is `{"io.modelcontextprotocol/subscriptionId":<id>}`.
 	meta []byte
+	// end ends the stream: the listen request returns its graceful
+	// result (endListens).
+	end context.CancelFunc
 	// mu orders what is written on the stream: the acknowledgement
 	// first, then each notification whole.
 	mu sync.Mutex
@@ -172,7 +175,9 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{ss: r.Session, w: r.related, filter: honoured}
+	ctx, end := context.WithCancel(ctx)
+	defer end()
+	l := &listener{ss: r.Session, w: r.related, filter: honoured, end: end}
 	l.meta = append(append([]byte(`{"`+MetaSubscriptionID+`":`), id...), '}')
 
 	ack, err := json.Marshal(struct {
@@ -189,10 +194,32 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The client's input may have ended (endListens) before the stream
+	// was added: requests to the client are then refused, and the stream
+	// ends at once.
+	l.ss.calls.mu.Lock()
+	ended := l.ss.calls.closed
+	l.ss.calls.mu.Unlock()
+	if ended {
+		end()
+	}
 	<-ctx.Done()
-	// Ended by the server (the session or transport closing): the
-	// graceful end is a result naming the subscription.
+	// Ended by the server (the end of the client's input, the session
+	// or transport closing): the graceful end is a result naming the
+	// subscription. A client that cancelled gets no response at all.
 	return json.RawMessage(`{"_meta":` + string(l.meta) + `}`), nil
+}
+
+// endListens ends the listen streams open on ss, each with its graceful
+// result: what happens when a stdio client closes its input, after which
+// no notifications/cancelled can arrive to end them
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+func (s *Server) endListens(ss *ServerSession) {
+	for _, l := range s.listeners.snapshot() {
+		if l.ss == ss {
+			l.end()
+		}
+	}
 }
 
 // listenIDOf is for tests and transports: the subscription id a listen

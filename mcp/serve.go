@@ -204,8 +204,10 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 				// End of input is the client's way to shut down
 				// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio):
 				// requests already read are still answered, but nothing
-				// more can arrive, so requests to the client fail at once.
+				// more can arrive, so requests to the client fail at once
+				// and subscriptions/listen streams end.
 				ss.calls.closeAll()
+				ss.server.endListens(ss) // listen.go
 				pool.close()
 				wg.Wait()
 				w.stop()
