@@ -13,6 +13,21 @@
 // mode (Options.Stateless) each POST is served by a fresh session and
 // nothing is kept.
 //
+// The same endpoint, in either mode, serves the 2026-07-28 era, which has
+// no sessions
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http):
+// a POST whose request carries that era's _meta (or that asks for
+// server/discover or subscriptions/listen, or that names a 2026-07-28
+// MCP-Protocol-Version without Mcp-Session-Id) is served on its own,
+// without creating, minting or echoing a session. Its MCP-Protocol-Version,
+// Mcp-Method, Mcp-Name and Mcp-Param-* headers must agree with its body
+// (400 and -32020 otherwise); a request refused before its handler ran is
+// answered 400 (404 for an unknown or removed method); closing the
+// response cancels it; its stream carries notifications but never a
+// server-to-client request; and subscriptions/listen always answers with
+// an SSE stream that lasts until the client leaves or the Handler is
+// closed. Everything else keeps the session era's behaviour.
+//
 // Every refusal is an HTTP status plus a JSON-RPC error body, with the id
 // of the refused request (null when it is unknown):
 //

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -21,6 +22,21 @@ func FuzzHandler(f *testing.F) {
 	}
 	for i, s := range seeds {
 		f.Add(uint8(i), uint8(i*7), "2025-11-25", "", []byte(s))
+	}
+	// The 2026-07-28 era: headers set (sess&8, sess&128) or not.
+	modern := []string{
+		mbody("1", "server/discover", ""), mbody("2", "tools/list", ""),
+		mbody("3", "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`),
+		mbody("4", "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`),
+		mbody("5", "ping", ""), `{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{}}`,
+	}
+	for i, s := range modern {
+		var m struct {
+			Method string `json:"method"`
+		}
+		json.Unmarshal([]byte(s), &m)
+		f.Add(uint8(i), uint8(8|128), "2026-07-28", m.Method, []byte(s))
+		f.Add(uint8(i), uint8(8|1), "v999", m.Method, []byte(s))
 	}
 	const maxSessions = 16
 	s := echoServer()
@@ -56,8 +72,13 @@ func FuzzHandler(f *testing.F) {
 		if sess&64 != 0 {
 			req.Host = version
 		}
-		if method == http.MethodGet {
-			// A GET stream lasts until its client leaves: this one has left.
+		if sess&128 != 0 {
+			req.Header["Mcp-Method"] = []string{lastEvent}
+			req.Header["Mcp-Name"] = []string{lastEvent}
+		}
+		if method == http.MethodGet || method == http.MethodPost {
+			// A GET stream, and a subscriptions/listen one, lasts until
+			// its client leaves: this one has left.
 			ctx, cancel := context.WithCancel(req.Context())
 			cancel()
 			req = req.WithContext(ctx)

@@ -15,7 +15,10 @@ import (
 // Handler serves an mcp.Server over Streamable HTTP at whatever path it is
 // mounted on: POST for client messages, GET for the session's standalone
 // SSE stream (and for resuming streams), DELETE to end a session
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http),
+// and, on the same endpoint, the sessionless 2026-07-28 era
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
+// whose requests take no room in the registry (see modern.go).
 // It owns the session registry; see [Options] for its limits. The
 // sessions' protocol state is kept in the server's SessionStore
 // (mcp.ServerOptions.SessionStore, in memory by default); their open
@@ -97,8 +100,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Close ends every session (their handlers see their contexts cancelled
-// and their streams end), stops the reaper, and waits for the requests
-// being served to finish. Later requests are refused with 503. Close is
+// and their streams end), cancels the 2026-07-28 requests in flight (a
+// subscriptions/listen stream ends with its result), stops the reaper,
+// and waits for the requests being served to finish. Later requests are refused with 503. Close is
 // idempotent.
 func (h *Handler) Close() error {
 	entries := h.reg.shutdown()

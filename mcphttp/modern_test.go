@@ -143,23 +143,42 @@ func newModernFixture(t *testing.T, opts *Options) *fixture {
 	must(t, s.AddTool(&mcp.Tool{Name: "needs_sampling"}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
 		return nil, &mcp.CapabilityError{Method: "sampling/createMessage", Capability: "sampling"}
 	}))
-	must(t, s.AddTool(&mcp.Tool{Name: "chatty"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
-		for i := 1; i <= 2; i++ {
-			if err := req.ReportProgress(ctx, float64(i), 2, ""); err != nil {
-				return nil, err
-			}
-		}
-		if err := req.Log(ctx, mcp.LevelInfo, "chatty", "working"); err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "said"}}}, nil
-	}))
+	must(t, s.AddTool(&mcp.Tool{Name: "chatty"}, chatty))
 	must(t, s.AddPrompt(&mcp.Prompt{Name: "greet"}, func(context.Context, *mcp.Request, *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "hello"}}}}, nil
 	}))
 	must(t, s.AddResource(&mcp.Resource{URI: "test://doc", Name: "doc"}, func(_ context.Context, _ *mcp.Request, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, Text: "text"}}}, nil
 	}))
+	return f
+}
+
+// chatty reports progress twice and logs at info, then answers "said".
+func chatty(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+	for i := 1; i <= 2; i++ {
+		if err := req.ReportProgress(ctx, float64(i), 2, ""); err != nil {
+			return nil, err
+		}
+	}
+	if err := req.Log(ctx, mcp.LevelInfo, "chatty", "working"); err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "said"}}}, nil
+}
+
+// fixtureFor is newFixture for a server of the test's own.
+func fixtureFor(t *testing.T, s *mcp.Server, opts *Options) *fixture {
+	t.Helper()
+	h := NewHandler(s, opts)
+	clock := newFakeClock()
+	h.reg.now = clock.now
+	srv := httptest.NewServer(h)
+	f := &fixture{t: t, h: h, srv: srv, url: srv.URL + "/mcp", clock: clock}
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+		srv.Client().CloseIdleConnections()
+	})
 	return f
 }
 

@@ -16,7 +16,9 @@ type Options struct {
 	// for servers that need no server-to-client requests and no
 	// notifications outside a request
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
-	// makes sessions optional).
+	// makes sessions optional). Requests of the 2026-07-28 era are served
+	// alike in either mode, since they never have a session; an
+	// Mcp-Session-Id they carry is then ignored.
 	Stateless bool
 
 	// JSONResponse answers each POSTed request with a single
@@ -24,7 +26,10 @@ type Options struct {
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
 	// Notifications a handler sends while it runs are then dropped, and
 	// server-to-client requests made from a handler fail, since a JSON body
-	// carries only the response. If false, replies are SSE streams.
+	// carries only the response. If false, replies are SSE streams. A
+	// 2026-07-28 subscriptions/listen is answered with an SSE stream
+	// either way: its notifications are all it is for
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages).
 	JSONResponse bool
 
 	// MaxSessions caps the live sessions. At the cap, idle-expired sessions
