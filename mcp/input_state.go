@@ -43,12 +43,10 @@ func requestTarget(method string, params json.RawMessage) string {
 	}
 	var name string
 	if len(params) > 0 && params[0] == '{' {
-		jsonscan.Members(params, func(key, value []byte) bool {
+		_, _ = jsonscan.ScanObject(params, 0, func(key, value []byte) {
 			if jsonscan.KeyEquals(key, member) {
 				name, _ = jsonscan.StringValue(value)
-				return false
 			}
-			return true
 		})
 	}
 	return name
@@ -106,15 +104,16 @@ func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]jso
 // this round's on top.
 func (s *Server) readInputResponses(req *jsonrpc.Request, st *modernState) *jsonrpc.Error {
 	var responses, state []byte
-	jsonscan.Members(req.Params, func(key, value []byte) bool {
+	if _, err := jsonscan.ScanObject(req.Params, 0, func(key, value []byte) {
 		switch {
 		case jsonscan.KeyEquals(key, "inputResponses"):
 			responses = value
 		case jsonscan.KeyEquals(key, "requestState"):
 			state = value
 		}
-		return true
-	})
+	}); err != nil {
+		return errInvalidParams("params must be an object")
+	}
 	if state != nil {
 		str, ok := jsonscan.StringValue(state)
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -102,19 +103,51 @@ func (l *listener) send(ctx context.Context, method string, params json.RawMessa
 	return l.ss.sendNotification(ctx, l.w, method, raw)
 }
 
-// withSubscriptionMeta returns the params object with `"_meta":meta` added as its first
-// member (params is an object without _meta, or empty).
+// withSubscriptionMeta returns the notification params object with the
+// subscription's id in its _meta: meta becomes the _meta (added as the
+// first member, or replacing one that is not an object), or its members
+// are merged into the params' own _meta. Params that are not an object
+// become {"_meta":meta}.
 func withSubscriptionMeta(params json.RawMessage, meta []byte) json.RawMessage {
-	out := make([]byte, 0, len(params)+len(meta)+10)
-	out = append(out, `{"_meta":`...)
-	out = append(out, meta...)
-	if len(params) > 2 {
-		out = append(out, ',')
-		out = append(out, params[1:]...)
-	} else {
-		out = append(out, '}')
+	start := jsonscan.SkipSpace(params, 0)
+	only := func() json.RawMessage {
+		return append(append([]byte(`{"_meta":`), meta...), '}')
 	}
-	return out
+	if start >= len(params) || params[start] != '{' {
+		return only()
+	}
+	members := 0
+	metaStart, metaEnd := -1, -1
+	if _, err := jsonscan.ScanObject(params, start, func(key, value []byte) {
+		members++
+		if jsonscan.KeyEquals(key, "_meta") {
+			metaStart = cap(params) - cap(value) // value is a slice of params
+			metaEnd = metaStart + len(value)
+		}
+	}); err != nil {
+		return only()
+	}
+	out := make([]byte, 0, len(params)+len(meta)+10)
+	switch {
+	case members == 0:
+		return only()
+	case metaStart < 0:
+		out = append(out, `{"_meta":`...)
+		out = append(out, meta...)
+		out = append(out, ',')
+		return append(out, params[jsonscan.SkipSpace(params, start+1):]...)
+	case params[metaStart] != '{' || params[jsonscan.SkipSpace(params, metaStart+1)] == '}':
+		// null, not an object, or empty: replaced.
+		out = append(out, params[:metaStart]...)
+		out = append(out, meta...)
+	default:
+		// The params' own _meta: meta's members first, then its own.
+		out = append(out, params[:metaStart]...)
+		out = append(out, meta[:len(meta)-1]...)
+		out = append(out, ',')
+		out = append(out, params[metaStart+1:metaEnd]...)
+	}
+	return append(out, params[metaEnd:]...)
 }
 
 // notifyListeners sends a notification to every listen stream that asked

@@ -117,19 +117,21 @@ func ModernProtocolVersion(params json.RawMessage) (string, bool) {
 	return v, true
 }
 
-// metaMember returns params._meta when it is an object, or nil.
+// metaMember returns params._meta when params is a valid object whose
+// _meta is an object, or nil. (Params decoded from a frame are valid JSON;
+// others may not be.)
 func metaMember(params json.RawMessage) []byte {
 	if len(params) == 0 || params[0] != '{' {
 		return nil
 	}
 	var meta []byte
-	jsonscan.Members(params, func(key, value []byte) bool {
-		if jsonscan.KeyEquals(key, "_meta") {
+	if _, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
+		if meta == nil && jsonscan.KeyEquals(key, "_meta") {
 			meta = value
-			return false
 		}
-		return true
-	})
+	}); err != nil {
+		return nil
+	}
 	if len(meta) == 0 || meta[0] != '{' {
 		return nil
 	}

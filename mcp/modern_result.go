@@ -36,15 +36,18 @@ type CacheHint struct {
 // own, ttlMs and cacheScope on cacheable methods' complete results, and the
 // server's identity in _meta
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
-// Members the result already has are kept as they are.
+// Members the result already has are kept as they are; a _meta that is
+// not an object is left alone. What is not a JSON object is returned
+// unchanged.
 func (s *Server) stampResult(method string, raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || raw[0] != '{' {
+	start := jsonscan.SkipSpace(raw, 0)
+	if start >= len(raw) || raw[start] != '{' {
 		return raw
 	}
-	var hasType, hasTTL, hasScope, complete bool
+	var hasType, hasTTL, hasScope, hasMeta, complete bool
 	metaStart := -1
 	empty := true
-	_, err := jsonscan.ScanObject(raw, 0, func(key, value []byte) {
+	end, err := jsonscan.ScanObject(raw, start, func(key, value []byte) {
 		empty = false
 		switch {
 		case jsonscan.KeyEquals(key, "resultType"):
@@ -55,12 +58,14 @@ func (s *Server) stampResult(method string, raw json.RawMessage) json.RawMessage
 		case jsonscan.KeyEquals(key, "cacheScope"):
 			hasScope = true
 		case jsonscan.KeyEquals(key, "_meta"):
-			if len(value) > 0 && value[0] == '{' {
+			hasMeta = true
+			if value[0] == '{' {
+				// value is a slice of raw: its offset in raw.
 				metaStart = cap(raw) - cap(value)
 			}
 		}
 	})
-	if err != nil {
+	if err != nil || jsonscan.SkipSpace(raw, end) != len(raw) {
 		return raw
 	}
 	if !hasType {
@@ -85,8 +90,8 @@ func (s *Server) stampResult(method string, raw json.RawMessage) json.RawMessage
 			out = append(out, ',')
 		}
 	}
-	rest := raw[1:]
-	if metaStart < 0 {
+	rest := raw[start+1:]
+	if !hasMeta {
 		out = append(out, `"_meta":{`...)
 		out = append(out, info...)
 		out = append(out, '}')
@@ -96,12 +101,11 @@ func (s *Server) stampResult(method string, raw json.RawMessage) json.RawMessage
 		return append(out, rest...)
 	}
 	// Merge the server's identity into the result's own _meta, unless it
-	// names one already.
-	meta := raw[metaStart:]
-	if hasMetaKey(meta, MetaServerInfo) {
+	// names one already or is not an object.
+	if metaStart < 0 || hasMetaKey(raw[metaStart:], MetaServerInfo) {
 		return append(out, rest...)
 	}
-	out = append(out, raw[1:metaStart+1]...)
+	out = append(out, raw[start+1:metaStart+1]...)
 	out = append(out, info...)
 	if j := jsonscan.SkipSpace(raw, metaStart+1); raw[j] != '}' {
 		out = append(out, ',')

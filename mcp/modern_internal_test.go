@@ -1,0 +1,153 @@
+package mcp
+
+// Unit tests of the stateless era's byte-level helpers: the stamps every
+// result gets (stampResult), the tag every listen notification gets
+// (withSubscriptionMeta), the -32021 data (capabilityObject) and the
+// reading of a request's _meta.
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+func TestStampResult(t *testing.T) {
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	const info = `"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}`
+	const cache = `"ttlMs":0,"cacheScope":"private",`
+	for _, tc := range []struct {
+		name, method, in, want string
+	}{
+		{"empty", "tools/call", `{}`, `{"resultType":"complete","_meta":{` + info + `}}`},
+		{"empty, cacheable", "tools/list", `{}`, `{"resultType":"complete",` + cache + `"_meta":{` + info + `}}`},
+		{"empty with spaces", "tools/call", `{ }`, `{"resultType":"complete","_meta":{` + info + `} }`},
+		{"members", "tools/call", `{"content":[]}`, `{"resultType":"complete","_meta":{` + info + `},"content":[]}`},
+		{"members with spaces", "resources/read", "{ \"contents\" : [ ] ,\n \"x\":1 }", `{"resultType":"complete",` + cache + `"_meta":{` + info + "}, \"contents\" : [ ] ,\n \"x\":1 }"},
+		{"empty _meta", "tools/call", `{"_meta":{}}`, `{"resultType":"complete","_meta":{` + info + `}}`},
+		{"empty _meta with spaces", "tools/call", `{"_meta":{ } }`, `{"resultType":"complete","_meta":{` + info + ` } }`},
+		{"own _meta", "tools/call", `{"a":1,"_meta":{"k":"v"},"b":2}`, `{"resultType":"complete","a":1,"_meta":{` + info + `,"k":"v"},"b":2}`},
+		{"own _meta with spaces", "tools/call", `{ "_meta" : { "k" : 1 } }`, `{"resultType":"complete", "_meta" : {` + info + `, "k" : 1 } }`},
+		{"own serverInfo kept", "tools/call", `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"other","version":"2"}}}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"other","version":"2"}}}`},
+		{"_meta null kept, no second _meta", "tools/call", `{"_meta":null}`, `{"resultType":"complete","_meta":null}`},
+		{"_meta not an object kept", "tools/list", `{"_meta":"x","tools":[]}`, `{"resultType":"complete",` + cache + `"_meta":"x","tools":[]}`},
+		{"own resultType", "tools/call", `{"resultType":"task","task":{}}`, `{"_meta":{` + info + `},"resultType":"task","task":{}}`},
+		{"input_required: no cache stamps", "resources/read", `{"resultType":"input_required"}`, `{"_meta":{` + info + `},"resultType":"input_required"}`},
+		{"own complete: cache stamps", "resources/read", `{"resultType":"complete"}`, `{` + cache + `"_meta":{` + info + `},"resultType":"complete"}`},
+		{"own ttlMs kept", "tools/list", `{"ttlMs":5,"tools":[]}`, `{"resultType":"complete","cacheScope":"private","_meta":{` + info + `},"ttlMs":5,"tools":[]}`},
+		{"own cacheScope kept", "tools/list", `{"cacheScope":"public"}`, `{"resultType":"complete","ttlMs":0,"_meta":{` + info + `},"cacheScope":"public"}`},
+		{"leading space", "tools/call", ` {"a":1}`, `{"resultType":"complete","_meta":{` + info + `},"a":1}`},
+		{"trailing newline", "tools/call", "{\"a\":1}\n", `{"resultType":"complete","_meta":{` + info + "},\"a\":1}\n"},
+		{"escaped member names", "tools/call", `{"result\u0054ype":"complete","\u005fmeta":{}}`, `{"result\u0054ype":"complete","\u005fmeta":{` + info + `}}`},
+		{"not an object", "tools/call", `[]`, `[]`},
+		{"null", "tools/call", `null`, `null`},
+		{"empty input", "tools/call", ``, ``},
+		{"invalid", "tools/call", `{"a":`, `{"a":`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(s.stampResult(tc.method, json.RawMessage(tc.in)))
+			if got != tc.want {
+				t.Errorf("stampResult(%s, %q)\n\t%s\nwant\n\t%s", tc.method, tc.in, got, tc.want)
+			}
+			if tc.in != "" && json.Valid([]byte(tc.in)) && !json.Valid([]byte(got)) {
+				t.Errorf("stamping valid JSON gave invalid JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestWithSubscriptionMeta(t *testing.T) {
+	meta := []byte(`{"io.modelcontextprotocol/subscriptionId":7}`)
+	for _, tc := range []struct{ in, want string }{
+		{``, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`},
+		{`{}`, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`},
+		{`null`, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`},
+		{`{ }`, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`},
+		{`{"uri":"a"}`, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"uri":"a"}`},
+		{`{"uri":"a","_meta":{"k":1}}`, `{"uri":"a","_meta":{"io.modelcontextprotocol/subscriptionId":7,"k":1}}`},
+		{`{"_meta":{}}`, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`},
+		{`{"_meta":null,"uri":"a"}`, `{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"uri":"a"}`},
+	} {
+		got := string(withSubscriptionMeta(json.RawMessage(tc.in), meta))
+		if got != tc.want {
+			t.Errorf("withSubscriptionMeta(%q)\n\t%s\nwant\n\t%s", tc.in, got, tc.want)
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("withSubscriptionMeta(%q) is not JSON: %s", tc.in, got)
+		}
+	}
+}
+
+func TestCapabilityObject(t *testing.T) {
+	for in, want := range map[string]string{
+		"sampling":         `{"sampling":{}}`,
+		"elicitation.url":  `{"elicitation":{"url":{}}}`,
+		"sampling.tools":   `{"sampling":{"tools":{}}}`,
+		`a"b.c`:            `{"a\"b":{"c":{}}}`,
+		"extensions.x/y.z": `{"extensions":{"x/y":{"z":{}}}}`,
+	} {
+		if got := string(capabilityObject(in)); got != want {
+			t.Errorf("capabilityObject(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestModernProtocolVersion(t *testing.T) {
+	for _, tc := range []struct {
+		params  string
+		version string
+		modern  bool
+	}{
+		{``, "", false},
+		{`{}`, "", false},
+		{`[]`, "", false},
+		{`{"name":"io.modelcontextprotocol/protocolVersion"}`, "", false},
+		{`{"arguments":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, "", false},
+		{`{"_meta":{"x":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, "", false},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, "2026-07-28", true},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}`, "", true},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}`, "", true},
+		{`{"a":1, "_meta" : { "k":1, "io.modelcontextprotocol/protocolVersion" : "v9" } }`, "v9", true},
+		{`{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}`, "", false},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"`, "", false},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":`, "", false},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion"`, "", false},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`, "", false},
+		{`{"_meta" "io.modelcontextprotocol/protocolVersion"}`, "", false},
+	} {
+		v, ok := ModernProtocolVersion(json.RawMessage(tc.params))
+		if v != tc.version || ok != tc.modern {
+			t.Errorf("ModernProtocolVersion(%s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
+		}
+		if IsModernRequest(json.RawMessage(tc.params)) != tc.modern {
+			t.Errorf("IsModernRequest(%s) != %t", tc.params, tc.modern)
+		}
+	}
+}
+
+// FuzzModernMeta: whatever the bytes, reading a request's _meta never
+// panics.
+func FuzzModernMeta(f *testing.F) {
+	for _, seed := range []string{
+		``, `{}`, `{"_meta":{}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x","io.modelcontextprotocol/clientCapabilities":{"a`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"},"inputResponses":{"k":`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"},"name":"`,
+		`{"\`, `{"io.modelcontextprotocol/protocolVersion"`, `{"_meta":"io.modelcontextprotocol/protocolVersion"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	f.Fuzz(func(t *testing.T, params []byte) {
+		ModernProtocolVersion(params)
+		parseRequestMeta(params)
+		requestTarget("tools/call", params)
+		requestTarget("resources/read", params)
+		s.stampResult("tools/list", params)
+		withSubscriptionMeta(params, []byte(`{"k":1}`))
+		s.readInputResponses(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{})
+	})
+}
