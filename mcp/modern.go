@@ -261,10 +261,17 @@ func capabilityObject(dotted string) json.RawMessage {
 // notifications) go to related. Cancellation is ctx's: the transport
 // cancels it when the client goes away.
 //
-// refused reports that the request was turned away before any handler ran
-// (bad _meta, unsupported version, unknown or removed method), which
-// Streamable HTTP answers with 400 or 404 rather than 200
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
+// refused reports that the request was turned away rather than served,
+// which Streamable HTTP answers with 400, or 404 for -32601, rather than
+// 200
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata):
+// before any handler ran (bad _meta → -32602, unsupported version →
+// -32022, unknown or removed method → -32601), or by the method's handler
+// for a method the server does not offer (-32601, as prompts/list on a
+// server without prompts) or a capability the request did not declare
+// (-32021). Such a handler may have sent notifications on related first;
+// a transport that already started its reply can no longer change the
+// status.
 func (s *Server) HandleModernRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (resp *jsonrpc.Response, refused bool) {
 	ss := &ServerSession{server: s, state: SessionState{Lifecycle: StateReady}}
 	resp, refused, _ = ss.handleModern(ctx, req, related, extra)
@@ -349,9 +356,14 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 		err = modernError(err)
 	}
 	resp := s.makeResponse(req.ID, result, err)
-	if resp.Error == nil {
-		resp.Result = s.stampResult(req.Method, resp.Result)
+	if resp.Error != nil {
+		switch resp.Error.Code {
+		case jsonrpc.CodeMethodNotFound, jsonrpc.CodeMissingClientCapability:
+			return resp, true, nil
+		}
+		return resp, false, nil
 	}
+	resp.Result = s.stampResult(req.Method, resp.Result)
 	return resp, false, nil
 }
 

@@ -1,0 +1,364 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// TestModernErrors checks every error row of the stateless era's request
+// checks at the level of Server.HandleModernRequest, which Streamable HTTP
+// uses for a request outside any session: the exact error (code, message,
+// data, id echoed) and whether the request was refused before a handler
+// ran, which HTTP answers with 400 (404 for -32601)
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
+func TestModernErrors(t *testing.T) {
+	const (
+		v = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
+		c = `"io.modelcontextprotocol/clientCapabilities":{}`
+	)
+	invalid := func(id, detail string) string {
+		return modError(id, jsonrpc.CodeInvalidParams, "Invalid params", askQuote(detail))
+	}
+	notFound := func(id, method string) string {
+		return modError(id, jsonrpc.CodeMethodNotFound, "Method not found", askQuote(method))
+	}
+	const served = `["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`
+	for _, tc := range []struct {
+		name, frame, want string
+		refused           bool
+	}{
+		{"params absent", modFrame("101", "server/discover", ""),
+			invalid("101", "params with _meta are required: _meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"), true},
+		{"params not an object", modFrame("101", "server/discover", `[]`),
+			invalid("101", "params with _meta are required: _meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"), true},
+		{"params {}", modFrame("101", "server/discover", `{}`),
+			invalid("101", "params._meta is required and must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"), true},
+		{"_meta not an object", modFrame(`"s"`, "tools/list", `{"_meta":"2026-07-28"}`),
+			invalid(`"s"`, "params._meta is required and must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"), true},
+		{"_meta without protocolVersion", modFrame("102", "server/discover", `{"_meta":{`+c+`}}`),
+			invalid("102", "_meta is missing io.modelcontextprotocol/protocolVersion"), true},
+		{"protocolVersion not a string", modFrame("102", "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728,`+c+`}}`),
+			invalid("102", "_meta io.modelcontextprotocol/protocolVersion must be a string"), true},
+		{"_meta without clientCapabilities", modFrame("104", "server/discover", `{"_meta":{`+v+`}}`),
+			invalid("104", "_meta is missing io.modelcontextprotocol/clientCapabilities"), true},
+		{"clientCapabilities null", modFrame("104", "server/discover", `{"_meta":{`+v+`,"io.modelcontextprotocol/clientCapabilities":null}}`),
+			invalid("104", "_meta io.modelcontextprotocol/clientCapabilities must be a ClientCapabilities object"), true},
+		{"clientInfo not an object", modFrame("105", "server/discover", `{"_meta":{`+v+`,`+c+`,"io.modelcontextprotocol/clientInfo":"me"}}`),
+			invalid("105", "_meta io.modelcontextprotocol/clientInfo must be an Implementation object"), true},
+		{"invalid logLevel", modFrame("106", "tools/list", `{"_meta":{`+v+`,`+c+`,"io.modelcontextprotocol/logLevel":"loud"}}`),
+			invalid("106", "_meta io.modelcontextprotocol/logLevel must be one of \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\", \"alert\", \"emergency\""), true},
+		{"unsupported version", modFrame("301", "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0",`+c+`}}`),
+			modError("301", jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", `{"supported":`+served+`,"requested":"v999.0.0"}`), true},
+		{"a session-era version in _meta", modFrame("302", "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25",`+c+`}}`),
+			modError("302", jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", `{"supported":`+served+`,"requested":"2025-11-25"}`), true},
+		{"initialize", modFrame("501", "initialize", modParams(`{}`, `,"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}`)),
+			notFound("501", "initialize"), true},
+		{"ping", modFrame("502", "ping", modParams(`{}`, "")), notFound("502", "ping"), true},
+		{"logging/setLevel", modFrame("503", "logging/setLevel", modParams(`{}`, `,"level":"debug"`)), notFound("503", "logging/setLevel"), true},
+		{"resources/subscribe", modFrame("504", "resources/subscribe", modParams(`{}`, `,"uri":"test://doc"`)), notFound("504", "resources/subscribe"), true},
+		{"resources/unsubscribe", modFrame("505", "resources/unsubscribe", modParams(`{}`, `,"uri":"test://doc"`)), notFound("505", "resources/unsubscribe"), true},
+		{"tasks/list", modFrame("506", "tasks/list", modParams(`{}`, "")), notFound("506", "tasks/list"), true},
+		{"tasks/result", modFrame("507", "tasks/result", modParams(`{}`, `,"taskId":"t"`)), notFound("507", "tasks/result"), true},
+		{"unknown/method", modFrame(`"u"`, "unknown/method", modParams(`{}`, "")), notFound(`"u"`, "unknown/method"), true},
+		{"a notification's method as a request", modFrame("508", "notifications/initialized", modParams(`{}`, "")), notFound("508", "notifications/initialized"), true},
+		{"missing sampling capability", modFrame("401", "tools/call", modParams(`{}`, `,"name":"sample"`)),
+			modError("401", jsonrpc.CodeMissingClientCapability, "Missing required client capability: sampling", `{"requiredCapabilities":{"sampling":{}}}`), true},
+		{"missing elicitation capability", modFrame("402", "tools/call", modParams(`{"sampling":{},"roots":{}}`, `,"name":"ask"`)),
+			modError("402", jsonrpc.CodeMissingClientCapability, "Missing required client capability: elicitation", `{"requiredCapabilities":{"elicitation":{}}}`), true},
+		{"missing roots capability", modFrame("403", "resources/read", modParams(`{"sampling":{}}`, `,"uri":"test://roots"`)),
+			modError("403", jsonrpc.CodeMissingClientCapability, "Missing required client capability: roots", `{"requiredCapabilities":{"roots":{}}}`), true},
+		{"resource not found", modFrame("601", "resources/read", modParams(`{}`, `,"uri":"test://nonexistent-resource-for-conformance-testing"`)),
+			modError("601", jsonrpc.CodeInvalidParams, "Resource not found", `{"uri":"test://nonexistent-resource-for-conformance-testing"}`), false},
+		{"unknown tool", modFrame("602", "tools/call", modParams(`{}`, `,"name":"nope"`)),
+			invalid("602", "Unknown tool: nope"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modServer(t, nil, nil)
+			got, refused, stream := modServe(t, srv, tc.frame)
+			if got != tc.want {
+				t.Errorf("got\n\t%s\nwant\n\t%s", got, tc.want)
+			}
+			if refused != tc.refused {
+				t.Errorf("refused = %t, want %t", refused, tc.refused)
+			}
+			if len(stream) > 0 {
+				t.Errorf("sent on the stream:\n\t%s", strings.Join(stream, "\n\t"))
+			}
+		})
+	}
+}
+
+// TestModernClientInfoOptional: clientInfo is a SHOULD; a request without
+// it is served (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+func TestModernClientInfoOptional(t *testing.T) {
+	srv := modServer(t, nil, nil)
+	got := modCall(t, srv, "105", "tools/call", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}},"name":"whoami"}`)
+	if want := modText("105", `version=2026-07-28 stateless=true client= caps={"roots":{}}`); got != want {
+		t.Errorf("got\n\t%s\nwant\n\t%s", got, want)
+	}
+	got = modCall(t, srv, "106", "tools/call", modParams(`{}`, `,"name":"whoami"`))
+	if want := modText("106", `version=2026-07-28 stateless=true client=mod-client caps={}`); got != want {
+		t.Errorf("got\n\t%s\nwant\n\t%s", got, want)
+	}
+}
+
+// TestModernStamps checks what every stateless-era result carries:
+// resultType, ttlMs and cacheScope on discover, the list methods and
+// resources/read only, and the server's identity in _meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype,
+// https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+func TestModernStamps(t *testing.T) {
+	const cache = `"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{` + modInfoMember + `}`
+	srv := modServer(t, &mcp.ServerOptions{Instructions: "Be kind."}, nil)
+	for _, tc := range []struct {
+		method, params, want string
+	}{
+		{"server/discover", modParams(`{}`, ""),
+			`{"jsonrpc":"2.0","id":1,"result":{` + cache + `,"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}},"instructions":"Be kind."}}`},
+		{"prompts/list", modParams(`{}`, ""),
+			`{"jsonrpc":"2.0","id":1,"result":{` + cache + `,"prompts":[{"name":"greet"}]}}`},
+		{"resources/list", modParams(`{}`, ""),
+			`{"jsonrpc":"2.0","id":1,"result":{` + cache + `,"resources":[{"uri":"test://doc","name":"doc","mimeType":"text/plain"},{"uri":"test://roots","name":"roots","mimeType":"text/plain"}]}}`},
+		{"resources/templates/list", modParams(`{}`, ""),
+			`{"jsonrpc":"2.0","id":1,"result":{` + cache + `,"resourceTemplates":[]}}`},
+		{"resources/read", modParams(`{}`, `,"uri":"test://doc"`),
+			`{"jsonrpc":"2.0","id":1,"result":{` + cache + `,"contents":[{"uri":"test://doc","mimeType":"text/plain","text":"doc body"}]}}`},
+		{"tools/call", modParams(`{}`, `,"name":"echo","arguments":{"text":"hi"}`), modText("1", "hi")},
+		{"tools/call", modParams(`{}`, `,"name":"meta"`),
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{` + modInfoMember + `,"example.com/k":1},"content":[{"type":"text","text":"m"}]}}`},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			if got := modCall(t, srv, "1", tc.method, tc.params); got != tc.want {
+				t.Errorf("got\n\t%s\nwant\n\t%s", got, tc.want)
+			}
+		})
+	}
+	t.Run("tools/list", func(t *testing.T) {
+		got := modCall(t, srv, "1", "tools/list", modParams(`{}`, ""))
+		if want := `{"jsonrpc":"2.0","id":1,"result":{` + cache + `,"tools":[`; !strings.HasPrefix(got, want) {
+			t.Errorf("got\n\t%s\nwant a frame starting\n\t%s", got, want)
+		}
+	})
+}
+
+// TestModernCacheHint: ServerOptions.CacheHint gives each cacheable
+// method's ttlMs and cacheScope; a negative TTL is sent as 0 and an empty
+// scope as private.
+func TestModernCacheHint(t *testing.T) {
+	srv := modServer(t, &mcp.ServerOptions{CacheHint: func(method string) mcp.CacheHint {
+		switch method {
+		case "tools/list":
+			return mcp.CacheHint{TTL: 5 * time.Minute, Scope: mcp.CachePublic}
+		case "resources/read":
+			return mcp.CacheHint{TTL: 1500 * time.Microsecond}
+		case "prompts/list":
+			return mcp.CacheHint{TTL: -time.Second, Scope: mcp.CachePublic}
+		case "tools/call":
+			t.Errorf("CacheHint asked about tools/call")
+		}
+		return mcp.CacheHint{}
+	}}, nil)
+	for _, tc := range []struct{ method, params, want string }{
+		{"tools/list", modParams(`{}`, ""), `"ttlMs":300000,"cacheScope":"public"`},
+		{"resources/read", modParams(`{}`, `,"uri":"test://doc"`), `"ttlMs":1,"cacheScope":"private"`},
+		{"prompts/list", modParams(`{}`, ""), `"ttlMs":0,"cacheScope":"public"`},
+		{"server/discover", modParams(`{}`, ""), `"ttlMs":0,"cacheScope":"private"`},
+	} {
+		got := modCall(t, srv, "1", tc.method, tc.params)
+		if want := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",` + tc.want + `,"_meta":{`; !strings.HasPrefix(got, want) {
+			t.Errorf("%s: got\n\t%s\nwant a frame starting\n\t%s", tc.method, got, want)
+		}
+	}
+	if got := modCall(t, srv, "2", "tools/call", modParams(`{}`, `,"name":"echo","arguments":{"text":"x"}`)); got != modText("2", "x") {
+		t.Errorf("tools/call: got %s", got)
+	}
+}
+
+// TestModernLogLevel: in the stateless era a request gets log messages
+// only at or above the level in its own _meta, on its own stream, and
+// none without one
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+func TestModernLogLevel(t *testing.T) {
+	srv := modServer(t, nil, nil)
+	meta := func(level string) string {
+		m := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+		if level != "" {
+			m += `,"io.modelcontextprotocol/logLevel":"` + level + `"`
+		}
+		return `{"_meta":{` + m + `},"name":"log"}`
+	}
+	for _, tc := range []struct {
+		level string
+		sent  bool
+	}{{"", false}, {"debug", true}, {"info", true}, {"warning", false}} {
+		resp, refused, stream := modServe(t, srv, modFrame("7", "tools/call", meta(tc.level)))
+		if refused || resp != modText("7", "logged") {
+			t.Errorf("level %q: got %s (refused %t)", tc.level, resp, refused)
+		}
+		var want []string
+		if tc.sent {
+			want = []string{`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"mod","data":"hello"}}`}
+		}
+		if strings.Join(stream, "\n") != strings.Join(want, "\n") {
+			t.Errorf("level %q: the stream carried\n\t%s\nwant\n\t%s", tc.level, strings.Join(stream, "\n\t"), strings.Join(want, "\n\t"))
+		}
+	}
+}
+
+// TestModernServerWithoutFeatures: discover on a bare server, and what it
+// answers for features it does not offer.
+func TestModernServerWithoutFeatures(t *testing.T) {
+	srv := mcp.NewServer(modInfo, nil)
+	got := modCall(t, srv, "1", "server/discover", modParams(`{}`, ""))
+	want := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{` + modInfoMember +
+		`},"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{}}}`
+	if got != want {
+		t.Errorf("got\n\t%s\nwant\n\t%s", got, want)
+	}
+	got, refused, _ := modServe(t, srv, modFrame("2", "prompts/list", modParams(`{}`, "")))
+	if want := modError("2", jsonrpc.CodeMethodNotFound, "Method not found", `"prompts/list"`); got != want || !refused {
+		t.Errorf("prompts/list: got %s (refused %t), want %s refused", got, refused, want)
+	}
+	got, refused, _ = modServe(t, srv, modFrame("3", "completion/complete", modParams(`{}`, `,"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":""}`)))
+	if want := modError("3", jsonrpc.CodeMethodNotFound, "Method not found", `"completion/complete"`); got != want || !refused {
+		t.Errorf("completion/complete: got %s (refused %t), want %s refused", got, refused, want)
+	}
+}
+
+// TestModernSchema validates the bytes of every kind of stateless-era
+// result and error against the 2026-07-28 schema
+// (https://modelcontextprotocol.io/specification/2026-07-28/schema).
+func TestModernSchema(t *testing.T) {
+	spec := modSchema(t)
+	round1 := func(t *testing.T, srv *mcp.Server, name string) string {
+		return modCall(t, srv, "9", "tools/call", modParams(modAllCaps, `,"name":"`+name+`"`))
+	}
+	for _, tc := range []struct {
+		name, result, errorDef string
+		produce                func(t *testing.T, srv *mcp.Server) string
+	}{
+		{name: "discover", result: "DiscoverResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "server/discover", modParams(`{}`, ""))
+		}},
+		{name: "tools/list", result: "ListToolsResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "tools/list", modParams(`{}`, ""))
+		}},
+		{name: "prompts/list", result: "ListPromptsResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "prompts/list", modParams(`{}`, ""))
+		}},
+		{name: "resources/list", result: "ListResourcesResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "resources/list", modParams(`{}`, ""))
+		}},
+		{name: "resources/templates/list", result: "ListResourceTemplatesResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "resources/templates/list", modParams(`{}`, ""))
+		}},
+		{name: "tools/call", result: "CallToolResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "tools/call", modParams(`{}`, `,"name":"echo","arguments":{"text":"x"}`))
+		}},
+		{name: "tools/call with its own _meta", result: "CallToolResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "tools/call", modParams(`{}`, `,"name":"meta"`))
+		}},
+		{name: "input_required with three inputs", result: "InputRequiredResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return round1(t, srv, "ask")
+		}},
+		{name: "input_required of a second round", result: "InputRequiredResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			state, _ := modState(t, round1(t, srv, "rounds"))
+			return modCall(t, srv, "10", "tools/call", modParams(modAllCaps, `,"name":"rounds","inputResponses":{"a":`+modYes+`},"requestState":"`+state+`"`))
+		}},
+		{name: "complete after input", result: "CallToolResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			state, _ := modState(t, round1(t, srv, "ask"))
+			return modCall(t, srv, "10", "tools/call", modParams(modAllCaps, `,"name":"ask","inputResponses":{"name":`+modNameAnswer+`,"capital":`+modSamplingAnswer+`,"roots":`+modRootsAnswer+`},"requestState":"`+state+`"`))
+		}},
+		{name: "prompts/get input_required", result: "InputRequiredResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "prompts/get", modParams(modAllCaps, `,"name":"greet"`))
+		}},
+		{name: "prompts/get", result: "GetPromptResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "prompts/get", modParams(modAllCaps, `,"name":"greet","inputResponses":{"user_context":{"action":"accept","content":{"context":"tests"}}}`))
+		}},
+		{name: "resources/read", result: "ReadResourceResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "resources/read", modParams(`{}`, `,"uri":"test://doc"`))
+		}},
+		{name: "resources/read input_required", result: "InputRequiredResult", produce: func(t *testing.T, srv *mcp.Server) string {
+			return modCall(t, srv, "1", "resources/read", modParams(modAllCaps, `,"uri":"test://roots"`))
+		}},
+		{name: "unsupported version", errorDef: "UnsupportedProtocolVersionError", produce: func(t *testing.T, srv *mcp.Server) string {
+			got, _, _ := modServe(t, srv, modFrame("1", "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}`))
+			return got
+		}},
+		{name: "missing capability", errorDef: "MissingRequiredClientCapabilityError", produce: func(t *testing.T, srv *mcp.Server) string {
+			got, _, _ := modServe(t, srv, modFrame("1", "tools/call", modParams(`{}`, `,"name":"sample"`)))
+			return got
+		}},
+		{name: "missing elicitation.url capability", errorDef: "MissingRequiredClientCapabilityError", produce: func(t *testing.T, srv *mcp.Server) string {
+			if err := srv.AddTool(&mcp.Tool{Name: "url"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+				_, err := req.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitationModeURL, Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
+				return nil, err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			got, _, _ := modServe(t, srv, modFrame("1", "tools/call", modParams(`{"elicitation":{}}`, `,"name":"url"`)))
+			if want := modError("1", jsonrpc.CodeMissingClientCapability, "Missing required client capability: elicitation.url", `{"requiredCapabilities":{"elicitation":{"url":{}}}}`); got != want {
+				t.Errorf("got\n\t%s\nwant\n\t%s", got, want)
+			}
+			return got
+		}},
+		{name: "invalid params", errorDef: "JSONRPCErrorResponse", produce: func(t *testing.T, srv *mcp.Server) string {
+			got, _, _ := modServe(t, srv, modFrame("1", "server/discover", `{}`))
+			return got
+		}},
+		{name: "method not found", errorDef: "JSONRPCErrorResponse", produce: func(t *testing.T, srv *mcp.Server) string {
+			got, _, _ := modServe(t, srv, modFrame("1", "ping", modParams(`{}`, "")))
+			return got
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frame := tc.produce(t, modServer(t, nil, nil))
+			if t.Failed() {
+				return
+			}
+			modValidate(t, spec, "JSONRPCMessage", []byte(frame))
+			if tc.errorDef != "" {
+				modValidate(t, spec, tc.errorDef, []byte(frame))
+				return
+			}
+			modValidate(t, spec, "JSONRPCResultResponse", []byte(frame))
+			modValidate(t, spec, tc.result, modResult(t, frame))
+		})
+	}
+}
+
+// TestModernSchemaValidatorRejects keeps TestModernSchema honest: the
+// 2026-07-28 definitions it uses refuse what the era forbids.
+func TestModernSchemaValidatorRejects(t *testing.T) {
+	spec := modSchema(t)
+	for _, tc := range []struct{ def, instance string }{
+		{"DiscoverResult", `{"supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"private"}`},
+		{"DiscoverResult", `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"cacheScope":"private"}`},
+		{"ListToolsResult", `{"resultType":"complete","tools":[],"ttlMs":0,"cacheScope":"shared"}`},
+		{"ListToolsResult", `{"resultType":"complete","tools":[],"ttlMs":-1,"cacheScope":"private"}`},
+		{"InputRequiredResult", `{"resultType":"input_required","inputRequests":{"k":{"method":"ping"}}}`},
+		{"SubscriptionsListenResult", `{"resultType":"complete","_meta":{}}`},
+		{"UnsupportedProtocolVersionError", `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":[]}}}`},
+		{"MissingRequiredClientCapabilityError", `{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"x","data":{}}}`},
+		{"SubscriptionsAcknowledgedNotification", `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{}}`},
+	} {
+		var instance any
+		if err := json.Unmarshal([]byte(tc.instance), &instance); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := spec.resolve(tc.def, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs.Validate(instance) == nil {
+			t.Errorf("%s accepts %s", tc.def, tc.instance)
+		}
+	}
+}
