@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // benchWriter is a ResponseWriter that keeps the last body, so that a
@@ -161,4 +164,58 @@ func cpuClock() time.Duration {
 // reportCPU adds a cpu-ns/op metric measured from start.
 func reportCPU(b *testing.B, start time.Duration, n int) {
 	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+}
+
+// BenchmarkHandlerModernToolsCall is BenchmarkHandlerToolsCall for a
+// 2026-07-28 request with no session: its headers checked against the
+// body (for route, an Mcp-Param-Region header from x-mcp-header too), then
+// served statelessly.
+func BenchmarkHandlerModernToolsCall(b *testing.B) {
+	for _, tc := range []struct{ mode, tool, args string }{
+		{"sse", "echo", `{"text":"hello, world"}`},
+		{"json", "echo", `{"text":"hello, world"}`},
+		{"json", "route", `{"region":"hello, world"}`},
+	} {
+		b.Run(tc.mode+"/"+tc.tool, func(b *testing.B) {
+			s, _ := newTestServer(b)
+			must(b, s.AddTool(&mcp.Tool{Name: "route", InputSchema: json.RawMessage(
+				`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"}}}`)},
+				func(_ context.Context, _ *mcp.Request, args json.RawMessage) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello, world"}}}, nil
+				}))
+			h := NewHandler(s, &Options{JSONResponse: tc.mode == "json"})
+			defer h.Close()
+			ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1})
+			req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:1/mcp", nil)
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", tc.tool)
+			if tc.tool == "route" {
+				req.Header.Set("Mcp-Param-Region", "hello, world")
+			}
+			post := `,"method":"tools/call","params":{"_meta":` + modernMeta + `,"name":"` + tc.tool + `","arguments":` + tc.args + `}}`
+			w := &benchWriter{hdr: http.Header{}}
+			var body []byte
+			rd := bytes.NewReader(nil)
+			want := []byte(`"text":"hello, world"`)
+			b.ReportAllocs()
+			i, start := 0, cpuClock()
+			for b.Loop() {
+				i++
+				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), post...)
+				rd.Reset(body)
+				req.Body = io.NopCloser(rd)
+				req.ContentLength = int64(len(body))
+				clear(w.hdr)
+				w.body = w.body[:0]
+				h.ServeHTTP(w, req)
+				if w.status != 200 || !bytes.Contains(w.body, want) {
+					b.Fatalf("status %d body %s", w.status, w.body)
+				}
+			}
+			reportCPU(b, start, i)
+		})
+	}
 }

@@ -32,6 +32,8 @@ type Handler struct {
 	logger *slog.Logger
 	reg    registry
 	newID  func() string
+	// params caches the Mcp-Param headers tools declare (modern_headers.go).
+	params paramCache
 
 	// closed is cancelled by Close; stateless sessions in flight watch it.
 	closed context.Context

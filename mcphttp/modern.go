@@ -17,23 +17,32 @@ import (
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
 // Everything else keeps the session era's behaviour.
 
-// isModern reports whether a POSTed message belongs to the 2026-07-28 era:
+// modernOf reports whether a POSTed message belongs to the 2026-07-28 era:
 // a request whose params._meta names a protocol version, a request for
 // server/discover or subscriptions/listen (which exist only in that era),
 // or, outside any session, a message whose MCP-Protocol-Version header
 // names a version of that era. A notification is modern only outside any
-// session: on a session it keeps reaching the session.
-func (h *Handler) isModern(r *http.Request, msg jsonrpc.Message) bool {
+// session: on a session it keeps reaching the session. The version the
+// _meta names, if it names one, comes with the answer.
+func (h *Handler) modernOf(r *http.Request, msg jsonrpc.Message) (v metaVersion, modern bool) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		if mcp.IsModernRequest(m.Params) || m.Method == "server/discover" || m.Method == "subscriptions/listen" {
-			return true
+		v.version, v.present = mcp.ModernProtocolVersion(m.Params)
+		if v.present || m.Method == "server/discover" || m.Method == "subscriptions/listen" {
+			return v, true
 		}
-		return h.sessionless(r) && mcp.IsModernVersion(headerVersion(r.Header))
+		return v, h.sessionless(r) && mcp.IsModernVersion(headerVersion(r.Header))
 	case *jsonrpc.Notification:
-		return h.sessionless(r) && (mcp.IsModernRequest(m.Params) || mcp.IsModernVersion(headerVersion(r.Header)))
+		return v, h.sessionless(r) && (mcp.IsModernRequest(m.Params) || mcp.IsModernVersion(headerVersion(r.Header)))
 	}
-	return false
+	return v, false
+}
+
+// metaVersion is the protocol version a request's _meta names, and
+// whether it names one.
+type metaVersion struct {
+	version string
+	present bool
 }
 
 // sessionless reports whether r names no session the handler could serve
@@ -55,13 +64,13 @@ func (h *Handler) sessionless(r *http.Request) bool {
 // except that subscriptions/listen always streams; refusals are plain
 // JSON with the status the era gives them (modernStatus). Closing the
 // connection cancels the request, as does Close.
-func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message) {
+func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message, v metaVersion) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if e := h.checkModernHeaders(r, req); e != nil {
+	if e := h.checkModernHeaders(r, req, v); e != nil {
 		h.refuse(w, r, http.StatusBadRequest, req.ID, e)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/httpmeta"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -26,7 +27,8 @@ import (
 // error messages.
 const fieldProtocolVersion = "MCP-Protocol-Version"
 
-// checkModernHeaders returns the -32020 error for req's headers, or nil.
+// checkModernHeaders returns the -32020 error for req's headers, or nil;
+// v is the version req's _meta names.
 //
 // The version header is checked first, so that a header naming one
 // version and a _meta naming another is a mismatch even when the body's
@@ -34,9 +36,9 @@ const fieldProtocolVersion = "MCP-Protocol-Version"
 // _meta names no version is left to package mcp, which refuses it with
 // -32602; one naming a version of no era served is refused there with
 // -32022, and defines no other header to check.
-func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request) *jsonrpc.Error {
-	version, ok := mcp.ModernProtocolVersion(req.Params)
-	if !ok || version == "" {
+func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v metaVersion) *jsonrpc.Error {
+	version := v.version
+	if !v.present || version == "" {
 		return nil
 	}
 	value, present, err := httpmeta.FieldValue(fieldProtocolVersion, r.Header[headerProtocolVersion])
@@ -98,7 +100,7 @@ func (h *Handler) checkParamHeaders(header http.Header, params json.RawMessage) 
 	if !ok || !bytes.Contains(schema, annotationKey) {
 		return nil
 	}
-	ps, err := httpmeta.HeaderParams(schema)
+	ps, err := h.params.of(name, schema)
 	if err != nil {
 		h.logger.Debug("mcphttp: Mcp-Param headers of a tool with invalid x-mcp-header annotations are not checked", "tool", name, "err", err)
 		return nil
@@ -122,6 +124,49 @@ func (h *Handler) checkParamHeaders(header http.Header, params json.RawMessage) 
 		}
 	}
 	return nil
+}
+
+// paramCache remembers the header params read from each tool's
+// inputSchema: reading them walks the whole schema, and a schema changes
+// only when its tool is replaced (by a new Tool, whose schema is another
+// slice; a schema is not modified in place once its tool is added).
+type paramCache struct {
+	mu sync.RWMutex
+	m  map[string]*toolParams
+}
+
+// toolParams are the params (or the annotation error) of one schema.
+type toolParams struct {
+	schema json.RawMessage // what they were read from
+	params []httpmeta.Param
+	err    error
+}
+
+// maxCachedTools bounds the cache: a server that keeps adding tools under
+// new names starts it afresh rather than grow it without end.
+const maxCachedTools = 4096
+
+// of returns the header params of tool name's schema.
+func (c *paramCache) of(name string, schema json.RawMessage) ([]httpmeta.Param, error) {
+	c.mu.RLock()
+	tp := c.m[name]
+	c.mu.RUnlock()
+	if tp != nil && sameSlice(tp.schema, schema) {
+		return tp.params, tp.err
+	}
+	ps, err := httpmeta.HeaderParams(schema)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedTools {
+		c.m = make(map[string]*toolParams)
+	}
+	c.m[name] = &toolParams{schema: schema, params: ps, err: err}
+	c.mu.Unlock()
+	return ps, err
+}
+
+// sameSlice reports whether a and b are the same bytes in memory.
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // toolCallTarget reads the name (a string) and the raw arguments of

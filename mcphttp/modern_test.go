@@ -494,3 +494,30 @@ func TestModernHeadersUntrimmed(t *testing.T) {
 		})
 	}
 }
+
+// The Mcp-Param headers checked are those of the tool as it is now: a
+// tool replaced under the same name is checked by its new schema, and one
+// whose annotations break the spec's rules has its headers unchecked.
+func TestModernParamHeadersFollowTools(t *testing.T) {
+	f := newModernFixture(t, nil)
+	body := mbody("1", "tools/call", `{"name":"route","arguments":{"region":"eu"}}`)
+	if r := mpost(hdrs{"Mcp-Param-Region": "eu"}, body)(f); r.status != 200 {
+		t.Fatalf("before: %d %s", r.status, r.body)
+	}
+	replace := func(schema string) {
+		must(t, f.h.server.AddTool(&mcp.Tool{Name: "route", InputSchema: json.RawMessage(schema)},
+			func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			}))
+	}
+	replace(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Zone"}}}`)
+	r := mpost(hdrs{"Mcp-Param-Region": "eu"}, body)(f)
+	checkRefusal(t, r, 400, -32020, "Header mismatch: Mcp-Param-Zone header is missing but the request body has a value for it")
+	if r := mpost(hdrs{"Mcp-Param-Zone": "eu"}, body)(f); r.status != 200 {
+		t.Errorf("with the new header: %d %s", r.status, r.body)
+	}
+	replace(`{"type":"object","properties":{"region":{"type":"number","x-mcp-header":"Zone"}}}`)
+	if r := mpost(nil, body)(f); r.status != 200 {
+		t.Errorf("a tool with an invalid annotation: %d %s", r.status, r.body)
+	}
+}

@@ -42,9 +42,11 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	var decodeErr error
 	if firstByte(body) == '{' {
 		msg, id, decodeErr = jsonrpc.Decode(body)
-		if decodeErr == nil && h.isModern(r, msg) {
-			h.serveModern(w, r, msg)
-			return
+		if decodeErr == nil {
+			if v, ok := h.modernOf(r, msg); ok {
+				h.serveModern(w, r, msg, v)
+				return
+			}
 		}
 	}
 	if e := checkVersion(r.Header); e != nil {
