@@ -4,13 +4,18 @@
 // and with the exact contents the suite expects. `mcpkit serve` runs it;
 // the conformance and interop suites test against it.
 //
-// For now it holds the tools that need nothing but tools: echo and the
-// conformance tool fixtures test_simple_text, test_image_content,
-// test_audio_content, test_embedded_resource, test_multiple_content_types
-// and test_error_handling.
+// It serves both protocol eras on one server: the session era
+// (2025-11-25 and earlier, after initialize) and the stateless era
+// (2026-07-28, each request carrying its version in _meta), and each
+// fixture reads the same in both where the protocol allows: input from
+// the client is asked with mcp.Request.Input, which is a server-to-client
+// request in the session era and a multi round-trip (input_required) in
+// the stateless era.
 package everything
 
 import (
+	"time"
+
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -41,6 +46,9 @@ func NewServer(opts *Options) *mcp.Server {
 	if serverOpts.CompletionHandler == nil {
 		serverOpts.CompletionHandler = complete // completion.go
 	}
+	if serverOpts.CacheHint == nil {
+		serverOpts.CacheHint = cacheHint
+	}
 	if serverOpts.Logging == nil {
 		// The reference server declares logging (utilities.go logs).
 		serverOpts.Logging = &mcp.LoggingOptions{}
@@ -59,5 +67,25 @@ func NewServer(opts *Options) *mcp.Server {
 
 	addUtilityTools(s) // utilities.go
 	addPendingTools(s) // pending.go
+
+	addMRTRFixtures(s)    // mrtr.go
+	addDiagnosticTools(s) // diagnostics.go
+	addHeaderTools(s)     // headers.go
 	return s
+}
+
+// ListCacheTTL is how long stateless-era clients may reuse the server's
+// discover and list results; resources/read results too.
+const ListCacheTTL = 300 * time.Second
+
+// cacheHint is the reference server's ServerOptions.CacheHint: discover
+// and list results are the same for every client (public), a resource's
+// contents are the reader's (private)
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+// A change is announced on subscriptions/listen streams whatever the TTL.
+func cacheHint(method string) mcp.CacheHint {
+	if method == "resources/read" {
+		return mcp.CacheHint{TTL: ListCacheTTL, Scope: mcp.CachePrivate}
+	}
+	return mcp.CacheHint{TTL: ListCacheTTL, Scope: mcp.CachePublic}
 }

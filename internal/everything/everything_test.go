@@ -145,6 +145,22 @@ func TestToolsList(t *testing.T) {
 		// The pending scenarios' fixtures (pending.go).
 		"json_schema_2020_12_tool": everything.JSONSchema202012,
 		"test_reconnection":        `{"type":"object","properties":{}}`,
+
+		// The 2026-07-28 fixtures (mrtr.go, diagnostics.go, headers.go).
+		"test_input_required_result_elicitation":     `{"type":"object","properties":{}}`,
+		"test_input_required_result_sampling":        `{"type":"object","properties":{}}`,
+		"test_input_required_result_list_roots":      `{"type":"object","properties":{}}`,
+		"test_input_required_result_request_state":   `{"type":"object","properties":{}}`,
+		"test_input_required_result_multiple_inputs": `{"type":"object","properties":{}}`,
+		"test_input_required_result_multi_round":     `{"type":"object","properties":{}}`,
+		"test_input_required_result_tampered_state":  `{"type":"object","properties":{}}`,
+		"test_input_required_result_capabilities":    `{"type":"object","properties":{}}`,
+		"test_missing_capability":                    `{"type":"object","properties":{}}`,
+		"test_streaming_elicitation":                 `{"type":"object","properties":{}}`,
+		"test_logging_tool":                          `{"type":"object","properties":{}}`,
+		"test_trigger_tool_change":                   `{"type":"object","properties":{}}`,
+		"test_trigger_prompt_change":                 `{"type":"object","properties":{}}`,
+		"test_header_param":                          everything.HeaderParamSchema,
 	}
 	seen := map[string]bool{}
 	for tool, err := range cs.Tools(context.Background(), nil) {

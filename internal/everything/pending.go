@@ -11,8 +11,16 @@ import (
 // JSONSchema202012 is the input schema of json_schema_2020_12_tool, sent
 // verbatim: the conformance suite's json-schema-2020-12 scenario checks that
 // $schema, $defs and additionalProperties survive tools/list untouched
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic#json-schema-usage).
-const JSONSchema202012 = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic#json-schema-usage),
+// and, from 2026-07-28 (SEP-2106), the composition (allOf, anyOf),
+// conditional (if, then, else) and $anchor keywords too
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage).
+const JSONSchema202012 = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+	`"$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
+	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},` +
+	`"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],` +
+	`"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},` +
+	`"additionalProperties":false}`
 
 // ReconnectionText is what test_reconnection returns once its stream has
 // been closed and resumed.
@@ -28,7 +36,7 @@ const reconnectionDelay = 100 * time.Millisecond
 func addPendingTools(s *mcp.Server) {
 	must(s.AddTool(&mcp.Tool{
 		Name:        "json_schema_2020_12_tool",
-		Description: "Has an input schema that uses JSON Schema 2020-12 keywords ($schema, $defs, $ref) (conformance fixture).",
+		Description: "Has an input schema that uses JSON Schema 2020-12 keywords ($schema, $defs, $anchor, $ref, allOf, anyOf, if/then/else) (conformance fixture).",
 		InputSchema: json.RawMessage(JSONSchema202012),
 	}, func(_ context.Context, _ *mcp.Request, args json.RawMessage) (*mcp.CallToolResult, error) {
 		return contents(&mcp.TextContent{Text: "Arguments received: " + string(args)}), nil

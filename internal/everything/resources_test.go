@@ -118,6 +118,7 @@ func TestPrompts(t *testing.T) {
 		})
 	}
 	want := `{"prompts":[` +
+		`{"name":"test_input_required_result_prompt","title":"Prompt that asks for its context","description":"Asks the user for the context to use (elicitation under user_context), then returns a prompt with it (SEP-2322 conformance fixture)."},` +
 		`{"name":"test_prompt_with_arguments","title":"Prompt with arguments","description":"A prompt with two required arguments (conformance fixture).","arguments":[{"name":"arg1","description":"First test argument","required":true},{"name":"arg2","description":"Second test argument","required":true}]},` +
 		`{"name":"test_prompt_with_embedded_resource","title":"Prompt with an embedded resource","description":"A prompt that embeds the resource it is given (conformance fixture).","arguments":[{"name":"resourceUri","description":"URI of the resource to embed","required":true}]},` +
 		`{"name":"test_prompt_with_image","title":"Prompt with an image","description":"A prompt with an image (conformance fixture)."},` +
