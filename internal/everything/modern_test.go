@@ -64,21 +64,31 @@ func withMeta(params, caps string, extra ...string) json.RawMessage {
 }
 
 // modern serves one stateless-era request on s and returns the response and
-// what was sent before it.
+// what was sent before it; it fails if the request was refused (see
+// serve).
 func modern(t *testing.T, s *mcp.Server, method string, params json.RawMessage) (*jsonrpc.Response, []jsonrpc.Message) {
+	t.Helper()
+	resp, msgs, refused := serve(t, s, method, params)
+	if refused {
+		t.Fatalf("%s: refused: %+v", method, resp.Error)
+	}
+	return resp, msgs
+}
+
+// serve serves one stateless-era request on s and returns the response,
+// what was sent before it, and whether it was refused (the status that
+// Streamable HTTP turns into 400 or 404).
+func serve(t *testing.T, s *mcp.Server, method string, params json.RawMessage) (*jsonrpc.Response, []jsonrpc.Message, bool) {
 	t.Helper()
 	rec := &recorder{}
 	resp, refused := s.HandleModernRequest(context.Background(), &jsonrpc.Request{ID: jsonrpc.Int64ID(7), Method: method, Params: params}, rec, nil)
 	if resp == nil {
 		t.Fatalf("%s: no response", method)
 	}
-	if refused {
-		t.Fatalf("%s: refused before a handler ran: %+v", method, resp.Error)
-	}
 	if resp.ID != jsonrpc.Int64ID(7) {
 		t.Errorf("%s: response id %v, want 7", method, resp.ID)
 	}
-	return resp, rec.messages()
+	return resp, rec.messages(), refused
 }
 
 // result decodes a successful response's result into members, failing on
@@ -322,14 +332,13 @@ func TestListsCachingHints(t *testing.T) {
 }
 
 // TestMissingCapability: test_missing_capability needs sampling. Without
-// it the request is refused with -32021 naming sampling (after the handler
-// ran, so not "refused" in HandleModernRequest's sense: HTTP maps the code
-// to 400); with it, the tool asks by MRTR.
+// it the request is refused with -32021 naming sampling (HTTP answers it
+// with 400); with it, the tool asks by MRTR.
 func TestMissingCapability(t *testing.T) {
 	s := everything.NewServer(nil)
-	resp, msgs := modern(t, s, "tools/call", withMeta(`{"name":"test_missing_capability","arguments":{}}`, `{}`))
-	if resp.Error == nil || resp.Error.Code != jsonrpc.CodeMissingClientCapability {
-		t.Fatalf("response %+v %s, want error -32021", resp.Error, resp.Result)
+	resp, msgs, refused := serve(t, s, "tools/call", withMeta(`{"name":"test_missing_capability","arguments":{}}`, `{}`))
+	if resp.Error == nil || resp.Error.Code != jsonrpc.CodeMissingClientCapability || !refused {
+		t.Fatalf("response %+v %s, refused %v; want error -32021, refused", resp.Error, resp.Result, refused)
 	}
 	data, _ := json.Marshal(resp.Error.Data)
 	if !sameJSON(t, data, []byte(`{"requiredCapabilities":{"sampling":{}}}`)) {
