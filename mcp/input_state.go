@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -17,13 +18,18 @@ import (
 // The requestState of an input_required result is opaque to the client and
 // attacker-controlled when it comes back, so the server signs it: it carries
 // the answers of earlier rounds, bound to the method, the tool, prompt or
-// resource it was issued for, and an expiry
+// resource it was issued for, a digest of the request's arguments, and an
+// expiry
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#request-state).
 // Its form is base64url(payload) "." base64url(HMAC-SHA256(key, payload)).
 
 type statePayload struct {
-	Method  string                     `json:"m"`
-	Name    string                     `json:"n"`
+	Method string `json:"m"`
+	Name   string `json:"n"`
+	// Args is the digest of the request's arguments (requestBinding), so
+	// that answers given for one call (say, a confirmation) do not serve
+	// the same tool called with other arguments.
+	Args    string                     `json:"d,omitempty"`
 	Expires int64                      `json:"x"`
 	Answers map[string]json.RawMessage `json:"a,omitempty"`
 }
@@ -34,28 +40,63 @@ func randomKey() []byte {
 	return k
 }
 
-// requestTarget is the name a requestState is bound to: the tool or
-// prompt name, or the resource URI.
-func requestTarget(method string, params json.RawMessage) string {
+// requestBinding is what a requestState is bound to besides the method:
+// the tool or prompt name, or the resource URI, and a digest of the
+// arguments of tools/call and prompts/get (empty for resources/read). The
+// digest is of the arguments re-encoded (keys sorted, no spaces), so that
+// a retry that spells the same arguments differently still matches;
+// absent, null and {} arguments are the same.
+func requestBinding(method string, params json.RawMessage) (name, args string) {
 	member := "name"
 	if method == "resources/read" {
 		member = "uri"
 	}
-	var name string
+	var raw []byte
 	if len(params) > 0 && params[0] == '{' {
 		_, _ = jsonscan.ScanObject(params, 0, func(key, value []byte) {
-			if jsonscan.KeyEquals(key, member) {
+			switch {
+			case jsonscan.KeyEquals(key, member):
 				name, _ = jsonscan.StringValue(value)
+			case jsonscan.KeyEquals(key, "arguments"):
+				raw = value
 			}
 		})
 	}
-	return name
+	if method == "resources/read" {
+		return name, ""
+	}
+	sum := sha256.Sum256(canonicalJSON(raw))
+	return name, base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+// canonicalJSON re-encodes raw with sorted keys and numbers as written;
+// absent and null are {}.
+func canonicalJSON(raw []byte) []byte {
+	if len(raw) == 0 || string(raw) == "null" {
+		return emptyObject
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return emptyObject
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 func (s *Server) signState(req *jsonrpc.Request, answers map[string]json.RawMessage) (string, error) {
+	name, args := requestBinding(req.Method, req.Params)
 	payload, err := json.Marshal(statePayload{
 		Method:  req.Method,
-		Name:    requestTarget(req.Method, req.Params),
+		Name:    name,
+		Args:    args,
 		Expires: time.Now().Add(s.opts.RequestStateTTL).Unix(),
 		Answers: answers,
 	})
@@ -90,7 +131,8 @@ func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]jso
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return nil, errBadState
 	}
-	if p.Method != req.Method || p.Name != requestTarget(req.Method, req.Params) {
+	name, args := requestBinding(req.Method, req.Params)
+	if p.Method != req.Method || p.Name != name || p.Args != args {
 		return nil, errors.New("requestState was issued for another request")
 	}
 	if time.Now().Unix() > p.Expires {
@@ -100,8 +142,8 @@ func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]jso
 }
 
 // readInputResponses reads a retry's inputResponses and requestState into
-// st.answers: the answers of earlier rounds from the verified state, then
-// this round's on top.
+// st.answers: the answers of earlier rounds from the verified state, and
+// this round's for the keys the state does not answer yet.
 func (s *Server) readInputResponses(req *jsonrpc.Request, st *modernState) *jsonrpc.Error {
 	var responses, state []byte
 	if _, err := jsonscan.ScanObject(req.Params, 0, func(key, value []byte) {
@@ -136,8 +178,12 @@ func (s *Server) readInputResponses(req *jsonrpc.Request, st *modernState) *json
 		if st.answers == nil {
 			st.answers = round
 		} else {
+			// The answers the state carries stand: a retry adds answers,
+			// it does not replace those of earlier rounds.
 			for k, v := range round {
-				st.answers[k] = v
+				if _, earlier := st.answers[k]; !earlier {
+					st.answers[k] = v
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -457,5 +458,60 @@ func TestInputAPIErrors(t *testing.T) {
 	}
 	if err := <-errc; !errors.Is(err, mcp.ErrInvalidElicitRequest) {
 		t.Errorf("nil elicitation params: %v", err)
+	}
+}
+
+// TestInputStateBoundToArguments: the answers a state carries were given
+// for one call; the same tool called with other arguments does not get
+// them (a confirmation of a transfer of 1 is not one of 1000), while the
+// same arguments spelt differently do.
+func TestInputStateBoundToArguments(t *testing.T) {
+	srv := mcp.NewServer(modInfo, nil)
+	type transferIn struct {
+		Amount int    `json:"amount"`
+		To     string `json:"to"`
+	}
+	if err := mcp.AddTool(srv, &mcp.Tool{Name: "transfer"}, func(ctx context.Context, req *mcp.Request, in transferIn) (string, error) {
+		a, err := req.Input(ctx, map[string]*mcp.InputRequest{"confirm": modConfirmInput("transfer")})
+		if err != nil {
+			return "", err
+		}
+		b, err := req.Input(ctx, map[string]*mcp.InputRequest{"again": modConfirmInput("again")})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("sent %d to %s (%s, %s)", in.Amount, in.To, a["confirm"], b["again"]), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	call := func(id, args, rest string) string {
+		return modCall(t, srv, id, "tools/call", modParams(modAllCaps, `,"name":"transfer","arguments":`+args+rest))
+	}
+	state, _ := modState(t, call("1", `{"amount":1,"to":"bob"}`, ""))
+	state2, _ := modState(t, call("2", `{"amount":1,"to":"bob"}`, `,"inputResponses":{"confirm":`+modYes+`},"requestState":"`+state+`"`))
+	if got, want := call("3", `{"amount":1000,"to":"bob"}`, `,"inputResponses":{"again":`+modYes+`},"requestState":"`+state2+`"`),
+		modError("3", jsonrpc.CodeInvalidParams, "Invalid params", `"requestState was issued for another request"`); got != want {
+		t.Errorf("other arguments:\n\t%s\nwant\n\t%s", got, want)
+	}
+	got := call("4", `{ "to" : "bob", "amount" : 1 }`, `,"inputResponses":{"again":{"action":"decline"}},"requestState":"`+state2+`"`)
+	if want := modText("4", `sent 1 to bob ({"action":"accept","content":{"ok":true}}, {"action":"decline"})`); got != want {
+		t.Errorf("the same arguments:\n\t%s\nwant\n\t%s", got, want)
+	}
+}
+
+// TestInputEarlierAnswersStand: a retry cannot replace an answer the
+// signed state carries from an earlier round; it only adds answers.
+func TestInputEarlierAnswersStand(t *testing.T) {
+	var runs modRounds
+	srv := modServer(t, nil, &runs)
+	state1, _ := modState(t, modCall(t, srv, "1", "tools/call", modParams(modAllCaps, `,"name":"rounds"`)))
+	state2, _ := modState(t, modCall(t, srv, "2", "tools/call", modParams(modAllCaps, `,"name":"rounds","inputResponses":{"a":`+modYes+`},"requestState":"`+state1+`"`)))
+	got := modCall(t, srv, "3", "tools/call", modParams(modAllCaps, `,"name":"rounds","inputResponses":{"a":{"action":"decline"},"b":`+modYes+`},"requestState":"`+state2+`"`))
+	if want := modText("3", "done"); got != want {
+		t.Errorf("got\n\t%s\nwant\n\t%s", got, want)
+	}
+	all := runs.all()
+	if last := all[len(all)-1]; last != `a={"action":"accept","content":{"ok":true}} b={"action":"accept","content":{"ok":true}}` {
+		t.Errorf("the handler saw %s", last)
 	}
 }

@@ -144,10 +144,45 @@ func FuzzModernMeta(f *testing.F) {
 	f.Fuzz(func(t *testing.T, params []byte) {
 		ModernProtocolVersion(params)
 		parseRequestMeta(params)
-		requestTarget("tools/call", params)
-		requestTarget("resources/read", params)
+		requestBinding("tools/call", params)
+		requestBinding("resources/read", params)
 		s.stampResult("tools/list", params)
 		withSubscriptionMeta(params, []byte(`{"k":1}`))
 		s.readInputResponses(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{})
 	})
+}
+
+func TestRequestBinding(t *testing.T) {
+	digest := func(method, params string) string {
+		_, d := requestBinding(method, json.RawMessage(params))
+		return d
+	}
+	same := [][2]string{
+		{`{"name":"t"}`, `{"name":"t","arguments":{}}`},
+		{`{"name":"t"}`, `{"name":"t","arguments":null}`},
+		{`{"name":"t","arguments":{"a":1,"b":[true,"x"]}}`, `{ "arguments" : { "b" : [ true , "x" ] , "a" : 1 } , "name" : "t" }`},
+		{`{"name":"t","arguments":{"n":12345678901234567890}}`, `{"name":"t","arguments":{"n":12345678901234567890}}`},
+		{`{"name":"t","arguments":{"s":"\u00e9"}}`, `{"name":"t","arguments":{"s":"é"}}`},
+	}
+	for _, p := range same {
+		if a, b := digest("tools/call", p[0]), digest("tools/call", p[1]); a != b || a == "" {
+			t.Errorf("%s and %s: digests %q and %q, want equal", p[0], p[1], a, b)
+		}
+	}
+	differ := [][2]string{
+		{`{"name":"t","arguments":{"amount":1}}`, `{"name":"t","arguments":{"amount":1000}}`},
+		{`{"name":"t","arguments":{"n":12345678901234567890}}`, `{"name":"t","arguments":{"n":12345678901234567891}}`},
+		{`{"name":"t"}`, `{"name":"t","arguments":{"a":null}}`},
+	}
+	for _, p := range differ {
+		if a, b := digest("tools/call", p[0]), digest("tools/call", p[1]); a == b {
+			t.Errorf("%s and %s: the same digest %q", p[0], p[1], a)
+		}
+	}
+	if name, d := requestBinding("resources/read", json.RawMessage(`{"uri":"test://x","arguments":{"a":1}}`)); name != "test://x" || d != "" {
+		t.Errorf("resources/read: %q, %q", name, d)
+	}
+	if name, _ := requestBinding("prompts/get", json.RawMessage(`{"name":"p","uri":"x"}`)); name != "p" {
+		t.Errorf("prompts/get: %q", name)
+	}
 }
