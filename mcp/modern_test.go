@@ -362,3 +362,107 @@ func TestModernSchemaValidatorRejects(t *testing.T) {
 		}
 	}
 }
+
+// modChanWriter hands each message a request sends to the test as it is
+// written.
+type modChanWriter struct{ ch chan string }
+
+func (w *modChanWriter) WriteMessage(_ context.Context, msg jsonrpc.Message) error {
+	b, err := jsonrpc.Encode(msg)
+	if err != nil {
+		return err
+	}
+	w.ch <- string(b)
+	return nil
+}
+
+// TestModernListenSchema serves subscriptions/listen outside any session,
+// as Streamable HTTP does for a POST, and validates every frame of the
+// stream against the 2026-07-28 schema: the acknowledgement, each kind of
+// notification, and the graceful result when the stream ends on the
+// server's side (ctx ending).
+func TestModernListenSchema(t *testing.T) {
+	spec := modSchema(t)
+	srv := modServer(t, nil, nil)
+	msg, _, err := jsonrpc.Decode([]byte(modFrame(`"sub-1"`, "subscriptions/listen", modParams(`{}`,
+		`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://doc"]}`))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &modChanWriter{ch: make(chan string, 16)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type answer struct {
+		resp    *jsonrpc.Response
+		refused bool
+	}
+	done := make(chan answer, 1)
+	go func() {
+		resp, refused := srv.HandleModernRequest(ctx, msg.(*jsonrpc.Request), w, nil)
+		done <- answer{resp, refused}
+	}()
+	next := func(what string) string {
+		t.Helper()
+		select {
+		case f := <-w.ch:
+			return f
+		case <-time.After(schemaWatchdog):
+			t.Fatalf("no %s after %v", what, schemaWatchdog)
+		}
+		return ""
+	}
+	const tag = `"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"}`
+	for _, step := range []struct {
+		def, want string
+		change    func() error
+	}{
+		{"SubscriptionsAcknowledgedNotification", `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{` + tag +
+			`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://doc"]}}}`, nil},
+		{"ToolListChangedNotification", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{` + tag + `}}`, func() error {
+			return srv.AddTool(&mcp.Tool{Name: "late"}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) { return nil, nil })
+		}},
+		{"PromptListChangedNotification", `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed","params":{` + tag + `}}`, func() error {
+			srv.RemovePrompts("greet")
+			return nil
+		}},
+		{"ResourceListChangedNotification", `{"jsonrpc":"2.0","method":"notifications/resources/list_changed","params":{` + tag + `}}`, func() error {
+			srv.RemoveResources("test://roots")
+			return nil
+		}},
+		{"ResourceUpdatedNotification", `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{` + tag + `,"uri":"test://doc"}}`, func() error {
+			return srv.ResourceUpdated(context.Background(), "test://doc")
+		}},
+	} {
+		if step.change != nil {
+			if err := step.change(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := next(step.def)
+		if got != step.want {
+			t.Errorf("got\n\t%s\nwant\n\t%s", got, step.want)
+		}
+		modValidate(t, spec, "JSONRPCMessage", []byte(got))
+		modValidate(t, spec, step.def, []byte(got))
+	}
+	cancel()
+	var a answer
+	select {
+	case a = <-done:
+	case <-time.After(schemaWatchdog):
+		t.Fatalf("listen did not end with its context")
+	}
+	got, err := jsonrpc.Encode(a.resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":"sub-1","result":{"resultType":"complete","_meta":{` + modInfoMember + `,"io.modelcontextprotocol/subscriptionId":"sub-1"}}}`
+	if string(got) != want || a.refused {
+		t.Errorf("got\n\t%s (refused %t)\nwant\n\t%s", got, a.refused, want)
+	}
+	modValidate(t, spec, "JSONRPCResultResponse", got)
+	modValidate(t, spec, "SubscriptionsListenResult", modResult(t, string(got)))
+	if len(w.ch) > 0 {
+		t.Errorf("more on the stream: %s", <-w.ch)
+	}
+}
