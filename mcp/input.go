@@ -187,6 +187,9 @@ func (r *Request) Input(ctx context.Context, requests map[string]*InputRequest) 
 	if r.modern == nil {
 		return r.askSession(ctx, keys, requests)
 	}
+	if r.modern.task != nil {
+		return r.modern.task.input(ctx, keys, requests) // task_modern_input.go
+	}
 	st := r.modern
 	missing := false
 	for _, k := range keys {

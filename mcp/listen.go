@@ -201,9 +201,11 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 			honoured.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 		}
 	}
-	if s.tasksExtensionEnabled() {
-		honoured.TaskIDs = p.Notifications.TaskIDs
+	ids, err := s.listenTaskIDs(ctx, r, p.Notifications.TaskIDs) // task_modern.go
+	if err != nil {
+		return nil, err
 	}
+	honoured.TaskIDs = ids
 	id, err := json.Marshal(r.ID)
 	if err != nil {
 		return nil, err

@@ -171,10 +171,11 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		"prompts/get":              s.getPrompt,
 		"completion/complete":      s.complete,
 		"logging/setLevel":         s.setLogLevel,
-		"tasks/get":                s.getTask,
+		"tasks/get":                s.taskMethod(s.getTask, s.getTaskExt), // task_modern.go
+		"tasks/update":             s.taskMethod(nil, s.updateTaskExt),
 		"tasks/result":             s.getTaskResult,
 		"tasks/list":               s.listTasks,
-		"tasks/cancel":             s.cancelTask,
+		"tasks/cancel":             s.taskMethod(s.cancelTask, s.cancelTaskExt),
 	}
 	if len(s.opts.Middleware) > 0 {
 		h := MethodHandler(s.route)

@@ -53,6 +53,12 @@ type TaskOptions struct {
 	// closes. Return the authenticated identity to let tasks outlive
 	// sessions (and to use tasks in stateless mode, where every request
 	// has a session of its own).
+	//
+	// The stateless era's tasks extension has no session: there, if nil,
+	// all tasks share one scope and a task's unguessable id is what reaches
+	// it (SEP-2663); a server that authenticates callers should return
+	// the authorization context (say, from r.Extra.AuthInfo), which then
+	// scopes tasks in both eras.
 	Owner func(r *Request) string
 }
 
@@ -81,6 +87,9 @@ type taskRun struct {
 	// status (or forgets it), waking tasks/result calls.
 	terminal     chan struct{}
 	terminalOnce sync.Once
+	// ext is set for a task of the stateless era's tasks extension
+	// (task_modern.go).
+	ext *extRun
 }
 
 func (run *taskRun) markTerminal() { run.terminalOnce.Do(func() { close(run.terminal) }) }
@@ -817,6 +826,9 @@ func (t *RunningTask) ID() string { return t.run.id }
 // task is already terminal (cancelled), and ErrTaskNotFound once the
 // task has expired.
 func (t *RunningTask) SetStatus(ctx context.Context, status TaskStatus, message string) error {
+	if t.run.ext != nil {
+		return t.s.setExtStatus(ctx, t.run, status, message) // task_modern_input.go
+	}
 	if status != TaskWorking && status != TaskInputRequired {
 		return fmt.Errorf("%w: a handler may set only working or input_required, not %q", ErrInvalidTaskTransition, status)
 	}

@@ -42,6 +42,10 @@ type TaskState struct {
 	// Error is the underlying request's JSON-RPC error, once the task
 	// failed with one. tasks/result sends it unchanged.
 	Error *jsonrpc.Error `json:"error,omitempty"`
+	// InputRequests, for a task of the stateless era's tasks extension
+	// that is input_required, is the object of its outstanding input
+	// requests by key, as tasks/get shows them (task_modern_input.go).
+	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
 }
 
 // expired reports whether the task's TTL has run out at now.
@@ -58,6 +62,7 @@ func (st *TaskState) clone() *TaskState {
 		c.Task.TTL = &ttl
 	}
 	c.Result = slices.Clone(st.Result)
+	c.InputRequests = slices.Clone(st.InputRequests)
 	if st.Error != nil {
 		e := *st.Error
 		e.Data = slices.Clone(st.Error.Data)

@@ -274,6 +274,14 @@ func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 	if !ok {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params", "Unknown tool: "+p.Name)
 	}
+	if r.modern != nil {
+		// The stateless era: tasks are the tasks extension's, and the
+		// session era's task param is ignored (SEP-2663).
+		if taskSupport(t.tool) != TaskSupportForbidden {
+			return s.callToolExt(ctx, r, p.Arguments, t) // task_modern.go
+		}
+		return runTool(ctx, r, t, p.Arguments)
+	}
 	if p.Task != nil || taskSupport(t.tool) == TaskSupportRequired {
 		tp := p
 		return s.callToolTask(ctx, r, &tp, t) // task.go
