@@ -20,8 +20,8 @@ import (
 // modernOf reports whether a POSTed message belongs to the 2026-07-28 era:
 // a request whose params._meta names a protocol version, a request for
 // server/discover or subscriptions/listen (which exist only in that era),
-// or, outside any session, a message whose MCP-Protocol-Version header
-// names a version of that era. A notification is modern only outside any
+// or, outside any session, a message other than initialize whose
+// MCP-Protocol-Version header names a version of that era. A notification is modern only outside any
 // session: on a session it keeps reaching the session. The version the
 // _meta names, if it names one, comes with the answer.
 func (h *Handler) modernOf(r *http.Request, msg jsonrpc.Message) (v metaVersion, modern bool) {
@@ -31,7 +31,9 @@ func (h *Handler) modernOf(r *http.Request, msg jsonrpc.Message) (v metaVersion,
 		if v.present || m.Method == "server/discover" || m.Method == "subscriptions/listen" {
 			return v, true
 		}
-		return v, h.sessionless(r) && mcp.IsModernVersion(headerVersion(r.Header))
+		// initialize selects the session era whatever the header says
+		// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
+		return v, m.Method != "initialize" && h.sessionless(r) && mcp.IsModernVersion(headerVersion(r.Header))
 	case *jsonrpc.Notification:
 		return v, h.sessionless(r) && (mcp.IsModernRequest(m.Params) || mcp.IsModernVersion(headerVersion(r.Header)))
 	}

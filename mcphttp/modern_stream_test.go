@@ -377,3 +377,23 @@ func TestModernConformanceProbes(t *testing.T) {
 		}
 	}
 }
+
+// initialize selects the session era even when its MCP-Protocol-Version
+// header names 2026-07-28 (a client falling back after a modern probe):
+// it opens a session at the newest session-era version.
+func TestModernInitializeFallback(t *testing.T) {
+	for _, opts := range []*Options{nil, {Stateless: true}} {
+		f := newModernFixture(t, opts)
+		r := f.do(http.MethodPost, hdrs{"MCP-Protocol-Version": "2026-07-28"}, initBodyVersion("2026-07-28"))
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(r.message(t)["result"], &res)
+		if r.status != 200 || res.ProtocolVersion != "2025-11-25" {
+			t.Errorf("%+v: initialize: %d %s", opts, r.status, r.body)
+		}
+		if got, want := r.header.Get("Mcp-Session-Id") != "", opts == nil; got != want {
+			t.Errorf("%+v: Mcp-Session-Id present %v", opts, got)
+		}
+	}
+}
