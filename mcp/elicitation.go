@@ -110,6 +110,9 @@ type ElicitationCompleteParams struct {
 // as a *jsonrpc.Error.
 func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	const method = "elicitation/create"
+	if err := checkStatelessCall(ctx, method); err != nil { // modern.go
+		return nil, err
+	}
 	if params == nil {
 		return nil, fmt.Errorf("%w: params are required", ErrInvalidElicitRequest)
 	}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -154,9 +155,6 @@ type modernState struct {
 	// auto numbers the input requests made through Request.Elicit,
 	// CreateMessage and ListRoots, which have no key of their own.
 	auto int
-	// task is set when the request is the work of a task of the tasks
-	// extension: Request.Input waits for tasks/update (task_modern_input.go).
-	task *extRun
 }
 
 // requestMeta is the stateless era's request _meta, decoded.
@@ -317,7 +315,7 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 		in.rctx = relatedCtx{Context: ctx, w: related}
 		ctx = &in.rctx
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.WithValue(ctx, statelessKey{}, true))
 	in.cancel = cancel
 	if ss.inflight == nil {
 		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
@@ -368,6 +366,21 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 	}
 	resp.Result = s.stampResult(req.Method, resp.Result)
 	return resp, false, nil
+}
+
+// statelessKey marks, in a handler's context, a stateless-era request.
+type statelessKey struct{}
+
+// checkStatelessCall refuses a server-to-client request from the handler
+// of a stateless-era request: the era has none, on any transport; input
+// from the client arrives by multi round-trip requests (Request.Input)
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+func checkStatelessCall(ctx context.Context, method string) error {
+	if ctx.Value(statelessKey{}) != nil {
+		return fmt.Errorf("mcp: %s not sent: a stateless-era request sends no requests to the client; ask with Request.Input", method)
+	}
+	return nil
 }
 
 // servesModern reports whether method is served in the stateless era.

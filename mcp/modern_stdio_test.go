@@ -186,3 +186,32 @@ func TestEraModernRequestIgnoresInitializeCapabilities(t *testing.T) {
 // lcStateRE finds the requestState of an input_required result, which
 // is signed with a random key and carries a time.
 var lcStateRE = regexp.MustCompile(`"requestState":"[^"]*"`)
+
+// TestEraModernHandlerSendsNoRequests: the handler of a stateless-era
+// request cannot send a server-to-client request through the session's
+// own methods either, even on a connection whose session-era client
+// declared the capability: nothing goes on the wire, and the handler gets
+// an error.
+func TestEraModernHandlerSendsNoRequests(t *testing.T) {
+	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
+		s := lcNewServer(nil)
+		if err := s.AddTool(&Tool{Name: "direct"}, func(ctx context.Context, req *Request, _ json.RawMessage) (*CallToolResult, error) {
+			if err := req.Session.Ping(ctx); err == nil {
+				return nil, fmt.Errorf("ping was sent")
+			}
+			_, err := req.Session.Elicit(ctx, &ElicitParams{Message: "Name?", RequestedSchema: &ElicitSchema{}})
+			return nil, err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		c := connect(s)
+		c.run(`
+			-> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}
+			<- {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"lc-server","version":"1.0.0"}}}
+			-> {"jsonrpc":"2.0","method":"notifications/initialized"}
+			-> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":` + lcModernMeta(`{"elicitation":{}}`) + `,"name":"direct"}}
+			<- {"jsonrpc":"2.0","id":1,"result":{` + lcStampCall + `,"content":[{"type":"text","text":"mcp: elicitation/create not sent: a stateless-era request sends no requests to the client; ask with Request.Input"}],"isError":true}}
+		`)
+		c.finish()
+	})
+}

@@ -466,3 +466,21 @@ func TestModernListenSchema(t *testing.T) {
 		t.Errorf("more on the stream: %s", <-w.ch)
 	}
 }
+
+// TestModernHandlerSendsNoRequests: outside any session too, a handler
+// that calls the session's own methods sends nothing on the stream.
+func TestModernHandlerSendsNoRequests(t *testing.T) {
+	srv := mcp.NewServer(modInfo, nil)
+	if err := srv.AddTool(&mcp.Tool{Name: "direct"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+		_, err := req.Session.ListRoots(ctx, nil)
+		return nil, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := modCall(t, srv, "1", "tools/call", modParams(modAllCaps, `,"name":"direct"`))
+	want := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{` + modInfoMember +
+		`},"content":[{"type":"text","text":"mcp: roots/list not sent: a stateless-era request sends no requests to the client; ask with Request.Input"}],"isError":true}}`
+	if got != want {
+		t.Errorf("got\n\t%s\nwant\n\t%s", got, want)
+	}
+}

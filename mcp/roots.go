@@ -42,6 +42,9 @@ type ListRootsResult struct {
 // the session's read loop, so call ListRoots from a goroutine there.
 func (ss *ServerSession) ListRoots(ctx context.Context, params *ListRootsParams) (*ListRootsResult, error) {
 	const method = "roots/list"
+	if err := checkStatelessCall(ctx, method); err != nil { // modern.go
+		return nil, err
+	}
 	caps := ss.clientCapabilities()
 	if caps.Roots == nil {
 		return nil, &CapabilityError{Method: method, Capability: "roots"}

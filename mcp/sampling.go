@@ -316,6 +316,9 @@ type CreateMessageResult struct {
 // *jsonrpc.Error (ErrUserRejectedSampling when the user said no).
 func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	const method = "sampling/createMessage"
+	if err := checkStatelessCall(ctx, method); err != nil { // modern.go
+		return nil, err
+	}
 	if params == nil {
 		return nil, fmt.Errorf("%w: params with messages and maxTokens are required", ErrInvalidSamplingRequest)
 	}
