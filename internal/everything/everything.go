@@ -65,8 +65,11 @@ func NewServer(opts *Options) *mcp.Server {
 	addAskingTools(s) // asking.go
 	addTaskTools(s)   // tasks.go
 
-	addUtilityTools(s) // utilities.go
-	addPendingTools(s) // pending.go
+	addUtilityTools(s)                 // utilities.go
+	addPendingTools(s)                 // pending.go
+	for _, add := range fixtureHooks { // tasks_ext.go
+		add(s)
+	}
 
 	addMRTRFixtures(s)    // mrtr.go
 	addDiagnosticTools(s) // diagnostics.go
