@@ -86,6 +86,7 @@ async function connect({ capabilities = fullCapabilities, listChanged } = {}) {
       const res = await fetch(url, init);
       entry.status = res.status;
       entry.responseHeaders = res.headers;
+      if (res.status >= 400) entry.errorBody = await res.clone().text();
       return res;
     };
     transport = new StreamableHTTPClientTransport(new URL(target), { fetch: recordingFetch });
@@ -539,6 +540,20 @@ if (transportKind === 'http') {
       const post = main.posts.slice(from).find((p) => p.body?.method === 'tools/call');
       assert.equal(post.headers.get('mcp-param-region'), header);
       assert.equal(post.status, 200);
+    }
+  });
+
+  await check('HTTP: a call before tools/list gets -32020 for its missing Mcp-Param; the SDK re-lists and retries', async () => {
+    needTool('interop_region');
+    const fresh = await connect();
+    try {
+      const res = await fresh.client.callTool({ name: 'interop_region', arguments: { region: 'eu-west' } });
+      assert.equal(textOf(res), 'region=eu-west; header=eu-west');
+      const calls = fresh.posts.slice(1).map((p) => [p.body?.method, p.headers.get('mcp-param-region'), p.status]);
+      assert.deepEqual(calls, [['tools/call', null, 400], ['tools/list', null, 200], ['tools/call', 'eu-west', 200]]);
+      assert.equal(JSON.parse(fresh.posts[1].errorBody).error.code, -32020);
+    } finally {
+      await fresh.client.close();
     }
   });
 
