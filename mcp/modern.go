@@ -155,6 +155,9 @@ type modernState struct {
 	// auto numbers the input requests made through Request.Elicit,
 	// CreateMessage and ListRoots, which have no key of their own.
 	auto int
+	// task is set when the request is the work of a task of the tasks
+	// extension: Request.Input waits for tasks/update (task_modern_input.go).
+	task *extRun
 }
 
 // requestMeta is the stateless era's request _meta, decoded.
