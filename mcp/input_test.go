@@ -515,3 +515,51 @@ func TestInputEarlierAnswersStand(t *testing.T) {
 		t.Errorf("the handler saw %s", last)
 	}
 }
+
+// TestInputThroughClient: a Client whose handlers answer sampling and
+// elicitation and that serves roots completes the "ask" tool in one call:
+// the same handlers serve the session era's requests and (should the
+// Client speak the stateless era) its input_required rounds.
+func TestInputThroughClient(t *testing.T) {
+	srv := modServer(t, nil, nil)
+	var asked []string
+	client := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			asked = append(asked, "sampling")
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Paris"}}, Model: "test-model", StopReason: "endTurn"}, nil
+		},
+		ElicitationHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			asked = append(asked, "elicitation: "+p.Message)
+			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: json.RawMessage(`{"name":"Alice"}`)}, nil
+		},
+		Roots: []*mcp.Root{{URI: "file:///test/root", Name: "Test Root"}},
+	})
+	clientT, serverT := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), serverT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(context.Background(), clientT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	}()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 1 || res.IsError {
+		t.Fatalf("CallTool(ask) = %+v", res)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "name=Alice capital=Paris root=file:///test/root" {
+		t.Errorf("CallTool(ask) = %q", got)
+	}
+	// The handlers run on the session's read loop, in order; CallTool has
+	// returned, so they are done.
+	if want := []string{"sampling", "elicitation: What is your name?"}; strings.Join(asked, "|") != strings.Join(want, "|") {
+		t.Errorf("the client was asked %q, want %q", asked, want)
+	}
+}

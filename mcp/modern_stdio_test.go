@@ -215,3 +215,25 @@ func TestEraModernHandlerSendsNoRequests(t *testing.T) {
 		c.finish()
 	})
 }
+
+// TestEraModernCancelAndDuplicate: on a connection that never initialized,
+// notifications/cancelled stops a stateless-era request (no response), and
+// a second request with the id of one in flight is refused.
+func TestEraModernCancelAndDuplicate(t *testing.T) {
+	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
+		s := lcNewServer(nil)
+		b := lcAddBlocker(t, s, "slow")
+		c := connect(s)
+		call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":` + lcModernMeta(`{}`) + `,"name":"slow"}}`
+		c.send(call)
+		lcWait(t, b.started, "the slow tool to start")
+		c.run(`
+			-> ` + call + `
+			<- {"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: a request with id 1 is already in flight"}}
+			-> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+			-> {"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":` + lcModernMeta(`{}`) + `}}
+			<- {"jsonrpc":"2.0","id":2,"result":{` + lcStamp + `,"tools":[{"name":"slow","inputSchema":{"type":"object"}}]}}
+		`)
+		c.finish()
+	})
+}

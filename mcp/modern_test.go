@@ -242,7 +242,9 @@ func TestModernSchema(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, result, errorDef string
-		produce                func(t *testing.T, srv *mcp.Server) string
+		// errorObj is the definition the error member must satisfy.
+		errorObj string
+		produce  func(t *testing.T, srv *mcp.Server) string
 	}{
 		{name: "discover", result: "DiscoverResult", produce: func(t *testing.T, srv *mcp.Server) string {
 			return modCall(t, srv, "1", "server/discover", modParams(`{}`, ""))
@@ -309,11 +311,15 @@ func TestModernSchema(t *testing.T) {
 			}
 			return got
 		}},
-		{name: "invalid params", errorDef: "JSONRPCErrorResponse", produce: func(t *testing.T, srv *mcp.Server) string {
+		{name: "invalid params", errorDef: "JSONRPCErrorResponse", errorObj: "InvalidParamsError", produce: func(t *testing.T, srv *mcp.Server) string {
 			got, _, _ := modServe(t, srv, modFrame("1", "server/discover", `{}`))
 			return got
 		}},
-		{name: "method not found", errorDef: "JSONRPCErrorResponse", produce: func(t *testing.T, srv *mcp.Server) string {
+		{name: "resource not found", errorDef: "JSONRPCErrorResponse", errorObj: "InvalidParamsError", produce: func(t *testing.T, srv *mcp.Server) string {
+			got, _, _ := modServe(t, srv, modFrame("1", "resources/read", modParams(`{}`, `,"uri":"test://nope"`)))
+			return got
+		}},
+		{name: "method not found", errorDef: "JSONRPCErrorResponse", errorObj: "MethodNotFoundError", produce: func(t *testing.T, srv *mcp.Server) string {
 			got, _, _ := modServe(t, srv, modFrame("1", "ping", modParams(`{}`, "")))
 			return got
 		}},
@@ -326,6 +332,15 @@ func TestModernSchema(t *testing.T) {
 			modValidate(t, spec, "JSONRPCMessage", []byte(frame))
 			if tc.errorDef != "" {
 				modValidate(t, spec, tc.errorDef, []byte(frame))
+				if tc.errorObj != "" {
+					var e struct {
+						Error json.RawMessage `json:"error"`
+					}
+					if err := json.Unmarshal([]byte(frame), &e); err != nil || e.Error == nil {
+						t.Fatalf("no error in %s", frame)
+					}
+					modValidate(t, spec, tc.errorObj, e.Error)
+				}
 				return
 			}
 			modValidate(t, spec, "JSONRPCResultResponse", []byte(frame))
@@ -482,5 +497,64 @@ func TestModernHandlerSendsNoRequests(t *testing.T) {
 		`},"content":[{"type":"text","text":"mcp: roots/list not sent: a stateless-era request sends no requests to the client; ask with Request.Input"}],"isError":true}}`
 	if got != want {
 		t.Errorf("got\n\t%s\nwant\n\t%s", got, want)
+	}
+}
+
+// TestModernProgress: a stateless-era request's progress notifications go
+// on its own stream, before its result
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+func TestModernProgress(t *testing.T) {
+	srv := mcp.NewServer(modInfo, nil)
+	if err := srv.AddTool(&mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+		if err := req.ReportProgress(ctx, 1, 2, "half"); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	meta := `{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	got, refused, stream := modServe(t, srv, modFrame("1", "tools/call", `{"_meta":`+meta+`,"name":"slow"}`))
+	if got != modText("1", "done") || refused {
+		t.Errorf("got %s (refused %t)", got, refused)
+	}
+	want := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1,"total":2,"message":"half"}}`
+	if len(stream) != 1 || stream[0] != want {
+		t.Errorf("the stream carried\n\t%s\nwant\n\t%s", strings.Join(stream, "\n\t"), want)
+	}
+	modValidate(t, modSchema(t), "ProgressNotification", []byte(want))
+}
+
+// TestModernPagination: list pages in the stateless era carry the same
+// stamps, and the cursor of one page opens the next.
+func TestModernPagination(t *testing.T) {
+	srv := modServer(t, &mcp.ServerOptions{PageSize: 5, CacheHint: func(string) mcp.CacheHint {
+		return mcp.CacheHint{TTL: time.Minute, Scope: mcp.CachePublic}
+	}}, nil)
+	var names []string
+	cursor := ""
+	for page := 1; ; page++ {
+		rest := ""
+		if cursor != "" {
+			rest = `,"cursor":` + askQuote(cursor)
+		}
+		got := modCall(t, srv, "1", "tools/list", modParams(`{}`, rest))
+		if want := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":60000,"cacheScope":"public","_meta":{` + modInfoMember + `},"tools":[`; !strings.HasPrefix(got, want) {
+			t.Fatalf("page %d: %s", page, got)
+		}
+		var res mcp.ListToolsResult
+		if err := json.Unmarshal(modResult(t, got), &res); err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	if want := "ask echo log meta rounds sample user whoami"; strings.Join(names, " ") != want {
+		t.Errorf("tools %q, want %q", strings.Join(names, " "), want)
 	}
 }
