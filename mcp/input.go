@@ -59,8 +59,15 @@ func RootsInput() *InputRequest {
 }
 
 // params returns the request's params, for the input_required result.
+// A URL-mode elicitation goes without elicitationId: the stateless era
+// has none (the requestState tells the retry apart)
+// (https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation).
 func (q *InputRequest) params() any {
 	switch {
+	case q.elicit != nil && q.elicit.ElicitationID != "":
+		p := *q.elicit
+		p.ElicitationID = ""
+		return &p
 	case q.elicit != nil:
 		return q.elicit
 	case q.sample != nil:
@@ -82,7 +89,9 @@ func (q *InputRequest) MarshalJSON() ([]byte, error) {
 // check refuses, without asking, input the client did not declare it can
 // give: the server must not ask for it
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-func (q *InputRequest) check(caps *ClientCapabilities) error {
+//
+// In the stateless era a URL-mode elicitation needs no elicitationId.
+func (q *InputRequest) check(caps *ClientCapabilities, stateless bool) error {
 	switch q.Method {
 	case "elicitation/create":
 		if q.elicit == nil {
@@ -90,6 +99,11 @@ func (q *InputRequest) check(caps *ClientCapabilities) error {
 		}
 		if err := checkElicitationCapability(caps.Elicitation, q.elicit.Mode); err != nil {
 			return err
+		}
+		if stateless && q.elicit.IsURL() && q.elicit.ElicitationID == "" {
+			p := *q.elicit
+			p.ElicitationID = "stateless" // checked as the session era would
+			return p.validate()
 		}
 		return q.elicit.validate()
 	case "sampling/createMessage":
@@ -180,7 +194,7 @@ func (r *Request) Input(ctx context.Context, requests map[string]*InputRequest) 
 		caps = &ClientCapabilities{}
 	}
 	for _, k := range keys {
-		if err := requests[k].check(caps); err != nil {
+		if err := requests[k].check(caps, r.modern != nil); err != nil {
 			return nil, err
 		}
 	}

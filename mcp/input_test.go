@@ -563,3 +563,37 @@ func TestInputThroughClient(t *testing.T) {
 		t.Errorf("the client was asked %q, want %q", asked, want)
 	}
 }
+
+// TestInputURLElicitation: in the stateless era a URL-mode elicitation
+// needs no elicitationId and is sent without one (the era has none); the
+// client accepts and retries.
+func TestInputURLElicitation(t *testing.T) {
+	srv := mcp.NewServer(modInfo, nil)
+	if err := srv.AddTool(&mcp.Tool{Name: "login"}, func(ctx context.Context, req *mcp.Request, args json.RawMessage) (*mcp.CallToolResult, error) {
+		p := &mcp.ElicitParams{Mode: mcp.ElicitationModeURL, Message: "Sign in", URL: "https://example.com/login"}
+		if string(args) == `{"id":true}` {
+			p.ElicitationID = "e-1"
+		}
+		res, err := req.Elicit(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const caps = `{"elicitation":{"url":{}}}`
+	for _, args := range []string{`{}`, `{"id":true}`} {
+		got := modCall(t, srv, "1", "tools/call", modParams(caps, `,"name":"login","arguments":`+args))
+		state, masked := modState(t, got)
+		want := modInputRequired("1", `"elicitation/create#1":{"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/login"}}`)
+		if masked != want {
+			t.Errorf("arguments %s:\n\t%s\nwant\n\t%s", args, masked, want)
+		}
+		modValidate(t, modSchema(t), "InputRequiredResult", modResult(t, got))
+		got = modCall(t, srv, "2", "tools/call", modParams(caps, `,"name":"login","arguments":`+args+`,"inputResponses":{"elicitation/create#1":{"action":"accept"}},"requestState":"`+state+`"`))
+		if want := modText("2", "accept"); got != want {
+			t.Errorf("arguments %s, retry:\n\t%s\nwant\n\t%s", args, got, want)
+		}
+	}
+}
