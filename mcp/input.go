@@ -207,27 +207,33 @@ func (r *Request) Input(ctx context.Context, requests map[string]*InputRequest) 
 	st := r.modern
 	missing := false
 	for _, k := range keys {
-		if _, ok := st.answers[k]; !ok {
-			missing = true
-			if st.pendingReqs == nil {
-				st.pendingReqs = make(map[string]*InputRequest)
+		if raw, ok := st.answers[k]; ok {
+			// Checked at once, even while other answers are missing: a
+			// bad answer is not carried to the next round.
+			if err := checkInputResponse(requests[k], raw); err != nil {
+				return nil, fmt.Errorf("mcp: %w", errInvalidParams("inputResponses["+strconv.Quote(k)+"]: "+err.Error()))
 			}
-			if _, dup := st.pendingReqs[k]; !dup {
-				st.pending = append(st.pending, k)
+			if st.kept == nil {
+				st.kept = make(map[string]bool)
 			}
-			st.pendingReqs[k] = requests[k]
+			st.kept[k] = true
+			continue
 		}
+		missing = true
+		if st.pendingReqs == nil {
+			st.pendingReqs = make(map[string]*InputRequest)
+		}
+		if _, dup := st.pendingReqs[k]; !dup {
+			st.pending = append(st.pending, k)
+		}
+		st.pendingReqs[k] = requests[k]
 	}
 	if missing {
 		return nil, ErrInputRequired
 	}
 	out := make(InputResponses, len(keys))
 	for _, k := range keys {
-		raw := st.answers[k]
-		if err := checkInputResponse(requests[k], raw); err != nil {
-			return nil, fmt.Errorf("mcp: %w", errInvalidParams("inputResponses["+strconv.Quote(k)+"]: "+err.Error()))
-		}
-		out[k] = raw
+		out[k] = st.answers[k]
 	}
 	return out, nil
 }
@@ -317,7 +323,7 @@ func (r *Request) askOne(ctx context.Context, q *InputRequest) (json.RawMessage,
 
 // inputRequiredResponse is the input_required result for what the handler
 // asked and found unanswered, with a signed requestState carrying the
-// answers so far.
+// answers it asked for and got so far.
 func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *jsonrpc.Response {
 	var b []byte
 	b = append(b, `{"resultType":"input_required","inputRequests":{`...)
@@ -336,7 +342,16 @@ func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *j
 		b = append(b, qb...)
 	}
 	b = append(b, `},"requestState":`...)
-	state, err := s.signState(req, st.answers)
+	// The state carries the answers the handler used, not whatever else
+	// the client sent.
+	var carried map[string]json.RawMessage
+	for k := range st.kept {
+		if carried == nil {
+			carried = make(map[string]json.RawMessage, len(st.kept))
+		}
+		carried[k] = st.answers[k]
+	}
+	state, err := s.signState(req, carried)
 	if err != nil {
 		s.logger.Error("mcp: encoding requestState", "err", err)
 		return jsonrpc.NewErrorResponse(req.ID, errInternal())

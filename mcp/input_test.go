@@ -597,3 +597,38 @@ func TestInputURLElicitation(t *testing.T) {
 		}
 	}
 }
+
+// TestInputBadAnswerRefusedAtOnce: an answer of the wrong shape is refused
+// as soon as it arrives, even while other answers are still missing, so
+// that no requestState ever carries it.
+func TestInputBadAnswerRefusedAtOnce(t *testing.T) {
+	srv := modServer(t, nil, nil)
+	state, _ := modState(t, modCall(t, srv, "1", "tools/call", modParams(modAllCaps, `,"name":"ask"`)))
+	got := modCall(t, srv, "2", "tools/call", modParams(modAllCaps, `,"name":"ask","inputResponses":{"name":12345},"requestState":"`+state+`"`))
+	if want := modError("2", jsonrpc.CodeInvalidParams, "Invalid params", `"inputResponses[\"name\"]: must be an object"`); got != want {
+		t.Errorf("got\n\t%s\nwant\n\t%s", got, want)
+	}
+}
+
+// TestInputStateCarriesWhatWasAsked: the next requestState carries the
+// answers the handler asked for, not the other keys the client sent.
+func TestInputStateCarriesWhatWasAsked(t *testing.T) {
+	srv := modServer(t, nil, nil)
+	state1, _ := modState(t, modCall(t, srv, "1", "tools/call", modParams(modAllCaps, `,"name":"rounds"`)))
+	got := modCall(t, srv, "2", "tools/call", modParams(modAllCaps, `,"name":"rounds","inputResponses":{"a":`+modYes+`,"junk":{"big":"xxxxxxxx"}},"requestState":"`+state1+`"`))
+	state2, _ := modState(t, got)
+	payload, _, _ := strings.Cut(state2, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Answers map[string]json.RawMessage `json:"a"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Answers) != 1 || string(p.Answers["a"]) != modYes {
+		t.Errorf("the state carries %s, want only a", raw)
+	}
+}

@@ -152,6 +152,9 @@ type modernState struct {
 	// find answered, in the order asked.
 	pending     []string
 	pendingReqs map[string]*InputRequest
+	// kept are the keys of the answers the handler asked for and found:
+	// what the next requestState carries.
+	kept map[string]bool
 	// auto numbers the input requests made through Request.Elicit,
 	// CreateMessage and ListRoots, which have no key of their own.
 	auto int
