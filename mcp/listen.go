@@ -35,8 +35,10 @@ type listener struct {
 	filter SubscriptionFilter
 	// meta is `{"io.modelcontextprotocol/subscriptionId":<id>}`.
 	meta []byte
-	// end ends the stream: the listen request returns its graceful
-	// result (endListens).
+	// ctx is the listen request's: writes on the stream last no longer
+	// than the stream. end ends it: the listen request returns its
+	// graceful result (endListens).
+	ctx context.Context
 	end context.CancelFunc
 	// mu orders what is written on the stream: the acknowledgement
 	// first, then each notification whole.
@@ -95,12 +97,26 @@ func (l *listener) wants(method, subject string) bool {
 	return false
 }
 
-// send writes one notification tagged with the subscription id.
+// send writes one notification tagged with the subscription id. The write
+// lasts no longer than ctx nor than the stream: a stream whose client went
+// away or stopped reading does not hold up the server's other streams
+// once it has ended.
 func (l *listener) send(ctx context.Context, method string, params json.RawMessage) error {
 	raw := withSubscriptionMeta(params, l.meta)
+	wctx := l.ctx
+	if ctx.Done() != nil {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithCancel(l.ctx)
+		defer cancel()
+		stop := context.AfterFunc(ctx, cancel)
+		defer stop()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.ss.sendNotification(ctx, l.w, method, raw)
+	if err := wctx.Err(); err != nil {
+		return err
+	}
+	return l.ss.sendNotification(wctx, l.w, method, raw)
 }
 
 // withSubscriptionMeta returns the notification params object with the
@@ -212,7 +228,7 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	}
 	ctx, end := context.WithCancel(ctx)
 	defer end()
-	l := &listener{ss: r.Session, w: r.related, filter: honoured, end: end}
+	l := &listener{ss: r.Session, w: r.related, filter: honoured, ctx: ctx, end: end}
 	l.meta = append(append([]byte(`{"`+MetaSubscriptionID+`":`), id...), '}')
 
 	ack, err := json.Marshal(struct {

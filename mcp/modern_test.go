@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -557,4 +558,66 @@ func TestModernPagination(t *testing.T) {
 	if want := "ask echo log meta rounds sample user whoami"; strings.Join(names, " ") != want {
 		t.Errorf("tools %q, want %q", strings.Join(names, " "), want)
 	}
+}
+
+// modStuckWriter takes the first message and then blocks every write until
+// the write's context ends, as a stream whose client stopped reading does.
+type modStuckWriter struct {
+	mu      sync.Mutex
+	n       int
+	acked   chan struct{}
+	blocked chan struct{}
+}
+
+func (w *modStuckWriter) WriteMessage(ctx context.Context, _ jsonrpc.Message) error {
+	w.mu.Lock()
+	w.n++
+	n := w.n
+	w.mu.Unlock()
+	switch n {
+	case 1:
+		close(w.acked)
+		return nil
+	case 2:
+		close(w.blocked)
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestModernListenStuckStream: a notification being written to a listen
+// stream whose client stopped reading is abandoned when the stream ends,
+// so that the change that caused it (here AddTool) returns.
+func TestModernListenStuckStream(t *testing.T) {
+	srv := modServer(t, nil, nil)
+	msg, _, err := jsonrpc.Decode([]byte(modFrame("1", "subscriptions/listen", modParams(`{}`, `,"notifications":{"toolsListChanged":true}`))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &modStuckWriter{acked: make(chan struct{}), blocked: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	listened := make(chan struct{})
+	go func() {
+		srv.HandleModernRequest(ctx, msg.(*jsonrpc.Request), w, nil)
+		close(listened)
+	}()
+	wait := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(schemaWatchdog):
+			t.Fatalf("waiting for %s: nothing after %v", what, schemaWatchdog)
+		}
+	}
+	wait(w.acked, "the acknowledgement")
+	added := make(chan struct{})
+	go func() {
+		_ = srv.AddTool(&mcp.Tool{Name: "late"}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) { return nil, nil })
+		close(added)
+	}()
+	wait(w.blocked, "the notification's write")
+	cancel() // the client goes away
+	wait(added, "AddTool to return")
+	wait(listened, "listen to end")
 }
