@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/httpmeta"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -55,6 +56,22 @@ func (e *StatusError) Unwrap() error {
 // when the server offers one, resumes broken SSE streams with
 // Last-Event-ID (honouring the server's retry interval), turns a 404 on the
 // session into ErrSessionExpired, and DELETEs the session on Close.
+//
+// A request whose params._meta names the protocol version (what a
+// stateless-era mcp.ClientSession sends, 2026-07-28) is the stateless
+// era's instead
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http):
+// its own POST, without session, carrying MCP-Protocol-Version, Mcp-Method,
+// Mcp-Name and the Mcp-Param-{Name} headers of the tool arguments that
+// the tool's inputSchema marks with x-mcp-header (learnt from the
+// tools/list results the transport carries, from which it drops the tools
+// whose annotations are invalid; a -32020 on a tool call makes it list the
+// tools again and retry once). Its answer is JSON or an SSE stream that
+// lasts until the response (or, for subscriptions/listen, until the
+// subscription ends); there is no GET stream, no resumption and no DELETE,
+// and cancelling the request closes its stream instead of sending
+// notifications/cancelled. A stream that ends before its response fails
+// the request with a -32603 error saying it was lost.
 type ClientTransport struct {
 	// URL is the MCP endpoint, such as http://127.0.0.1:8080/mcp.
 	URL string
@@ -108,6 +125,11 @@ type clientConn struct {
 	protocolVersion string
 	initID          jsonrpc.ID
 	getStarted      bool
+	// modern are the stateless-era requests awaiting their answer, and
+	// tools the Mcp-Param headers of the tools the stateless era's
+	// tools/list results described (client_modern.go).
+	modern map[jsonrpc.ID]*modernRequest
+	tools  map[string][]httpmeta.Param
 
 	bg        context.Context
 	cancel    context.CancelFunc
@@ -180,6 +202,9 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 	isInitialized := false
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
+		if version, ok := mcp.ModernProtocolVersion(m.Params); ok {
+			return c.writeModern(ctx, m, version, frame) // client_modern.go
+		}
 		reqID = m.ID
 		if m.Method == "initialize" {
 			c.mu.Lock()
@@ -187,6 +212,11 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 			c.mu.Unlock()
 		}
 	case *jsonrpc.Notification:
+		if m.Method == "notifications/cancelled" && c.cancelModern(m.Params) {
+			// The stateless era cancels by closing the request's
+			// stream, which cancelModern did.
+			return nil
+		}
 		isInitialized = m.Method == "notifications/initialized"
 	}
 	body := bytes.Clone(frame)
@@ -453,6 +483,11 @@ type streamState struct {
 // and delivers each message event's data. It stops at the end of the
 // stream, or once the response to reqID (if valid) has been delivered.
 func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID) streamState {
+	return c.consumeWith(body, reqID, c.deliver)
+}
+
+// consumeWith is consume with each message handed to deliver.
+func (c *clientConn) consumeWith(body io.Reader, reqID jsonrpc.ID, deliver func([]byte) bool) streamState {
 	var st streamState
 	r := bufio.NewReaderSize(body, 32<<10)
 	var data bytes.Buffer
@@ -469,7 +504,7 @@ func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID) streamState {
 				}
 				if hasData && (event == "" || event == "message") && len(bytes.TrimSpace(data.Bytes())) > 0 {
 					frame := bytes.Clone(data.Bytes())
-					if !c.deliver(frame) {
+					if !deliver(frame) {
 						return st
 					}
 					if reqID.IsValid() && isResponseTo(frame, reqID) {
