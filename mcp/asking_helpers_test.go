@@ -106,7 +106,7 @@ func askQuote(s string) string {
 // handshake and returns the server end. The session ends with the test.
 func askPeer(t testing.TB, opts *mcp.ClientOptions) *schemaPeer {
 	t.Helper()
-	client := mcp.NewClient(clientTestInfo, opts)
+	client := mcp.NewClient(clientTestInfo, legacy(opts))
 	clientT, serverT := mcp.NewInMemoryTransports()
 	conn, err := serverT.Connect(context.Background())
 	if err != nil {

@@ -67,7 +67,7 @@ func lcClientPair(t *testing.T, opts *ServerOptions, copts *ClientOptions, metho
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(Implementation{Name: "c", Version: "1"}, copts)
+	c := NewClient(Implementation{Name: "c", Version: "1"}, legacyOpts(copts))
 	for name, h := range methods {
 		c.methods[name] = h
 	}
@@ -196,7 +196,7 @@ func TestCancellationLateResponseIsIgnored(t *testing.T) {
 	}
 	done := make(chan *ClientSession, 1)
 	go func() {
-		cs, err := NewClient(Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct)
+		cs, err := NewClient(Implementation{Name: "c", Version: "1"}, legacyOpts(nil)).Connect(context.Background(), ct)
 		if err != nil {
 			t.Error(err)
 		}

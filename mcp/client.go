@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -33,6 +34,10 @@ type Client struct {
 	// roots is the list the client serves with roots/list, and the
 	// sessions to tell when it changes (client_roots.go).
 	roots rootsState
+	// metaTail is the clientCapabilities and clientInfo members of every
+	// stateless-era request's _meta, encoded once (client_modern.go).
+	metaOnce sync.Once
+	metaTail []byte
 }
 
 // ClientOptions configures a Client. The zero value is a useful
@@ -44,6 +49,15 @@ type Client struct {
 // notification of a call is seen before the call returns. A callback must
 // therefore not block for long, and must not wait for a call on the same
 // session (start a goroutine to call ListTools after a list_changed).
+//
+// The request handlers (CreateMessageHandler, ElicitationHandler,
+// URLElicitationHandler, Roots) serve both eras. In the session era they
+// answer the server's requests. In the stateless era (2026-07-28) a server
+// sends no requests: it answers a call with an input_required result, and
+// the client answers each of its input requests through the same handlers
+// (and Middleware, where the input request's ID is its key) and retries
+// the call with the answers
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 type ClientOptions struct {
 	// Capabilities, if set, is declared in initialize instead of the
 	// capabilities inferred from the options. If nil, the client declares
@@ -148,6 +162,37 @@ type ClientOptions struct {
 	// to ClientSession.URLElicitationRequired, once per id. Other ids are
 	// ignored, as the spec requires.
 	ElicitationCompleteHandler func(ctx context.Context, cs *ClientSession, p *ElicitationCompleteParams)
+	// ProtocolEra chooses how Connect starts a session: by probing for the
+	// stateless era with server/discover and falling back to initialize
+	// (EraAuto, the zero value), with initialize only (EraLegacy), or in
+	// the stateless era only (EraModern). See ProtocolEra.
+	ProtocolEra ProtocolEra
+	// ProbeTimeout bounds how long EraAuto waits for the answer to its
+	// server/discover probe before it falls back to initialize, for legacy
+	// servers that never answer a request sent before initialize
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
+	// A late answer is still used if initialize then fails, so a slow
+	// starting modern server is not lost. If zero, 10 seconds; if
+	// negative, the probe waits as long as Connect's context allows.
+	ProbeTimeout time.Duration
+	// LogLevel is the log level every request of a stateless-era session
+	// carries in _meta["io.modelcontextprotocol/logLevel"], so that the
+	// server sends that request's log messages at LogLevel or more severe
+	// to LoggingMessageHandler
+	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+	// ClientSession.SetLogLevel and WithLogLevel override it. If empty, the
+	// requests carry no level and the server sends no log messages.
+	// Sessions of the session era ignore it: there the server's default
+	// applies until SetLogLevel sends logging/setLevel.
+	LogLevel LoggingLevel
+	// MaxInputRounds bounds the multi round-trip requests of the stateless
+	// era: how many input_required results one call answers (through the
+	// handlers below) before it gives up with ErrTooManyInputRounds
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+	// If zero, 8; if negative, an input_required result is an error at
+	// once.
+	MaxInputRounds int
+
 	// Roots, if not nil (an empty list counts), is the list the client
 	// serves with roots/list, and the client declares roots with
 	// listChanged
@@ -206,19 +251,36 @@ func (c *Client) capabilities() *ClientCapabilities {
 	return caps
 }
 
-// Connect opens t, starts the session's read loop and performs the
-// initialization phase
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization):
-// it sends initialize requesting LatestVersion with the client's info and
-// capabilities, checks the version the server answers and sends
-// notifications/initialized.
+// Connect opens t, starts the session's read loop and starts the session
+// in the era ClientOptions.ProtocolEra chooses (client_era.go):
 //
-// If the server answers a protocol version the client does not support,
-// Connect closes the connection and returns an error wrapping
-// ErrUnsupportedVersion, as the spec says a client SHOULD disconnect. Any
-// other failure also closes the connection.
+//   - EraAuto (the default) probes with server/discover. A server that
+//     answers with a version the client speaks is served in the stateless
+//     era (2026-07-28): no handshake, every request carries the client's
+//     version, capabilities and info in _meta. Any other answer, an error
+//     that is not one of the stateless era's (-32020, -32021, -32022), or
+//     no answer within ProbeTimeout, falls back to initialize
+//     (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
+//   - EraLegacy performs the initialization phase
+//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization):
+//     it sends initialize requesting LatestVersion with the client's info
+//     and capabilities, checks the version the server answers and sends
+//     notifications/initialized.
+//   - EraModern calls server/discover and fails unless the server speaks
+//     a stateless-era version the client speaks.
 //
-// ctx bounds the handshake only; the session lives until Close, or until
+// A -32022 UnsupportedProtocolVersion error names a server of the
+// stateless era: the client retries with a version both sides speak (a
+// session-era one goes through initialize), and fails with
+// ErrUnsupportedVersion if there is none; it never falls back blindly.
+// ProtocolVersion and Stateless report the outcome.
+//
+// If the server answers initialize with a protocol version the client
+// does not support, Connect closes the connection and returns an error
+// wrapping ErrUnsupportedVersion, as the spec says a client SHOULD
+// disconnect. Any other failure also closes the connection.
+//
+// ctx bounds the start only; the session lives until Close, or until
 // the server closes the connection.
 func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, error) {
 	conn, err := t.Connect(ctx)
@@ -228,27 +290,44 @@ func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, erro
 	cs := newClientSession(ctx, c, conn)
 	go cs.readLoop()
 
+	switch c.opts.ProtocolEra {
+	case EraLegacy:
+		err = cs.initialize(ctx, LatestVersion)
+	case EraModern:
+		err = cs.startModern(ctx)
+	default:
+		err = cs.startAuto(ctx)
+	}
+	if err != nil {
+		cs.Close()
+		return nil, err
+	}
+	return cs, nil
+}
+
+// initialize performs the session era's initialization phase, asking for
+// version
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
+func (cs *ClientSession) initialize(ctx context.Context, version string) error {
+	c := cs.client
 	var res InitializeResult
 	params := &InitializeParams{
-		ProtocolVersion: LatestVersion,
+		ProtocolVersion: version,
 		Capabilities:    c.capabilities(),
 		ClientInfo:      &c.impl,
 	}
 	if err := cs.Call(ctx, "initialize", params, &res); err != nil {
-		cs.Close()
-		return nil, fmt.Errorf("mcp: initialize: %w", err)
+		return fmt.Errorf("mcp: initialize: %w", err)
 	}
 	if !IsSupportedVersion(res.ProtocolVersion) {
-		cs.Close()
-		return nil, fmt.Errorf("%w: server answered %q, client supports %v", ErrUnsupportedVersion, res.ProtocolVersion, SupportedVersions)
+		return fmt.Errorf("%w: server answered %q, client supports %v", ErrUnsupportedVersion, res.ProtocolVersion, SupportedVersions)
 	}
 	cs.mu.Lock()
 	cs.initResult = &res
 	cs.mu.Unlock()
 	if err := cs.notify(ctx, "notifications/initialized", emptyObject); err != nil {
-		cs.Close()
-		return nil, fmt.Errorf("mcp: sending notifications/initialized: %w", err)
+		return fmt.Errorf("mcp: sending notifications/initialized: %w", err)
 	}
 	c.roots.track(cs) // client_roots.go
-	return cs, nil
+	return nil
 }

@@ -17,6 +17,19 @@ import (
 
 const clientInternalWatchdog = 30 * time.Second
 
+// legacyOpts returns copts (nil for the zero options) pinned to the
+// session era unless they name an era.
+func legacyOpts(copts *ClientOptions) *ClientOptions {
+	var o ClientOptions
+	if copts != nil {
+		o = *copts
+	}
+	if o.ProtocolEra == EraAuto {
+		o.ProtocolEra = EraLegacy
+	}
+	return &o
+}
+
 // connectWithMethods connects a client that also answers the given methods
 // to a featureless server, and returns both sessions, ready.
 func connectWithMethods(t *testing.T, methods map[string]clientMethodHandler) (*ClientSession, *ServerSession) {
@@ -28,7 +41,7 @@ func connectWithMethods(t *testing.T, methods map[string]clientMethodHandler) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(Implementation{Name: "c", Version: "1"}, nil)
+	c := NewClient(Implementation{Name: "c", Version: "1"}, &ClientOptions{ProtocolEra: EraLegacy})
 	for name, h := range methods {
 		c.methods[name] = h
 	}

@@ -7,6 +7,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // SetLogLevel asks the server to send only log messages at params.Level or
@@ -15,9 +16,25 @@ import (
 // The server must declare the logging capability; one that does not
 // answers -32601, returned as a *jsonrpc.Error, as is -32602 for a level
 // the server refuses.
+//
+// The stateless era removed logging/setLevel: each request carries its own
+// level in _meta, and a request without one gets no log messages
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+// There SetLogLevel sends nothing: it sets the level every later request of
+// the session carries, instead of ClientOptions.LogLevel (WithLogLevel
+// overrides it per call).
 func (cs *ClientSession) SetLogLevel(ctx context.Context, params *SetLevelParams) error {
 	if params == nil {
 		return errors.New("mcp: SetLogLevel: params with the level are required")
+	}
+	if cs.Stateless() {
+		if !params.Level.IsValid() {
+			return fmt.Errorf("mcp: SetLogLevel: %q is not a log level", params.Level)
+		}
+		cs.mu.Lock()
+		cs.level = params.Level
+		cs.mu.Unlock()
+		return nil
 	}
 	return cs.Call(ctx, "logging/setLevel", params, nil)
 }

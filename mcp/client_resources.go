@@ -5,8 +5,12 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // ListResources returns one page of the server's resources
@@ -64,7 +68,9 @@ func (cs *ClientSession) ResourceTemplates(ctx context.Context, params *ListReso
 // ReadResource reads a resource, or a URI a resource template matches
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
 // An unknown URI is a *jsonrpc.Error with code -32002
-// (jsonrpc.CodeResourceNotFound) and data {"uri": ...}.
+// (jsonrpc.CodeResourceNotFound) in the session era and -32602 in the
+// stateless era, with data {"uri": ...}; IsResourceNotFound recognises
+// both.
 func (cs *ClientSession) ReadResource(ctx context.Context, params *ReadResourceParams) (*ReadResourceResult, error) {
 	if params == nil || params.URI == "" {
 		return nil, errors.New("mcp: ReadResource: params with the resource's URI are required")
@@ -81,18 +87,64 @@ func (cs *ClientSession) ReadResource(ctx context.Context, params *ReadResourceP
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions);
 // ClientOptions.ResourceUpdatedHandler receives them. The server must
 // declare resources.subscribe.
+//
+// The stateless era removed resources/subscribe: on such a session
+// Subscribe returns ErrSessionEraOnly; use Listen with
+// SubscriptionFilter.ResourceSubscriptions.
 func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams) error {
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Subscribe: params with the resource's URI are required")
+	}
+	if cs.Stateless() {
+		return fmt.Errorf("mcp: Subscribe: %w: use Listen", ErrSessionEraOnly)
 	}
 	return cs.Call(ctx, "resources/subscribe", params, nil)
 }
 
 // Unsubscribe cancels a subscription made with Subscribe
 // (https://modelcontextprotocol.io/specification/2025-11-25/schema#unsubscriberequest).
+// On a stateless-era session it returns ErrSessionEraOnly.
 func (cs *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribeParams) error {
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Unsubscribe: params with the resource's URI are required")
 	}
+	if cs.Stateless() {
+		return fmt.Errorf("mcp: Unsubscribe: %w: close the Listen subscription", ErrSessionEraOnly)
+	}
 	return cs.Call(ctx, "resources/unsubscribe", params, nil)
+}
+
+// IsResourceNotFound reports whether err is a server's refusal to read a
+// resource it does not have, and returns the URI the error names (data.uri,
+// "" if none): -32002 in the session era
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling),
+// -32602 with data.uri in the stateless era
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling),
+// which also says clients SHOULD accept the old code.
+func IsResourceNotFound(err error) (uri string, ok bool) {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) {
+		return "", false
+	}
+	var data struct {
+		URI *string `json:"uri"`
+	}
+	if len(rpcErr.Data) > 0 {
+		_ = json.Unmarshal(rpcErr.Data, &data)
+	}
+	switch rpcErr.Code {
+	case jsonrpc.CodeResourceNotFound:
+	case jsonrpc.CodeInvalidParams:
+		// -32602 is also every other bad params: only one naming the
+		// URI is a missing resource.
+		if data.URI == nil {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	if data.URI != nil {
+		uri = *data.URI
+	}
+	return uri, true
 }

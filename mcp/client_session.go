@@ -36,14 +36,27 @@ type ClientSession struct {
 
 	calls outgoing
 
+	// era is set when the session speaks the stateless era
+	// (client_era.go); nil for a session started with initialize.
+	era atomic.Pointer[sessionEra]
+
 	mu         sync.Mutex
 	initResult *InitializeResult
+	// level is the log level a stateless-era session's requests carry
+	// (SetLogLevel, client_logging.go).
+	level LoggingLevel
+	// subs are the open subscriptions/listen streams, by request id
+	// (client_listen.go).
+	subs map[jsonrpc.ID]*Subscription
 	// inflight holds the server's requests being handled, so that
 	// notifications/cancelled can stop them.
 	inflight map[jsonrpc.ID]*inflightRequest
 	// handlers counts the goroutines answering server requests; only the
 	// read loop adds to it.
 	handlers sync.WaitGroup
+	// listens counts the goroutines of open subscriptions; Listen adds to
+	// it under mu, and not once the session is closing.
+	listens sync.WaitGroup
 	// progress lets progress notifications extend the timeouts of the
 	// calls waiting for them (client_timeout.go).
 	progress progressWatchers
@@ -85,16 +98,22 @@ func (cs *ClientSession) Client() *Client { return cs.client }
 
 // Close ends the session: it closes the connection (for a CommandTransport
 // this is the stdio shutdown sequence, see CommandTransport) and waits for
-// the read loop and the handlers of the server's requests to finish. Calls
-// still waiting fail with ErrSessionClosed. Close is idempotent; every call
-// returns the error of closing the connection.
+// the read loop, the handlers of the server's requests and the open
+// subscriptions to finish. Calls still waiting fail with ErrSessionClosed.
+// Close is idempotent; every call returns the error of closing the
+// connection.
 func (cs *ClientSession) Close() error {
 	cs.closeOnce.Do(func() {
+		// Under mu, so that no Listen starts a subscription once Close
+		// waits for them.
+		cs.mu.Lock()
 		cs.closing.Store(true)
+		cs.mu.Unlock()
 		cs.closeErr = cs.conn.Close()
 		cs.cancel()
 	})
 	<-cs.loopDone
+	cs.listens.Wait()
 	return cs.closeErr
 }
 
@@ -126,7 +145,12 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 	if err != nil {
 		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
 	}
-	res, err := cs.call(ctx, method, raw) // send.go
+	var res json.RawMessage
+	if cs.Stateless() {
+		res, err = cs.callModern(ctx, method, raw) // client_modern.go
+	} else {
+		res, err = cs.call(ctx, method, raw) // send.go
+	}
 	if err != nil {
 		return err
 	}
@@ -172,7 +196,13 @@ func (cs *ClientSession) notify(ctx context.Context, method string, params any) 
 
 // Ping checks that the server is alive
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping).
+// The stateless era removed ping; there Ping calls server/discover
+// instead, the cheapest request every server of that era serves
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
 func (cs *ClientSession) Ping(ctx context.Context) error {
+	if cs.Stateless() {
+		return cs.Call(ctx, "server/discover", nil, nil)
+	}
 	return cs.Call(ctx, "ping", nil, nil)
 }
 
@@ -399,16 +429,23 @@ func (cs *ClientSession) reply(ctx context.Context, resp *jsonrpc.Response) {
 // middleware.go).
 func (cs *ClientSession) deliverNotification(n *jsonrpc.Notification) {
 	opts := &cs.client.opts
+	if !cs.routeSubscription(n) { // client_listen.go
+		return
+	}
 	switch n.Method {
 	case "notifications/cancelled":
 		var p CancelledParams
 		if json.Unmarshal(n.Params, &p) == nil && p.RequestID.IsValid() {
 			cs.mu.Lock()
-			if in, ok := cs.inflight[p.RequestID]; ok {
+			in, ok := cs.inflight[p.RequestID]
+			if ok {
 				in.cancelled = true
 				in.cancel()
 			}
 			cs.mu.Unlock()
+			if !ok && cs.Stateless() {
+				cs.endSubscription(p.RequestID)
+			}
 		}
 	case "notifications/progress":
 		cs.progressNotification(n) // client_timeout.go

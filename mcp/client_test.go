@@ -47,7 +47,7 @@ func connectClient(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) *clien
 	if err != nil {
 		t.Fatalf("Server.Connect: %v", err)
 	}
-	cs, err := mcp.NewClient(clientTestInfo, copts).Connect(ctx, ct)
+	cs, err := mcp.NewClient(clientTestInfo, legacy(copts)).Connect(ctx, ct)
 	if err != nil {
 		t.Fatalf("Client.Connect: %v", err)
 	}
@@ -60,6 +60,20 @@ func connectClient(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) *clien
 		}
 	})
 	return &clientPair{cs: cs, ss: ss}
+}
+
+// legacy returns copts (nil for the zero options) pinned to the session
+// era unless they name an era: these tests are about sessions
+// (initialize, server-to-client requests).
+func legacy(copts *mcp.ClientOptions) *mcp.ClientOptions {
+	var o mcp.ClientOptions
+	if copts != nil {
+		o = *copts
+	}
+	if o.ProtocolEra == mcp.EraAuto {
+		o.ProtocolEra = mcp.EraLegacy
+	}
+	return &o
 }
 
 type addIn struct {
@@ -551,7 +565,7 @@ func TestClientRefusesUnsupportedVersion(t *testing.T) {
 		done <- o
 	}()
 
-	cs, err := mcp.NewClient(clientTestInfo, nil).Connect(context.Background(), ct)
+	cs, err := mcp.NewClient(clientTestInfo, legacy(nil)).Connect(context.Background(), ct)
 	if !errors.Is(err, mcp.ErrUnsupportedVersion) {
 		t.Fatalf("Connect = %v, %v; want an error wrapping ErrUnsupportedVersion", cs, err)
 	}
@@ -575,7 +589,7 @@ func TestClientConnectFailsOnInitializeError(t *testing.T) {
 			fake.write(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request","data":"no"}}`)
 		}
 	}()
-	_, err := mcp.NewClient(clientTestInfo, nil).Connect(context.Background(), ct)
+	_, err := mcp.NewClient(clientTestInfo, legacy(nil)).Connect(context.Background(), ct)
 	wantRPCError(t, err, jsonrpc.CodeInvalidRequest, "Invalid Request", `"no"`)
 	if _, err := fake.read(); err == nil {
 		t.Error("connection still open after a failed initialize")
@@ -602,7 +616,7 @@ func TestClientAcceptsOlderSupportedVersion(t *testing.T) {
 			}
 		}
 	}()
-	cs, err := mcp.NewClient(clientTestInfo, nil).Connect(context.Background(), ct)
+	cs, err := mcp.NewClient(clientTestInfo, legacy(nil)).Connect(context.Background(), ct)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -650,7 +664,7 @@ func TestClientSurvivesGarbageFromServer(t *testing.T) {
 			}
 		}
 	}()
-	cs, err := mcp.NewClient(clientTestInfo, nil).Connect(context.Background(), ct)
+	cs, err := mcp.NewClient(clientTestInfo, legacy(nil)).Connect(context.Background(), ct)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -52,6 +52,11 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *OutgoingMessage) (jso
 		timeout = d
 	}
 	max := cs.client.opts.MaxRequestTimeout
+	if ctx.Value(untimedKey{}) != nil {
+		// A subscriptions/listen stream lasts as long as its caller
+		// wants (client_listen.go).
+		timeout, max = 0, 0
+	}
 	var start, deadline, hard time.Time
 	wctx := ctx
 	if timeout > 0 || max > 0 {
@@ -148,11 +153,17 @@ func (cs *ClientSession) answer(m *OutgoingMessage, resp *jsonrpc.Response, ok b
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements).
 func (cs *ClientSession) cancelRequest(ctx context.Context, m *OutgoingMessage, reason string) {
 	cs.calls.forget(m.ID)
-	if m.Method == "initialize" {
+	if m.Method == "initialize" || ctx.Value(probeKey{}) != nil {
+		// Nor is the era probe's server/discover cancelled: a
+		// session-era server would get it before initialize
+		// (client_era.go).
 		return
 	}
 	_ = cs.notify(context.WithoutCancel(ctx), "notifications/cancelled", &CancelledParams{RequestID: m.ID, Reason: reason})
 }
+
+// untimedKey marks a context whose request no timeout applies to.
+type untimedKey struct{}
 
 // progressTokenOf returns the _meta.progressToken of a request's params.
 func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {

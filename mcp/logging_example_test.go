@@ -39,6 +39,10 @@ func ExampleNewLoggingHandler() {
 		log.Fatal(err)
 	}
 	client := mcp.NewClient(mcp.Implementation{Name: "client", Version: "1.0.0"}, &mcp.ClientOptions{
+		// A session: the server sends info and up until the client
+		// sets a level. (In the stateless era a request without a
+		// level gets no messages.)
+		ProtocolEra: mcp.EraLegacy,
 		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, m *mcp.LoggingMessageParams) {
 			var data struct {
 				Msg  string `json:"msg"`

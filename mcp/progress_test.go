@@ -240,7 +240,7 @@ func TestProgressBothWaysOverAClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(Implementation{Name: "c", Version: "1"}, nil)
+	c := NewClient(Implementation{Name: "c", Version: "1"}, legacyOpts(nil))
 	c.methods["test/long"] = func(ctx context.Context, cs *ClientSession, params json.RawMessage) (any, error) {
 		var p struct {
 			Meta RequestMeta `json:"_meta"`

@@ -247,7 +247,7 @@ func taskSchemaClientConnect(t testing.TB) *schemaPeer {
 	}
 	done := make(chan connected, 1)
 	go func() {
-		cs, err := mcp.NewClient(mcp.Implementation{Name: "schema-client", Version: "0.9.0"}, nil).Connect(context.Background(), clientT)
+		cs, err := mcp.NewClient(mcp.Implementation{Name: "schema-client", Version: "0.9.0"}, legacy(nil)).Connect(context.Background(), clientT)
 		done <- connected{cs, err}
 	}()
 	p := &schemaPeer{t: t, conn: conn}

@@ -119,7 +119,7 @@ func taskConnect(t *testing.T, srv *mcp.Server, copts *mcp.ClientOptions) (*mcp.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "task-client", Version: "1.0.0"}, copts).Connect(ctx, ct)
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "task-client", Version: "1.0.0"}, legacy(copts)).Connect(ctx, ct)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func connectChild(t *testing.T, tr *mcp.CommandTransport) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), clientWatchdog)
 	defer cancel()
-	cs, err := mcp.NewClient(clientTestInfo, nil).Connect(ctx, tr)
+	cs, err := mcp.NewClient(clientTestInfo, legacy(nil)).Connect(ctx, tr)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -53,9 +53,22 @@ func clientTestServer(t *testing.T, opts *Options) (*mcp.Server, *Handler, *http
 	return s, h, ts
 }
 
+// sessionEra returns opts (nil for the zero options) pinned to the session
+// era unless they name an era: the tests that use it are about sessions.
+func sessionEra(opts *mcp.ClientOptions) *mcp.ClientOptions {
+	var o mcp.ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.ProtocolEra == mcp.EraAuto {
+		o.ProtocolEra = mcp.EraLegacy
+	}
+	return &o
+}
+
 func connectHTTP(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(mcp.Implementation{Name: "test-client", Version: "1"}, opts)
+	c := mcp.NewClient(mcp.Implementation{Name: "test-client", Version: "1"}, sessionEra(opts))
 	cs, err := c.Connect(context.Background(), &ClientTransport{URL: url})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -193,7 +206,7 @@ func TestClientTransportRefusedInitialize(t *testing.T) {
 	_, _, ts := clientTestServer(t, &Options{MaxSessions: 1})
 	cs := connectHTTP(t, ts.URL, nil)
 	defer cs.Close()
-	c := mcp.NewClient(mcp.Implementation{Name: "second", Version: "1"}, nil)
+	c := mcp.NewClient(mcp.Implementation{Name: "second", Version: "1"}, sessionEra(nil))
 	_, err := c.Connect(context.Background(), &ClientTransport{URL: ts.URL})
 	var se *StatusError
 	if !errors.As(err, &se) || se.StatusCode != http.StatusServiceUnavailable {

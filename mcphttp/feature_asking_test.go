@@ -48,7 +48,7 @@ func askHTTPServe(t *testing.T, s *mcp.Server, opts *mcphttp.Options, copts *mcp
 		ts.Close()
 		h.Close()
 	})
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "asking-client", Version: "1"}, copts).
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "asking-client", Version: "1"}, legacyEra(copts)).
 		Connect(context.Background(), &mcphttp.ClientTransport{URL: ts.URL})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -201,7 +201,8 @@ func TestRootsOverHTTP(t *testing.T) {
 		return res.Roots[0].URI + " " + res.Roots[0].Name, nil
 	})
 	client := mcp.NewClient(mcp.Implementation{Name: "roots-client", Version: "1"}, &mcp.ClientOptions{
-		Roots: []*mcp.Root{{URI: "file:///project", Name: "Project"}},
+		ProtocolEra: mcp.EraLegacy,
+		Roots:       []*mcp.Root{{URI: "file:///project", Name: "Project"}},
 	})
 	h := mcphttp.NewHandler(s, nil)
 	// Outside a request the server can reach the client only on the GET

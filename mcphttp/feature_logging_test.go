@@ -29,7 +29,7 @@ func featureServe(t *testing.T, s *mcp.Server, opts *mcphttp.Options, copts *mcp
 		ts.Close()
 		h.Close()
 	})
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "feature-client", Version: "1"}, copts).
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "feature-client", Version: "1"}, legacyEra(copts)).
 		Connect(context.Background(), &mcphttp.ClientTransport{URL: ts.URL})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)

@@ -118,7 +118,7 @@ func rpServe(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) *mcp.ClientS
 	h := mcphttp.NewHandler(s, nil)
 	watch := &rpGetStarted{Handler: h, started: make(chan struct{}, 4)}
 	ts := httptest.NewServer(watch)
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "http-client", Version: "1"}, copts).
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "http-client", Version: "1"}, legacyEra(copts)).
 		Connect(context.Background(), &mcphttp.ClientTransport{URL: ts.URL})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)

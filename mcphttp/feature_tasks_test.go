@@ -81,7 +81,7 @@ func tasksClient(t *testing.T, url string, tr *mcphttp.ClientTransport, opts *mc
 		tr = &mcphttp.ClientTransport{}
 	}
 	tr.URL = url
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "http-tasks-client", Version: "1"}, opts).Connect(context.Background(), tr)
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "http-tasks-client", Version: "1"}, legacyEra(opts)).Connect(context.Background(), tr)
 	if err != nil {
 		t.Fatal(err)
 	}

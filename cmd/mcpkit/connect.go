@@ -59,6 +59,10 @@ func (f *clientFlags) connect(ctx context.Context, e *env, command []string) (*m
 		return nil, err
 	}
 	client := mcp.NewClient(mcp.Implementation{Name: "mcpkit", Version: version}, &mcp.ClientOptions{
+		// A session, as before the stateless era existed: its --json
+		// output would carry resultType and _meta. (A flag to choose
+		// the era is still to come.)
+		ProtocolEra: mcp.EraLegacy,
 		// The server's log messages are for the person at the terminal.
 		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
 			fmt.Fprintf(e.stderr, "server log [%s] %s\n", p.Level, p.Data)

@@ -88,6 +88,11 @@ func connect(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.Cli
 		opts = &mcp.ClientOptions{}
 	}
 	opts.Logger = logger
+	if opts.ProtocolEra == mcp.EraAuto && os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") != mcp.Version20260728 {
+		// The mocks of the session-era scenarios answer server/discover
+		// too: speak the era the scenario is about.
+		opts.ProtocolEra = mcp.EraLegacy
+	}
 	rt := &getWatcher{next: http.DefaultTransport, answered: make(chan struct{})}
 	c := mcp.NewClient(mcp.Implementation{Name: "mcpkit-conformance-client", Version: "0.1.0"}, opts)
 	cs, err := c.Connect(ctx, &mcphttp.ClientTransport{URL: url, Logger: logger, HTTPClient: &http.Client{Transport: rt}})

@@ -61,6 +61,9 @@ func main() {
 		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
 			fmt.Printf("log %s %s: %s\n", p.Level, p.Logger, p.Data)
 		},
+		// The stateless era (2026-07-28) sends a request's log messages
+		// only when the request asks for a level.
+		LogLevel: mcp.LevelInfo,
 	})
 	ctx := context.Background()
 	session, err := client.Connect(ctx, transport)

@@ -19,7 +19,7 @@ func askConnect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct)
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, legacyEra(opts)).Connect(ctx, ct)
 	if err != nil {
 		t.Fatal(err)
 	}

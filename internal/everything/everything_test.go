@@ -26,7 +26,7 @@ func connect(t *testing.T) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct)
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, legacyEra(nil)).Connect(ctx, ct)
 	if err != nil {
 		t.Fatal(err)
 	}

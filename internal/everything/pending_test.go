@@ -39,7 +39,7 @@ func TestReconnectionOverHTTP(t *testing.T) {
 		ts.Close()
 		h.Close()
 	}()
-	c := mcp.NewClient(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	c := mcp.NewClient(mcp.Implementation{Name: "t", Version: "1"}, legacyEra(nil))
 	cs, err := c.Connect(context.Background(), &mcphttp.ClientTransport{URL: ts.URL, NoStandaloneStream: true})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,308 @@
+package mcp
+
+// This file is the client side of subscriptions/listen, the stateless era's
+// stream of change notifications
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// ErrListenEnded is a Subscription's Err when the server ended it
+// gracefully, with a result for the subscriptions/listen request (or, as
+// some servers do on stdio, notifications/cancelled naming it): for
+// example on shutdown. The client may listen again
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure).
+var ErrListenEnded = errors.New("mcp: the server ended the subscription")
+
+// A Subscription is one open subscriptions/listen stream of a stateless-era
+// session
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+// The notifications it carries go to the Client's callbacks
+// (ToolListChangedHandler, PromptListChangedHandler,
+// ResourceListChangedHandler, ResourceUpdatedHandler, NotificationHandler)
+// like any other. It ends when the context given to Listen ends, on Close,
+// when the server ends it, or when the session ends.
+type Subscription struct {
+	cs        *ClientSession
+	id        jsonrpc.ID
+	requested SubscriptionFilter
+	ack       SubscriptionFilter
+	acked     chan SubscriptionFilter
+	cancel    context.CancelFunc
+	done      chan struct{}
+	err       error
+}
+
+// Listen opens a subscriptions/listen stream asking for the notifications
+// filter opts in to, and returns once the server has acknowledged it
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment).
+// The acknowledgement lists what the server will send (Acknowledged); a
+// kind it left out (one it does not support) will not arrive. Every
+// notification on the stream is checked to carry the subscription's id and
+// then goes to the Client's callbacks; a notification naming a
+// subscription that is no longer open is dropped.
+//
+// The subscription lasts until ctx ends or Close is called: the client then
+// closes the stream (Streamable HTTP) or sends notifications/cancelled
+// (stdio). No request timeout applies to it; ClientOptions.RequestTimeout
+// (or WithRequestTimeout) bounds the wait for the acknowledgement.
+//
+// On a session-era session Listen returns ErrStatelessEraOnly: there the
+// server sends list_changed notifications unasked, and Subscribe asks for a
+// resource's updates.
+func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter) (*Subscription, error) {
+	era := cs.era.Load()
+	if era == nil {
+		return nil, fmt.Errorf("mcp: Listen: %w", ErrStatelessEraOnly)
+	}
+	if filter == nil {
+		filter = &SubscriptionFilter{}
+	}
+	body, err := json.Marshal(&SubscriptionsListenParams{Notifications: filter})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: Listen: encoding the filter: %w", err)
+	}
+	params, err := modernParams(body, era.meta, "", nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: Listen: %w", err)
+	}
+	id, ch, err := cs.calls.start()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: subscriptions/listen: %w", cs.endedErr())
+	}
+	lctx, cancel := context.WithCancel(context.WithValue(ctx, untimedKey{}, true))
+	s := &Subscription{
+		cs:        cs,
+		id:        id,
+		requested: *filter,
+		acked:     make(chan SubscriptionFilter, 1),
+		cancel:    cancel,
+		done:      make(chan struct{}),
+	}
+	cs.mu.Lock()
+	if cs.closing.Load() {
+		cs.mu.Unlock()
+		cancel()
+		cs.calls.forget(id)
+		return nil, fmt.Errorf("mcp: subscriptions/listen: %w", ErrSessionClosed)
+	}
+	if cs.subs == nil {
+		cs.subs = make(map[jsonrpc.ID]*Subscription)
+	}
+	cs.subs[id] = s
+	cs.listens.Add(1)
+	cs.mu.Unlock()
+
+	m := &OutgoingMessage{Method: "subscriptions/listen", ID: id, Params: params, ClientSession: cs, resp: ch}
+	go s.run(lctx, m)
+
+	var expired <-chan time.Time
+	timeout := cs.client.opts.RequestTimeout
+	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
+		timeout = d
+	}
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case f := <-s.acked:
+		s.ack = f
+		return s, nil
+	case <-s.done:
+		if s.err == nil || errors.Is(s.err, ErrListenEnded) {
+			return nil, errors.New("mcp: subscriptions/listen: the server ended the stream before acknowledging it")
+		}
+		return nil, s.err
+	case <-ctx.Done():
+		s.Close()
+		return nil, ctx.Err()
+	case <-expired:
+		s.Close()
+		return nil, fmt.Errorf("%w: subscriptions/listen was not acknowledged after %v: %w", ErrRequestTimeout, timeout, context.DeadlineExceeded)
+	}
+}
+
+// run sends the listen request and waits for its end: the result of a
+// graceful close, an error, or the end of ctx (the request is then
+// cancelled: notifications/cancelled, which Streamable HTTP turns into
+// closing the stream).
+func (s *Subscription) run(ctx context.Context, m *OutgoingMessage) {
+	cs := s.cs
+	defer cs.listens.Done()
+	defer close(s.done)
+	var err error
+	if h := cs.client.send; h != nil {
+		_, err = h(ctx, m)
+	} else {
+		_, err = sendFromClient(ctx, m)
+	}
+	cs.calls.forget(s.id)
+	cs.mu.Lock()
+	delete(cs.subs, s.id)
+	cs.mu.Unlock()
+	switch {
+	case err == nil:
+		err = ErrListenEnded
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		err = nil // ended by the client
+	}
+	s.err = err
+	s.cancel()
+}
+
+// ID returns the subscription's id: the JSON-RPC id of its
+// subscriptions/listen request, which every notification on the stream
+// carries in _meta["io.modelcontextprotocol/subscriptionId"].
+func (s *Subscription) ID() jsonrpc.ID { return s.id }
+
+// Requested returns the filter the subscription asked for.
+func (s *Subscription) Requested() SubscriptionFilter { return s.requested }
+
+// Acknowledged returns the filter the server acknowledged: the part of the
+// request it will honour
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment).
+func (s *Subscription) Acknowledged() SubscriptionFilter { return s.ack }
+
+// Done is closed when the subscription has ended.
+func (s *Subscription) Done() <-chan struct{} { return s.done }
+
+// Err returns, once Done is closed, why the subscription ended: nil when
+// the client ended it (its context or Close), ErrListenEnded when the
+// server ended it gracefully, otherwise the error that broke it (the
+// session closing, a dropped stream). Before that it returns nil.
+func (s *Subscription) Err() error {
+	select {
+	case <-s.done:
+		return s.err
+	default:
+		return nil
+	}
+}
+
+// Close ends the subscription, if it is still open, and waits until it has
+// ended. It returns nil.
+func (s *Subscription) Close() error {
+	s.cancel()
+	<-s.done
+	return nil
+}
+
+// acknowledge records the server's acknowledgement; only the first
+// counts.
+func (s *Subscription) acknowledge(cs *ClientSession, params json.RawMessage) {
+	var p struct {
+		Notifications SubscriptionFilter `json:"notifications"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		cs.client.logger.Warn("mcp: client: undecodable subscription acknowledgement", "err", err)
+	}
+	if extra := beyond(&p.Notifications, &s.requested); extra != "" {
+		cs.client.logger.Warn("mcp: client: the server acknowledged notifications the subscription did not ask for", "subscription", s.id.String(), "kinds", extra)
+	}
+	select {
+	case s.acked <- p.Notifications:
+	default:
+	}
+}
+
+// beyond names what ack holds that req did not ask for, "" if nothing.
+func beyond(ack, req *SubscriptionFilter) string {
+	var out []string
+	if ack.ToolsListChanged && !req.ToolsListChanged {
+		out = append(out, "toolsListChanged")
+	}
+	if ack.PromptsListChanged && !req.PromptsListChanged {
+		out = append(out, "promptsListChanged")
+	}
+	if ack.ResourcesListChanged && !req.ResourcesListChanged {
+		out = append(out, "resourcesListChanged")
+	}
+	for _, u := range ack.ResourceSubscriptions {
+		if !slices.Contains(req.ResourceSubscriptions, u) {
+			out = append(out, "resourceSubscriptions "+u)
+		}
+	}
+	for _, t := range ack.TaskIDs {
+		if !slices.Contains(req.TaskIDs, t) {
+			out = append(out, "taskIds "+t)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+var subscriptionIDKey = []byte(`"` + MetaSubscriptionID + `"`)
+
+// subscriptionIDOf returns the _meta["io.modelcontextprotocol/subscriptionId"]
+// a notification's params carry, if any.
+func subscriptionIDOf(params json.RawMessage) (jsonrpc.ID, bool) {
+	if !bytes.Contains(params, subscriptionIDKey) {
+		return jsonrpc.ID{}, false
+	}
+	meta := metaMember(bytes.TrimSpace(params))
+	if meta == nil {
+		return jsonrpc.ID{}, false
+	}
+	var raw []byte
+	jsonscan.Members(meta, func(key, value []byte) bool {
+		if jsonscan.KeyEquals(key, MetaSubscriptionID) {
+			raw = value
+			return false
+		}
+		return true
+	})
+	var id jsonrpc.ID
+	if raw == nil || id.UnmarshalJSON(raw) != nil {
+		return jsonrpc.ID{}, false
+	}
+	return id, true
+}
+
+// routeSubscription handles what a notification means to the session's
+// subscriptions, and reports whether the notification should still go to
+// the callbacks: one tagged with the id of no open subscription is dropped
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#receiving-notifications).
+func (cs *ClientSession) routeSubscription(n *jsonrpc.Notification) bool {
+	id, ok := subscriptionIDOf(n.Params)
+	if !ok {
+		return true
+	}
+	cs.mu.Lock()
+	s := cs.subs[id]
+	cs.mu.Unlock()
+	if s == nil {
+		cs.client.logger.Debug("mcp: client: notification for no open subscription dropped", "method", n.Method, "subscription", id.String())
+		return false
+	}
+	if n.Method == "notifications/subscriptions/acknowledged" {
+		s.acknowledge(cs, n.Params)
+	}
+	return true
+}
+
+// endSubscription ends the open subscription id, which the server named in
+// notifications/cancelled, as a graceful close; it reports whether id
+// named one. The spec's cancellation page has servers on stdio tell the
+// client so (spec issue #3348), its subscriptions page a result: both are
+// accepted.
+func (cs *ClientSession) endSubscription(id jsonrpc.ID) bool {
+	cs.mu.Lock()
+	_, ok := cs.subs[id]
+	cs.mu.Unlock()
+	if ok {
+		cs.calls.deliver(&jsonrpc.Response{ID: id, Result: emptyObject})
+	}
+	return ok
+}
