@@ -18,11 +18,26 @@ import (
 type clientFlags struct {
 	json bool
 	url  string
+	era  string
 }
 
 func (f *clientFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print the server's JSON result instead of a human-readable summary")
 	fs.StringVar(&f.url, "url", "", "talk to the Streamable HTTP server at `URL` (such as http://127.0.0.1:8080/mcp)")
+	fs.StringVar(&f.era, "era", "auto", "the protocol era: auto (probe with server/discover, fall back to initialize), legacy (initialize, 2025-11-25 and older) or modern (2026-07-28, no handshake)")
+}
+
+// protocolEra parses --era.
+func (f *clientFlags) protocolEra() (mcp.ProtocolEra, error) {
+	switch f.era {
+	case "auto", "":
+		return mcp.EraAuto, nil
+	case "legacy":
+		return mcp.EraLegacy, nil
+	case "modern":
+		return mcp.EraModern, nil
+	}
+	return 0, usagef("--era %q: want auto, legacy or modern", f.era)
 }
 
 // transport returns the transport to the server: Streamable HTTP with
@@ -54,15 +69,19 @@ func (f *clientFlags) describe(command []string) string {
 // connect starts a client session with the server the flags and command
 // name. The caller closes it with closeSession.
 func (f *clientFlags) connect(ctx context.Context, e *env, command []string) (*mcp.ClientSession, error) {
+	era, err := f.protocolEra()
+	if err != nil {
+		return nil, err
+	}
 	t, err := f.transport(e, command)
 	if err != nil {
 		return nil, err
 	}
 	client := mcp.NewClient(mcp.Implementation{Name: "mcpkit", Version: version}, &mcp.ClientOptions{
-		// A session, as before the stateless era existed: its --json
-		// output would carry resultType and _meta. (A flag to choose
-		// the era is still to come.)
-		ProtocolEra: mcp.EraLegacy,
+		ProtocolEra: era,
+		// Stateless-era servers send log messages only to requests
+		// that ask for them.
+		LogLevel: mcp.LevelInfo,
 		// The server's log messages are for the person at the terminal.
 		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
 			fmt.Fprintf(e.stderr, "server log [%s] %s\n", p.Level, p.Data)

@@ -97,11 +97,18 @@ func TestToolsCallIsError(t *testing.T) {
 }
 
 func TestToolsCallJSON(t *testing.T) {
-	code, out, errOut := client(t, "tools", "call", "echo", "--json", "--args", `{"text":"hi"}`)
+	code, out, errOut := client(t, "tools", "call", "echo", "--json", "--era", "legacy", "--args", `{"text":"hi"}`)
 	if want := `{"content":[{"type":"text","text":"hi"}]}` + "\n"; code != 0 || out != want || errOut != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0, %q, \"\"", code, out, errOut, want)
 	}
-	code, out, errOut = client(t, "tools", "call", "test_error_handling", "--json")
+	// The default era is auto, which finds that the reference server
+	// speaks 2026-07-28: the result as sent carries resultType and the
+	// server's identity.
+	code, out, errOut = client(t, "tools", "call", "echo", "--json", "--args", `{"text":"hi"}`)
+	if want := `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcpkit-everything","title":"mcpkit reference server","version":"0.1.0","description":"Every feature of mcpkit and every fixture of the MCP conformance suite."}},"content":[{"type":"text","text":"hi"}]}` + "\n"; code != 0 || out != want || errOut != "" {
+		t.Errorf("auto era: exit %d, stdout %q, stderr %q; want 0, %q, \"\"", code, out, errOut, want)
+	}
+	code, out, errOut = client(t, "tools", "call", "test_error_handling", "--json", "--era", "legacy")
 	wantOut := `{"content":[{"type":"text","text":"This tool intentionally returns an error for testing"}],"isError":true}` + "\n"
 	if code != 1 || out != wantOut || errOut != "mcpkit: tool test_error_handling reported an error\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
@@ -122,23 +129,43 @@ func TestToolsList(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	want := []string{
-		"countdown                          Counts down one second at a time, reporting progress, then answers. It may run as a task (execution.taskSupport optional): its status message says how many seconds are left.",
-		"echo                               Returns the text it is given, unchanged.",
-		"json_schema_2020_12_tool           Has an input schema that uses JSON Schema 2020-12 keywords ($schema, $defs, $ref) (conformance fixture).",
-		"list_roots                         Returns the roots the client shares with the server (roots/list).",
-		"test_audio_content                 Returns a WAV audio content (conformance fixture).",
-		"test_elicitation                   Asks the user for a username and an email address (elicitation/create; conformance fixture).",
-		"test_elicitation_sep1034_defaults  Asks for a form whose fields all have defaults (SEP-1034; conformance fixture).",
-		"test_elicitation_sep1330_enums     Asks for a form with every kind of enum: single and multi select, titled and untitled, legacy enumNames (SEP-1330; conformance fixture).",
-		"test_embedded_resource             Returns an embedded text resource (conformance fixture).",
-		"test_error_handling                Always reports a tool error with isError (conformance fixture).",
-		"test_image_content                 Returns a PNG image content (conformance fixture).",
-		"test_multiple_content_types        Returns text, image and resource contents together (conformance fixture).",
-		"test_reconnection                  Closes its response stream before answering, so the answer must be fetched by resuming the stream (conformance fixture).",
-		"test_sampling                      Asks the client's LLM to answer the prompt (sampling/createMessage; conformance fixture).",
-		"test_simple_text                   Returns a simple text content (conformance fixture).",
-		"test_tool_with_logging             Sends three log messages at level info, about 50 ms apart, then answers (conformance fixture).",
-		"test_tool_with_progress            Reports progress 0, 50 and 100 of 100, about 50 ms apart, with the request's progressToken, then answers (conformance fixture).",
+		"confirm_delete                              Asks the user to confirm (an elicitation with a boolean \"confirm\"), then says whether it deleted the file; it deletes nothing. It may run as a task, which waits in input_required for the answer.",
+		"countdown                                   Counts down one second at a time, reporting progress, then answers. It may run as a task (execution.taskSupport optional): its status message says how many seconds are left.",
+		"echo                                        Returns the text it is given, unchanged.",
+		"failing_job                                 Works for a second, then fails with a tool error (isError). It runs only as a task (execution.taskSupport required).",
+		"greet                                       Answers \"Hello, {name}!\" at once. It never runs as a task.",
+		"json_schema_2020_12_tool                    Has an input schema that uses JSON Schema 2020-12 keywords ($schema, $defs, $anchor, $ref, allOf, anyOf, if/then/else) (conformance fixture).",
+		"list_roots                                  Returns the roots the client shares with the server (roots/list).",
+		"multi_input                                 Asks two questions at once (elicitations \"first\" and \"second\") and repeats the names given. It may run as a task, which stays input_required until both are answered.",
+		"protocol_error_job                          Fails with a JSON-RPC error (-32603), which fails its task. It may run as a task.",
+		"slow_compute                                Works for the given number of seconds, then answers. It runs as a task when the client allows it (execution.taskSupport optional); cancelling the task stops it.",
+		"test_audio_content                          Returns a WAV audio content (conformance fixture).",
+		"test_elicitation                            Asks the user for a username and an email address (elicitation/create; conformance fixture).",
+		"test_elicitation_sep1034_defaults           Asks for a form whose fields all have defaults (SEP-1034; conformance fixture).",
+		"test_elicitation_sep1330_enums              Asks for a form with every kind of enum: single and multi select, titled and untitled, legacy enumNames (SEP-1330; conformance fixture).",
+		"test_embedded_resource                      Returns an embedded text resource (conformance fixture).",
+		"test_error_handling                         Always reports a tool error with isError (conformance fixture).",
+		"test_header_param                           Echoes its region argument, which Streamable HTTP clients also send in the Mcp-Param-Region header (x-mcp-header; conformance fixture).",
+		"test_image_content                          Returns a PNG image content (conformance fixture).",
+		"test_input_required_result_capabilities     Asks for each kind of input the request's client capabilities declare (elicitation, sampling, roots), and for nothing else (SEP-2322 conformance fixture).",
+		"test_input_required_result_elicitation      Asks the user's name (elicitation under user_name), then greets them (SEP-2322 conformance fixture).",
+		"test_input_required_result_list_roots       Asks for the client's roots (roots/list under client_roots), then lists them (SEP-2322 conformance fixture).",
+		"test_input_required_result_multi_round      Asks in two rounds: a name (elicitation under step1), then a favourite colour (elicitation under step2), each round with a new requestState (SEP-2322 conformance fixture).",
+		"test_input_required_result_multiple_inputs  Asks for three inputs at once: a name (elicitation under user_name), a greeting (sampling under greeting) and the roots (roots/list under client_roots) (SEP-2322 conformance fixture).",
+		"test_input_required_result_request_state    Asks for a confirmation (elicitation under confirm) with a signed requestState; the retry answers \"state-ok\" once the state is verified (SEP-2322 conformance fixture).",
+		"test_input_required_result_sampling         Asks the client's LLM for the capital of France (sampling under capital_question), then quotes the answer (SEP-2322 conformance fixture).",
+		"test_input_required_result_tampered_state   Asks for a confirmation (elicitation under confirm) with a signed requestState; a retry whose state was altered is refused with -32602 (SEP-2322 conformance fixture).",
+		"test_logging_tool                           Logs three messages at level info: in the stateless era only when the request's _meta asks for a log level, in the session era as logging/setLevel allows (conformance fixture).",
+		"test_missing_capability                     Needs the client's sampling capability: a stateless-era request that does not declare it is refused with -32021 (conformance fixture).",
+		"test_multiple_content_types                 Returns text, image and resource contents together (conformance fixture).",
+		"test_reconnection                           Closes its response stream before answering, so the answer must be fetched by resuming the stream (conformance fixture).",
+		"test_sampling                               Asks the client's LLM to answer the prompt (sampling/createMessage; conformance fixture).",
+		"test_simple_text                            Returns a simple text content (conformance fixture).",
+		"test_streaming_elicitation                  Streams notifications (progress, when the request has a progressToken; a log message, when it asks for a level) and asks the user for a name by multi round-trip in the stateless era, never by a request on the response stream (conformance fixture).",
+		"test_tool_with_logging                      Sends three log messages at level info, about 50 ms apart, then answers (conformance fixture).",
+		"test_tool_with_progress                     Reports progress 0, 50 and 100 of 100, about 50 ms apart, with the request's progressToken, then answers (conformance fixture).",
+		"test_trigger_prompt_change                  Adds test_temporary_prompt and removes it again, so that clients are sent notifications/prompts/list_changed (on subscriptions/listen streams and session streams) and the list ends as it was (conformance fixture).",
+		"test_trigger_tool_change                    Adds test_temporary_tool and removes it again, so that clients are sent notifications/tools/list_changed (on subscriptions/listen streams and session streams) and the list ends as it was (conformance fixture).",
 	}
 	if got := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); !reflect.DeepEqual(got, want) {
 		t.Errorf("stdout =\n%s\nwant\n%s", out, strings.Join(want, "\n"))
@@ -161,7 +188,7 @@ func TestToolsList(t *testing.T) {
 	for _, tool := range res.Tools {
 		schemas[tool.Name] = string(tool.InputSchema)
 	}
-	if len(res.Tools) != len(want) || res.Tools[1].Name != "echo" || schemas["test_audio_content"] != `{"type":"object","properties":{}}` {
+	if len(res.Tools) != len(want) || res.Tools[2].Name != "echo" || schemas["test_audio_content"] != `{"type":"object","properties":{}}` {
 		t.Errorf("--json output = %s", out)
 	}
 }
@@ -176,6 +203,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools"}, "mcpkit: tools: want a subcommand: list or call"},
 		{[]string{"tools", "frob"}, `mcpkit: tools: unknown subcommand "frob": want list or call`},
 		{[]string{"tools", "list"}, "mcpkit: no server to talk to: give --url URL, or the command that starts it after --, as in"},
+		{[]string{"tools", "list", "--era", "x", "--", "true"}, `mcpkit: --era "x": want auto, legacy or modern`},
 		{[]string{"tools", "call", "echo"}, "mcpkit: no server to talk to: give --url URL, or the command that starts it after --, as in"},
 		{[]string{"tools", "call", "--", "x"}, "mcpkit: tools call: want exactly one tool name before --, got 0 arguments"},
 		{[]string{"tools", "call", "a", "b", "--", "x"}, "mcpkit: tools call: want exactly one tool name before --, got 2 arguments"},

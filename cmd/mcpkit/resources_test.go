@@ -51,8 +51,8 @@ func TestResourcesRead(t *testing.T) {
 		{"test://static-text", false, "This is the content of the static text resource.\n"},
 		{"test://static-binary", false, "[blob test://static-binary, image/png, 70 bytes]\n"},
 		{"test://template/123/data", false, `{"id":"123","templateTest":true,"data":"Data for ID: 123"}` + "\n"},
-		{"test://static-text", true, `{"contents":[{"uri":"test://static-text","mimeType":"text/plain","text":"This is the content of the static text resource."}]}` + "\n"},
-		{"test://static-binary", true, `{"contents":[{"uri":"test://static-binary","mimeType":"image/png","blob":"` + testPNG + `"}]}` + "\n"},
+		{"test://static-text", true, `{"resultType":"complete","ttlMs":300000,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcpkit-everything","title":"mcpkit reference server","version":"0.1.0","description":"Every feature of mcpkit and every fixture of the MCP conformance suite."}},"contents":[{"uri":"test://static-text","mimeType":"text/plain","text":"This is the content of the static text resource."}]}` + "\n"},
+		{"test://static-binary", true, `{"resultType":"complete","ttlMs":300000,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcpkit-everything","title":"mcpkit reference server","version":"0.1.0","description":"Every feature of mcpkit and every fixture of the MCP conformance suite."}},"contents":[{"uri":"test://static-binary","mimeType":"image/png","blob":"` + testPNG + `"}]}` + "\n"},
 	} {
 		args := []string{"resources", "read", tc.uri}
 		if tc.json {
@@ -63,16 +63,24 @@ func TestResourcesRead(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0, %q", args, code, out, errOut, tc.want)
 		}
 	}
+	// An unknown resource is -32602 in the stateless era, -32002 in the
+	// session era.
 	code, out, errOut := client(t, "resources", "read", "test://nope")
-	want := `mcpkit: resources/read test://nope: jsonrpc error -32002: Resource not found: {"uri":"test://nope"}` + "\n"
+	want := `mcpkit: resources/read test://nope: jsonrpc error -32602: Resource not found: {"uri":"test://nope"}` + "\n"
 	if code != 1 || out != "" || errOut != want {
 		t.Errorf("unknown URI: exit %d, stdout %q, stderr %q; want 1, \"\", %q", code, out, errOut, want)
+	}
+	code, out, errOut = client(t, "resources", "read", "--era", "legacy", "test://nope")
+	want = `mcpkit: resources/read test://nope: jsonrpc error -32002: Resource not found: {"uri":"test://nope"}` + "\n"
+	if code != 1 || out != "" || errOut != want {
+		t.Errorf("unknown URI, legacy era: exit %d, stdout %q, stderr %q; want 1, \"\", %q", code, out, errOut, want)
 	}
 }
 
 func TestPromptsList(t *testing.T) {
 	code, out, errOut := client(t, "prompts", "list")
 	want := "" +
+		"test_input_required_result_prompt                Asks the user for the context to use (elicitation under user_context), then returns a prompt with it (SEP-2322 conformance fixture).\n" +
 		"test_prompt_with_arguments          arg1 arg2    A prompt with two required arguments (conformance fixture).\n" +
 		"test_prompt_with_embedded_resource  resourceUri  A prompt that embeds the resource it is given (conformance fixture).\n" +
 		"test_prompt_with_image                           A prompt with an image (conformance fixture).\n" +
@@ -93,7 +101,7 @@ func TestPromptsList(t *testing.T) {
 	if code != 0 || errOut != "" || json.Unmarshal([]byte(out), &res) != nil {
 		t.Fatalf("--json: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if len(res.Prompts) != 4 || res.Prompts[0].Name != "test_prompt_with_arguments" || len(res.Prompts[0].Arguments) != 2 || !res.Prompts[0].Arguments[1].Required {
+	if len(res.Prompts) != 5 || res.Prompts[1].Name != "test_prompt_with_arguments" || len(res.Prompts[1].Arguments) != 2 || !res.Prompts[1].Arguments[1].Required {
 		t.Errorf("--json output = %s", out)
 	}
 }
@@ -108,7 +116,7 @@ func TestPromptsGet(t *testing.T) {
 		{[]string{"--args", `{"resourceUri":"test://x"}`, "test_prompt_with_embedded_resource"},
 			"user: [resource test://x, text/plain, 38 bytes of text]\nuser: Please process the embedded resource above.\n"},
 		{[]string{"test_prompt_with_image"}, "user: [image image/png, 70 bytes]\nuser: Please analyze the image above.\n"},
-		{[]string{"test_simple_prompt", "--json"}, `{"messages":[{"role":"user","content":{"type":"text","text":"This is a simple prompt for testing."}}]}` + "\n"},
+		{[]string{"test_simple_prompt", "--json", "--era", "legacy"}, `{"messages":[{"role":"user","content":{"type":"text","text":"This is a simple prompt for testing."}}]}` + "\n"},
 	} {
 		code, out, errOut := client(t, append([]string{"prompts", "get"}, tc.args...)...)
 		if code != 0 || out != tc.want || errOut != "" {
