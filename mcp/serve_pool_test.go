@@ -10,11 +10,27 @@ import (
 	"time"
 )
 
-// workers counts the goroutines running workPool.work.
+// workers counts the goroutines running workPool.work in the caller's
+// synctest bubble: other tests' workers (parallel tests, or a test's
+// session still closing) are not counted.
 func workers() int {
+	self := make([]byte, 256)
+	self = self[:runtime.Stack(self, false)]
+	header, _, _ := strings.Cut(string(self), "\n")
+	_, bubble, ok := strings.Cut(header, ", synctest bubble ")
+	if !ok {
+		panic("workers must be called inside a synctest bubble")
+	}
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	return strings.Count(string(buf), "mcp.(*workPool).work(")
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		if strings.HasSuffix(header, ", synctest bubble "+bubble) && strings.Contains(g, "mcp.(*workPool).work(") {
+			n++
+		}
+	}
+	return n
 }
 
 // A stream session reuses its workers while busy and keeps none once idle
