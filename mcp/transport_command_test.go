@@ -142,7 +142,10 @@ func TestCommandTransportCleanShutdown(t *testing.T) {
 func TestCommandTransportSIGTERM(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	cmd, _ := childCommand(t, "linger")
-	tr := &mcp.CommandTransport{Command: cmd, ShutdownGrace: 50 * time.Millisecond}
+	// Close waits the grace after closing stdin and again after SIGTERM:
+	// 500 ms rather than a few, so that a loaded machine does not reach
+	// SIGKILL before the child's SIGTERM handler has run.
+	tr := &mcp.CommandTransport{Command: cmd, ShutdownGrace: 500 * time.Millisecond}
 	cs := connectChild(t, tr)
 	if err := cs.Ping(context.Background()); err != nil {
 		t.Fatal(err)
@@ -159,7 +162,9 @@ func TestCommandTransportSIGTERM(t *testing.T) {
 func TestCommandTransportSIGKILL(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	cmd, stderr := childCommand(t, "stubborn")
-	tr := &mcp.CommandTransport{Command: cmd, ShutdownGrace: 50 * time.Millisecond}
+	// Long enough for the child to report the SIGTERM it ignores, even on
+	// a loaded machine (Close waits it twice).
+	tr := &mcp.CommandTransport{Command: cmd, ShutdownGrace: 500 * time.Millisecond}
 	cs := connectChild(t, tr)
 	err := cs.Close()
 	if err == nil || !strings.Contains(err.Error(), "killed") {
