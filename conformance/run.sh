@@ -6,10 +6,14 @@
 #   server  0.2.0-alpha.12  --suite active --spec-version 2025-11-25  against `mcpkit serve --http`
 #   server  0.2.0-alpha.12  --suite all    --spec-version 2026-07-28  against the same `mcpkit serve --http`
 #   client  0.2.0-alpha.12  --suite all    --spec-version 2025-11-25  running conformance/client
+#   client  0.2.0-alpha.12  --suite all    --spec-version 2026-07-28  running the same conformance/client
 #
 # The three server runs share one server process: the 2026-07-28 era
 # (stateless requests, no initialize) is served on the same stateful
-# endpoint as the session era, after it has served the 2025 suites.
+# endpoint as the session era, after it has served the 2025 suites. The
+# client runs start mock servers of their own; the suite passes the
+# version to the client in MCP_CONFORMANCE_PROTOCOL_VERSION, and the
+# client speaks that era.
 # Every run is made with --expected-failures baseline.yml. It fails on any failure
 # that is not in the baseline and on any baseline entry that now passes.
 # Needs Go, Node >= 20 and npm; see README.md.
@@ -105,6 +109,7 @@ suite server-0.1.16 conformance-016 server --url "$url" --suite all
 suite server-0.2.0-alpha.12 conformance-02 server --url "$url" --suite active --spec-version 2025-11-25
 suite server-0.2.0-alpha.12-2026-07-28 conformance-02 server --url "$url" --suite all --spec-version 2026-07-28
 suite client-0.2.0-alpha.12 conformance-02 client --command "$work/client" --suite all --spec-version 2025-11-25
+suite client-0.2.0-alpha.12-2026-07-28 conformance-02 client --command "$work/client" --suite all --spec-version 2026-07-28
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
 	echo "mcpkit serve died during the run:" >&2

@@ -32,15 +32,22 @@ import (
 // url.
 type scenario func(ctx context.Context, url string) error
 
-// scenarios are the client scenarios of the suite's 2025-11-25 revision
-// that need no authorization
-// (`conformance list --client --spec-version 2025-11-25`).
+// scenarios are the client scenarios of the suite's 2025-11-25 and
+// 2026-07-28 revisions that need no authorization
+// (`conformance list --client --spec-version 2025-11-25`, and
+// 2026-07-28; the 2026-07-28 ones are in modern.go).
 var scenarios = map[string]scenario{
 	"initialize":                          initialize,
 	"tools_call":                          toolsCall,
 	"sse-retry":                           sseRetry,
 	"json-schema-2020-12-preservation":    schemaPreservation,
 	"elicitation-sep1034-client-defaults": elicitationDefaults,
+	"request-metadata":                    requestMetadata,
+	"sep-2322-client-request-state":       requestState,
+	"http-standard-headers":               standardHeaders,
+	"http-custom-headers":                 customHeaders,
+	"http-invalid-tool-headers":           invalidToolHeaders,
+	"json-schema-ref-no-deref":            refNoDeref,
 }
 
 func main() {
@@ -69,9 +76,9 @@ func main() {
 // the suite keeps with the scenario's results.
 var logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
-// connect opens a session with the mock server and, when the server gave
-// a session id, waits until the server has answered the transport's
-// standalone GET stream.
+// connect opens a session with the mock server and, when it is a
+// session-era session and the server gave a session id, waits until the
+// server has answered the transport's standalone GET stream.
 //
 // mcphttp's client transport opens that stream in the background once
 // notifications/initialized has been accepted, and Client.Connect does
@@ -83,14 +90,18 @@ var logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level:
 // for the reconnection it waits for (and answers the tool call on it).
 // Waiting makes the order the one the TypeScript client produces in
 // practice: GET first, then the scenario's requests.
+//
+// The era is the one the run is about: MCP_CONFORMANCE_PROTOCOL_VERSION
+// 2026-07-28 leaves ClientOptions.ProtocolEra at EraAuto (the mocks of
+// that revision answer server/discover, so the session is stateless);
+// any other version pins EraLegacy, since the mocks of the session-era
+// scenarios answer server/discover too.
 func connect(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
 	opts.Logger = logger
 	if opts.ProtocolEra == mcp.EraAuto && os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") != mcp.Version20260728 {
-		// The mocks of the session-era scenarios answer server/discover
-		// too: speak the era the scenario is about.
 		opts.ProtocolEra = mcp.EraLegacy
 	}
 	rt := &getWatcher{next: http.DefaultTransport, answered: make(chan struct{})}
@@ -99,8 +110,10 @@ func connect(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.Cli
 	if err != nil {
 		return nil, err
 	}
-	if rt.session.Load() {
-		// Bounded: if no GET is ever answered, go on after 5 s.
+	if !cs.Stateless() && rt.session.Load() {
+		// A stateless-era session opens no GET stream (the 2026-07-28
+		// mocks send Mcp-Session-Id all the same). Bounded: if no GET
+		// is ever answered, go on after 5 s.
 		t := time.NewTimer(5 * time.Second)
 		defer t.Stop()
 		select {
