@@ -7,8 +7,9 @@
 #      over stdio and Streamable HTTP: ts/client.mjs in the 2025-11-25
 #      session era, ts/modern.mjs (v2 only) in the 2026-07-28 era;
 #   2. mcpkit's client against TypeScript servers (server-everything on the
-#      v1 SDK, ts/server-v2.mjs on the v2 SDK) over stdio and Streamable HTTP:
-#      the Go test in this directory.
+#      v1 SDK; ts/server-v2.mjs on the v2 SDK, in both eras) and against
+#      mcpkit's own interop server in both eras, over stdio and Streamable
+#      HTTP: the Go tests in this directory.
 #
 # Prints every check and how many ran. Fails if any check fails. Needs Go,
 # Node >= 20 and npm; see README.md.
@@ -43,17 +44,20 @@ echo "== interop: go build ./interop/server"
 (cd "$root" && go build -o "$work/server" ./interop/server)
 
 passed=0 failed=0 skipped=0 failures=()
-# tally FILE NAME: adds the "N passed, M failed, K skipped" line of FILE.
+# tally FILE NAME: adds up the "interop ...: N passed, M failed, K skipped"
+# lines of FILE (one per TypeScript run, one per Go test).
 tally() {
-	local line
-	line=$(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$1" | tail -n 1 || true)
-	if [ -z "$line" ]; then
+	local lines line p f s
+	lines=$(grep -E '^interop .*: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$1" || true)
+	if [ -z "$lines" ]; then
 		failures+=("$2 (no summary)")
 		return
 	fi
-	read -r p f s < <(echo "$line" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/')
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	[ "$f" -eq 0 ] || failures+=("$2")
+	while read -r line; do
+		read -r p f s < <(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/')
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+		[ "$f" -eq 0 ] || failures+=("$2: $line")
+	done <<<"$lines"
 }
 
 # run_ts NAME SCRIPT ARGS...: runs a TypeScript client script and tallies it.
@@ -105,11 +109,11 @@ kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 server_pid=""
 
-name="mcpkit client -> TypeScript servers (go test ./interop)"
+name="mcpkit client -> TypeScript servers and mcpkit, both eras (go test ./interop)"
 echo "== interop: $name"
 start=$SECONDS
 rc=0
-(cd "$root" && go test -race -count=1 -v -run 'TestTypeScriptServers' ./interop/) >"$work/out" 2>&1 || rc=$?
+(cd "$root" && go test -race -count=1 -v -run 'TestTypeScriptServers|TestMcpkitBothEras' ./interop/) >"$work/out" 2>&1 || rc=$?
 # Leaf checks and the summary, without the === RUN noise.
 grep -E '^\s+--- (PASS|FAIL|SKIP)|^interop |^(ok|FAIL|---)' "$work/out" || true
 if [ $rc -ne 0 ]; then

@@ -1,309 +1,97 @@
 package interop
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
-	"github.com/mcpkit/mcpkit/mcphttp"
 )
 
-// checks counts the leaf checks of TestTypeScriptServers by outcome, for
-// the summary line TestMain prints (interop/run.sh reports it).
-var checks struct{ passed, failed, skipped atomic.Int64 }
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if n := checks.passed.Load() + checks.failed.Load() + checks.skipped.Load(); n > 0 {
-		fmt.Printf("interop mcpkit client vs TypeScript servers: %d passed, %d failed, %d skipped\n",
-			checks.passed.Load(), checks.failed.Load(), checks.skipped.Load())
-	}
-	os.Exit(code)
-}
-
-// tsServer is a TypeScript SDK server the test starts, and how.
-type tsServer struct {
+// tsRun is one connection to a TypeScript SDK server: which server, how
+// the client starts (its era), and the checks.
+type tsRun struct {
 	name string
-	// args run the server with node from this directory; the transport
+	// script runs the server with node from this directory; the transport
 	// ("stdio" or "http") is appended.
-	args []string
-	// wantName is the serverInfo.name it reports.
-	wantName string
-	// checks are the server-specific checks.
+	script string
+	era    mcp.ProtocolEra
 	checks []check
 }
 
-// check is one interop check against a connected session.
-type check struct {
-	name string
-	run  func(t *testing.T, s *session)
-}
-
-// session is a connected mcpkit client and what it received.
-type session struct {
-	cs *mcp.ClientSession
-
-	mu       sync.Mutex
-	progress []float64
-	logs     []string
-	sampled  []*mcp.CreateMessageParams
-	elicited []*mcp.ElicitParams
-	// progressCh receives every progress notification as well (dropped
-	// when full), for checks that wait for one.
-	progressCh chan *mcp.ProgressParams
-}
-
-// awaitProgress waits for a progress notification carrying token.
-func (s *session) awaitProgress(t *testing.T, token string) {
-	t.Helper()
-	ctx := ctxFor(t)
-	for {
-		select {
-		case p := <-s.progressCh:
-			if tok, _ := p.ProgressToken.Str(); tok == token {
-				return
-			}
-		case <-ctx.Done():
-			t.Fatalf("no progress notification with token %q", token)
-		}
-	}
-}
-
-func (s *session) progressSeen() []float64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]float64(nil), s.progress...)
-}
-
-func (s *session) logsSeen() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.logs...)
-}
-
 // TestTypeScriptServers drives TypeScript SDK servers with mcpkit's client
-// over stdio and Streamable HTTP: @modelcontextprotocol/server-everything
-// (v1 SDK) and ts/server-v2.mjs (v2 SDK).
+// over stdio and Streamable HTTP:
+//
+//   - @modelcontextprotocol/server-everything (v1 SDK, session era only)
+//     with the client's default era, EraAuto: its server/discover probe
+//     must fall back to initialize;
+//   - ts/server-v2.mjs (v2 SDK, both eras) once with EraLegacy (initialize,
+//     sessions, server-to-client requests, also those the SDK's shim makes
+//     of its input_required tools) and once with EraAuto, which must
+//     select 2026-07-28.
 func TestTypeScriptServers(t *testing.T) {
 	node := requireNode(t)
-	servers := []tsServer{
+	const everything = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+	runs := []tsRun{
 		{
-			name:     "server-everything(v1)",
-			args:     []string{"node_modules/@modelcontextprotocol/server-everything/dist/index.js"},
-			wantName: "mcp-servers/everything",
-			checks:   everythingChecks,
+			name:   "server-everything(v1)",
+			script: everything,
+			era:    mcp.EraAuto,
+			checks: slices.Concat([]check{eraCheck(false, mcp.LatestVersion)}, commonChecks("mcp-servers/everything"), everythingChecks),
 		},
 		{
-			name:     "server-v2",
-			args:     []string{"ts/server-v2.mjs"},
-			wantName: "mcpkit-interop-ts-v2",
-			checks:   v2Checks,
+			name:   "server-v2/2025-11-25",
+			script: "ts/server-v2.mjs",
+			era:    mcp.EraLegacy,
+			checks: slices.Concat([]check{eraCheck(false, mcp.LatestVersion)}, commonChecks("mcpkit-interop-ts-v2"), v2Checks, v2InputChecks),
+		},
+		{
+			name:   "server-v2/2026-07-28",
+			script: "ts/server-v2.mjs",
+			era:    mcp.EraAuto,
+			checks: slices.Concat([]check{eraCheck(true, mcp.Version20260728)}, v2ModernChecks, v2InputChecks),
 		},
 	}
-	for _, srv := range servers {
+	for _, run := range runs {
 		for _, transport := range []string{"stdio", "http"} {
-			t.Run(srv.name+"/"+transport, func(t *testing.T) {
-				s := connect(t, node, srv, transport)
-				all := append(commonChecks(srv.wantName), srv.checks...)
-				for _, c := range all {
-					t.Run(c.name, func(t *testing.T) {
-						t.Cleanup(func() {
-							switch {
-							case t.Failed():
-								checks.failed.Add(1)
-							case t.Skipped():
-								checks.skipped.Add(1)
-							default:
-								checks.passed.Add(1)
-							}
-						})
-						c.run(t, s)
-					})
+			t.Run(run.name+"/"+transport, func(t *testing.T) {
+				var url string
+				if transport == "http" {
+					args := []string{run.script, "http"}
+					if run.script == everything {
+						// Its HTTP entry listens on every interface and a
+						// fixed port; the wrapper keeps it on 127.0.0.1 and
+						// a free port.
+						args = []string{"ts/everything-http.mjs"}
+					}
+					url = startHTTPServer(t, node, args...)
 				}
+				connect := func(t *testing.T, cfg clientConfig) *session {
+					if transport == "stdio" {
+						return connectCommand(t, cfg, node, run.script, "stdio")
+					}
+					return connectURL(t, cfg, url)
+				}
+				checks := run.checks
+				if run.era == mcp.EraAuto && run.script != everything {
+					checks = append(slices.Clone(checks), check{"input: -32021 for a capability the client did not declare", func(t *testing.T, _ *session) {
+						bare := connect(t, clientConfig{era: run.era, bare: true})
+						_, err := bare.cs.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "ask_elicitation_mrtr", Arguments: json.RawMessage(`{}`)})
+						// The SDK names the form mode it would use, where
+						// mcpkit's server names elicitation only.
+						if e := rpcError(t, err); e.Code != -32021 || string(e.Data) != `{"requiredCapabilities":{"elicitation":{"form":{}}}}` {
+							t.Errorf("error %d %s %s, want -32021 with requiredCapabilities elicitation.form", e.Code, e.Message, e.Data)
+						}
+					}})
+				}
+				runChecks(t, "TestTypeScriptServers", connect(t, clientConfig{era: run.era}), checks)
 			})
 		}
 	}
-}
-
-// requireNode skips the test unless node and the pinned packages are
-// installed (`npm ci` in this directory).
-func requireNode(t *testing.T) string {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "server-everything")); err != nil {
-		t.Skip("interop/node_modules is missing: run `npm ci` in interop/ (interop/run.sh does)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	return node
-}
-
-// connect starts srv over transport and connects mcpkit's client to it.
-// Cleanup closes the session and stops the server.
-func connect(t *testing.T, node string, srv tsServer, transport string) *session {
-	t.Helper()
-	s := &session{progressCh: make(chan *mcp.ProgressParams, 256)}
-	client := mcp.NewClient(mcp.Implementation{Name: "mcpkit-interop", Version: "1.0.0"}, &mcp.ClientOptions{
-		ProgressHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ProgressParams) {
-			s.mu.Lock()
-			s.progress = append(s.progress, p.Progress)
-			s.mu.Unlock()
-			select {
-			case s.progressCh <- p:
-			default:
-			}
-		},
-		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
-			s.mu.Lock()
-			s.logs = append(s.logs, string(p.Data))
-			s.mu.Unlock()
-		},
-		// Sampling and elicitation answer as a user would; the servers
-		// call them from tools.
-		CreateMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			s.mu.Lock()
-			s.sampled = append(s.sampled, p)
-			s.mu.Unlock()
-			return &mcp.CreateMessageResult{
-				Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "sampled by mcpkit"}},
-				Model: "interop-model", StopReason: mcp.StopReasonEndTurn,
-			}, nil
-		},
-		ElicitationHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			s.mu.Lock()
-			s.elicited = append(s.elicited, p)
-			s.mu.Unlock()
-			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: json.RawMessage(`{"name":"Gopher"}`)}, nil
-		},
-		ElicitationApplyDefaults: true,
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	args := append(append([]string(nil), srv.args...), transport)
-	var t2 mcp.Transport
-	if transport == "stdio" {
-		cmd := exec.Command(node, args...)
-		cmd.Stderr = io.Discard
-		// server-everything does not exit when its stdin closes; do not
-		// wait the default 5 s before SIGTERM.
-		t2 = &mcp.CommandTransport{Command: cmd, ShutdownGrace: 500 * time.Millisecond}
-	} else {
-		url := startHTTPServer(t, node, args)
-		t2 = &mcphttp.ClientTransport{URL: url}
-	}
-	cs, err := client.Connect(ctx, t2)
-	if err != nil {
-		t.Fatalf("connect to %s over %s: %v", srv.name, transport, err)
-	}
-	s.cs = cs
-	t.Cleanup(func() { cs.Close() })
-	return s
-}
-
-var urlLine = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
-
-// startHTTPServer runs a TypeScript server that logs "url=..." on stderr
-// once it listens on 127.0.0.1, and stops it (by its PID) at cleanup.
-func startHTTPServer(t *testing.T, node string, args []string) string {
-	t.Helper()
-	name := args[0]
-	if strings.Contains(name, "server-everything") {
-		// Its HTTP entry listens on every interface and a fixed port;
-		// the wrapper keeps it on 127.0.0.1 and a free port.
-		args = []string{"ts/everything-http.mjs"}
-	}
-	cmd := exec.Command(node, args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := urlLine.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-		close(found)
-	}()
-	select {
-	case url, ok := <-found:
-		if !ok {
-			t.Fatalf("%s exited without reporting its URL", name)
-		}
-		return url
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s did not report its URL within 30 s", name)
-	}
-	return ""
-}
-
-func ctxFor(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// callText calls a tool and returns its text contents joined.
-func callText(t *testing.T, s *session, name string, args any) (string, *mcp.CallToolResult) {
-	t.Helper()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.cs.CallTool(ctxFor(t), &mcp.CallToolParams{Name: name, Arguments: raw})
-	if err != nil {
-		t.Fatalf("tools/call %s: %v", name, err)
-	}
-	return texts(res.Content), res
-}
-
-func texts(cs []mcp.Content) string {
-	var b strings.Builder
-	for _, c := range cs {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
-// call sends a request with cs.Call and decodes the result into a
-// generic value, for methods whose typed helpers the check does not need.
-func call(t *testing.T, s *session, method string, params any) map[string]any {
-	t.Helper()
-	var res map[string]any
-	if err := s.cs.Call(ctxFor(t), method, params, &res); err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	return res
 }
 
 // commonChecks hold for every TypeScript server.
@@ -516,59 +304,16 @@ var everythingChecks = []check{
 	}},
 }
 
-// v2Checks use ts/server-v2.mjs's fixtures.
+// v2Checks use ts/server-v2.mjs's fixtures in the session era.
 var v2Checks = []check{
-	{"tools/call echo", func(t *testing.T, s *session) {
-		if got, _ := callText(t, s, "echo", map[string]string{"text": "hi"}); got != "hi" {
-			t.Errorf("text %q", got)
-		}
-	}},
-	{"tools/call structured output", func(t *testing.T, s *session) {
-		_, res := callText(t, s, "add", map[string]int{"a": 2, "b": 40})
-		if string(res.StructuredContent) != `{"sum":42}` {
-			t.Errorf("structuredContent %s", res.StructuredContent)
-		}
-	}},
-	{"tools/call invalid arguments", func(t *testing.T, s *session) {
-		got, res := callText(t, s, "echo", map[string]int{"text": 5})
-		if !res.IsError || !strings.Contains(got, "Invalid arguments for tool echo") {
-			t.Errorf("isError %v, text %q", res.IsError, got)
-		}
-	}},
+	v2EchoCheck,
+	v2StructuredCheck,
+	v2InvalidArgsCheck,
 	{"progress and logging during a call", func(t *testing.T, s *session) {
-		beforeP, beforeL := len(s.progressSeen()), len(s.logsSeen())
-		res, err := s.cs.CallTool(ctxFor(t), &mcp.CallToolParams{
-			Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.Int64ID(77)}, Name: "progress_and_log", Arguments: json.RawMessage(`{}`),
-		})
-		if err != nil || res.IsError {
-			t.Fatalf("res %+v, err %v", res, err)
-		}
-		if got := s.progressSeen()[beforeP:]; len(got) != 3 {
-			t.Errorf("progress %v, want 3 notifications before the result", got)
-		}
-		if got := s.logsSeen()[beforeL:]; len(got) != 3 || got[0] != `"step 1"` {
-			t.Errorf("logs %v, want step 1..3 before the result", got)
-		}
+		// The session's level is debug (commonChecks' logging/setLevel).
+		progressAndLog(t, s, ctxFor(t), 3)
 	}},
-	{"cancellation reaches the server", func(t *testing.T, s *session) {
-		ctx, cancel := context.WithCancel(ctxFor(t))
-		defer cancel()
-		done := make(chan error, 1)
-		go func() {
-			_, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("wait")}, Name: "wait_for_cancel", Arguments: json.RawMessage(`{}`)})
-			done <- err
-		}()
-		// was_cancelled answers once the server saw notifications/cancelled;
-		// cancel once wait_for_cancel runs (its progress arrives).
-		s.awaitProgress(t, "wait")
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-		if got, _ := callText(t, s, "was_cancelled", map[string]any{}); got != "cancelled" {
-			t.Errorf("was_cancelled: %q", got)
-		}
-	}},
+	v2CancelCheck("session-era"),
 	{"sampling round trip", func(t *testing.T, s *session) {
 		if got, _ := callText(t, s, "ask_sampling", map[string]string{"prompt": "hello"}); got != "sampled: sampled by mcpkit" {
 			t.Errorf("text %q", got)
@@ -579,18 +324,202 @@ var v2Checks = []check{
 			t.Errorf("text %q", got)
 		}
 	}},
-	{"resources/read", func(t *testing.T, s *session) {
-		read := call(t, s, "resources/read", map[string]string{"uri": "interop://greeting"})
-		b, _ := json.Marshal(read["contents"])
-		if string(b) != `[{"mimeType":"text/plain","text":"Hello from TypeScript v2","uri":"interop://greeting"}]` {
+	v2ReadCheck,
+	v2PromptCheck,
+	{"tools/list_changed (session stream)", func(t *testing.T, s *session) {
+		if got, _ := callText(t, s, "trigger_tools_changed", map[string]any{}); got != "announced" {
+			t.Errorf("text %q", got)
+		}
+		s.awaitToolsChanged(t)
+	}},
+}
+
+// v2ModernChecks use ts/server-v2.mjs's fixtures in the 2026-07-28 era.
+var v2ModernChecks = []check{
+	{"server/discover", func(t *testing.T, s *session) {
+		d := s.cs.DiscoverResult()
+		if d == nil {
+			t.Fatal("no discover result")
+		}
+		// The TypeScript SDK lists only the stateless-era versions; the
+		// session era's are reached through initialize.
+		if !slices.Equal(d.SupportedVersions, []string{mcp.Version20260728}) {
+			t.Errorf("supportedVersions %v", d.SupportedVersions)
+		}
+		if info := s.cs.ServerInfo(); info == nil || info.Name != "mcpkit-interop-ts-v2" {
+			t.Errorf("serverInfo %+v", info)
+		}
+		caps := s.cs.ServerCapabilities()
+		if caps.Tools == nil || !caps.Tools.ListChanged || caps.Logging == nil || caps.Prompts == nil || caps.Resources == nil {
+			t.Errorf("capabilities %+v", caps)
+		}
+		again, err := s.cs.Discover(ctxFor(t))
+		if err != nil || !slices.Equal(again.SupportedVersions, d.SupportedVersions) {
+			t.Errorf("Discover: %+v, %v", again, err)
+		}
+	}},
+	{"tools/list", func(t *testing.T, s *session) {
+		names := toolNames(t, s)
+		for _, want := range []string{"echo", "add", "ask_rounds", "trigger_tools_changed"} {
+			if !names[want] {
+				t.Errorf("%s not listed in %v", want, names)
+			}
+		}
+	}},
+	v2EchoCheck,
+	v2StructuredCheck,
+	v2InvalidArgsCheck,
+	{"tools/call unknown tool is -32602", func(t *testing.T, s *session) {
+		_, err := s.cs.CallTool(ctxFor(t), &mcp.CallToolParams{Name: "no_such_tool", Arguments: json.RawMessage(`{}`)})
+		if e := rpcError(t, err); e.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("code %d, want %d", e.Code, jsonrpc.CodeInvalidParams)
+		}
+	}},
+	{"progress and logging with _meta logLevel", func(t *testing.T, s *session) {
+		progressAndLog(t, s, mcp.WithLogLevel(ctxFor(t), mcp.LevelDebug), 3)
+	}},
+	{"no log messages without a logLevel", func(t *testing.T, s *session) {
+		progressAndLog(t, s, ctxFor(t), 0)
+	}},
+	v2CancelCheck("stateless-era"),
+	v2ReadCheck,
+	v2PromptCheck,
+	{"subscriptions/listen: tools/list_changed", func(t *testing.T, s *session) {
+		sub, err := s.cs.Listen(ctxFor(t), &mcp.SubscriptionFilter{ToolsListChanged: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Close()
+		if got := sub.Acknowledged(); !got.ToolsListChanged || got.PromptsListChanged || len(got.ResourceSubscriptions) != 0 {
+			t.Errorf("acknowledged %+v", got)
+		}
+		if got, _ := callText(t, s, "trigger_tools_changed", map[string]any{}); got != "announced" {
+			t.Errorf("text %q", got)
+		}
+		s.awaitToolsChanged(t)
+	}},
+	{"Ping is a server/discover in this era", func(t *testing.T, s *session) {
+		if err := s.cs.Ping(ctxFor(t)); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"session-era methods are refused without a request", func(t *testing.T, s *session) {
+		err := s.cs.Subscribe(ctxFor(t), &mcp.SubscribeParams{URI: "interop://greeting"})
+		if !errors.Is(err, mcp.ErrSessionEraOnly) {
+			t.Errorf("Subscribe: %v, want ErrSessionEraOnly", err)
+		}
+	}},
+}
+
+// v2InputChecks call ts/server-v2.mjs's tools written with inputRequired:
+// in the 2026-07-28 era the client answers their input_required results
+// with its handlers and retries; in the session era the SDK's shim makes
+// server-to-client requests of them, which the same handlers answer.
+var v2InputChecks = []check{
+	{"input: elicitation", func(t *testing.T, s *session) {
+		before := s.elicitedCount()
+		if got, _ := callText(t, s, "ask_elicitation_mrtr", map[string]any{}); got != "accept: Gopher" {
+			t.Errorf("text %q", got)
+		}
+		if n := s.elicitedCount() - before; n != 1 {
+			t.Errorf("%d elicitations, want 1", n)
+		}
+	}},
+	{"input: sampling", func(t *testing.T, s *session) {
+		if got, _ := callText(t, s, "ask_sampling_mrtr", map[string]string{"prompt": "hello"}); got != "sampled: sampled by mcpkit" {
+			t.Errorf("text %q", got)
+		}
+	}},
+	{"input: roots", func(t *testing.T, s *session) {
+		if got, _ := callText(t, s, "ask_roots_mrtr", map[string]any{}); got != "roots: file:///interop/root" {
+			t.Errorf("text %q", got)
+		}
+	}},
+	{"input: two rounds, signed requestState", func(t *testing.T, s *session) {
+		if got, _ := callText(t, s, "ask_rounds", map[string]any{}); got != "name=Gopher; greeting=sampled by mcpkit; roots=file:///interop/root" {
+			t.Errorf("text %q", got)
+		}
+	}},
+}
+
+var (
+	v2EchoCheck = check{"tools/call echo", func(t *testing.T, s *session) {
+		if got, _ := callText(t, s, "echo", map[string]string{"text": "hi"}); got != "hi" {
+			t.Errorf("text %q", got)
+		}
+	}}
+	v2StructuredCheck = check{"tools/call structured output", func(t *testing.T, s *session) {
+		_, res := callText(t, s, "add", map[string]int{"a": 2, "b": 40})
+		if string(res.StructuredContent) != `{"sum":42}` {
+			t.Errorf("structuredContent %s", res.StructuredContent)
+		}
+	}}
+	v2InvalidArgsCheck = check{"tools/call invalid arguments", func(t *testing.T, s *session) {
+		got, res := callText(t, s, "echo", map[string]int{"text": 5})
+		if !res.IsError || !strings.Contains(got, "Invalid arguments for tool echo") {
+			t.Errorf("isError %v, text %q", res.IsError, got)
+		}
+	}}
+	v2ReadCheck = check{"resources/read", func(t *testing.T, s *session) {
+		res, err := s.cs.ReadResource(ctxFor(t), &mcp.ReadResourceParams{URI: "interop://greeting"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Contents; len(c) != 1 || c[0].URI != "interop://greeting" || c[0].MIMEType != "text/plain" || c[0].Text != "Hello from TypeScript v2" {
+			b, _ := json.Marshal(res.Contents)
 			t.Errorf("contents %s", b)
 		}
-	}},
-	{"prompts/get", func(t *testing.T, s *session) {
-		got := call(t, s, "prompts/get", map[string]any{"name": "greet", "arguments": map[string]string{"name": "Go"}})
-		b, _ := json.Marshal(got["messages"])
-		if string(b) != `[{"content":{"text":"Hello, Go!","type":"text"},"role":"user"}]` {
-			t.Errorf("messages %s", b)
+	}}
+	v2PromptCheck = check{"prompts/get", func(t *testing.T, s *session) {
+		res, err := s.cs.GetPrompt(ctxFor(t), &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"name": "Go"}})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}},
+		if len(res.Messages) != 1 || res.Messages[0].Role != mcp.RoleUser || texts([]mcp.Content{res.Messages[0].Content}) != "Hello, Go!" {
+			t.Errorf("messages %+v", res.Messages)
+		}
+	}}
+)
+
+// progressAndLog calls progress_and_log under ctx and wants its three
+// progress notifications and wantLogs log messages before the result.
+func progressAndLog(t *testing.T, s *session, ctx context.Context, wantLogs int) {
+	t.Helper()
+	beforeP, beforeL := len(s.progressSeen()), len(s.logsSeen())
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{
+		Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.Int64ID(77)}, Name: "progress_and_log", Arguments: json.RawMessage(`{}`),
+	})
+	if err != nil || res.IsError {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	if got := s.progressSeen()[beforeP:]; !slices.Equal(got, []float64{1, 2, 3}) {
+		t.Errorf("progress %v, want [1 2 3] before the result", got)
+	}
+	want := []string{`"step 1"`, `"step 2"`, `"step 3"`}[:wantLogs]
+	if got := s.logsSeen()[beforeL:]; !slices.Equal(got, want) {
+		t.Errorf("logs %v, want %v before the result", got, want)
+	}
+}
+
+// v2CancelCheck cancels wait_for_cancel once it runs and asks
+// was_cancelled whether the server saw it.
+func v2CancelCheck(id string) check {
+	return check{"cancellation reaches the server", func(t *testing.T, s *session) {
+		ctx, cancel := context.WithCancel(ctxFor(t))
+		defer cancel()
+		args, _ := json.Marshal(map[string]string{"id": id})
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("wait-" + id)}, Name: "wait_for_cancel", Arguments: args})
+			done <- err
+		}()
+		s.awaitProgress(t, "wait-"+id)
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+		if got, _ := callText(t, s, "was_cancelled", map[string]string{"id": id}); got != "cancelled" {
+			t.Errorf("was_cancelled: %q", got)
+		}
+	}}
 }

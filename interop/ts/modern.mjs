@@ -452,7 +452,7 @@ await check('subscriptions/listen: acknowledged, resources/updated tagged with t
   const from = mark();
   const sub = await client.listen({ resourceSubscriptions: [uri] });
   assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: [uri] });
-  const listenReq = wire.slice(from).find((w) => w.dir === 'out' && w.msg.method === 'subscriptions/listen').msg;
+  const [listenReq] = sent(from, 'subscriptions/listen');
   assert.equal(listenReq.params._meta[PV], MODERN);
   const [ack] = received(from, 'notifications/subscriptions/acknowledged');
   assert.equal(ack.params._meta[SUBSCRIPTION], listenReq.id);
@@ -474,7 +474,7 @@ await check('subscriptions/listen: tools/list_changed (test_trigger_tool_change)
   const before = seen.toolsChanged.length;
   await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
   await until(() => seen.toolsChanged.length > before);
-  const listenId = sent(from, 'subscriptions/listen')[0]?.id ?? wire.slice(from).find((w) => w.msg.method === 'subscriptions/listen').msg.id;
+  const listenId = sent(from, 'subscriptions/listen')[0].id;
   for (const n of received(from, 'notifications/tools/list_changed')) assert.equal(n.params._meta[SUBSCRIPTION], listenId);
   await sub.close();
 });
