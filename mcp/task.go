@@ -246,38 +246,9 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 			ttl = time.Duration(*asked) * time.Millisecond
 		}
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	ttlMS := ttl.Milliseconds()
-	st := &TaskState{
-		Task: Task{
-			TaskID:        rand.Text(),
-			Status:        TaskWorking,
-			CreatedAt:     now,
-			LastUpdatedAt: now,
-			TTL:           &ttlMS,
-			PollInterval:  rt.poll.Milliseconds(),
-		},
-		Owner:     owner,
-		Method:    "tools/call",
-		ExpiresAt: now.Add(ttl),
-	}
-
-	rt.mu.Lock()
-	if rt.running[owner] >= rt.maxRunning {
-		rt.mu.Unlock()
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", rt.maxRunning))
-	}
-	if rt.running == nil {
-		rt.running = make(map[string]int)
-		rt.runs = make(map[string]*taskRun)
-	}
-	rt.running[owner]++
-	rt.mu.Unlock()
-
-	if err := rt.store.Create(ctx, st); err != nil {
-		rt.release(nil, owner)
-		s.logger.Error("mcp: creating a task", "err", err)
-		return nil, errInternal()
+	st, err := s.createTask(ctx, rt, owner, ttl)
+	if err != nil {
+		return nil, err
 	}
 
 	// The work is detached from the request (which is answered at once)
@@ -840,4 +811,43 @@ func (t *RunningTask) SetStatus(ctx context.Context, status TaskStatus, message 
 		return nil
 	})
 	return err
+}
+
+// createTask stores a new working task for a tools/call of owner's, in
+// either era, if owner has room for one more running task.
+func (s *Server) createTask(ctx context.Context, rt *taskRuntime, owner string, ttl time.Duration) (*TaskState, error) {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	ttlMS := ttl.Milliseconds()
+	st := &TaskState{
+		Task: Task{
+			TaskID:        rand.Text(),
+			Status:        TaskWorking,
+			CreatedAt:     now,
+			LastUpdatedAt: now,
+			TTL:           &ttlMS,
+			PollInterval:  rt.poll.Milliseconds(),
+		},
+		Owner:     owner,
+		Method:    "tools/call",
+		ExpiresAt: now.Add(ttl),
+	}
+
+	rt.mu.Lock()
+	if rt.running[owner] >= rt.maxRunning {
+		rt.mu.Unlock()
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", rt.maxRunning))
+	}
+	if rt.running == nil {
+		rt.running = make(map[string]int)
+		rt.runs = make(map[string]*taskRun)
+	}
+	rt.running[owner]++
+	rt.mu.Unlock()
+
+	if err := rt.store.Create(ctx, st); err != nil {
+		rt.release(nil, owner)
+		s.logger.Error("mcp: creating a task", "err", err)
+		return nil, errInternal()
+	}
+	return st, nil
 }

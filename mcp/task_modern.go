@@ -27,10 +27,8 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -209,38 +207,9 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 	rt := s.taskRT()
 	owner := s.extTaskOwner(r)
 	ttl := rt.defaultTTL
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	ttlMS := ttl.Milliseconds()
-	st := &TaskState{
-		Task: Task{
-			TaskID:        rand.Text(),
-			Status:        TaskWorking,
-			CreatedAt:     now,
-			LastUpdatedAt: now,
-			TTL:           &ttlMS,
-			PollInterval:  rt.poll.Milliseconds(),
-		},
-		Owner:     owner,
-		Method:    "tools/call",
-		ExpiresAt: now.Add(ttl),
-	}
-
-	rt.mu.Lock()
-	if rt.running[owner] >= rt.maxRunning {
-		rt.mu.Unlock()
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", rt.maxRunning))
-	}
-	if rt.running == nil {
-		rt.running = make(map[string]int)
-		rt.runs = make(map[string]*taskRun)
-	}
-	rt.running[owner]++
-	rt.mu.Unlock()
-
-	if err := rt.store.Create(ctx, st); err != nil {
-		rt.release(nil, owner)
-		s.logger.Error("mcp: creating a task", "err", err)
-		return nil, errInternal()
+	st, err := s.createTask(ctx, rt, owner, ttl)
+	if err != nil {
+		return nil, err
 	}
 
 	id := st.Task.TaskID
