@@ -58,6 +58,22 @@ func confirmForm() *mcp.ElicitParams {
 	}
 }
 
+// confirmation is a fixture that asks for confirmForm under confirm and
+// answers with said and what the user chose.
+func confirmation(said string) func(ctx context.Context, req *mcp.Request) (string, error) {
+	return func(ctx context.Context, req *mcp.Request) (string, error) {
+		rs, err := req.Input(ctx, map[string]*mcp.InputRequest{keyConfirm: mcp.ElicitationInput(confirmForm())})
+		if err != nil {
+			return "", err
+		}
+		res, err := rs.Elicitation(keyConfirm)
+		if err != nil {
+			return "", err
+		}
+		return said + "; action=" + res.Action + ", content=" + compactJSON(res.Content), nil
+	}
+}
+
 // question is a sampling request of one user text.
 func question(text string, maxTokens int64) *mcp.CreateMessageParams {
 	return &mcp.CreateMessageParams{
@@ -110,17 +126,7 @@ func addMRTRFixtures(s *mcp.Server) {
 
 	mrtrTool("test_input_required_result_request_state",
 		"Asks for a confirmation (elicitation under confirm) with a signed requestState; the retry answers \"state-ok\" once the state is verified (SEP-2322 conformance fixture).",
-		func(ctx context.Context, req *mcp.Request) (string, error) {
-			rs, err := req.Input(ctx, map[string]*mcp.InputRequest{keyConfirm: mcp.ElicitationInput(confirmForm())})
-			if err != nil {
-				return "", err
-			}
-			res, err := rs.Elicitation(keyConfirm)
-			if err != nil {
-				return "", err
-			}
-			return "state-ok: the requestState was verified; action=" + res.Action + ", content=" + compactJSON(res.Content), nil
-		})
+		confirmation("state-ok: the requestState was verified"))
 
 	mrtrTool("test_input_required_result_multiple_inputs",
 		"Asks for three inputs at once: a name (elicitation under user_name), a greeting (sampling under greeting) and the roots (roots/list under client_roots) (SEP-2322 conformance fixture).",
@@ -176,17 +182,7 @@ func addMRTRFixtures(s *mcp.Server) {
 
 	mrtrTool("test_input_required_result_tampered_state",
 		"Asks for a confirmation (elicitation under confirm) with a signed requestState; a retry whose state was altered is refused with -32602 (SEP-2322 conformance fixture).",
-		func(ctx context.Context, req *mcp.Request) (string, error) {
-			rs, err := req.Input(ctx, map[string]*mcp.InputRequest{keyConfirm: mcp.ElicitationInput(confirmForm())})
-			if err != nil {
-				return "", err
-			}
-			res, err := rs.Elicitation(keyConfirm)
-			if err != nil {
-				return "", err
-			}
-			return "The requestState was intact; action=" + res.Action + ", content=" + compactJSON(res.Content), nil
-		})
+		confirmation("The requestState was intact"))
 
 	mrtrTool("test_input_required_result_capabilities",
 		"Asks for each kind of input the request's client capabilities declare (elicitation, sampling, roots), and for nothing else (SEP-2322 conformance fixture).",
