@@ -141,21 +141,11 @@ func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]jso
 	return p.Answers, nil
 }
 
-// readInputResponses reads a retry's inputResponses and requestState into
+// readInputValues reads a retry's inputResponses and requestState (the
+// raw params members, nil when absent; requestMeta.parse finds them) into
 // st.answers: the answers of earlier rounds from the verified state, and
 // this round's for the keys the state does not answer yet.
-func (s *Server) readInputResponses(req *jsonrpc.Request, st *modernState) *jsonrpc.Error {
-	var responses, state []byte
-	if _, err := jsonscan.ScanObject(req.Params, 0, func(key, value []byte) {
-		switch {
-		case jsonscan.KeyEquals(key, "inputResponses"):
-			responses = value
-		case jsonscan.KeyEquals(key, "requestState"):
-			state = value
-		}
-	}); err != nil {
-		return errInvalidParams("params must be an object")
-	}
+func (s *Server) readInputValues(req *jsonrpc.Request, st *modernState, responses, state []byte) *jsonrpc.Error {
 	if state != nil {
 		str, ok := jsonscan.StringValue(state)
 		if !ok {

@@ -161,69 +161,9 @@ type modernState struct {
 	// task is set when the request is the work of a task of the tasks
 	// extension: Request.Input waits for tasks/update (task_modern_input.go).
 	task *extRun
-}
-
-// requestMeta is the stateless era's request _meta, decoded.
-type requestMeta struct {
-	version  string
-	caps     ClientCapabilities
-	info     Implementation
-	logLevel LoggingLevel
-}
-
-// parseRequestMeta reads and checks the _meta every stateless-era request
-// must carry
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
-func parseRequestMeta(params json.RawMessage) (*requestMeta, *jsonrpc.Error) {
-	if len(params) == 0 || params[0] != '{' {
-		return nil, errInvalidParams("params with _meta are required: _meta must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
-	}
-	meta := metaMember(params)
-	if meta == nil {
-		return nil, errInvalidParams("params._meta is required and must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
-	}
-	var version, caps, info, level []byte
-	jsonscan.Members(meta, func(key, value []byte) bool {
-		switch {
-		case jsonscan.KeyEquals(key, MetaProtocolVersion):
-			version = value
-		case jsonscan.KeyEquals(key, MetaClientCapabilities):
-			caps = value
-		case jsonscan.KeyEquals(key, MetaClientInfo):
-			info = value
-		case jsonscan.KeyEquals(key, MetaLogLevel):
-			level = value
-		}
-		return true
-	})
-	m := &requestMeta{}
-	if version == nil {
-		return nil, errInvalidParams("_meta is missing " + MetaProtocolVersion)
-	}
-	v, ok := jsonscan.StringValue(version)
-	if !ok {
-		return nil, errInvalidParams("_meta " + MetaProtocolVersion + " must be a string")
-	}
-	m.version = v
-	if caps == nil {
-		return nil, errInvalidParams("_meta is missing " + MetaClientCapabilities)
-	}
-	if caps[0] != '{' || json.Unmarshal(caps, &m.caps) != nil {
-		return nil, errInvalidParams("_meta " + MetaClientCapabilities + " must be a ClientCapabilities object")
-	}
-	if info != nil && string(info) != "null" {
-		if info[0] != '{' || json.Unmarshal(info, &m.info) != nil {
-			return nil, errInvalidParams("_meta " + MetaClientInfo + " must be an Implementation object")
-		}
-	}
-	if level != nil && string(level) != "null" {
-		l, ok := jsonscan.StringValue(level)
-		if !ok || !LoggingLevel(l).IsValid() {
-			return nil, errInvalidParams("_meta " + MetaLogLevel + " must be one of " + levelList())
-		}
-		m.logLevel = LoggingLevel(l)
-	}
-	return m, nil
+	// meta is the request's _meta and what else parsing params found
+	// (modern_meta.go); nil for a task's work.
+	meta *requestMeta
 }
 
 // errUnsupportedVersion is -32022 with the versions served
@@ -280,18 +220,47 @@ func capabilityObject(dotted string) json.RawMessage {
 // a transport that already started its reply can no longer change the
 // status.
 func (s *Server) HandleModernRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (resp *jsonrpc.Response, refused bool) {
-	ss := &ServerSession{server: s, state: SessionState{Lifecycle: StateReady}}
-	resp, refused, _ = ss.handleModern(ctx, req, related, extra)
+	// The request's session lives and dies with it: nothing can reach it
+	// but the handler (through Request.Session), so it needs no in-flight
+	// table, and it shares the request's allocation.
+	c := &soloCall{}
+	c.ss.server = s
+	c.ss.state.Lifecycle = StateReady
+	resp, refused, _ = c.ss.serveModern(ctx, req, related, extra, &c.call, true)
 	return resp, refused
+}
+
+// modernCall is what a stateless-era request needs while it is served,
+// in one allocation: its in-flight entry (with the handler's Request), its
+// multi round-trip state, its decoded _meta and its context values.
+type modernCall struct {
+	in   inflightRequest
+	st   modernState
+	meta requestMeta
+	ctx  statelessCtx
+}
+
+// soloCall is a modernCall served outside any session, with the session
+// its handler sees.
+type soloCall struct {
+	ss   ServerSession
+	call modernCall
 }
 
 // handleModern serves a stateless-era request on ss, which only lends its
 // in-flight table (so that notifications/cancelled reaches the request on
 // stdio) and its writers: no session state is read or written.
 func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
+	return ss.serveModern(ctx, req, related, extra, new(modernCall), false)
+}
+
+// serveModern is handleModern with the request's allocation c. A solo
+// session (HandleModernRequest's own) is reachable by nobody else: the
+// request is not entered in its in-flight table.
+func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra, c *modernCall, solo bool) (*jsonrpc.Response, bool, error) {
 	s := ss.server
-	m, rpcErr := parseRequestMeta(req.Params)
-	if rpcErr != nil {
+	m := &c.meta
+	if rpcErr := m.parse(req.Params); rpcErr != nil {
 		return jsonrpc.NewErrorResponse(req.ID, rpcErr), true, nil
 	}
 	if !IsModernVersion(m.version) {
@@ -300,34 +269,36 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 	if !s.servesModern(req.Method) {
 		return jsonrpc.NewErrorResponse(req.ID, errMethodNotFound(req.Method)), true, nil
 	}
-	st := &modernState{logLevel: m.logLevel}
+	st := &c.st
+	st.logLevel, st.meta = m.logLevel, m
 	if isMRTRMethod(req.Method) {
-		if err := s.readInputResponses(req, st); err != nil {
+		if err := s.readInputValues(req, st, m.responses, m.state); err != nil {
 			return jsonrpc.NewErrorResponse(req.ID, err), false, nil
 		}
 	}
 
-	ss.mu.Lock()
-	if ss.closed {
-		ss.mu.Unlock()
-		return nil, false, ErrSessionClosed
+	in := &c.in
+	c.ctx = statelessCtx{Context: ctx, w: related}
+	if !solo {
+		ss.mu.Lock()
+		if ss.closed {
+			ss.mu.Unlock()
+			return nil, false, ErrSessionClosed
+		}
+		if _, dup := ss.inflight[req.ID]; dup {
+			ss.mu.Unlock()
+			return nil, false, ErrDuplicateRequestID
+		}
 	}
-	if _, dup := ss.inflight[req.ID]; dup {
-		ss.mu.Unlock()
-		return nil, false, ErrDuplicateRequestID
-	}
-	in := &inflightRequest{}
-	if related != nil {
-		in.rctx = relatedCtx{Context: ctx, w: related}
-		ctx = &in.rctx
-	}
-	ctx, cancel := context.WithCancel(context.WithValue(ctx, statelessKey{}, true))
+	ctx, cancel := context.WithCancel(&c.ctx)
 	in.cancel = cancel
-	if ss.inflight == nil {
-		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
+	if !solo {
+		if ss.inflight == nil {
+			ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
+		}
+		ss.inflight[req.ID] = in
+		ss.mu.Unlock()
 	}
-	ss.inflight[req.ID] = in
-	ss.mu.Unlock()
 	r := &in.req
 	*r = Request{
 		Method:             req.Method,
@@ -344,10 +315,13 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 
 	result, err := s.dispatch(ctx, r)
 
-	ss.mu.Lock()
-	delete(ss.inflight, req.ID)
-	cancelled := in.cancelled
-	ss.mu.Unlock()
+	cancelled := false
+	if !solo {
+		ss.mu.Lock()
+		delete(ss.inflight, req.ID)
+		cancelled = in.cancelled
+		ss.mu.Unlock()
+	}
 	cancel()
 	if cancelled {
 		return nil, false, nil
@@ -361,6 +335,8 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 			return s.inputRequiredResponse(req, st), false, nil
 		}
 		err = modernError(err)
+	} else if resp := s.stampedToolResult(req.Method, req.ID, result); resp != nil {
+		return resp, false, nil
 	}
 	resp := s.makeResponse(req.ID, result, err)
 	if resp.Error != nil {
@@ -372,6 +348,27 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 	}
 	resp.Result = s.stampResult(req.Method, resp.Result)
 	return resp, false, nil
+}
+
+// statelessCtx is the context of a stateless-era request's handler: it
+// marks the request as stateless and carries its related writer (when it
+// has one), as two context.WithValue would, without allocations of its
+// own.
+type statelessCtx struct {
+	context.Context
+	w MessageWriter
+}
+
+func (c *statelessCtx) Value(key any) any {
+	switch key.(type) {
+	case statelessKey:
+		return true
+	case relatedKey:
+		if c.w != nil {
+			return c.w
+		}
+	}
+	return c.Context.Value(key)
 }
 
 // statelessKey marks, in a handler's context, a stateless-era request.

@@ -143,12 +143,14 @@ func FuzzModernMeta(f *testing.F) {
 	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
 	f.Fuzz(func(t *testing.T, params []byte) {
 		ModernProtocolVersion(params)
-		parseRequestMeta(params)
+		var m requestMeta
+		if m.parse(params) == nil {
+			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{}, m.responses, m.state)
+		}
 		requestBinding("tools/call", params)
 		requestBinding("resources/read", params)
 		s.stampResult("tools/list", params)
 		withSubscriptionMeta(params, []byte(`{"k":1}`))
-		s.readInputResponses(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{})
 	})
 }
 

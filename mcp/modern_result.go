@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // CacheScope says who may reuse a cacheable result
@@ -112,6 +113,40 @@ func (s *Server) stampResult(method string, raw json.RawMessage) json.RawMessage
 	}
 	return append(out, raw[metaStart+1:]...)
 }
+
+// stampedToolResult is makeResponse followed by stampResult for the usual
+// tools/call result (a *CallToolResult without _meta or
+// structuredContent), encoded once, straight after the stamp: the result
+// names no resultType, ttlMs or _meta of its own, so the stamp is a prefix.
+// It returns nil for every other result.
+func (s *Server) stampedToolResult(method string, id jsonrpc.ID, result any) *jsonrpc.Response {
+	r, ok := result.(*CallToolResult)
+	if !ok || r == nil || len(r.Meta) > 0 || len(r.StructuredContent) > 0 || r.Content == nil || isCacheableMethod(method) {
+		return nil
+	}
+	info := s.serverInfoMember()
+	size := len(stampPrefix) + len(info) + 32
+	for _, c := range r.Content {
+		if t, ok := c.(*TextContent); ok && t != nil {
+			size += len(t.Text) + 32
+		}
+	}
+	out := append(make([]byte, 0, size), stampPrefix...)
+	out = append(append(out, info...), "},"...)
+	n := len(out)
+	out, err := r.appendJSON(out)
+	if err != nil {
+		s.logger.Error("mcp: encoding result", "err", err)
+		return jsonrpc.NewErrorResponse(id, errInternal())
+	}
+	// appendJSON wrote the result's own '{' at n: the stamp opened it.
+	out = append(out[:n], out[n+1:]...)
+	return &jsonrpc.Response{ID: id, Result: out}
+}
+
+// stampPrefix opens a stamped result that has no members of the stamp's
+// own: what stampResult writes before the server's identity.
+const stampPrefix = `{"resultType":"complete","_meta":{`
 
 func hasMetaKey(meta []byte, key string) bool {
 	found := false

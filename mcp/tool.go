@@ -260,7 +260,7 @@ func (s *Server) listTools(_ context.Context, r *Request) (any, error) {
 func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 	// p stays on the stack: only copies reach encoding/json and task.go.
 	var p CallToolParams
-	if !decodeCallToolParams(r.Params, &p) {
+	if !r.modern.toolCallParams(r.Params, &p) && !decodeCallToolParams(r.Params, &p) {
 		q := new(CallToolParams)
 		if err := unmarshalParams(r.Params, q); err != nil {
 			return nil, err
@@ -300,41 +300,77 @@ func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
 	if len(params) == 0 || params[0] != '{' {
 		return false
 	}
-	var name, args, meta []byte
-	ok := true
-	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
-		switch string(key) {
-		case "name":
-			name = value
-		case "arguments":
-			args = value
-		case "_meta":
-			meta = value
-		default:
-			ok = false
-		}
-	})
-	if err != nil || jsonscan.SkipSpace(params, end) != len(params) || !ok || len(name) < 2 || name[0] != '"' {
+	var c callMembers
+	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) { c.add(key, value) })
+	if err != nil || jsonscan.SkipSpace(params, end) != len(params) {
 		return false
 	}
-	inner := name[1 : len(name)-1]
+	return c.decode(p, c.meta == nil || plainMeta(c.meta))
+}
+
+// callMembers are the members of tools/call params that
+// decodeCallToolParams reads, the last of each name.
+type callMembers struct {
+	name, args, meta []byte
+	// other is set by a member other than name, arguments and _meta
+	// (spelled exactly so).
+	other bool
+}
+
+func (c *callMembers) add(key, value []byte) {
+	switch string(key) {
+	case "name":
+		c.name = value
+	case "arguments":
+		c.args = value
+	case "_meta":
+		c.meta = value
+	default:
+		c.other = true
+	}
+}
+
+// decode is decodeCallToolParams once the members of valid params are
+// known; plain says that _meta is absent or plainMeta.
+func (c *callMembers) decode(p *CallToolParams, plain bool) bool {
+	if c.other || len(c.name) < 2 || c.name[0] != '"' {
+		return false
+	}
+	inner := c.name[1 : len(c.name)-1]
 	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
 		return false
 	}
 	var m *RequestMeta
-	if meta != nil {
+	if !plain {
 		var mp *RequestMeta // escapes, so declared only when needed
-		if json.Unmarshal(meta, &mp) != nil {
+		if json.Unmarshal(c.meta, &mp) != nil {
 			return false
 		}
 		m = mp
 	}
 	p.Name = string(inner)
 	p.Meta = m
-	if args != nil {
-		p.Arguments = json.RawMessage(args)
+	if c.args != nil {
+		p.Arguments = json.RawMessage(c.args)
 	}
 	return true
+}
+
+// plainMeta reports whether the params' _meta (valid JSON) is an object
+// that RequestMeta takes nothing from: no member encoding/json would match
+// with progressToken. Stateless-era requests carry such a _meta on every
+// call, and decoding it would leave only a RequestMeta without a token,
+// which is as good as none.
+func plainMeta(meta []byte) bool {
+	if meta[0] != '{' {
+		return false
+	}
+	plain := true
+	jsonscan.Members(meta, func(key, _ []byte) bool {
+		plain = ignoredKey(key, "progressToken") // modern_meta.go
+		return plain
+	})
+	return plain
 }
 
 // runTool runs a tool's handler and makes its result: a Go error becomes

@@ -1,0 +1,72 @@
+package mcp
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// benchModernMeta is the _meta a 2026-07-28 client sends on every request:
+// its version, capabilities and identity.
+const benchModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}`
+
+// BenchmarkModernToolsCall is BenchmarkToolsCallRoundTrip for a
+// 2026-07-28 request served outside any session
+// (Server.HandleModernRequest): decode the frame, check its _meta, run the
+// typed echo tool, stamp and encode the reply.
+func BenchmarkModernToolsCall(b *testing.B) {
+	s := newBenchServer(b)
+	ctx := context.Background()
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
+	b.ReportAllocs()
+	n, start := 0, cpuClock()
+	for b.Loop() {
+		n++
+		msg, _, err := jsonrpc.Decode(frame)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, refused := s.HandleModernRequest(ctx, msg.(*jsonrpc.Request), nil, nil)
+		if refused || resp.Error != nil {
+			b.Fatal(resp.Error)
+		}
+		if _, err := jsonrpc.Encode(resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start, n)
+}
+
+// BenchmarkModernToolsCallSession is BenchmarkModernToolsCall for a
+// 2026-07-28 request arriving on a live session
+// (ServerSession.HandleRequest routes it to the stateless path), as on
+// stdio.
+func BenchmarkModernToolsCallSession(b *testing.B) {
+	s := newBenchServer(b)
+	ss := s.NewSession(&SessionOptions{Preinitialized: true})
+	defer ss.Close()
+	ctx := context.Background()
+	pre := []byte(`{"jsonrpc":"2.0","id":`)
+	post := []byte(`,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	n, start := 0, cpuClock()
+	for b.Loop() {
+		n++
+		buf = append(strconv.AppendInt(append(buf[:0], pre...), int64(n), 10), post...)
+		msg, _, err := jsonrpc.Decode(buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, err := ss.HandleRequest(ctx, msg.(*jsonrpc.Request), nil)
+		if err != nil || resp.Error != nil {
+			b.Fatal(err, resp.Error)
+		}
+		if _, err := jsonrpc.Encode(resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start, n)
+}

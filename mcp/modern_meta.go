@@ -1,0 +1,344 @@
+package mcp
+
+// This file reads the _meta every stateless-era request carries
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+// It is read on every request, so the usual shapes (empty capabilities or
+// roots, sampling and elicitation with their flags; a clientInfo of plain
+// strings) are decoded in place with jsonscan; anything else (other
+// members, case variants of the known names, escapes in keys, repeated
+// members, values of another type) is left to encoding/json, so that every
+// result, refusals included, stays what encoding/json gives.
+
+import (
+	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// requestMeta is the stateless era's request _meta, decoded, with the
+// members of params that a multi round-trip retry carries, found in the
+// same pass.
+type requestMeta struct {
+	version  string
+	caps     ClientCapabilities
+	info     Implementation
+	logLevel LoggingLevel
+	// responses and state are the raw inputResponses and requestState
+	// members of params, nil when absent (input_state.go).
+	responses, state []byte
+	// params are the params parsed; call holds their tools/call members
+	// (tool.go), whole says nothing follows the object, metas counts the
+	// members spelled _meta exactly, and plain says that _meta has no
+	// progressToken (plainMeta): what decodeCallToolParams would find,
+	// without scanning params again.
+	params []byte
+	call   callMembers
+	whole  bool
+	metas  int
+	plain  bool
+}
+
+// parse reads and checks the _meta every stateless-era request must carry
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta),
+// scanning params once.
+func (m *requestMeta) parse(params json.RawMessage) *jsonrpc.Error {
+	if len(params) == 0 || params[0] != '{' {
+		return errInvalidParams("params with _meta are required: _meta must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
+	}
+	var meta []byte
+	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
+		m.call.add(key, value)
+		if string(key) == "_meta" {
+			m.metas++
+		}
+		switch {
+		case jsonscan.KeyEquals(key, "_meta"):
+			if meta == nil {
+				meta = value
+			}
+		case jsonscan.KeyEquals(key, "inputResponses"):
+			m.responses = value
+		case jsonscan.KeyEquals(key, "requestState"):
+			m.state = value
+		}
+	})
+	if err != nil {
+		meta = nil
+	}
+	if len(meta) == 0 || meta[0] != '{' {
+		return errInvalidParams("params._meta is required and must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
+	}
+	m.params, m.whole, m.plain = params, jsonscan.SkipSpace(params, end) == len(params), true
+	var version, caps, info, level []byte
+	jsonscan.Members(meta, func(key, value []byte) bool {
+		if m.plain && len(key) >= len("progressToken") {
+			m.plain = ignoredKey(key, "progressToken")
+		}
+		switch {
+		case jsonscan.KeyEquals(key, MetaProtocolVersion):
+			version = value
+		case jsonscan.KeyEquals(key, MetaClientCapabilities):
+			caps = value
+		case jsonscan.KeyEquals(key, MetaClientInfo):
+			info = value
+		case jsonscan.KeyEquals(key, MetaLogLevel):
+			level = value
+		}
+		return true
+	})
+	if version == nil {
+		return errInvalidParams("_meta is missing " + MetaProtocolVersion)
+	}
+	v, ok := versionValue(version)
+	if !ok {
+		return errInvalidParams("_meta " + MetaProtocolVersion + " must be a string")
+	}
+	m.version = v
+	if caps == nil {
+		return errInvalidParams("_meta is missing " + MetaClientCapabilities)
+	}
+	if caps[0] != '{' || !decodeClientCapabilities(caps, &m.caps) {
+		return errInvalidParams("_meta " + MetaClientCapabilities + " must be a ClientCapabilities object")
+	}
+	if info != nil && string(info) != "null" {
+		if info[0] != '{' || !decodeImplementation(info, &m.info) {
+			return errInvalidParams("_meta " + MetaClientInfo + " must be an Implementation object")
+		}
+	}
+	if level != nil && string(level) != "null" {
+		l, ok := jsonscan.StringValue(level)
+		if !ok || !LoggingLevel(l).IsValid() {
+			return errInvalidParams("_meta " + MetaLogLevel + " must be one of " + levelList())
+		}
+		m.logLevel = LoggingLevel(l)
+	}
+	return nil
+}
+
+// versionValue is jsonscan.StringValue for a protocol version, without
+// an allocation for the versions served.
+func versionValue(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		inner := raw[1 : len(raw)-1]
+		for _, v := range ServedVersions {
+			if string(inner) == v {
+				return v, true
+			}
+		}
+	}
+	return jsonscan.StringValue(raw)
+}
+
+// decodeClientCapabilities decodes the object raw (valid JSON) into c, as
+// json.Unmarshal into a zero ClientCapabilities would, and reports whether
+// it decoded.
+func decodeClientCapabilities(raw []byte, c *ClientCapabilities) bool {
+	if plainClientCapabilities(raw, c) {
+		return true
+	}
+	*c = ClientCapabilities{}
+	return json.Unmarshal(raw, c) == nil
+}
+
+// plainClientCapabilities decodes the usual shapes of raw into c, or
+// reports false (leaving c partly written) for encoding/json to decide.
+func plainClientCapabilities(raw []byte, c *ClientCapabilities) bool {
+	var seen uint8
+	ok := true
+	jsonscan.Members(raw, func(key, value []byte) bool {
+		var bit uint8
+		switch string(key) {
+		case "roots":
+			bit = 1
+			c.Roots, ok = plainRoots(value)
+		case "sampling":
+			bit = 2
+			var ctx, tools *struct{}
+			if ok = plainFlags(value, "context", &ctx, "tools", &tools); ok && value[0] == '{' {
+				c.Sampling = &SamplingCapability{Context: ctx, Tools: tools}
+			}
+		case "elicitation":
+			bit = 4
+			var form, url *struct{}
+			if ok = plainFlags(value, "form", &form, "url", &url); ok && value[0] == '{' {
+				c.Elicitation = &ElicitationCapability{Form: form, URL: url}
+			}
+		default:
+			// experimental, tasks, extensions and their case variants
+			// are encoding/json's; other names are ignored, as it
+			// ignores them.
+			ok = ignoredKey(key, "experimental", "roots", "sampling", "elicitation", "tasks", "extensions")
+		}
+		if seen&bit != 0 {
+			ok = false // a repeated member merges into the first
+		}
+		seen |= bit
+		return ok
+	})
+	return ok
+}
+
+// plainRoots decodes a RootsCapability value: null, or an object with at
+// most a boolean (or null) listChanged.
+func plainRoots(value []byte) (*RootsCapability, bool) {
+	switch value[0] {
+	case 'n':
+		return nil, true
+	case '{':
+	default:
+		return nil, false
+	}
+	r := &RootsCapability{}
+	ok := true
+	jsonscan.Members(value, func(key, v []byte) bool {
+		if string(key) != "listChanged" {
+			ok = ignoredKey(key, "listChanged")
+			return ok
+		}
+		switch v[0] {
+		case 't':
+			r.ListChanged = true
+		case 'f':
+			r.ListChanged = false
+		case 'n':
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return r, ok
+}
+
+// plainFlags decodes a value with two presence members (*struct{}, set by
+// any object, left nil by null): null, or an object whose members a and b
+// are objects or null.
+func plainFlags(value []byte, a string, pa **struct{}, b string, pb **struct{}) bool {
+	switch value[0] {
+	case 'n':
+		return true
+	case '{':
+	default:
+		return false
+	}
+	ok := true
+	jsonscan.Members(value, func(key, v []byte) bool {
+		var p **struct{}
+		switch string(key) {
+		case a:
+			p = pa
+		case b:
+			p = pb
+		default:
+			ok = ignoredKey(key, a, b)
+			return ok
+		}
+		switch v[0] {
+		case '{':
+			*p = &struct{}{}
+		case 'n':
+			*p = nil
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// decodeImplementation decodes the object raw (valid JSON) into impl, as
+// json.Unmarshal into a zero Implementation would, and reports whether it
+// decoded.
+func decodeImplementation(raw []byte, impl *Implementation) bool {
+	if plainImplementation(raw, impl) {
+		return true
+	}
+	*impl = Implementation{}
+	return json.Unmarshal(raw, impl) == nil
+}
+
+// plainImplementation decodes an Implementation of string (or null)
+// members, without icons.
+func plainImplementation(raw []byte, impl *Implementation) bool {
+	ok := true
+	jsonscan.Members(raw, func(key, value []byte) bool {
+		var p *string
+		switch string(key) {
+		case "name":
+			p = &impl.Name
+		case "title":
+			p = &impl.Title
+		case "version":
+			p = &impl.Version
+		case "description":
+			p = &impl.Description
+		case "websiteUrl":
+			p = &impl.WebsiteURL
+		default:
+			ok = ignoredKey(key, "name", "title", "version", "description", "websiteUrl", "icons")
+			return ok
+		}
+		switch value[0] {
+		case '"':
+			*p, ok = jsonscan.StringValue(value)
+		case 'n':
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// ignoredKey reports whether encoding/json certainly ignores the raw key
+// when decoding into a struct whose fields are names: a plain printable
+// ASCII key that equals none of them, even ignoring case. (encoding/json
+// matches case-insensitively, and folds some non-ASCII letters onto ASCII
+// ones; keys with escapes or non-ASCII bytes are left to it.)
+func ignoredKey(key []byte, names ...string) bool {
+	for _, c := range key {
+		if c < 0x20 || c > 0x7e || c == '\\' {
+			return false
+		}
+	}
+	for _, n := range names {
+		if equalFoldASCII(key, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalFoldASCII reports whether the ASCII key equals name ignoring case.
+func equalFoldASCII(key []byte, name string) bool {
+	if len(key) != len(name) {
+		return false
+	}
+	for i := range len(key) {
+		a, b := key[i], name[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}
+
+// toolCallParams is decodeCallToolParams (tool.go) from what parse found,
+// for the params it parsed: false when st has none (st may be nil) or
+// the fast path does not apply, and tools/call decodes params itself.
+func (st *modernState) toolCallParams(params json.RawMessage, p *CallToolParams) bool {
+	if st == nil || st.meta == nil {
+		return false
+	}
+	m := st.meta
+	if len(params) == 0 || len(m.params) != len(params) || &m.params[0] != &params[0] || !m.whole || m.metas != 1 {
+		return false
+	}
+	return m.call.decode(p, m.plain)
+}

@@ -1,0 +1,214 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// metaDecodeCases are capabilities and client identities in the shapes
+// the fast paths take and in the shapes they leave to encoding/json.
+var metaDecodeCases = []string{
+	`{}`, ` { } `, `{"roots":{}}`, `{"roots":{"listChanged":true}}`, `{"roots":{"listChanged":false,"x":1}}`,
+	`{"roots":{"listChanged":null}}`, `{"roots":null}`, `{"roots":{"listChanged":1}}`, `{"roots":[]}`,
+	`{"roots":{"ListChanged":true}}`, `{"roots":{"listChanged":true,"listChanged":false}}`,
+	`{"roots":{"listChanged":true},"roots":{}}`, `{"Roots":{"listChanged":true}}`, `{"ROOTS":{}}`,
+	`{"sampling":{}}`, `{"sampling":{"context":{},"tools":{"a":1}}}`, `{"sampling":{"context":null}}`,
+	`{"sampling":{"context":true}}`, `{"sampling":null}`, `{"sampling":"yes"}`, `{"sampling":{"Tools":{}}}`,
+	`{"elicitation":{}}`, `{"elicitation":{"form":{},"url":{}}}`, `{"elicitation":{"url":{},"url":null}}`,
+	`{"elicitation":{"form":[]}}`, `{"roots":{},"sampling":{},"elicitation":{"form":{}}}`,
+	`{"experimental":{"x":{}}}`, `{"tasks":{"list":{}}}`, `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`,
+	`{"other":{"deep":[1,2,{"a":null}]},"more":"x"}`, `{"r\u006fots":{"listChanged":true}}`,
+	`{"ro\u00f6ts":{}}`, "{\"rooţs\":{}}", `{"\u0000":1}`, `{"roots":{"listChanged":true}, "sampling" : { "tools" : { } } }`,
+	// Implementation shapes.
+	`{"name":"c","version":"1"}`, `{"name":"c","title":"T","version":"1.0","description":"d","websiteUrl":"https://x"}`,
+	`{"name":"a\"b\u00e9","version":"\ud83d\ude00"}`, `{"name":null,"version":"1"}`, `{"name":1}`,
+	`{"name":"a","name":"b"}`, `{"Name":"c"}`, `{"NAME":"c","name":"d"}`, `{"name":"c","icons":[{"src":"x"}]}`,
+	`{"name":"c","icons":null}`, `{"websiteURL":"x"}`, `{"name":"c","extra":{"a":[1]}}`, `{"name":"\xff"}`,
+	`{"name":["x"]}`, `{"version":{}}`,
+}
+
+// TestMetaDecodersMatchEncodingJSON: the _meta fast paths decode exactly
+// what encoding/json decodes, and refuse what it refuses.
+func TestMetaDecodersMatchEncodingJSON(t *testing.T) {
+	for _, c := range metaDecodeCases {
+		checkMetaDecoders(t, []byte(c))
+	}
+}
+
+func FuzzMetaDecoders(f *testing.F) {
+	for _, c := range metaDecodeCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkMetaDecoders(t, data)
+	})
+}
+
+func checkMetaDecoders(t *testing.T, data []byte) {
+	t.Helper()
+	start := jsonscan.SkipSpace(data, 0)
+	end, err := jsonscan.ScanObject(data, start, func(_, _ []byte) {})
+	if err != nil || jsonscan.SkipSpace(data, end) != len(data) {
+		return // the decoders see only valid objects
+	}
+	obj := data[start:end]
+
+	var wantCaps, gotCaps ClientCapabilities
+	wantErr := json.Unmarshal(obj, &wantCaps) != nil
+	gotOK := decodeClientCapabilities(obj, &gotCaps)
+	if gotOK == wantErr || (gotOK && !reflect.DeepEqual(gotCaps, wantCaps)) {
+		t.Errorf("ClientCapabilities %s: fast %+v (ok %v), encoding/json %+v (error %v)", obj, gotCaps, gotOK, wantCaps, wantErr)
+	}
+
+	var wantInfo, gotInfo Implementation
+	wantErr = json.Unmarshal(obj, &wantInfo) != nil
+	gotOK = decodeImplementation(obj, &gotInfo)
+	if gotOK == wantErr || (gotOK && !reflect.DeepEqual(gotInfo, wantInfo)) {
+		t.Errorf("Implementation %s: fast %+v (ok %v), encoding/json %+v (error %v)", obj, gotInfo, gotOK, wantInfo, wantErr)
+	}
+
+	if plainMeta(obj) {
+		var m *RequestMeta
+		if err := json.Unmarshal(obj, &m); err != nil || m == nil || m.ProgressToken.IsValid() {
+			t.Errorf("plainMeta(%s) but encoding/json gives %+v, %v", obj, m, err)
+		}
+	}
+}
+
+// TestPlainMeta: a _meta is plain when no member could be progressToken.
+func TestPlainMeta(t *testing.T) {
+	for meta, want := range map[string]bool{
+		`{}`: true,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`: true,
+		`{"progressToken":1}`:       false,
+		`{"progresstoken":1}`:       false,
+		`{"PROGRESSTOKEN":null}`:    false,
+		`{"progre\u0073sToken":1}`:  false,
+		"{\"progreſsToken\":1}":     false, // encoding/json folds ſ onto s
+		`{"progressTokens":1}`:      true,
+		`null`:                      false,
+		`"x"`:                       false,
+		`{"a":{"progressToken":1}}`: true,
+	} {
+		if got := plainMeta([]byte(meta)); got != want {
+			t.Errorf("plainMeta(%s) = %v, want %v", meta, got, want)
+		}
+	}
+}
+
+// TestStampedToolResultMatchesStampResult: a tools/call result encoded
+// behind the stamp is byte for byte what makeResponse and stampResult
+// make, and other results are left to them.
+func TestStampedToolResultMatchesStampResult(t *testing.T) {
+	s := NewServer(Implementation{Name: "s\"x", Version: "1", Title: "T"}, nil)
+	id := jsonrpc.Int64ID(3)
+	for _, res := range []*CallToolResult{
+		{Content: []Content{}},
+		{Content: []Content{&TextContent{Text: "hello, world"}}},
+		{Content: []Content{&TextContent{Text: "a\nb\u2028<>&"}, &TextContent{Text: ""}}, IsError: true},
+		{Content: []Content{&ImageContent{Data: "AQI=", MIMEType: "image/png"}, &TextContent{Text: "x", Annotations: &Annotations{Audience: []string{"user"}}}}},
+	} {
+		got := s.stampedToolResult("tools/call", id, res)
+		if got == nil {
+			t.Fatalf("%+v: not stamped", res)
+		}
+		want := s.makeResponse(id, res, nil)
+		want.Result = s.stampResult("tools/call", want.Result)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v:\n\tgot  %s\n\twant %s", res, got.Result, want.Result)
+		}
+	}
+	for _, res := range []any{
+		(*CallToolResult)(nil),
+		&CallToolResult{},
+		&CallToolResult{Content: []Content{}, Meta: Meta{"k": json.RawMessage(`"v"`)}},
+		&CallToolResult{Content: []Content{}, StructuredContent: json.RawMessage(`{"a":1}`)},
+		&ListToolsResult{},
+		json.RawMessage(`{}`),
+	} {
+		if got := s.stampedToolResult("tools/call", id, res); got != nil {
+			t.Errorf("%#v: stamped as %s", res, got.Result)
+		}
+	}
+	if got := s.stampedToolResult("tools/list", id, &CallToolResult{Content: []Content{}}); got != nil {
+		t.Errorf("a cacheable method's result was stamped as %s", got.Result)
+	}
+}
+
+// TestModernToolCallParams: tools/call reads its params from what parsing
+// _meta found only when that is what decodeCallToolParams would find.
+func TestModernToolCallParams(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+	for params, fast := range map[string]bool{
+		`{` + meta + `},"name":"echo","arguments":{"a":1}}`:                                true,
+		`{"name":"echo",` + meta + `}}`:                                                    true,
+		`{"name":"echo",` + meta + `,"progressToken":7}}`:                                  true, // decoded with encoding/json
+		`{"name":"echo","arguments":{},` + meta + `},"inputResponses":{}}`:                 false,
+		`{"name":"echo",` + meta + `},"_meta":{}}`:                                         false,
+		`{"name":"echo",` + meta + `},"\u005fmeta":{}}`:                                    false,
+		`{"name":"ec\u0068o",` + meta + `}}`:                                               false,
+		`{"name":"echo",` + meta + `}} x`:                                                  false,
+		`{"name":7,` + meta + `}}`:                                                         false,
+		`{"name":"echo","arguments":{"a":1},"arguments":{"b":2},` + meta + `}}`:            true,
+		`{"name":"echo","task":{},` + meta + `}}`:                                          false,
+		`{"name":"a","name":"echo",` + meta + `,"io.modelcontextprotocol/logLevel":null}}`: true,
+	} {
+		raw := json.RawMessage(params)
+		var m requestMeta
+		if err := m.parse(raw); err != nil {
+			t.Errorf("%s: %v", params, err)
+			continue
+		}
+		st := &modernState{meta: &m}
+		var got, want CallToolParams
+		ok := st.toolCallParams(raw, &got)
+		if ok != fast {
+			t.Errorf("%s: fast path %v, want %v", params, ok, fast)
+		}
+		if !ok {
+			continue
+		}
+		if !decodeCallToolParams(raw, &want) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: fast %+v, decodeCallToolParams %+v", params, got, want)
+		}
+		// Other params (a middleware's rewrite) are decoded afresh.
+		if st.toolCallParams(json.RawMessage(string(params)), &got) {
+			t.Errorf("%s: fast path taken for a copy of params", params)
+		}
+	}
+	if (*modernState)(nil).toolCallParams(json.RawMessage(`{"name":"x"}`), new(CallToolParams)) {
+		t.Error("fast path taken without a parse")
+	}
+}
+
+// TestModernToolsCallAllocations pins the allocations of a stateless-era
+// tools/call served outside any session (BenchmarkModernToolsCall), so
+// that the hot path does not regress unnoticed.
+func TestModernToolsCallAllocations(t *testing.T) {
+	s := NewServer(Implementation{Name: "bench", Version: "1"}, nil)
+	if err := AddTool(s, &Tool{Name: "echo"}, func(_ context.Context, _ *Request, in benchEchoIn) (string, error) {
+		return in.Text, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
+	msg, _, err := jsonrpc.Decode(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := msg.(*jsonrpc.Request)
+	ctx := context.Background()
+	n := testing.AllocsPerRun(200, func() {
+		if resp, refused := s.HandleModernRequest(ctx, req, nil, nil); refused || resp.Error != nil {
+			t.Fatal(resp.Error)
+		}
+	})
+	if max := 11.0; n > max {
+		t.Errorf("allocations per tools/call = %v, want at most %v", n, max)
+	}
+}
