@@ -260,7 +260,8 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra, c *modernCall, solo bool) (*jsonrpc.Response, bool, error) {
 	s := ss.server
 	m := &c.meta
-	if rpcErr := m.parse(req.Params); rpcErr != nil {
+	retry, rpcErr := m.parse(req.Params)
+	if rpcErr != nil {
 		return jsonrpc.NewErrorResponse(req.ID, rpcErr), true, nil
 	}
 	if !IsModernVersion(m.version) {
@@ -272,7 +273,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	st := &c.st
 	st.logLevel, st.meta = m.logLevel, m
 	if isMRTRMethod(req.Method) {
-		if err := s.readInputValues(req, st, m.responses, m.state); err != nil {
+		if err := s.readInputValues(req, st, retry.responses, retry.state); err != nil {
 			return jsonrpc.NewErrorResponse(req.ID, err), false, nil
 		}
 	}

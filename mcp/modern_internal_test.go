@@ -144,8 +144,8 @@ func FuzzModernMeta(f *testing.F) {
 	f.Fuzz(func(t *testing.T, params []byte) {
 		ModernProtocolVersion(params)
 		var m requestMeta
-		if m.parse(params) == nil {
-			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{}, m.responses, m.state)
+		if retry, err := m.parse(params); err == nil {
+			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{}, retry.responses, retry.state)
 		}
 		requestBinding("tools/call", params)
 		requestBinding("resources/read", params)

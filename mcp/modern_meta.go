@@ -11,46 +11,51 @@ package mcp
 
 import (
 	"encoding/json"
+	"hash/maphash"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// requestMeta is the stateless era's request _meta, decoded, with the
-// members of params that a multi round-trip retry carries, found in the
-// same pass.
+// requestMeta is the stateless era's request _meta, decoded, with what
+// tools/call reads of params, found in the same pass.
 type requestMeta struct {
 	version  string
 	caps     ClientCapabilities
 	info     Implementation
 	logLevel LoggingLevel
-	// responses and state are the raw inputResponses and requestState
-	// members of params, nil when absent (input_state.go).
-	responses, state []byte
 	// params are the params parsed; call holds their tools/call members
-	// (tool.go), whole says nothing follows the object, metas counts the
-	// members spelled _meta exactly, and plain says that _meta has no
+	// (tool.go), whole says nothing follows the object, oneMeta that
+	// exactly one member is spelled _meta, and plain that _meta has no
 	// progressToken (plainMeta): what decodeCallToolParams would find,
 	// without scanning params again.
-	params []byte
-	call   callMembers
-	whole  bool
-	metas  int
-	plain  bool
+	params                []byte
+	call                  callMembers
+	whole, oneMeta, plain bool
+}
+
+// retryMembers are the raw inputResponses and requestState members of
+// params, nil when absent (input_state.go).
+type retryMembers struct {
+	responses, state []byte
 }
 
 // parse reads and checks the _meta every stateless-era request must carry
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta),
-// scanning params once.
-func (m *requestMeta) parse(params json.RawMessage) *jsonrpc.Error {
+// scanning params once; it returns the members a multi round-trip retry
+// carries, found on the way.
+func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Error) {
+	var retry retryMembers
 	if len(params) == 0 || params[0] != '{' {
-		return errInvalidParams("params with _meta are required: _meta must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
+		return retry, errInvalidParams("params with _meta are required: _meta must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
 	}
 	var meta []byte
+	var metas int
 	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
 		m.call.add(key, value)
 		if string(key) == "_meta" {
-			m.metas++
+			metas++
 		}
 		switch {
 		case jsonscan.KeyEquals(key, "_meta"):
@@ -58,18 +63,19 @@ func (m *requestMeta) parse(params json.RawMessage) *jsonrpc.Error {
 				meta = value
 			}
 		case jsonscan.KeyEquals(key, "inputResponses"):
-			m.responses = value
+			retry.responses = value
 		case jsonscan.KeyEquals(key, "requestState"):
-			m.state = value
+			retry.state = value
 		}
 	})
 	if err != nil {
 		meta = nil
 	}
 	if len(meta) == 0 || meta[0] != '{' {
-		return errInvalidParams("params._meta is required and must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
+		return retry, errInvalidParams("params._meta is required and must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
 	}
 	m.params, m.whole, m.plain = params, jsonscan.SkipSpace(params, end) == len(params), true
+	m.oneMeta = metas == 1
 	var version, caps, info, level []byte
 	jsonscan.Members(meta, func(key, value []byte) bool {
 		if m.plain && len(key) >= len("progressToken") {
@@ -88,32 +94,32 @@ func (m *requestMeta) parse(params json.RawMessage) *jsonrpc.Error {
 		return true
 	})
 	if version == nil {
-		return errInvalidParams("_meta is missing " + MetaProtocolVersion)
+		return retry, errInvalidParams("_meta is missing " + MetaProtocolVersion)
 	}
 	v, ok := versionValue(version)
 	if !ok {
-		return errInvalidParams("_meta " + MetaProtocolVersion + " must be a string")
+		return retry, errInvalidParams("_meta " + MetaProtocolVersion + " must be a string")
 	}
 	m.version = v
 	if caps == nil {
-		return errInvalidParams("_meta is missing " + MetaClientCapabilities)
+		return retry, errInvalidParams("_meta is missing " + MetaClientCapabilities)
 	}
 	if caps[0] != '{' || !decodeClientCapabilities(caps, &m.caps) {
-		return errInvalidParams("_meta " + MetaClientCapabilities + " must be a ClientCapabilities object")
+		return retry, errInvalidParams("_meta " + MetaClientCapabilities + " must be a ClientCapabilities object")
 	}
 	if info != nil && string(info) != "null" {
 		if info[0] != '{' || !decodeImplementation(info, &m.info) {
-			return errInvalidParams("_meta " + MetaClientInfo + " must be an Implementation object")
+			return retry, errInvalidParams("_meta " + MetaClientInfo + " must be an Implementation object")
 		}
 	}
 	if level != nil && string(level) != "null" {
 		l, ok := jsonscan.StringValue(level)
 		if !ok || !LoggingLevel(l).IsValid() {
-			return errInvalidParams("_meta " + MetaLogLevel + " must be one of " + levelList())
+			return retry, errInvalidParams("_meta " + MetaLogLevel + " must be one of " + levelList())
 		}
 		m.logLevel = LoggingLevel(l)
 	}
-	return nil
+	return retry, nil
 }
 
 // versionValue is jsonscan.StringValue for a protocol version, without
@@ -250,11 +256,62 @@ func plainFlags(value []byte, a string, pa **struct{}, b string, pb **struct{}) 
 // json.Unmarshal into a zero Implementation would, and reports whether it
 // decoded.
 func decodeImplementation(raw []byte, impl *Implementation) bool {
+	if clientInfos.get(raw, impl) {
+		return true
+	}
 	if plainImplementation(raw, impl) {
+		clientInfos.put(raw, impl)
 		return true
 	}
 	*impl = Implementation{}
 	return json.Unmarshal(raw, impl) == nil
+}
+
+// clientInfos remembers the plain clientInfo objects decoded lately, by
+// their bytes: a client sends the same one on every request, and decoding
+// it allocated its strings every time. Decoding is a pure function of the
+// bytes, so the memo serves every Server.
+var clientInfos = infoCache{seed: maphash.MakeSeed()}
+
+// infoCache is a direct-mapped memo of plain Implementation decodes: a
+// slot per hash, the latest decode winning it, so that its size and the
+// cost of a miss stay bounded whatever clients send. Its Implementations
+// hold only strings (no icons), which copies may share.
+type infoCache struct {
+	seed  maphash.Seed
+	slots [64]atomic.Pointer[infoEntry]
+}
+
+type infoEntry struct {
+	raw  string
+	impl Implementation
+}
+
+// maxInfoBytes bounds the objects the memo keeps.
+const maxInfoBytes = 256
+
+func (c *infoCache) slot(raw []byte) *atomic.Pointer[infoEntry] {
+	return &c.slots[maphash.Bytes(c.seed, raw)%uint64(len(c.slots))]
+}
+
+// get sets *impl to the memo of raw, if it has one.
+func (c *infoCache) get(raw []byte, impl *Implementation) bool {
+	if len(raw) > maxInfoBytes {
+		return false
+	}
+	e := c.slot(raw).Load()
+	if e == nil || e.raw != string(raw) {
+		return false
+	}
+	*impl = e.impl
+	return true
+}
+
+// put remembers impl, a plain decode of raw.
+func (c *infoCache) put(raw []byte, impl *Implementation) {
+	if len(raw) <= maxInfoBytes && impl.Icons == nil {
+		c.slot(raw).Store(&infoEntry{raw: string(raw), impl: *impl})
+	}
 }
 
 // plainImplementation decodes an Implementation of string (or null)
@@ -337,7 +394,7 @@ func (st *modernState) toolCallParams(params json.RawMessage, p *CallToolParams)
 		return false
 	}
 	m := st.meta
-	if len(params) == 0 || len(m.params) != len(params) || &m.params[0] != &params[0] || !m.whole || m.metas != 1 {
+	if len(params) == 0 || len(m.params) != len(params) || &m.params[0] != &params[0] || !m.whole || !m.oneMeta {
 		return false
 	}
 	return m.call.decode(p, m.plain)

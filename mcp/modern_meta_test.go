@@ -160,7 +160,7 @@ func TestModernToolCallParams(t *testing.T) {
 	} {
 		raw := json.RawMessage(params)
 		var m requestMeta
-		if err := m.parse(raw); err != nil {
+		if _, err := m.parse(raw); err != nil {
 			t.Errorf("%s: %v", params, err)
 			continue
 		}
