@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -291,7 +292,15 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 			return nil, false, ErrDuplicateRequestID
 		}
 	}
-	ctx, cancel := context.WithCancel(&c.ctx)
+	var cancel context.CancelFunc
+	if solo && ctxscope.Scoped(ctx) {
+		// The transport ends ctx once the request is answered, and
+		// nothing else can reach a solo request: a context of its own
+		// would only be cancelled on return.
+		ctx, cancel = &c.ctx, func() {}
+	} else {
+		ctx, cancel = context.WithCancel(&c.ctx)
+	}
 	in.cancel = cancel
 	if !solo {
 		if ss.inflight == nil {

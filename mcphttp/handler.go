@@ -34,6 +34,8 @@ type Handler struct {
 	newID  func() string
 	// params caches the Mcp-Param headers tools declare (modern_headers.go).
 	params paramCache
+	// modern holds the 2026-07-28 requests in flight (modern.go).
+	modern modernInflight
 
 	// closed is cancelled by Close; stateless sessions in flight watch it.
 	closed context.Context

@@ -1,10 +1,15 @@
 package mcphttp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
 
+	"github.com/mcpkit/mcpkit/internal/ctxscope"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -27,7 +32,7 @@ import (
 func (h *Handler) modernOf(r *http.Request, msg jsonrpc.Message) (v metaVersion, modern bool) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		v.version, v.present = mcp.ModernProtocolVersion(m.Params)
+		v = scanModern(m.Params)
 		if v.present || m.Method == "server/discover" || m.Method == "subscriptions/listen" {
 			return v, true
 		}
@@ -41,11 +46,56 @@ func (h *Handler) modernOf(r *http.Request, msg jsonrpc.Message) (v metaVersion,
 }
 
 // metaVersion is the protocol version a request's _meta names, and
-// whether it names one.
+// whether it names one; when it does, call is what the header checks read
+// of tools/call params, found in the same scan.
 type metaVersion struct {
 	version string
 	present bool
+	call    toolCall
 }
+
+// scanModern is mcp.ModernProtocolVersion(params) (the first _meta member
+// that is an object, its first protocol version member), reading the
+// members of tools/call params that the header checks need (toolCall) in
+// the same scan.
+func scanModern(params json.RawMessage) (v metaVersion) {
+	// Session-era requests never mention the key: a byte search keeps
+	// their path cheap.
+	if len(params) == 0 || params[0] != '{' || !bytes.Contains(params, protocolVersionKey) {
+		return v
+	}
+	var meta []byte
+	var call toolCall
+	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
+		switch {
+		case jsonscan.KeyEquals(key, "_meta"):
+			if meta == nil {
+				meta = value
+			}
+		case jsonscan.KeyEquals(key, "name"):
+			call.name = value
+		case jsonscan.KeyEquals(key, "arguments"):
+			call.args = value
+		}
+	})
+	if err != nil || len(meta) == 0 || meta[0] != '{' {
+		return v
+	}
+	jsonscan.Members(meta, func(key, value []byte) bool {
+		if jsonscan.KeyEquals(key, mcp.MetaProtocolVersion) {
+			v.version, _ = jsonscan.StringValue(value)
+			v.present = true
+			return false
+		}
+		return true
+	})
+	if v.present && jsonscan.SkipSpace(params, end) == len(params) {
+		v.call = call
+	}
+	return v
+}
+
+var protocolVersionKey = []byte(`"` + mcp.MetaProtocolVersion + `"`)
 
 // sessionless reports whether r names no session the handler could serve
 // it on: it carries no Mcp-Session-Id, or the handler keeps no sessions.
@@ -106,21 +156,25 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	// of this era cancels it
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation),
 	// or when the handler is closed.
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	stop := context.AfterFunc(h.closed, cancel)
-	defer stop()
-
 	var st *stream
 	var related mcp.MessageWriter = jsonModeWriter{}
-	extra := &mcp.RequestExtra{Header: r.Header}
+	mr := &modernCall{}
+	extra := &mr.extra
 	if streaming {
 		// No server-to-client request travels on the stream: the era
 		// asks for input in results instead (input_required).
 		st = &stream{h: h, lazy: true}
-		st.extra.Header = r.Header
 		extra = &st.extra
 		related = st
+	}
+	extra.Header = r.Header
+	cctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	mr.ctx.Context = cctx
+	ctx := context.Context(&mr.ctx)
+	h.modern.add(h, mr, cancel)
+	defer h.modern.remove(mr)
+	if streaming {
 		st.openInline(w, r)
 	}
 	resp, refused, err := h.dispatchModern(ctx, e, req, related, extra)
@@ -187,4 +241,71 @@ func modernStatus(resp *jsonrpc.Response, refused bool) int {
 		return http.StatusBadRequest
 	}
 	return http.StatusOK
+}
+
+// modernCall is what serving a 2026-07-28 request allocates: the
+// RequestExtra of a JSON reply (a stream has its own) and the request's
+// context.
+type modernCall struct {
+	extra mcp.RequestExtra
+	ctx   scopedCtx
+}
+
+// scopedCtx marks a request's context as ended by serveModern once the
+// request is answered (ctxscope), so that package mcp derives no context
+// of its own for a request served on no session.
+type scopedCtx struct {
+	context.Context
+}
+
+func (c *scopedCtx) Value(key any) any {
+	if _, ok := key.(ctxscope.Key); ok {
+		return true
+	}
+	return c.Context.Value(key)
+}
+
+// modernInflight holds the cancel functions of the 2026-07-28 requests
+// being served, so that Close cancels them (one map entry per request,
+// where a context.AfterFunc on h.closed allocated twice).
+type modernInflight struct {
+	once    sync.Once
+	mu      sync.Mutex
+	cancels map[*modernCall]context.CancelFunc
+	closed  bool
+}
+
+// add enters a request, or cancels it at once when h is closed.
+func (m *modernInflight) add(h *Handler, key *modernCall, cancel context.CancelFunc) {
+	m.once.Do(func() { context.AfterFunc(h.closed, m.cancelAll) })
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		cancel()
+		return
+	}
+	if m.cancels == nil {
+		m.cancels = make(map[*modernCall]context.CancelFunc)
+	}
+	m.cancels[key] = cancel
+	m.mu.Unlock()
+}
+
+// remove forgets a request that has been answered.
+func (m *modernInflight) remove(key *modernCall) {
+	m.mu.Lock()
+	delete(m.cancels, key)
+	m.mu.Unlock()
+}
+
+// cancelAll cancels the requests in flight and those still to come: h is
+// closed.
+func (m *modernInflight) cancelAll() {
+	m.mu.Lock()
+	m.closed = true
+	for _, cancel := range m.cancels {
+		cancel()
+	}
+	clear(m.cancels)
+	m.mu.Unlock()
 }

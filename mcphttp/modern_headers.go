@@ -62,17 +62,25 @@ func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v me
 	if err != nil {
 		return headerMismatch(err)
 	}
+	// tools/call params were read with the version (scanModern), for
+	// Mcp-Name and Mcp-Param-*.
+	call := v.call
+	isCall := req.Method == "tools/call"
 	if member, _ := httpmeta.NameSource(req.Method); member != "" {
 		value, present, err = httpmeta.FieldValue(httpmeta.HeaderName, r.Header[httpmeta.HeaderName])
 		if err == nil {
-			err = httpmeta.CheckName(req.Method, value, present, req.Params)
+			if isCall {
+				err = httpmeta.CheckNameMember(req.Method, value, present, call.name)
+			} else {
+				err = httpmeta.CheckName(req.Method, value, present, req.Params)
+			}
 		}
 		if err != nil {
 			return headerMismatch(err)
 		}
 	}
-	if req.Method == "tools/call" {
-		if err := h.checkParamHeaders(r.Header, req.Params); err != nil {
+	if isCall {
+		if err := h.checkParamHeaders(r.Header, call); err != nil {
 			return headerMismatch(err)
 		}
 	}
@@ -91,18 +99,24 @@ var annotationKey = []byte(`"x-mcp-header"`)
 // An unknown tool is left to tools/call to refuse. A tool whose
 // annotations break the spec's rules (clients drop such tools) has its
 // headers unchecked: the fault is the server's, not the request's.
-func (h *Handler) checkParamHeaders(header http.Header, params json.RawMessage) error {
-	name, args, ok := toolCallTarget(params)
-	if !ok {
+func (h *Handler) checkParamHeaders(header http.Header, call toolCall) error {
+	if len(call.name) < 2 || call.name[0] != '"' {
 		return nil
 	}
-	schema, ok := h.server.ToolInputSchema(name)
+	args := call.args
+	// The usual name is looked up without a copy.
+	name := call.name[1 : len(call.name)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		s, _ := jsonscan.StringValue(call.name)
+		name = []byte(s)
+	}
+	schema, ok := h.server.ToolInputSchema(string(name))
 	if !ok || !bytes.Contains(schema, annotationKey) {
 		return nil
 	}
 	ps, err := h.params.of(name, schema)
 	if err != nil {
-		h.logger.Debug("mcphttp: Mcp-Param headers of a tool with invalid x-mcp-header annotations are not checked", "tool", name, "err", err)
+		h.logger.Debug("mcphttp: Mcp-Param headers of a tool with invalid x-mcp-header annotations are not checked", "tool", string(name), "err", err)
 		return nil
 	}
 	for i := range ps {
@@ -147,9 +161,9 @@ type toolParams struct {
 const maxCachedTools = 4096
 
 // of returns the header params of tool name's schema.
-func (c *paramCache) of(name string, schema json.RawMessage) ([]httpmeta.Param, error) {
+func (c *paramCache) of(name []byte, schema json.RawMessage) ([]httpmeta.Param, error) {
 	c.mu.RLock()
-	tp := c.m[name]
+	tp := c.m[string(name)]
 	c.mu.RUnlock()
 	if tp != nil && sameSlice(tp.schema, schema) {
 		return tp.params, tp.err
@@ -159,7 +173,7 @@ func (c *paramCache) of(name string, schema json.RawMessage) ([]httpmeta.Param, 
 	if c.m == nil || len(c.m) >= maxCachedTools {
 		c.m = make(map[string]*toolParams)
 	}
-	c.m[name] = &toolParams{schema: schema, params: ps, err: err}
+	c.m[string(name)] = &toolParams{schema: schema, params: ps, err: err}
 	c.mu.Unlock()
 	return ps, err
 }
@@ -169,27 +183,11 @@ func sameSlice(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// toolCallTarget reads the name (a string) and the raw arguments of
-// tools/call params; ok is false when there is no string name.
-func toolCallTarget(params json.RawMessage) (name string, args json.RawMessage, ok bool) {
-	if len(params) == 0 || params[0] != '{' {
-		return "", nil, false
-	}
-	var rawName []byte
-	jsonscan.Members(params, func(key, value []byte) bool {
-		switch {
-		case jsonscan.KeyEquals(key, "name"):
-			rawName = value
-		case jsonscan.KeyEquals(key, "arguments"):
-			args = value
-		}
-		return true
-	})
-	if rawName == nil {
-		return "", nil, false
-	}
-	name, ok = jsonscan.StringValue(rawName)
-	return name, args, ok
+// toolCall is what the header checks read of tools/call params: the raw
+// name and arguments members (the last of each), nil when absent or when
+// params are not a valid JSON object.
+type toolCall struct {
+	name, args []byte
 }
 
 // pathString joins a property path with dots, for messages.

@@ -96,7 +96,7 @@ func CheckMethod(value string, present bool, method string) error {
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation
 func CheckName(method, value string, present bool, params json.RawMessage) error {
-	member, required := NameSource(method)
+	member, _ := NameSource(method)
 	if member == "" {
 		return nil
 	}
@@ -110,6 +110,18 @@ func CheckName(method, value string, present bool, params json.RawMessage) error
 		if err != nil || end != len(p) {
 			body = nil // not JSON: no value to compare with
 		}
+	}
+	return CheckNameMember(method, value, present, body)
+}
+
+// CheckNameMember is CheckName for a caller that has already read params:
+// body is the raw value of the params member NameSource names (the last
+// one, as CheckName takes it), or nil when params have none or are not a
+// JSON object.
+func CheckNameMember(method, value string, present bool, body []byte) error {
+	member, required := NameSource(method)
+	if member == "" {
+		return nil
 	}
 	if !present {
 		if required {

@@ -1,0 +1,62 @@
+package mcphttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// FuzzScanModern: scanModern finds the version mcp.ModernProtocolVersion
+// finds, and the tools/call name and arguments a plain scan of valid
+// params finds.
+func FuzzScanModern(f *testing.F) {
+	for _, seed := range []string{
+		``, `{}`, `[]`, `{"_meta":{}}`,
+		`{"_meta":` + modernMeta + `,"name":"echo","arguments":{"a":1}}`,
+		`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":7},"name":"b","arguments":null}`,
+		`{"_meta":"io.modelcontextprotocol/protocolVersion","name":"x"}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"},"_meta":{}} `,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"}} x`,
+		`{"\u005fmeta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"n\u0061me":"t"}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		v := scanModern(params)
+		version, present := mcp.ModernProtocolVersion(params)
+		if v.version != version || v.present != present {
+			t.Fatalf("scanModern(%q) = %q, %v; ModernProtocolVersion %q, %v", params, v.version, v.present, version, present)
+		}
+		var want toolCall
+		if present && jsonscan.Valid(params) && bytes.HasPrefix(params, []byte("{")) {
+			jsonscan.Members(params, func(key, value []byte) bool {
+				switch {
+				case jsonscan.KeyEquals(key, "name"):
+					want.name = value
+				case jsonscan.KeyEquals(key, "arguments"):
+					want.args = value
+				}
+				return true
+			})
+		}
+		if !bytes.Equal(v.call.name, want.name) || !bytes.Equal(v.call.args, want.args) {
+			t.Fatalf("scanModern(%q) call = %s, %s; want %s, %s", params, v.call.name, v.call.args, want.name, want.args)
+		}
+	})
+}
+
+// TestScanModernSessionEra: a request without the era's _meta key costs
+// only the byte search.
+func TestScanModernSessionEra(t *testing.T) {
+	params := json.RawMessage(`{"name":"echo","arguments":{"text":"hello, world"}}`)
+	if n := testing.AllocsPerRun(100, func() { scanModern(params) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+	if v := scanModern(params); v.present || v.call.name != nil {
+		t.Errorf("scanModern = %+v", v)
+	}
+}
