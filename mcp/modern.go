@@ -88,15 +88,13 @@ func IsModernRequest(params json.RawMessage) bool {
 	return ok
 }
 
-var protocolVersionKey = []byte(`"` + MetaProtocolVersion + `"`)
-
 // ModernProtocolVersion returns the version in params._meta, and whether
 // the key is there (with any value). Transports compare it with the
 // MCP-Protocol-Version header.
 func ModernProtocolVersion(params json.RawMessage) (string, bool) {
 	// Session-era requests never mention the key: a byte search keeps
 	// their path cheap.
-	if len(params) == 0 || !bytes.Contains(params, protocolVersionKey) {
+	if len(params) == 0 || !mentionsProtocolVersion(params) {
 		return "", false
 	}
 	meta := metaMember(params)
@@ -118,6 +116,27 @@ func ModernProtocolVersion(params json.RawMessage) (string, bool) {
 	v, _ := jsonscan.StringValue(version)
 	return v, true
 }
+
+// mentionsProtocolVersion is bytes.Contains(params,
+// `"io.modelcontextprotocol/protocolVersion"`), searching for the key's
+// tail, which starts with a byte far rarer in JSON than '"', and checking
+// its head.
+func mentionsProtocolVersion(params []byte) bool {
+	const head = `"io.modelcontextprotocol`
+	for off := 0; ; {
+		i := bytes.Index(params[off:], protocolVersionTail)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i >= len(head) && string(params[i-len(head):i]) == head {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+var protocolVersionTail = []byte(`/protocolVersion"`)
 
 // metaMember returns params._meta when params is a valid object whose
 // _meta is an object, or nil. (Params decoded from a frame are valid JSON;

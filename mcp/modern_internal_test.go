@@ -6,6 +6,7 @@ package mcp
 // reading of a request's _meta.
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -143,6 +144,9 @@ func FuzzModernMeta(f *testing.F) {
 	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
 	f.Fuzz(func(t *testing.T, params []byte) {
 		ModernProtocolVersion(params)
+		if got, want := mentionsProtocolVersion(params), bytes.Contains(params, []byte(`"`+MetaProtocolVersion+`"`)); got != want {
+			t.Fatalf("mentionsProtocolVersion(%q) = %v, want %v", params, got, want)
+		}
 		var m requestMeta
 		if retry, err := m.parse(params); err == nil {
 			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{}, retry.responses, retry.state)

@@ -203,11 +203,16 @@ func TestModernToolsCallAllocations(t *testing.T) {
 	}
 	req := msg.(*jsonrpc.Request)
 	ctx := context.Background()
-	n := testing.AllocsPerRun(200, func() {
-		if resp, refused := s.HandleModernRequest(ctx, req, nil, nil); refused || resp.Error != nil {
-			t.Fatal(resp.Error)
-		}
-	})
+	// The least of three runs: a goroutine an earlier test left behind
+	// may allocate during one.
+	n := 1e9
+	for range 3 {
+		n = min(n, testing.AllocsPerRun(200, func() {
+			if resp, refused := s.HandleModernRequest(ctx, req, nil, nil); refused || resp.Error != nil {
+				t.Fatal(resp.Error)
+			}
+		}))
+	}
 	if max := 11.0; n > max {
 		t.Errorf("allocations per tools/call = %v, want at most %v", n, max)
 	}

@@ -61,7 +61,7 @@ type metaVersion struct {
 func scanModern(params json.RawMessage) (v metaVersion) {
 	// Session-era requests never mention the key: a byte search keeps
 	// their path cheap.
-	if len(params) == 0 || params[0] != '{' || !bytes.Contains(params, protocolVersionKey) {
+	if len(params) == 0 || params[0] != '{' || !containsSplit(params, `"io.modelcontextprotocol`, protocolVersionTail) {
 		return v
 	}
 	var meta []byte
@@ -95,7 +95,24 @@ func scanModern(params json.RawMessage) (v metaVersion) {
 	return v
 }
 
-var protocolVersionKey = []byte(`"` + mcp.MetaProtocolVersion + `"`)
+// containsSplit is bytes.Contains(data, head+tail), searching for tail,
+// which starts with a byte far rarer in JSON than the '"' head starts
+// with, and checking what precedes it.
+func containsSplit(data []byte, head string, tail []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(data[off:], tail)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i >= len(head) && string(data[i-len(head):i]) == head {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+var protocolVersionTail = []byte(`/protocolVersion"`)
 
 // sessionless reports whether r names no session the handler could serve
 // it on: it carries no Mcp-Session-Id, or the handler keeps no sessions.

@@ -87,9 +87,10 @@ func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v me
 	return nil
 }
 
-// annotationKey is the schema keyword that marks a tool argument for an
-// Mcp-Param-{Name} header; a schema without it needs no walk.
-var annotationKey = []byte(`"x-mcp-header"`)
+// annotationTail is the schema keyword that marks a tool argument for an
+// Mcp-Param-{Name} header ("x-mcp-header", quotes included, searched as
+// containsSplit does); a schema without it needs no walk.
+var annotationTail = []byte(`x-mcp-header"`)
 
 // checkParamHeaders checks the Mcp-Param-{Name} headers of a tools/call:
 // each argument the tool's inputSchema marks with x-mcp-header must come
@@ -111,7 +112,7 @@ func (h *Handler) checkParamHeaders(header http.Header, call toolCall) error {
 		name = []byte(s)
 	}
 	schema, ok := h.server.ToolInputSchema(string(name))
-	if !ok || !bytes.Contains(schema, annotationKey) {
+	if !ok || !containsSplit(schema, `"`, annotationTail) {
 		return nil
 	}
 	ps, err := h.params.of(name, schema)

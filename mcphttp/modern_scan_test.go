@@ -60,3 +60,15 @@ func TestScanModernSessionEra(t *testing.T) {
 		t.Errorf("scanModern = %+v", v)
 	}
 }
+
+// TestContainsSplit: containsSplit is bytes.Contains of head and tail.
+func TestContainsSplit(t *testing.T) {
+	tail := []byte(`/b"`)
+	for _, data := range []string{
+		``, `"a/b"`, `"a/b`, `a/b"`, `/b"`, `"a"a/b"`, `"a/b/b"`, `x/b" "a/b"`, `"a/b" x`, `/b"/b""a/b"`, `"a/c" "a/b"`, `"a/b"a/b"`,
+	} {
+		if got, want := containsSplit([]byte(data), `"a`, tail), bytes.Contains([]byte(data), []byte(`"a/b"`)); got != want {
+			t.Errorf("containsSplit(%q) = %v, want %v", data, got, want)
+		}
+	}
+}
