@@ -9,8 +9,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -167,16 +169,36 @@ func literal(data []byte, i int, lit string, k Kind) (int, Kind, error) {
 	return i, Invalid, ErrSyntax
 }
 
-// skipString validates the string starting at data[i] == '"'.
+// skipString validates the string starting at data[i] == '"'. Runs of
+// plain bytes (neither '"', '\\' nor a control character) are skipped
+// eight at a time: object keys and string values are most of what
+// mcpkit scans.
 func skipString(data []byte, i int) (int, error) {
 	i++
-	for i < len(data) {
-		c := data[i]
-		switch {
-		case c == '"':
-			return i + 1, nil
-		case c == '\\':
+	for {
+		for len(data)-i >= 8 {
+			if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3 // the first special byte
+				break
+			}
+			i += 8
+		}
+		// data[i] is special, or fewer than eight bytes are left.
+		for {
+			if i >= len(data) {
+				return i, ErrSyntax
+			}
+			c := data[i]
+			if c == '"' {
+				return i + 1, nil
+			}
+			if c < 0x20 {
+				return i, ErrSyntax
+			}
 			i++
+			if c != '\\' {
+				continue
+			}
 			if i >= len(data) {
 				return i, ErrSyntax
 			}
@@ -196,13 +218,22 @@ func skipString(data []byte, i int) (int, error) {
 			default:
 				return i, ErrSyntax
 			}
-		case c < 0x20:
-			return i, ErrSyntax
-		default:
-			i++
+			break
 		}
 	}
-	return i, ErrSyntax
+}
+
+// specialBytes sets the top bit of each byte of v (read little-endian)
+// that is '"', '\\' or below 0x20, and perhaps of bytes after the first
+// such one (the bit tricks of "Bit Twiddling Hacks": a byte is zero, or
+// less than n, when subtracting borrows into its top bit; a borrow
+// may flag the byte above). Its lowest set bit is exact: zero means no
+// special byte.
+func specialBytes(v uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := v ^ (ones * '"')
+	b := v ^ (ones * '\\')
+	return ((q-ones)&^q | (b-ones)&^b | (v-ones*0x20)&^v) & highs
 }
 
 func isHex(c byte) bool {

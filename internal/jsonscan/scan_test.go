@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"math/bits"
 	"testing"
 )
 
@@ -89,4 +90,62 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// specialBytes must find the first '"', '\\' or control byte at any
+// position, whatever the bytes around it, and report no plain word.
+func TestSpecialBytes(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for _, fill := range []byte{'a', ' ', 0x7f, 0x80, 0xff, '!', '#', '[', ']', '"', '\\', 0x1f, 0} {
+		for c := 0; c < 256; c++ {
+			for pos := range 8 {
+				var w [8]byte
+				for k := range w {
+					w[k] = fill
+				}
+				w[pos] = byte(c)
+				v := uint64(0)
+				for k := 7; k >= 0; k-- {
+					v = v<<8 | uint64(w[k])
+				}
+				first := 8
+				for k := range w {
+					if special(w[k]) {
+						first = k
+						break
+					}
+				}
+				m := specialBytes(v)
+				if got := bits.TrailingZeros64(m) >> 3; got != first {
+					t.Fatalf("specialBytes(% x) = %x: first special byte %d, want %d", w, m, got, first)
+				}
+			}
+		}
+	}
+}
+
+// Strings of every length around the eight-byte stride, with a special
+// byte at every position, agree with encoding/json.
+func TestLongStringsMatchEncodingJSON(t *testing.T) {
+	for n := range 24 {
+		for pos := -1; pos < n; pos++ {
+			for _, c := range []string{`"`, `\`, `\n`, `\u00e9`, `\x`, "\x01", "\xff", "é", `\"`, `\\`} {
+				b := []byte(`"`)
+				for k := range n {
+					if k == pos {
+						b = append(b, c...)
+					} else {
+						b = append(b, 'a'+byte(k%26))
+					}
+				}
+				b = append(b, '"')
+				for _, tail := range []string{"", " ", "        x"} {
+					d := append(append([]byte(nil), b...), tail...)
+					if got, want := Valid(d), json.Valid(d); got != want {
+						t.Fatalf("Valid(%q) = %v, encoding/json says %v", d, got, want)
+					}
+				}
+			}
+		}
+	}
 }
