@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -215,5 +216,122 @@ func TestModernToolsCallAllocations(t *testing.T) {
 	}
 	if max := 11.0; n > max {
 		t.Errorf("allocations per tools/call = %v, want at most %v", n, max)
+	}
+}
+
+// parseReference is requestMeta.parse as it was before walkObject: a
+// ScanObject of params, then a walk of _meta's members.
+func parseReference(m *requestMeta, params json.RawMessage) (retryMembers, *jsonrpc.Error) {
+	var retry retryMembers
+	if len(params) == 0 || params[0] != '{' {
+		return retry, errInvalidParams("params with _meta are required")
+	}
+	var meta []byte
+	var metas int
+	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
+		m.call.add(key, value)
+		if string(key) == "_meta" {
+			metas++
+		}
+		switch {
+		case jsonscan.KeyEquals(key, "_meta"):
+			if meta == nil {
+				meta = value
+			}
+		case jsonscan.KeyEquals(key, "inputResponses"):
+			retry.responses = value
+		case jsonscan.KeyEquals(key, "requestState"):
+			retry.state = value
+		}
+	})
+	if err != nil || len(meta) == 0 || meta[0] != '{' {
+		return retry, errInvalidParams("params._meta is required")
+	}
+	m.params, m.whole, m.plain, m.oneMeta = params, jsonscan.SkipSpace(params, end) == len(params), true, metas == 1
+	var version, caps, info, level []byte
+	jsonscan.Members(meta, func(key, value []byte) bool {
+		if m.plain && len(key) >= len("progressToken") {
+			m.plain = ignoredKey(key, "progressToken")
+		}
+		switch {
+		case jsonscan.KeyEquals(key, MetaProtocolVersion):
+			version = value
+		case jsonscan.KeyEquals(key, MetaClientCapabilities):
+			caps = value
+		case jsonscan.KeyEquals(key, MetaClientInfo):
+			info = value
+		case jsonscan.KeyEquals(key, MetaLogLevel):
+			level = value
+		}
+		return true
+	})
+	if version == nil || caps == nil {
+		return retry, errInvalidParams("_meta is missing a member")
+	}
+	var ok bool
+	if m.version, ok = jsonscan.StringValue(version); !ok {
+		return retry, errInvalidParams("bad version")
+	}
+	if caps[0] != '{' || json.Unmarshal(caps, &m.caps) != nil {
+		return retry, errInvalidParams("bad capabilities")
+	}
+	if info != nil && string(info) != "null" && (info[0] != '{' || json.Unmarshal(info, &m.info) != nil) {
+		return retry, errInvalidParams("bad clientInfo")
+	}
+	if level != nil && string(level) != "null" {
+		l, _ := jsonscan.StringValue(level)
+		if m.logLevel = LoggingLevel(l); !m.logLevel.IsValid() {
+			return retry, errInvalidParams("bad level")
+		}
+	}
+	return retry, nil
+}
+
+// FuzzParseMatchesReference: the one-pass parse finds what a ScanObject
+// of params followed by a walk of _meta finds, and refuses what it
+// refuses (error texts aside: parseReference words them shortly), and
+// decodes capabilities and clientInfo as encoding/json does.
+func FuzzParseMatchesReference(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"_meta":{}}`, `{"_meta":[]}`, `{"_meta":"x","_meta":{}}`,
+		`{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}`,
+		`{"name":"t",` + benchModernMeta + `,"_meta":{"progressToken":1},"inputResponses":{"a":{}},"requestState":"s"}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/logLevel":"info","progressToken":"p"}} `,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"x":[1,{"y":null}]`,
+		`{"\u005fmeta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"infx"}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"v","io.modelcontextprotocol/clientCapabilities":{"sampling":{"tools":{}}},"io.modelcontextprotocol/clientInfo":{"name":"n","version":"1","icons":[{"src":"s"}]}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		var got, want requestMeta
+		gotRetry, gotErr := got.parse(params)
+		wantRetry, wantErr := parseReference(&want, params)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("parse(%q): error %v, reference %v", params, gotErr, wantErr)
+		}
+		if gotErr != nil {
+			return
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotRetry, wantRetry) {
+			t.Fatalf("parse(%q):\n\t%+v %+v\nreference\n\t%+v %+v", params, got, gotRetry, want, wantRetry)
+		}
+	})
+}
+
+// TestParseNestingLimit: params nested to encoding/json's limit are
+// refused as a ScanObject of params refuses them, though walkObject counts
+// nesting from each value.
+func TestParseNestingLimit(t *testing.T) {
+	for n, wantErr := range map[int]bool{9999: false, 10000: true} {
+		params := []byte(`{` + benchModernMeta + `,"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
+		var m, ref requestMeta
+		_, err := m.parse(params)
+		_, refErr := parseReference(&ref, params)
+		if (err != nil) != wantErr || (refErr != nil) != wantErr {
+			t.Errorf("nesting %d: parse error %v, reference error %v; want error %v", n, err, refErr, wantErr)
+		}
 	}
 }
