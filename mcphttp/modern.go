@@ -83,7 +83,7 @@ func scanModern(params json.RawMessage) (v metaVersion) {
 	}
 	jsonscan.Members(meta, func(key, value []byte) bool {
 		if jsonscan.KeyEquals(key, mcp.MetaProtocolVersion) {
-			v.version, _ = jsonscan.StringValue(value)
+			v.version = versionString(value)
 			v.present = true
 			return false
 		}
@@ -93,6 +93,21 @@ func scanModern(params json.RawMessage) (v metaVersion) {
 		v.call = call
 	}
 	return v
+}
+
+// versionString is jsonscan.StringValue(raw) (empty if raw is not a
+// string), without a copy for the versions served.
+func versionString(raw []byte) string {
+	if len(raw) >= 2 && raw[0] == '"' {
+		inner := raw[1 : len(raw)-1]
+		for _, v := range mcp.ServedVersions {
+			if string(inner) == v {
+				return v
+			}
+		}
+	}
+	s, _ := jsonscan.StringValue(raw)
+	return s
 }
 
 // containsSplit is bytes.Contains(data, head+tail), searching for tail,
