@@ -302,13 +302,9 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	c.ctx = statelessCtx{Context: ctx, w: related}
 	if !solo {
 		ss.mu.Lock()
-		if ss.closed {
+		if err := ss.admitLocked(req.ID); err != nil {
 			ss.mu.Unlock()
-			return nil, false, ErrSessionClosed
-		}
-		if _, dup := ss.inflight[req.ID]; dup {
-			ss.mu.Unlock()
-			return nil, false, ErrDuplicateRequestID
+			return nil, false, err
 		}
 	}
 	var cancel context.CancelFunc
@@ -322,10 +318,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	}
 	in.cancel = cancel
 	if !solo {
-		if ss.inflight == nil {
-			ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
-		}
-		ss.inflight[req.ID] = in
+		ss.addInflightLocked(req.ID, in)
 		ss.mu.Unlock()
 	}
 	r := &in.req
@@ -344,13 +337,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 
 	result, err := s.dispatch(ctx, r)
 
-	cancelled := false
-	if !solo {
-		ss.mu.Lock()
-		delete(ss.inflight, req.ID)
-		cancelled = in.cancelled
-		ss.mu.Unlock()
-	}
+	cancelled := !solo && ss.retireInflight(req.ID, in)
 	cancel()
 	if cancelled {
 		return nil, false, nil

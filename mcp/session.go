@@ -195,13 +195,9 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		return &jsonrpc.Response{ID: req.ID, Result: emptyObject}, nil
 	}
 	ss.mu.Lock()
-	if ss.closed {
+	if err := ss.admitLocked(req.ID); err != nil {
 		ss.mu.Unlock()
-		return nil, ErrSessionClosed
-	}
-	if _, dup := ss.inflight[req.ID]; dup {
-		ss.mu.Unlock()
-		return nil, ErrDuplicateRequestID
+		return nil, err
 	}
 	lifecycle := ss.state.Lifecycle
 	if lifecycle == StateNew && req.Method != "initialize" && req.Method != "ping" {
@@ -219,10 +215,7 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	in.cancel = cancel
-	if ss.inflight == nil {
-		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
-	}
-	ss.inflight[req.ID] = in
+	ss.addInflightLocked(req.ID, in)
 	r := &in.req
 	*r = Request{
 		Method:             req.Method,
@@ -239,15 +232,45 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 
 	result, err := ss.server.dispatch(ctx, r)
 
-	ss.mu.Lock()
-	delete(ss.inflight, req.ID)
-	cancelled := in.cancelled
-	ss.mu.Unlock()
+	cancelled := ss.retireInflight(req.ID, in)
 	cancel()
 	if cancelled {
 		return nil, nil
 	}
 	return ss.server.makeResponse(req.ID, result, err), nil
+}
+
+// admitLocked refuses a request the session cannot take in flight: the
+// session is closed, or a request with the same id is in flight. It is
+// called with ss.mu held; both eras' requests pass through it.
+func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
+	if ss.closed {
+		return ErrSessionClosed
+	}
+	if _, dup := ss.inflight[id]; dup {
+		return ErrDuplicateRequestID
+	}
+	return nil
+}
+
+// addInflightLocked records a request as in flight, so that
+// notifications/cancelled and Close reach it. It is called with ss.mu
+// held.
+func (ss *ServerSession) addInflightLocked(id jsonrpc.ID, in *inflightRequest) {
+	if ss.inflight == nil {
+		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
+	}
+	ss.inflight[id] = in
+}
+
+// retireInflight forgets a request once its handler has returned, and
+// reports whether notifications/cancelled cancelled it (it is then not
+// answered).
+func (ss *ServerSession) retireInflight(id jsonrpc.ID, in *inflightRequest) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	delete(ss.inflight, id)
+	return in.cancelled
 }
 
 // relatedKey carries, in a handler's context, the writer for messages
