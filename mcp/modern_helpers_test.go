@@ -53,6 +53,8 @@ func modFrame(id, method, params string) string {
 type modWriter struct {
 	mu     sync.Mutex
 	frames []string
+	// wrote, if not nil, gets a value for each frame.
+	wrote chan struct{}
 }
 
 func (w *modWriter) WriteMessage(_ context.Context, msg jsonrpc.Message) error {
@@ -63,6 +65,9 @@ func (w *modWriter) WriteMessage(_ context.Context, msg jsonrpc.Message) error {
 	w.mu.Lock()
 	w.frames = append(w.frames, string(b))
 	w.mu.Unlock()
+	if w.wrote != nil {
+		w.wrote <- struct{}{}
+	}
 	return nil
 }
 
@@ -77,6 +82,13 @@ func (w *modWriter) all() []string {
 // response frame, whether it was refused, and what went on the stream.
 func modServe(t testing.TB, srv *mcp.Server, frame string) (resp string, refused bool, stream []string) {
 	t.Helper()
+	return modServeExtra(t, srv, frame, nil)
+}
+
+// modServeExtra is modServe with transport information attached to the
+// request.
+func modServeExtra(t testing.TB, srv *mcp.Server, frame string, extra *mcp.RequestExtra) (resp string, refused bool, stream []string) {
+	t.Helper()
 	msg, _, err := jsonrpc.Decode([]byte(frame))
 	if err != nil {
 		t.Fatalf("decoding %s: %v", frame, err)
@@ -86,7 +98,7 @@ func modServe(t testing.TB, srv *mcp.Server, frame string) (resp string, refused
 		t.Fatalf("%s is not a request", frame)
 	}
 	w := &modWriter{}
-	r, refused := srv.HandleModernRequest(context.Background(), req, w, nil)
+	r, refused := srv.HandleModernRequest(context.Background(), req, w, extra)
 	if r == nil {
 		t.Fatalf("HandleModernRequest(%s) returned no response", frame)
 	}

@@ -44,56 +44,11 @@ func txParams(caps, rest string) string {
 		`,"io.modelcontextprotocol/clientInfo":{"name":"tx-client","version":"1.0.0"}}` + rest + `}`
 }
 
-// txWriter records what a request sends on its stream.
-type txWriter struct {
-	mu     sync.Mutex
-	frames []string
-	// wrote, if not nil, gets a value for each frame.
-	wrote chan struct{}
-}
-
-func (w *txWriter) WriteMessage(_ context.Context, msg jsonrpc.Message) error {
-	b, err := jsonrpc.Encode(msg)
-	if err != nil {
-		return err
-	}
-	w.mu.Lock()
-	w.frames = append(w.frames, string(b))
-	w.mu.Unlock()
-	if w.wrote != nil {
-		w.wrote <- struct{}{}
-	}
-	return nil
-}
-
-func (w *txWriter) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.frames...)
-}
-
 // txServe serves one stateless-era request frame outside any session and
 // returns the response frame, whether it was refused, and the stream.
 func txServe(t testing.TB, srv *mcp.Server, frame string, extra *mcp.RequestExtra) (resp string, refused bool, stream []string) {
 	t.Helper()
-	msg, _, err := jsonrpc.Decode([]byte(frame))
-	if err != nil {
-		t.Fatalf("decoding %s: %v", frame, err)
-	}
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok {
-		t.Fatalf("%s is not a request", frame)
-	}
-	w := &txWriter{}
-	r, refused := srv.HandleModernRequest(context.Background(), req, w, extra)
-	if r == nil {
-		t.Fatalf("HandleModernRequest(%s) returned no response", frame)
-	}
-	b, err := jsonrpc.Encode(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b), refused, w.all()
+	return modServeExtra(t, srv, frame, extra)
 }
 
 // txCall sends method with params txParams(caps, rest) as request id, and

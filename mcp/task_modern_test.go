@@ -401,7 +401,7 @@ func TestTasksExtMaxRunning(t *testing.T) {
 
 // txListen opens a subscriptions/listen stream with filter; stop ends it
 // and returns the final response frame.
-func txListen(t *testing.T, srv *mcp.Server, id int, caps, filter string, extra *mcp.RequestExtra) (w *txWriter, stop func() string) {
+func txListen(t *testing.T, srv *mcp.Server, id int, caps, filter string, extra *mcp.RequestExtra) (w *modWriter, stop func() string) {
 	t.Helper()
 	frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":%s}`, id, txParams(caps, `,"notifications":`+filter))
 	msg, _, err := jsonrpc.Decode([]byte(frame))
@@ -409,7 +409,7 @@ func txListen(t *testing.T, srv *mcp.Server, id int, caps, filter string, extra 
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w = &txWriter{}
+	w = &modWriter{}
 	done := make(chan string, 1)
 	go func() {
 		resp, _ := srv.HandleModernRequest(ctx, msg.(*jsonrpc.Request), w, extra)
