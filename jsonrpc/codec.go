@@ -321,43 +321,16 @@ func appendRaw(dst []byte, key string, raw json.RawMessage) ([]byte, error) {
 // not exactly one JSON value.
 var errRawInvalid = errors.New("jsonrpc: raw member is not valid JSON")
 
-// spaceOutsideStrings reports whether raw holds a JSON white space byte
-// outside its strings (white space inside a string, as in "hello, world",
-// is content and stays).
-func spaceOutsideStrings(raw []byte) bool {
-	i := bytes.IndexAny(raw, " \t\r\n")
-	if i < 0 {
-		return false
-	}
-	inString := false
-	for j := 0; j < len(raw); j++ {
-		switch c := raw[j]; {
-		case inString:
-			switch c {
-			case '\\':
-				j++
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			return true
-		}
-	}
-	return false
-}
-
 // appendCompact appends raw JSON without insignificant white space, so that
 // the output is compact and never holds a line break that would split a
 // stdio frame. Raw members without white space outside their strings, the
 // common case, are only validated and copied.
 func appendCompact(dst []byte, raw []byte) ([]byte, error) {
-	if !spaceOutsideStrings(raw) {
-		if !jsonscan.Valid(raw) {
-			return dst, errRawInvalid
-		}
-		return append(dst, raw...), nil
+	if jsonscan.ValidCompact(raw) {
+		return append(dst, raw...), nil // the usual case: one pass
+	}
+	if !jsonscan.Valid(raw) {
+		return dst, errRawInvalid
 	}
 	buf := bytes.NewBuffer(dst)
 	if err := json.Compact(buf, raw); err != nil {

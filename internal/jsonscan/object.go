@@ -29,7 +29,7 @@ func ScanObject(data []byte, i int, fn func(key, value []byte)) (end int, err er
 		}
 		i = SkipSpace(data, i+1)
 		start := i
-		if i, _, err = skip(data, i, 1); err != nil {
+		if i, _, err = skip(data, i, 1, false); err != nil {
 			return i, err
 		}
 		fn(key, data[start:i])

@@ -77,10 +77,28 @@ func Valid(data []byte) bool {
 // Skip validates the value that starts at data[i] (no leading space) and
 // returns the index just after it and its kind.
 func Skip(data []byte, i int) (end int, kind Kind, err error) {
-	return skip(data, i, 0)
+	return skip(data, i, 0, false)
 }
 
-func skip(data []byte, i, depth int) (int, Kind, error) {
+// ValidCompact reports whether data is exactly one JSON value with no
+// white space outside its strings: what an encoder may copy as it is into
+// a frame that a line break would split. It is one pass, where Valid and
+// then a search for white space would be two.
+func ValidCompact(data []byte) bool {
+	end, _, err := skip(data, 0, 0, true)
+	return err == nil && end == len(data)
+}
+
+// space skips white space at data[i], unless compact is set: then white
+// space stays where it is, to fail as a syntax error.
+func space(data []byte, i int, compact bool) int {
+	if compact {
+		return i
+	}
+	return SkipSpace(data, i)
+}
+
+func skip(data []byte, i, depth int, compact bool) (int, Kind, error) {
 	if i >= len(data) {
 		return i, Invalid, ErrSyntax
 	}
@@ -89,7 +107,7 @@ func skip(data []byte, i, depth int) (int, Kind, error) {
 		if depth >= maxDepth {
 			return i, Invalid, ErrSyntax
 		}
-		i = SkipSpace(data, i+1)
+		i = space(data, i+1, compact)
 		if i < len(data) && data[i] == '}' {
 			return i + 1, Object, nil
 		}
@@ -101,15 +119,15 @@ func skip(data []byte, i, depth int) (int, Kind, error) {
 			if i, err = skipString(data, i); err != nil {
 				return i, Invalid, err
 			}
-			i = SkipSpace(data, i)
+			i = space(data, i, compact)
 			if i >= len(data) || data[i] != ':' {
 				return i, Invalid, ErrSyntax
 			}
-			i = SkipSpace(data, i+1)
-			if i, _, err = skip(data, i, depth+1); err != nil {
+			i = space(data, i+1, compact)
+			if i, _, err = skip(data, i, depth+1, compact); err != nil {
 				return i, Invalid, err
 			}
-			i = SkipSpace(data, i)
+			i = space(data, i, compact)
 			if i >= len(data) {
 				return i, Invalid, ErrSyntax
 			}
@@ -119,22 +137,22 @@ func skip(data []byte, i, depth int) (int, Kind, error) {
 			if data[i] != ',' {
 				return i, Invalid, ErrSyntax
 			}
-			i = SkipSpace(data, i+1)
+			i = space(data, i+1, compact)
 		}
 	case c == '[':
 		if depth >= maxDepth {
 			return i, Invalid, ErrSyntax
 		}
-		i = SkipSpace(data, i+1)
+		i = space(data, i+1, compact)
 		if i < len(data) && data[i] == ']' {
 			return i + 1, Array, nil
 		}
 		for {
 			var err error
-			if i, _, err = skip(data, i, depth+1); err != nil {
+			if i, _, err = skip(data, i, depth+1, compact); err != nil {
 				return i, Invalid, err
 			}
-			i = SkipSpace(data, i)
+			i = space(data, i, compact)
 			if i >= len(data) {
 				return i, Invalid, ErrSyntax
 			}
@@ -144,7 +162,7 @@ func skip(data []byte, i, depth int) (int, Kind, error) {
 			if data[i] != ',' {
 				return i, Invalid, ErrSyntax
 			}
-			i = SkipSpace(data, i+1)
+			i = space(data, i+1, compact)
 		}
 	case c == '"':
 		end, err := skipString(data, i)

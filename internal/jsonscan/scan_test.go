@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/bits"
 	"testing"
@@ -77,7 +78,42 @@ func FuzzValid(f *testing.F) {
 		if got, want := Valid(data), json.Valid(data); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", data, got, want)
 		}
+		if got, want := ValidCompact(data), isCompact(data); got != want {
+			t.Fatalf("ValidCompact(%q) = %v, want %v", data, got, want)
+		}
 	})
+}
+
+// isCompact is ValidCompact's oracle: valid JSON that json.Compact leaves
+// as it is.
+func isCompact(data []byte) bool {
+	var buf bytes.Buffer
+	return json.Valid(data) && json.Compact(&buf, data) == nil && bytes.Equal(buf.Bytes(), data)
+}
+
+func TestValidCompact(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{`{"a":[1,"x y",{"b":null}]}`, true},
+		{`"line\nbreak"`, true},
+		{`{"a": 1}`, false},
+		{`{"a":1} `, false},
+		{` 1`, false},
+		{"[1,\n2]", false},
+		{`{"a":1`, false},
+		{``, false},
+	} {
+		if got := ValidCompact([]byte(c.in)); got != c.want {
+			t.Errorf("ValidCompact(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	for _, c := range validityCases {
+		if got, want := ValidCompact([]byte(c)), isCompact([]byte(c)); got != want {
+			t.Errorf("ValidCompact(%q) = %v, want %v", c, got, want)
+		}
+	}
 }
 
 func equal(a, b []string) bool {
