@@ -16,7 +16,7 @@ import (
 // so an array is refused unless it comes on a session that negotiated that
 // version, and one holding initialize is always refused.
 func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
-	sid := r.Header.Get(headerSessionID)
+	sid := headerValue(r.Header, headerSessionID)
 	if h.opts.Stateless || sid == "" {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errNotSingle)
 		return

@@ -22,7 +22,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusNotAcceptable, jsonrpc.ID{}, errNotAcceptGET)
 		return
 	}
-	sid := r.Header.Get(headerSessionID)
+	sid := headerValue(r.Header, headerSessionID)
 	if sid == "" {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errSessionRequired)
 		return
@@ -35,7 +35,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	defer h.reg.release(e)
 	// Without a store no event carried an id, so a Last-Event-ID cannot be
 	// ours: the request is an ordinary GET.
-	if last := r.Header.Get(headerLastEventID); last != "" && h.opts.EventStore != nil {
+	if last := headerValue(r.Header, headerLastEventID); last != "" && h.opts.EventStore != nil {
 		h.resume(w, r, e, last)
 		return
 	}

@@ -148,7 +148,7 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, e)
 		return
 	}
-	sid := r.Header.Get(headerSessionID)
+	sid := headerValue(r.Header, headerSessionID)
 	if sid == "" {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errSessionRequired)
 		return

@@ -66,7 +66,7 @@ func qZero(params string) bool {
 // isJSONContent reports whether the Content-Type is application/json;
 // parameters such as charset are allowed.
 func isJSONContent(h http.Header) bool {
-	ct := h.Get("Content-Type")
+	ct := headerValue(h, "Content-Type")
 	if ct == "" {
 		return false
 	}
@@ -95,5 +95,15 @@ func checkVersion(h http.Header) *jsonrpc.Error {
 
 // headerVersion returns the MCP-Protocol-Version header, or "".
 func headerVersion(h http.Header) string {
-	return h.Get(headerProtocolVersion)
+	return headerValue(h, headerProtocolVersion)
+}
+
+// headerValue is Header.Get for a key already in canonical form, as every
+// key of a request read by net/http's server is: it saves canonicalizing
+// the key again on each call, on every request.
+func headerValue(h http.Header, canonicalKey string) string {
+	if v := h[canonicalKey]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }

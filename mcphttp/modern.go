@@ -135,7 +135,7 @@ func (h *Handler) sessionless(r *http.Request) bool {
 	if h.opts.Stateless {
 		return true
 	}
-	return r.Header.Get(headerSessionID) == ""
+	return headerValue(r.Header, headerSessionID) == ""
 }
 
 // serveModern serves a POSTed message of the 2026-07-28 era. A
@@ -168,7 +168,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 
 	var e *entry
 	if !h.opts.Stateless {
-		if sid := r.Header.Get(headerSessionID); sid != "" {
+		if sid := headerValue(r.Header, headerSessionID); sid != "" {
 			var evicted *entry
 			var dup bool
 			e, evicted, dup = h.reg.acquireRequest(sid, req.ID)

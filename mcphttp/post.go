@@ -81,7 +81,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		h.serveStateless(w, r, msg)
 		return
 	}
-	sid := r.Header.Get(headerSessionID)
+	sid := headerValue(r.Header, headerSessionID)
 	if sid == "" {
 		switch m := msg.(type) {
 		case *jsonrpc.Request:
