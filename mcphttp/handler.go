@@ -36,6 +36,8 @@ type Handler struct {
 	params paramCache
 	// modern holds the 2026-07-28 requests in flight (modern.go).
 	modern modernInflight
+	// inline ticks the inline reply streams that are slow to answer.
+	inline inlineWatch
 
 	// closed is cancelled by Close; stateless sessions in flight watch it.
 	closed context.Context
@@ -63,6 +65,10 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	h.reg.interval = o.ReapInterval
 	h.reg.closeEntry = h.closeEntry
 	h.reg.now = time.Now
+	h.inline.delay = headerDelay
+	if ka := o.KeepAlive; ka > 0 && ka < headerDelay {
+		h.inline.delay = ka
+	}
 	h.closed, h.cancel = context.WithCancel(context.Background())
 	return h
 }

@@ -57,9 +57,11 @@ type stream struct {
 	quiet bool // no event since the last keep-alive tick
 
 	// An inline stream (see serveInline) is served on its request's own
-	// goroutine; its timer flushes the headers of a slow reply and then
-	// writes keep-alives, and unwatch stops watching the request's context
-	// for the client going away.
+	// goroutine. Its Handler's inlineWatch ticks it once if the reply is
+	// slow, which flushes the headers; then, with keep-alives, its own
+	// timer ticks it again (both guarded by mu). unwatch stops watching the
+	// request's context for the client going away.
+	watch   watchLink
 	timer   *time.Timer
 	req     *http.Request
 	unwatch func() bool
@@ -530,9 +532,9 @@ const headerDelay = 100 * time.Millisecond
 // openInline attaches w, the response to r, to carry the stream while the
 // request is served on r's own goroutine, which then calls closeInline.
 // Nothing is sent yet. If the handler outlasts headerDelay (or the
-// keep-alive interval, when shorter) a timer flushes the headers, starts
-// watching for the client going away, and then writes keep-alives while
-// the stream is quiet.
+// keep-alive interval, when shorter) a tick (from the Handler's
+// inlineWatch) flushes the headers and starts watching for the client
+// going away; keep-alives follow while the stream is quiet.
 func (st *stream) openInline(w http.ResponseWriter, r *http.Request) {
 	att := &st.first
 	att.w = w
@@ -542,19 +544,16 @@ func (st *stream) openInline(w http.ResponseWriter, r *http.Request) {
 	} else {
 		writeSSEHeaders(w)
 	}
-	d := headerDelay
-	if ka := st.h.opts.KeepAlive; ka > 0 && ka < d {
-		d = ka
-	}
 	st.mu.Lock()
 	st.att = att
 	st.req = r
-	// Under the lock, so that the first tick sees the timer set.
-	st.timer = time.AfterFunc(d, st.tick)
 	st.mu.Unlock()
+	st.h.inline.add(st)
 }
 
-// tick is the timer of an inline stream.
+// tick is called by the Handler's inlineWatch once an inline stream has
+// been open for its delay, and then, with keep-alives, by the stream's own
+// timer.
 func (st *stream) tick() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -581,7 +580,23 @@ func (st *stream) tick() {
 		return
 	}
 	if ka := st.h.opts.KeepAlive; ka > 0 {
-		st.timer.Reset(ka)
+		if st.timer == nil {
+			st.timer = time.AfterFunc(ka, st.tick)
+		} else {
+			st.timer.Reset(ka)
+		}
+	}
+}
+
+// stopTicks ends the ticks of an inline stream whose attachment is gone:
+// a tick that starts after this finds nothing to do.
+func (st *stream) stopTicks() {
+	st.h.inline.remove(st)
+	st.mu.Lock()
+	t := st.timer
+	st.mu.Unlock()
+	if t != nil {
+		t.Stop()
 	}
 }
 
@@ -601,7 +616,7 @@ func (st *stream) dropUnstarted() bool {
 	st.req = nil
 	unwatch := st.unwatch
 	st.mu.Unlock()
-	st.timer.Stop()
+	st.stopTicks()
 	if unwatch != nil {
 		unwatch()
 	}
@@ -612,7 +627,7 @@ func (st *stream) dropUnstarted() bool {
 // event, and stops its timer and watch.
 func (st *stream) closeInline(ctx context.Context, resp *jsonrpc.Response) {
 	st.finish(ctx, resp)
-	st.timer.Stop()
+	st.stopTicks()
 	st.mu.Lock()
 	unwatch := st.unwatch
 	st.req = nil // a writer kept by a handler keeps no request

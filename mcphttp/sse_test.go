@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -464,4 +465,41 @@ func TestSlowReplyOpensAndKeepsAlive(t *testing.T) {
 	equalStrings(t, "rest", dataOf(parseEvents(t, br)), []string{
 		`{"jsonrpc":"2.0","id":10,"result":{"content":[{"type":"text","text":"unblocked"}]}}`,
 	})
+}
+
+// Slow replies opened one after another each get their headers once they
+// have been quiet for the delay (the Handler's inlineWatch serves them all
+// with one timer), while a quick reply between them is still sent whole.
+func TestSlowRepliesOpenWhileQuickOnesGoWhole(t *testing.T) {
+	f := newFixture(t, nil)
+	sid := f.initialize("2025-11-25")
+	slow := func(id int) *http.Response {
+		body := strings.Replace(blockCall, `"id":10`, `"id":`+strconv.Itoa(id), 1)
+		// f.open returns once the headers are in: only a tick sends them.
+		resp := f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid}, body)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || resp.ContentLength != -1 {
+			t.Fatalf("slow reply %d: status %d, Content-Type %q, Content-Length %d", id, resp.StatusCode, resp.Header.Get("Content-Type"), resp.ContentLength)
+		}
+		<-f.tools.started
+		return resp
+	}
+	a := slow(21)
+	defer a.Body.Close()
+	quick := f.read(f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid},
+		`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`))
+	if want := "event: message\ndata: " + `{"jsonrpc":"2.0","id":22,"result":{"content":[{"type":"text","text":"hi"}]}}` + "\n\n"; quick.status != 200 || quick.body != want {
+		t.Fatalf("quick reply: status %d, body %q", quick.status, quick.body)
+	}
+	b := slow(23)
+	defer b.Body.Close()
+	for range 2 {
+		f.tools.gate <- struct{}{}
+		<-f.tools.ended
+	}
+	for _, resp := range []*http.Response{a, b} {
+		got := dataOf(parseEvents(t, bufio.NewReader(resp.Body)))
+		if len(got) != 1 || !strings.Contains(got[0], `"text":"unblocked"`) {
+			t.Errorf("slow reply events %q", got)
+		}
+	}
 }
