@@ -70,7 +70,7 @@ func isJSONContent(h http.Header) bool {
 	if ct == "" {
 		return false
 	}
-	if strings.EqualFold(ct, mediaJSON) {
+	if ct == mediaJSON || strings.EqualFold(ct, mediaJSON) {
 		return true // the usual case, without parsing (which allocates)
 	}
 	mt, _, err := mime.ParseMediaType(ct)
