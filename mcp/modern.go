@@ -8,7 +8,6 @@ package mcp
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
+	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -94,7 +94,7 @@ func IsModernRequest(params json.RawMessage) bool {
 func ModernProtocolVersion(params json.RawMessage) (string, bool) {
 	// Session-era requests never mention the key: a byte search keeps
 	// their path cheap.
-	if len(params) == 0 || !mentionsProtocolVersion(params) {
+	if len(params) == 0 || !eraprobe.MentionsProtocolVersion(params) {
 		return "", false
 	}
 	meta := metaMember(params)
@@ -116,27 +116,6 @@ func ModernProtocolVersion(params json.RawMessage) (string, bool) {
 	v, _ := jsonscan.StringValue(version)
 	return v, true
 }
-
-// mentionsProtocolVersion is bytes.Contains(params,
-// `"io.modelcontextprotocol/protocolVersion"`), searching for the key's
-// tail, which starts with a byte far rarer in JSON than '"', and checking
-// its head.
-func mentionsProtocolVersion(params []byte) bool {
-	const head = `"io.modelcontextprotocol`
-	for off := 0; ; {
-		i := bytes.Index(params[off:], protocolVersionTail)
-		if i < 0 {
-			return false
-		}
-		i += off
-		if i >= len(head) && string(params[i-len(head):i]) == head {
-			return true
-		}
-		off = i + 1
-	}
-}
-
-var protocolVersionTail = []byte(`/protocolVersion"`)
 
 // metaMember returns params._meta when params is a valid object whose
 // _meta is an object, or nil. (Params decoded from a frame are valid JSON;

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -144,8 +145,8 @@ func FuzzModernMeta(f *testing.F) {
 	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
 	f.Fuzz(func(t *testing.T, params []byte) {
 		ModernProtocolVersion(params)
-		if got, want := mentionsProtocolVersion(params), bytes.Contains(params, []byte(`"`+MetaProtocolVersion+`"`)); got != want {
-			t.Fatalf("mentionsProtocolVersion(%q) = %v, want %v", params, got, want)
+		if got, want := eraprobe.MentionsProtocolVersion(params), bytes.Contains(params, []byte(`"`+MetaProtocolVersion+`"`)); got != want {
+			t.Fatalf("eraprobe.MentionsProtocolVersion(%q) = %v, want %v", params, got, want)
 		}
 		var m requestMeta
 		if retry, err := m.parse(params); err == nil {

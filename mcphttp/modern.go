@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
+	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -61,7 +62,7 @@ type metaVersion struct {
 func scanModern(params json.RawMessage) (v metaVersion) {
 	// Session-era requests never mention the key: a byte search keeps
 	// their path cheap.
-	if len(params) == 0 || params[0] != '{' || !containsSplit(params, `"io.modelcontextprotocol`, protocolVersionTail) {
+	if len(params) == 0 || params[0] != '{' || !eraprobe.MentionsProtocolVersion(params) {
 		return v
 	}
 	var meta []byte
@@ -126,8 +127,6 @@ func containsSplit(data []byte, head string, tail []byte) bool {
 		off = i + 1
 	}
 }
-
-var protocolVersionTail = []byte(`/protocolVersion"`)
 
 // sessionless reports whether r names no session the handler could serve
 // it on: it carries no Mcp-Session-Id, or the handler keeps no sessions.
