@@ -22,12 +22,18 @@ func (h *Handler) checkOrigin(r *http.Request) *jsonrpc.Error {
 	if h.opts.DisableDNSRebindingProtection {
 		return nil
 	}
+	origins, hasOrigin := r.Header["Origin"]
+	if !hasOrigin && len(h.opts.AllowedHosts) == 0 && isLocalHostPort(r.Host) {
+		// The usual local request. With no hosts listed, a loopback
+		// name is allowed whichever interface the request arrived on,
+		// so the connection's address need not be looked up.
+		return nil
+	}
 	loopback := arrivedOnLoopback(r)
 	if r.Host != "" && !h.hostAllowed(r.Host, loopback) {
 		return errForbidden("Host", r.Host)
 	}
-	origins, ok := r.Header["Origin"]
-	if !ok {
+	if !hasOrigin {
 		return nil
 	}
 	if len(origins) != 1 || !h.originAllowed(origins[0], r, loopback) {
@@ -74,11 +80,8 @@ func isLoopbackName(host string) bool {
 }
 
 func (h *Handler) hostAllowed(hostport string, loopback bool) bool {
-	if loopback && len(h.opts.AllowedHosts) == 0 {
-		// The usual local Host, decided without parsing.
-		if name, port, ok := strings.Cut(hostport, ":"); ok && (name == "127.0.0.1" || name == "localhost") && !strings.Contains(port, ":") {
-			return true
-		}
+	if loopback && len(h.opts.AllowedHosts) == 0 && isLocalHostPort(hostport) {
+		return true // the usual local Host, decided without parsing
 	}
 	name, port := splitHost(hostport)
 	for _, a := range h.opts.AllowedHosts {
@@ -91,6 +94,13 @@ func (h *Handler) hostAllowed(hostport string, loopback bool) bool {
 		return isLoopbackName(name)
 	}
 	return len(h.opts.AllowedHosts) == 0
+}
+
+// isLocalHostPort reports whether hostport is 127.0.0.1 or localhost with
+// a port, as local clients send it: a quick test that needs no parsing.
+func isLocalHostPort(hostport string) bool {
+	name, port, ok := strings.Cut(hostport, ":")
+	return ok && (name == "127.0.0.1" || name == "localhost") && !strings.Contains(port, ":")
 }
 
 // defaultPort returns the port a scheme implies.
