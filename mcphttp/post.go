@@ -269,16 +269,22 @@ func (h *Handler) writeJSON(w http.ResponseWriter, msg jsonrpc.Message) {
 		body, _ = jsonrpc.AppendEncode(body[:0], jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInternal))
 	}
 	hdr := w.Header()
-	// One backing array for both values; capped so that an append cannot
-	// overwrite the neighbour.
-	vals := [...]string{mediaJSON, strconv.Itoa(len(body))}
-	v := vals[:]
-	hdr["Content-Type"] = v[0:1:1]
-	hdr["Content-Length"] = v[1:2:2]
+	hdr["Content-Type"] = hdrJSON
+	if len(body) > autoLengthLimit {
+		hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body) // copied: the buffer goes back to the pool
 	putFrame(p, body)
 }
+
+// autoLengthLimit is the longest body net/http sends with a Content-Length
+// it works out itself, when the handler returns without flushing (its
+// buffer before chunking, 2048 bytes); a longer one would go chunked, so
+// writeJSON states its length.
+const autoLengthLimit = 2048
+
+var hdrJSON = []string{mediaJSON} // shared, like the SSE header values (sse.go)
 
 // jsonModeWriter is the related writer of a request answered with a single
 // JSON body: that body carries only the response, so notifications are

@@ -503,3 +503,23 @@ func TestSlowRepliesOpenWhileQuickOnesGoWhole(t *testing.T) {
 		}
 	}
 }
+
+// A JSON-mode reply states its length, short or long: net/http works out
+// a short one itself, writeJSON a long one, so neither goes chunked.
+func TestJSONReplyHasLength(t *testing.T) {
+	f := newFixture(t, &Options{JSONResponse: true})
+	sid := f.initialize("2025-11-25")
+	for _, n := range []int{2, 5000} {
+		text := strings.Repeat("a", n)
+		resp := f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid},
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+text+`"}}}`)
+		r := f.read(resp)
+		want := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"` + text + `"}]}}`
+		if r.status != 200 || r.header.Get("Content-Type") != "application/json" || r.body != want {
+			t.Fatalf("text of %d bytes: status %d, Content-Type %q, body %.80q", n, r.status, r.header.Get("Content-Type"), r.body)
+		}
+		if resp.ContentLength != int64(len(want)) || len(resp.TransferEncoding) != 0 {
+			t.Errorf("text of %d bytes: Content-Length %d, Transfer-Encoding %v; want %d and none", n, resp.ContentLength, resp.TransferEncoding, len(want))
+		}
+	}
+}
