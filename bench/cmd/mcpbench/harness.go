@@ -65,6 +65,7 @@ func hasHTTP(t *targets.Target) bool { return t.HTTP != nil }
 
 // measurement is one run of one scenario on one target.
 type measurement struct {
+	round      int // 0-based, so that targets measured in one round can be paired
 	opsPerSec  float64
 	p50, p99   time.Duration
 	cpuPerOp   float64 // µs of server CPU per operation
@@ -301,6 +302,7 @@ func (h *harness) run() {
 				if m.errors > 0 {
 					notes = append(notes, fmt.Sprintf("round %d scenario %s %s: %d errors, first: %s", r+1, sc.id, name, m.errors, m.firstErr))
 				}
+				m.round = r
 				results[sc.id][name] = append(results[sc.id][name], m)
 			}
 		}

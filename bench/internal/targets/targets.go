@@ -31,6 +31,9 @@ type Target struct {
 	// SSEIsJSON reports that the target's default mode still answers a
 	// plain tools/call with a JSON body (mcp-go).
 	SSEIsJSON bool
+	// OptIn leaves the target out of the default run: it is measured only
+	// when -targets names it.
+	OptIn bool
 	// HTTP returns the Streamable HTTP handler, to be mounted at /mcp. Nil
 	// when the target cannot serve HTTP (yet).
 	HTTP func(mode HTTPMode) (http.Handler, error)
@@ -46,17 +49,19 @@ func register(t *Target) { registry[t.Name] = t }
 func Get(name string) (*Target, error) {
 	t, ok := registry[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown target %q (have %v)", name, Names())
+		return nil, fmt.Errorf("unknown target %q (have %v, and the opt-in floor)", name, Names())
 	}
 	return t, nil
 }
 
-// Names lists the registered targets in a fixed order.
+// Names lists the targets a default run measures, in a fixed order.
 func Names() []string {
 	order := map[string]int{"mcpkit": 0, "go-sdk": 1, "mcp-go": 2, "plain": 3}
 	var names []string
-	for n := range registry {
-		names = append(names, n)
+	for n, t := range registry {
+		if !t.OptIn {
+			names = append(names, n)
+		}
 	}
 	sort.Slice(names, func(i, j int) bool { return order[names[i]] < order[names[j]] })
 	return names
