@@ -431,10 +431,11 @@ func (v *argValidator) decode(args json.RawMessage, dst any) string {
 		args = emptyObject
 	}
 	if v.fast != nil {
-		if !jsonscan.Valid(args) {
+		valid, err := v.fast.CheckValid(args) // one pass: validated as checked
+		if !valid {
 			return "arguments are not valid JSON"
 		}
-		if err := v.fast.Check(args); err != nil {
+		if err != nil {
 			return err.Error()
 		}
 	} else {

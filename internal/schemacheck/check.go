@@ -182,6 +182,39 @@ func (c *Checker) Check(v []byte) error {
 	return nil
 }
 
+// CheckValid is jsonscan.Valid(v) and then Check(v), reading an object
+// (what tool arguments are) once: the members are checked as the object is
+// validated. valid is false, with a nil error, when v is not exactly one
+// JSON value; a schema failure is reported only for valid JSON, as with
+// Valid then Check.
+func (c *Checker) CheckValid(v []byte) (valid bool, err error) {
+	n := c.root
+	i := jsonscan.SkipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' || n.forbidden || n.enum != nil || (n.types != 0 && n.types&(1<<jsonscan.Object) == 0) {
+		if !jsonscan.Valid(v) {
+			return false, nil
+		}
+		return true, c.Check(bytes.TrimSpace(v)) // Check wants the value alone
+	}
+	var seen uint64
+	var first *Error
+	end, scanErr := jsonscan.ScanObject(v, i, func(rawKey, val []byte) {
+		if first == nil {
+			first = n.checkRawMember(rawKey, val, &seen)
+		}
+	})
+	if scanErr != nil || jsonscan.SkipSpace(v, end) != len(v) {
+		return false, nil
+	}
+	if first == nil {
+		first = n.checkRequired(seen)
+	}
+	if first != nil {
+		return true, first
+	}
+	return true, nil
+}
+
 // Error is a validation failure: what is wrong, and where.
 type Error struct {
 	// Path is the JSON Pointer of the offending value, "" for the root.
@@ -249,17 +282,28 @@ func (n *node) checkObject(v []byte) *Error {
 	var seen uint64
 	var err *Error
 	jsonscan.Members(v, func(rawKey, val []byte) bool {
-		key := rawKey
-		if bytes.IndexByte(rawKey, '\\') >= 0 {
-			k, _ := jsonscan.StringValue(append(append([]byte{'"'}, rawKey...), '"'))
-			key = []byte(k)
-		}
-		err = n.checkMember(key, val, &seen)
+		err = n.checkRawMember(rawKey, val, &seen)
 		return err == nil
 	})
 	if err != nil {
 		return err
 	}
+	return n.checkRequired(seen)
+}
+
+// checkRawMember is checkMember for a key as it is in the JSON text,
+// possibly holding escapes.
+func (n *node) checkRawMember(rawKey, val []byte, seen *uint64) *Error {
+	key := rawKey
+	if bytes.IndexByte(rawKey, '\\') >= 0 {
+		k, _ := jsonscan.StringValue(append(append([]byte{'"'}, rawKey...), '"'))
+		key = []byte(k)
+	}
+	return n.checkMember(key, val, seen)
+}
+
+// checkRequired reports the first required property not in seen.
+func (n *node) checkRequired(seen uint64) *Error {
 	for i, r := range n.required {
 		if seen&(1<<i) == 0 {
 			return fail("missing required property %q", r)

@@ -1,6 +1,7 @@
 package schemacheck
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -125,4 +126,38 @@ func FuzzAgreesWithJSONSchemaGo(f *testing.F) {
 			t.Fatalf("%s: fast path says %v, jsonschema-go says %v", data, fastErr, slowErr)
 		}
 	})
+}
+
+// CheckValid says what jsonscan.Valid and then Check say, error text
+// included, on any input.
+func checkValidAgrees(t *testing.T, c *Checker, data []byte) {
+	t.Helper()
+	valid, err := c.CheckValid(data)
+	wantValid := json.Valid(data)
+	var want error
+	if wantValid {
+		want = c.Check(bytes.TrimSpace(data)) // Check takes the value without surrounding space
+	}
+	if valid != wantValid || (err == nil) != (want == nil) || (err != nil && err.Error() != want.Error()) {
+		t.Fatalf("CheckValid(%q) = %v, %v; Valid then Check say %v, %v", data, valid, err, wantValid, want)
+	}
+}
+
+func TestCheckValid(t *testing.T) {
+	c, _ := compileBoth(t, agreementSchema)
+	for _, inst := range append(agreementInstances, `{"text":"a"`, `{"text":"a"} x`, ` {"text":"a"} `, `{"text":5,`, `{"extra":1,"text":`, ``, `{`, `{"inner":{"a":"b","c":1},"text":"a"}`) {
+		checkValidAgrees(t, c, []byte(inst))
+	}
+	inst := []byte(`{"text":"hi","n":3,"tags":["a"],"inner":{"a":"b"}}`)
+	if n := testing.AllocsPerRun(100, func() { _, _ = c.CheckValid(inst) }); n != 0 {
+		t.Errorf("allocations = %v, want 0", n)
+	}
+}
+
+func FuzzCheckValid(f *testing.F) {
+	for _, inst := range agreementInstances {
+		f.Add([]byte(inst))
+	}
+	c, _ := compileBoth(f, agreementSchema)
+	f.Fuzz(func(t *testing.T, data []byte) { checkValidAgrees(t, c, data) })
 }
