@@ -621,3 +621,31 @@ func TestModernListenStuckStream(t *testing.T) {
 	wait(added, "AddTool to return")
 	wait(listened, "listen to end")
 }
+
+// A stateless-era request's session belongs to the request alone: a
+// handler may close it (as it may close a session-era one) without
+// breaking the request, and the session then reports itself closed.
+func TestModernHandlerClosesItsSession(t *testing.T) {
+	s := mcp.NewServer(modInfo, nil)
+	var state mcp.LifecycleState
+	err := mcp.AddTool(s, &mcp.Tool{Name: "closer"}, func(_ context.Context, r *mcp.Request, _ struct{}) (string, error) {
+		if err := r.Session.Close(); err != nil {
+			return "", err
+		}
+		if err := r.Session.Close(); err != nil { // idempotent
+			return "", err
+		}
+		state = r.Session.State().Lifecycle
+		return "closed", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := modCall(t, s, "1", "tools/call", modParams(`{}`, `,"name":"closer"`))
+	if !strings.Contains(resp, `"text":"closed"`) || strings.Contains(resp, `"error"`) {
+		t.Fatalf("response %s", resp)
+	}
+	if state != mcp.StateClosed {
+		t.Errorf("lifecycle after Close = %v, want StateClosed", state)
+	}
+}

@@ -136,12 +136,17 @@ func (ss *ServerSession) SetStandalone(w MessageWriter) {
 	ss.mu.Unlock()
 }
 
-// Done is closed when the session closes.
+// Done is closed when the session closes; it is nil for the session of a
+// 2026-07-28 request served outside any session (see Close).
 func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
 
 // Close ends the session: handlers in flight see their contexts cancelled,
 // server-to-client requests waiting for answers fail with ErrSessionClosed,
-// and the server forgets the session. Close is idempotent.
+// and the server forgets the session. Close is idempotent. The session a
+// 2026-07-28 request is served on outside any session
+// (Server.HandleModernRequest) belongs to that request alone: closing it
+// only marks it closed, and its Done channel is nil, as it never ends
+// before its request.
 func (ss *ServerSession) Close() error {
 	ss.mu.Lock()
 	if ss.closed {
@@ -156,7 +161,9 @@ func (ss *ServerSession) Close() error {
 	ss.mu.Unlock()
 	ss.calls.closeAll()
 	ss.server.removeSession(ss)
-	close(ss.done)
+	if ss.done != nil {
+		close(ss.done)
+	}
 	return nil
 }
 
