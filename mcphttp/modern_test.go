@@ -275,6 +275,8 @@ func TestModernTable(t *testing.T) {
 		{name: "resources-read", run: mpost(nil, mbody("4", "resources/read", `{"uri":"test://doc"}`)), status: 200, id: "4"},
 		{name: "json-mode", opts: &Options{JSONResponse: true}, run: mpost(nil, listTools), status: 200, id: "1", result: listed, contentType: "application/json"},
 		{name: "string-id", run: mpost(nil, mbody(`"s-1"`, "tools/list", "")), status: 200, id: `"s-1"`, result: listed},
+		// The _meta key written with an escaped '/' is the same key.
+		{name: "escaped-meta-key", run: mpost(nil, `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":`+strings.Replace(modernMeta, `modelcontextprotocol/protocolVersion`, `modelcontextprotocol\/protocolVersion`, 1)+`}}`), status: 200, id: "5", result: listed},
 		{name: "unknown-session-ignored", run: mpost(hdrs{"Mcp-Session-Id": "nope"}, listTools), status: 200, id: "1", result: listed},
 		{name: "stateless-mode", opts: &Options{Stateless: true}, run: mpost(hdrs{"Mcp-Session-Id": "x"}, discover), status: 200, id: "201", result: discovered},
 		{name: "notification", run: mpost(nil, `{"jsonrpc":"2.0","method":"notifications/x","params":{"_meta":`+modernMeta+`}}`), status: 202, empty: true},

@@ -2,68 +2,71 @@ package eraprobe
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
 func TestMentionsProtocolVersion(t *testing.T) {
-	for _, in := range []string{
-		``,
-		`{}`,
-		`{"name":"echo","arguments":{"text":"a/b"}}`,
-		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
-		`"io.modelcontextprotocol/protocolVersion"`,
-		`"io.modelcontextprotocol/protocolVersion`,
-		`io.modelcontextprotocol/protocolVersion"`,
-		`{"u":"https://x/y","_meta":{"io.modelcontextprotocol/protocolVersion":"x"}}`,
-		`{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}`,
-		`//////"io.modelcontextprotocol/protocolVersion"`,
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{``, false},
+		{`{}`, false},
+		{`{"name":"echo","arguments":{"text":"a/b"}}`, false},
+		{`{"name":"echo","arguments":{"text":"line\nbreak \"quoted\" back\\slash"}}`, false},
+		{`{"text":"\\u0041"}`, false}, // an escaped backslash, then a plain u
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, true},
+		{`"io.modelcontextprotocol/protocolVersion"`, true},
+		{`"io.modelcontextprotocol/protocolVersion`, false},
+		{`io.modelcontextprotocol/protocolVersion"`, false},
+		{`{"u":"https://x/y","_meta":{"io.modelcontextprotocol/protocolVersion":"x"}}`, true},
+		{`//////"io.modelcontextprotocol/protocolVersion"`, true},
+		// Escaped spellings of the key: the probe cannot rule them out.
+		{`{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}`, true},
+		{`{"_meta":{"io.modelcontextprotocol\u002fprotocolVersion":"2026-07-28"}}`, true},
+		{`{"text":"caf\u00e9"}`, true},
 	} {
-		if got, want := MentionsProtocolVersion([]byte(in)), bytes.Contains([]byte(in), []byte(ProtocolVersionKey)); got != want {
-			t.Errorf("MentionsProtocolVersion(%q) = %v, want %v", in, got, want)
+		if got := MentionsProtocolVersion([]byte(c.in)); got != c.want {
+			t.Errorf("MentionsProtocolVersion(%q) = %v, want %v", c.in, got, c.want)
 		}
 	}
+}
+
+// namesKey is the oracle: whether data, decoded, is an object whose _meta
+// object has the key.
+func namesKey(data []byte) bool {
+	var v struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	_, ok := v.Meta["io.modelcontextprotocol/protocolVersion"]
+	return ok
 }
 
 func FuzzMentionsProtocolVersion(f *testing.F) {
 	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}`))
+	f.Add([]byte(`{"_meta":{"\u0069o.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
 	f.Add([]byte(`{"name":"echo","arguments":{"text":"a/b"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if got, want := MentionsProtocolVersion(data), bytes.Contains(data, []byte(ProtocolVersionKey)); got != want {
-			t.Fatalf("MentionsProtocolVersion(%q) = %v, want %v", data, got, want)
+		got := MentionsProtocolVersion(data)
+		if !got && (namesKey(data) || bytes.Contains(data, []byte(ProtocolVersionKey))) {
+			t.Fatalf("MentionsProtocolVersion(%q) = false, but it names the key", data)
+		}
+		if got && !bytes.Contains(data, []byte(ProtocolVersionKey)) && !mayEscapeKey(data) {
+			t.Fatalf("MentionsProtocolVersion(%q) = true without the key or an escape", data)
 		}
 	})
-}
-
-// tailSearch is the search this package replaced: bytes.Index for the
-// key's tail, then a look at its head.
-func tailSearch(data []byte) bool {
-	const head = `"io.modelcontextprotocol`
-	tail := []byte(`/protocolVersion"`)
-	for off := 0; ; {
-		i := bytes.Index(data[off:], tail)
-		if i < 0 {
-			return false
-		}
-		i += off
-		if i >= len(head) && string(data[i-len(head):i]) == head {
-			return true
-		}
-		off = i + 1
-	}
 }
 
 // A session-era tools/call's params, which never hold the key.
 var sessionParams = []byte(`{"name":"echo","arguments":{"text":"hello, world"},"_meta":{"progressToken":7}}`)
 
 func BenchmarkMentionsProtocolVersion(b *testing.B) {
-	b.Run("indexbyte", func(b *testing.B) {
-		for b.Loop() {
-			MentionsProtocolVersion(sessionParams)
-		}
-	})
-	b.Run("tail-index", func(b *testing.B) {
-		for b.Loop() {
-			tailSearch(sessionParams)
-		}
-	})
+	for b.Loop() {
+		MentionsProtocolVersion(sessionParams)
+	}
 }
