@@ -280,13 +280,9 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 	return &CreateTaskResult{Task: st.Task}, nil
 }
 
-// runTask runs a task's tool and records its outcome.
+// runTask runs a task's tool and records its outcome. Without an Owner,
+// a task lives no longer than its session.
 func (s *Server) runTask(ctx context.Context, run *taskRun, r *Request, t *serverTool, args json.RawMessage, ttl time.Duration) {
-	expiry := time.AfterFunc(ttl, func() {
-		run.cancel(errTaskExpired)
-		run.markTerminal()
-	})
-	defer expiry.Stop()
 	stopped := make(chan struct{})
 	defer close(stopped)
 	if s.opts.Tasks.Owner == nil {
@@ -298,7 +294,21 @@ func (s *Server) runTask(ctx context.Context, run *taskRun, r *Request, t *serve
 			}
 		}()
 	}
+	s.runTaskTool(ctx, run, r, t, args, ttl, s.finishTask)
+}
 
+// runTaskTool runs a task's tool under its TTL, a panic becoming an error
+// as in any handler, and hands the outcome to finish, which records it
+// (finishTask, or finishExtTask in the stateless era). The TTL runs until
+// finish returns: a task that outlives it is cancelled and marked
+// terminal.
+func (s *Server) runTaskTool(ctx context.Context, run *taskRun, r *Request, t *serverTool, args json.RawMessage, ttl time.Duration,
+	finish func(ctx context.Context, run *taskRun, res *CallToolResult, err error)) {
+	expiry := time.AfterFunc(ttl, func() {
+		run.cancel(errTaskExpired)
+		run.markTerminal()
+	})
+	defer expiry.Stop()
 	var (
 		res *CallToolResult
 		err error
@@ -307,7 +317,7 @@ func (s *Server) runTask(ctx context.Context, run *taskRun, r *Request, t *serve
 		defer s.recoverHandler("tools/call", &err)
 		res, err = runTool(ctx, r, t, args)
 	}()
-	s.finishTask(ctx, run, res, err)
+	finish(ctx, run, res, err)
 }
 
 // finishTask moves a task to its terminal status from the tool's outcome.

@@ -247,7 +247,7 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		extra.CloseStream = nil // the request's stream is gone
 		wr.Extra = &extra
 	}
-	go s.runExtTask(wctx, run, wr, t, slices.Clone(args), ttl)
+	go s.runTaskTool(wctx, run, wr, t, slices.Clone(args), ttl, s.finishExtTask)
 
 	created := extTaskView(st)
 	created.ResultType = ResultTypeTask
@@ -261,24 +261,6 @@ type noStream struct{}
 var errNoTaskStream = errors.New("mcp: a task of the stateless era has no stream to the client; ask for input with Request.Input")
 
 func (noStream) WriteMessage(context.Context, jsonrpc.Message) error { return errNoTaskStream }
-
-// runExtTask runs a task's tool and records its outcome.
-func (s *Server) runExtTask(ctx context.Context, run *taskRun, r *Request, t *serverTool, args json.RawMessage, ttl time.Duration) {
-	expiry := time.AfterFunc(ttl, func() {
-		run.cancel(errTaskExpired)
-		run.markTerminal()
-	})
-	defer expiry.Stop()
-	var (
-		res *CallToolResult
-		err error
-	)
-	func() {
-		defer s.recoverHandler("tools/call", &err)
-		res, err = runTool(ctx, r, t, args)
-	}()
-	s.finishExtTask(ctx, run, res, err)
-}
 
 // finishExtTask moves a task to its terminal status from the tool's
 // outcome: a result, isError included, completes it; a JSON-RPC error
