@@ -478,9 +478,12 @@ func taskIDParam(params json.RawMessage) (string, *jsonrpc.Error) {
 	return p.TaskID, nil
 }
 
-// loadTask returns the caller's task, or the spec's -32602.
-func (s *Server) loadTask(ctx context.Context, r *Request, id, verb string) (*TaskState, error) {
-	st, err := s.taskRT().store.Get(ctx, s.taskOwner(r), id)
+// loadTask returns owner's task, or the -32602 both eras' specs require
+// for an unknown one (2025-11-25 tasks; SEP-2663, "Protocol Errors").
+// owner is taskOwner(r) in the session era, extTaskOwner(r) in the
+// extension's.
+func (s *Server) loadTask(ctx context.Context, owner, id, verb string) (*TaskState, error) {
+	st, err := s.taskRT().store.Get(ctx, owner, id)
 	if errors.Is(err, ErrTaskNotFound) {
 		return nil, errTaskNotFound(verb)
 	}
@@ -498,7 +501,7 @@ func (s *Server) getTask(ctx context.Context, r *Request) (any, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	st, err := s.loadTask(ctx, r, id, "retrieve")
+	st, err := s.loadTask(ctx, s.taskOwner(r), id, "retrieve")
 	if err != nil {
 		return nil, err
 	}
@@ -518,7 +521,7 @@ func (s *Server) getTaskResult(ctx context.Context, r *Request) (any, error) {
 	}
 	rt := s.taskRT()
 	for {
-		st, err := s.loadTask(ctx, r, id, "retrieve")
+		st, err := s.loadTask(ctx, s.taskOwner(r), id, "retrieve")
 		if err != nil {
 			return nil, err
 		}

@@ -395,21 +395,6 @@ func extTaskView(st *TaskState) *DetailedTask {
 	return d
 }
 
-// loadExtTask returns the caller's task for a tasks/ method of the
-// extension, or the -32602 SEP-2663 requires for an unknown one
-// ("Protocol Errors").
-func (s *Server) loadExtTask(ctx context.Context, r *Request, id, verb string) (*TaskState, error) {
-	st, err := s.taskRT().store.Get(ctx, s.extTaskOwner(r), id)
-	if errors.Is(err, ErrTaskNotFound) {
-		return nil, errTaskNotFound(verb)
-	}
-	if err != nil {
-		s.logger.Error("mcp: loading a task", "task", id, "err", err)
-		return nil, errInternal()
-	}
-	return st, nil
-}
-
 // getTaskExt implements tasks/get of the extension: the task's
 // DetailedTask, a pure read (SEP-2663, "Task Polling").
 func (s *Server) getTaskExt(ctx context.Context, r *Request) (any, error) {
@@ -420,7 +405,7 @@ func (s *Server) getTaskExt(ctx context.Context, r *Request) (any, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	st, err := s.loadExtTask(ctx, r, id, "retrieve")
+	st, err := s.loadTask(ctx, s.extTaskOwner(r), id, "retrieve")
 	if err != nil {
 		return nil, err
 	}

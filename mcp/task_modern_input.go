@@ -217,7 +217,7 @@ func (s *Server) updateTaskExt(ctx context.Context, r *Request) (any, error) {
 		return nil, errInvalidParams("inputResponses: " + err.Error())
 	}
 	owner := s.extTaskOwner(r)
-	if _, err := s.loadExtTask(ctx, r, id, "update"); err != nil {
+	if _, err := s.loadTask(ctx, s.extTaskOwner(r), id, "update"); err != nil {
 		return nil, err
 	}
 	run := s.taskRT().run(id)
