@@ -49,14 +49,7 @@ func addAskingTools(s *mcp.Server) {
 		if err != nil {
 			return "", toolError(err)
 		}
-		text := "No response"
-		for _, c := range res.Content {
-			if t, ok := c.(*mcp.TextContent); ok {
-				text = t.Text
-				break
-			}
-		}
-		return "LLM response: " + text, nil
+		return llmResponse(res), nil
 	}))
 
 	must(mcp.AddTool(s, &mcp.Tool{

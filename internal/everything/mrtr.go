@@ -288,6 +288,13 @@ func sampledText(rs mcp.InputResponses, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return llmResponse(res), nil
+}
+
+// llmResponse is "LLM response: " and the first text of a sampling
+// result, or "No response" when it has none: what the sampling fixtures
+// of both eras answer.
+func llmResponse(res *mcp.CreateMessageResult) string {
 	text := "No response"
 	for _, c := range res.Content {
 		if t, ok := c.(*mcp.TextContent); ok {
@@ -295,7 +302,7 @@ func sampledText(rs mcp.InputResponses, key string) (string, error) {
 			break
 		}
 	}
-	return "LLM response: " + text, nil
+	return "LLM response: " + text
 }
 
 // rootsText lists the URIs of a roots answer.

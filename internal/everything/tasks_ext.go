@@ -69,7 +69,7 @@ func addTasksExtTools(s *mcp.Server) {
 		Description: "Works for a second, then fails with a tool error (isError). It runs only as a task (execution.taskSupport required).",
 		Execution:   &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired},
 	}, func(ctx context.Context, _ *mcp.Request, _ JobArgs) (string, error) {
-		if err := sleepCtx(ctx, failingJobDelay); err != nil {
+		if err := pause(ctx, failingJobDelay); err != nil {
 			return "", err
 		}
 		return "", errors.New("failing_job failed, as it always does")
@@ -95,27 +95,12 @@ func addTasksExtTools(s *mcp.Server) {
 	}, multiInput))
 }
 
-// sleepCtx waits for d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // slowCompute waits in.Seconds, then answers.
 func slowCompute(ctx context.Context, _ *mcp.Request, in SlowComputeArgs) (string, error) {
 	if in.Seconds < 0 || in.Seconds > 3600 {
 		return "", fmt.Errorf("seconds must be between 0 and 3600, not %g", in.Seconds)
 	}
-	if err := sleepCtx(ctx, time.Duration(in.Seconds*float64(time.Second))); err != nil {
+	if err := pause(ctx, time.Duration(in.Seconds*float64(time.Second))); err != nil {
 		return "", err
 	}
 	if in.Label == "" {

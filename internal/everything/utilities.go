@@ -70,8 +70,12 @@ func addUtilityTools(s *mcp.Server) {
 	}))
 }
 
-// pause waits d, or until ctx ends (the request was cancelled).
+// pause waits d, or until ctx ends (the request was cancelled). A d of
+// zero or less does not wait.
 func pause(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
