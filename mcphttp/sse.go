@@ -588,15 +588,18 @@ func (st *stream) tick() {
 	}
 }
 
-// stopTicks ends the ticks of an inline stream whose attachment is gone:
-// a tick that starts after this finds nothing to do.
-func (st *stream) stopTicks() {
+// stopWatching ends what watches an inline stream whose attachment is
+// gone: the Handler's inlineWatch, its keep-alive timer t and unwatch, its
+// watch on the request's context (both read under mu, nil when never
+// set). A tick that starts after the attachment went finds nothing to do
+// and sets no timer.
+func (st *stream) stopWatching(t *time.Timer, unwatch func() bool) {
 	st.h.inline.remove(st)
-	st.mu.Lock()
-	t := st.timer
-	st.mu.Unlock()
 	if t != nil {
 		t.Stop()
+	}
+	if unwatch != nil {
+		unwatch()
 	}
 }
 
@@ -614,12 +617,9 @@ func (st *stream) dropUnstarted() bool {
 	st.done = true
 	st.detachLocked()
 	st.req = nil
-	unwatch := st.unwatch
+	t, unwatch := st.timer, st.unwatch
 	st.mu.Unlock()
-	st.stopTicks()
-	if unwatch != nil {
-		unwatch()
-	}
+	st.stopWatching(t, unwatch)
 	return true
 }
 
@@ -627,12 +627,9 @@ func (st *stream) dropUnstarted() bool {
 // event, and stops its timer and watch.
 func (st *stream) closeInline(ctx context.Context, resp *jsonrpc.Response) {
 	st.finish(ctx, resp)
-	st.stopTicks()
 	st.mu.Lock()
-	unwatch := st.unwatch
+	t, unwatch := st.timer, st.unwatch
 	st.req = nil // a writer kept by a handler keeps no request
 	st.mu.Unlock()
-	if unwatch != nil {
-		unwatch()
-	}
+	st.stopWatching(t, unwatch)
 }
