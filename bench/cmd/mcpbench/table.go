@@ -23,14 +23,7 @@ func median(ms []measurement, f func(measurement) float64) float64 {
 	for i, m := range ms {
 		v[i] = f(m)
 	}
-	slices.Sort(v)
-	if len(v) == 0 {
-		return 0
-	}
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	return medianOf(v)
 }
 
 func aggregate(ms []measurement) (agg, bool) {
@@ -200,6 +193,7 @@ func pairedRatios(results map[string]map[string][]measurement, sc, peer string) 
 	return out
 }
 
+// medianOf is the median of v (0 when empty), which it leaves unsorted.
 func medianOf(v []float64) float64 {
 	v = slices.Clone(v)
 	slices.Sort(v)
