@@ -6,6 +6,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -43,6 +45,13 @@ type Handler struct {
 	closed context.Context
 	cancel context.CancelFunc
 
+	// shutdown is closed when a Shutdown (or Close) begins: GET streams
+	// end. forced is set once a Shutdown's context has ended: requests
+	// still running are answered with errShuttingDown.
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
+	forced       atomic.Bool
+
 	// onDetach, if set, is called when a client's disconnection lets go of
 	// a stream (a test hook).
 	onDetach func()
@@ -70,6 +79,7 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 		h.inline.delay = ka
 	}
 	h.closed, h.cancel = context.WithCancel(context.Background())
+	h.shutdown = make(chan struct{})
 	return h
 }
 
@@ -114,12 +124,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // subscriptions/listen stream ends with its result), stops the reaper,
 // and waits for the requests being served to finish. Later requests are refused with 503. Close is
 // idempotent.
+//
+// Close waits without limit for handlers to return; [Handler.Shutdown]
+// bounds the wait with a context.
 func (h *Handler) Close() error {
-	entries := h.reg.shutdown()
-	h.cancel()
-	for _, e := range entries {
-		h.closeEntry(e)
-	}
+	h.beginShutdown()
+	h.closeSessions()
 	h.reg.wg.Wait()
 	return nil
 }

@@ -194,15 +194,22 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	if streaming {
 		// No server-to-client request travels on the stream: the era
 		// asks for input in results instead (input_required).
-		st = &stream{h: h, lazy: true}
+		st = &stream{h: h, lazy: true, reqID: req.ID, hasReqID: true}
 		extra = &st.extra
 		related = st
+		mr.st = st
 	}
+	mr.listen = req.Method == "subscriptions/listen"
 	extra.Header = r.Header
 	cctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	mr.ctx.Context = cctx
 	ctx := context.Context(&mr.ctx)
+	if mr.listen {
+		// A listen stream whose client stops reading is closed, and the
+		// request with it.
+		st.abort = cancel
+	}
 	h.modern.add(h, mr, cancel)
 	defer h.modern.remove(mr)
 	if streaming {
@@ -280,6 +287,10 @@ func modernStatus(resp *jsonrpc.Response, refused bool) int {
 type modernCall struct {
 	extra mcp.RequestExtra
 	ctx   scopedCtx
+	// st is the reply stream, if the reply streams; listen marks a
+	// subscriptions/listen, which a Shutdown ends at once.
+	st     *stream
+	listen bool
 }
 
 // scopedCtx marks a request's context as ended by serveModern once the

@@ -94,6 +94,22 @@ type Options struct {
 	// client sees the stream open.
 	KeepAlive time.Duration
 
+	// WriteTimeout bounds each write to a client's SSE stream or reply:
+	// a client that does not read for that long has its connection
+	// closed (a stream with an EventStore can be resumed). It never holds
+	// up another client: events are queued per stream and written by a
+	// goroutine of the stream's own. If zero, 10 seconds; if negative,
+	// writes have no deadline.
+	WriteTimeout time.Duration
+
+	// MaxStreamQueueBytes bounds the events queued on one SSE stream and
+	// not yet written to its client. A stream that would pass it is
+	// closed, as its client is not reading; with an EventStore the events
+	// are kept, and the client resumes with Last-Event-ID. A list_changed
+	// notification already queued stands for any more of its kind. If
+	// zero, 1 MiB; if negative, no bound.
+	MaxStreamQueueBytes int
+
 	// RetryInterval is the reconnection delay sent in the retry field of
 	// priming events (only sent when EventStore is set). If zero, one
 	// second.
@@ -118,6 +134,8 @@ const (
 	DefaultMaxBodyBytes  = 4 << 20
 	DefaultKeepAlive     = 15 * time.Second
 	DefaultRetryInterval = time.Second
+	DefaultWriteTimeout  = 10 * time.Second
+	DefaultStreamQueue   = 1 << 20
 	defaultReapInterval  = time.Minute
 )
 
@@ -138,6 +156,12 @@ func (o Options) resolve() Options {
 	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.MaxStreamQueueBytes == 0 {
+		o.MaxStreamQueueBytes = DefaultStreamQueue
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = DefaultRetryInterval

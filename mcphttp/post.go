@@ -202,6 +202,8 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		return
 	}
 	st := h.newStream(e, true)
+	st.reqID, st.hasReqID = req.ID, true
+	h.reg.track(e, req.ID, st)
 	st.extra.Header = r.Header
 	extra := &st.extra // allocated with the stream
 	if st.store == nil {
@@ -225,7 +227,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		defer h.reg.wg.Done()
 		resp, err := e.ss.HandleRequestExtra(ctx, req, st, extra)
 		h.reg.endRequest(e, req.ID)
-		st.finish(ctx, responseFor(req.ID, resp, err))
+		st.finish(ctx, h.replyOf(e, req.ID, resp, err))
 		h.reg.dropStream(e, st)
 		h.reg.release(e)
 	}()
@@ -238,6 +240,9 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 func (h *Handler) replyOf(e *entry, id jsonrpc.ID, resp *jsonrpc.Response, err error) *jsonrpc.Response {
 	select {
 	case <-e.ss.Done():
+		if h.forced.Load() {
+			return jsonrpc.NewErrorResponse(id, errShuttingDown)
+		}
 		return nil
 	default:
 		return responseFor(id, resp, err)

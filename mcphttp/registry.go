@@ -31,7 +31,9 @@ type entry struct {
 	nextStream uint64
 	// inflight holds the ids of requests being served, to refuse a
 	// duplicate with 409.
-	inflight map[jsonrpc.ID]struct{}
+	// The value is the request's reply stream once known (track), for a
+	// Shutdown that runs out of time to answer.
+	inflight map[jsonrpc.ID]*stream
 	// streams holds the POST streams still running, for resumption; only
 	// used with an EventStore.
 	streams map[uint64]*stream
@@ -44,6 +46,9 @@ type registry struct {
 	entries  map[string]*entry
 	reserved int
 	closed   bool
+	// draining refuses new requests while a Shutdown lets those in
+	// flight finish.
+	draining bool
 	// nextExpiry is no later than the earliest time an entry can expire;
 	// the cap check skips its scan for expired entries before then.
 	nextExpiry int64
@@ -76,7 +81,7 @@ func (g *registry) expired(e *entry, now int64) bool {
 func (g *registry) enter() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.closed {
+	if g.closed || g.draining {
 		return false
 	}
 	g.wg.Add(1)
@@ -213,9 +218,9 @@ func (g *registry) beginLocked(e *entry, id jsonrpc.ID) bool {
 		return false
 	}
 	if e.inflight == nil {
-		e.inflight = make(map[jsonrpc.ID]struct{})
+		e.inflight = make(map[jsonrpc.ID]*stream)
 	}
-	e.inflight[id] = struct{}{}
+	e.inflight[id] = nil
 	return true
 }
 
@@ -238,6 +243,15 @@ func (g *registry) acquireRequest(id string, rid jsonrpc.ID) (e, evicted *entry,
 	}
 	e.active++
 	return e, nil, false
+}
+
+// track records st as the reply stream of request id in flight on e.
+func (g *registry) track(e *entry, id jsonrpc.ID, st *stream) {
+	g.mu.Lock()
+	if _, ok := e.inflight[id]; ok {
+		e.inflight[id] = st
+	}
+	g.mu.Unlock()
 }
 
 // endRequest forgets a request id.

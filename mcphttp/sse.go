@@ -22,10 +22,11 @@ import (
 // that gets the missed events and then the rest. So a stream and the
 // connection currently carrying it (an attachment) are separate things.
 //
-// Only the goroutine serving an attachment's HTTP request (the pump) waits
-// on it; the handler's goroutine writes events to it under the stream's
-// lock, and detaching takes that lock, so no write happens after the pump
-// returns and the ResponseWriter is let go.
+// Only the goroutine serving an attachment's HTTP request (the pump, or an
+// inline request's own goroutine) waits on it. Events are queued and
+// written by a short-lived goroutine under the stream's write lock, which
+// the request's goroutine takes before it returns, so no write happens
+// after the ResponseWriter is let go.
 
 var (
 	errNotConnected = errors.New("mcphttp: no connection carries this stream")
@@ -50,11 +51,34 @@ type stream struct {
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
 	lazy bool
 
+	// wmu is held while writing to the attached connection, and taken
+	// before mu; mu guards the rest, and is never held during a write.
+	wmu   sync.Mutex
 	mu    sync.Mutex
 	att   *attachment
 	seq   uint64
 	done  bool // the stream has ended (its response was sent)
 	quiet bool // no event since the last keep-alive tick
+
+	// out holds the events queued for the attached connection, outBytes
+	// their size; draining is whether a goroutine is writing them.
+	// coalesced has the bits (coalesceKind) of the list_changed
+	// notifications among them.
+	out       []*[]byte
+	outBytes  int
+	draining  bool
+	coalesced uint8
+	// reqID is the request the stream answers, if hasReqID: what a
+	// Shutdown that runs out of time answers with an error.
+	reqID    jsonrpc.ID
+	hasReqID bool
+	// standalone marks a session's GET stream, which ends only when the
+	// client, the session or the Handler ends it.
+	standalone bool
+	// abort, if set, ends the request the stream answers when the stream
+	// is closed for overflow (a listen stream, which would otherwise wait
+	// for ever).
+	abort func()
 
 	// An inline stream (see serveInline) is served on its request's own
 	// goroutine. Its Handler's inlineWatch ticks it once if the reply is
@@ -79,9 +103,8 @@ type attachment struct {
 	// gone is closed when the attachment is detached, for the pump that
 	// waits on it; an inline attachment has no pump and no gone.
 	gone chan struct{}
-	// flushed is whether anything (the headers at least) has been sent:
-	// the write deadline is cleared then, for a stream may outlast a
-	// server-wide write timeout.
+	// flushed is whether anything (the headers at least) has been sent.
+	// It and pending are guarded by the stream's wmu.
 	flushed bool
 	// pending is whether the SSE headers are still to be written (a lazy
 	// stream that has sent nothing yet).
@@ -182,6 +205,19 @@ func putFrame(p *[]byte, frame []byte) {
 	}
 }
 
+// Writing. Every write to a client's connection happens with the stream's
+// wmu held and a write deadline set (Options.WriteTimeout), so that a
+// client that stops reading holds up nothing but its own stream, and that
+// only for a bounded time. Messages sent while the request's own
+// goroutine is busy elsewhere (every WriteMessage) are queued in the
+// stream's outbox, up to Options.MaxStreamQueueBytes, and written by a
+// goroutine that lives only while there is something to write: no sender
+// (a broadcast of list_changed, a listen notification, another session's
+// API call) ever waits for a client. wmu is taken before mu; mu is never
+// held during a write, so queueing never waits for one either.
+
+var errStreamOverflow = errors.New("mcphttp: the client is not reading its stream; the stream was closed")
+
 // open attaches w, sends the SSE headers and, for a resumable stream of a
 // session at 2025-11-25 or later, the priming event that gives the client
 // an id to resume from. Without a priming event the headers are flushed
@@ -190,29 +226,36 @@ func putFrame(p *[]byte, frame []byte) {
 // refuses (nil) when another connection is attached: the GET stream's
 // one-at-a-time rule.
 func (st *stream) open(ctx context.Context, w http.ResponseWriter, version string, exclusive, flush bool) *attachment {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	if exclusive && st.att != nil {
+		st.mu.Unlock()
 		return nil
 	}
 	att := st.attachLocked(w, false)
+	var prime []byte
 	if st.store != nil && version >= mcp.Version20251125 {
-		st.primeLocked(ctx)
-	} else if flush {
-		st.flushLocked()
+		prime = st.primeLocked(ctx)
+	}
+	st.mu.Unlock()
+	if prime != nil || flush {
+		if err := st.writeFrames(att, prime, true); err != nil {
+			st.detach(att)
+		}
 	}
 	return att
 }
 
 // attachLocked makes w carry the stream, letting go of any connection that
-// carried it before.
+// carried it before. The caller holds wmu and mu.
 func (st *stream) attachLocked(w http.ResponseWriter, headerSent bool) *attachment {
 	if st.att != nil {
 		st.detachLocked()
 	}
 	att := &attachment{w: w, rc: *http.NewResponseController(w), gone: make(chan struct{})}
 	if headerSent {
-		att.flushed = true // by the replay, which cleared the deadline
+		att.flushed = true // by the replay
 	} else {
 		writeSSEHeaders(w)
 	}
@@ -220,11 +263,19 @@ func (st *stream) attachLocked(w http.ResponseWriter, headerSent bool) *attachme
 	return att
 }
 
+// detachLocked lets go of the attached connection and of what was queued
+// for it: a stored event is replayed to the connection that resumes the
+// stream, an unstored one had nowhere else to go.
 func (st *stream) detachLocked() {
 	if st.att.gone != nil {
 		close(st.att.gone)
 	}
 	st.att = nil
+	for _, p := range st.out {
+		framePool.Put(p)
+	}
+	clear(st.out)
+	st.out, st.outBytes, st.coalesced = st.out[:0], 0, 0
 }
 
 // detach lets go of att if it still carries the stream; it reports
@@ -239,132 +290,228 @@ func (st *stream) detach(att *attachment) bool {
 	return true
 }
 
-// primeLocked sends the priming event: an id and empty data, with retry.
-func (st *stream) primeLocked(ctx context.Context) {
+// primeLocked stores the priming event (an id and empty data, with retry)
+// and returns its frame; nil if the store failed.
+func (st *stream) primeLocked(ctx context.Context) []byte {
 	st.seq++
 	id := eventID(st.num, st.seq)
 	if err := st.store.Append(ctx, st.session, st.streamID(), id, nil); err != nil {
 		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
-		st.flushLocked()
-		return
+		return nil
 	}
-	st.writeEventLocked(id, nil, true, true)
+	return appendEvent(nil, id, nil, true, st.h.opts.RetryInterval)
 }
 
-// WriteMessage implements mcp.MessageWriter: it sends msg as the stream's
-// next event, keeping it in the EventStore first when there is one.
+// WriteMessage implements mcp.MessageWriter: it queues msg as the stream's
+// next event, keeping it in the EventStore first when there is one, and
+// returns without waiting for the client.
 func (st *stream) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
 	if _, isReq := msg.(*jsonrpc.Request); isReq && !st.requests {
 		return errNoRequests
 	}
-	return st.send(ctx, msg, true)
+	return st.send(ctx, msg)
 }
 
-// send sends msg as the stream's next event; the event is flushed at once
-// when flush is set. It is encoded before the lock is taken.
-func (st *stream) send(ctx context.Context, msg jsonrpc.Message, flush bool) error {
-	if st.store != nil {
-		data, err := jsonrpc.Encode(msg)
-		if err != nil {
-			return err
-		}
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		return st.emitStoredLocked(ctx, data, flush)
+// MCPWriteNeverBlocks tells package mcp that WriteMessage queues and never
+// waits for the client, so that a broadcast may call it directly.
+func (st *stream) MCPWriteNeverBlocks() {}
+
+// coalesceKind is the bit of a list_changed notification, which carries
+// nothing but its method: one queued and not yet written stands for any
+// number more. Zero for every other message.
+func coalesceKind(msg jsonrpc.Message) uint8 {
+	n, ok := msg.(*jsonrpc.Notification)
+	if !ok {
+		return 0
 	}
+	switch n.Method {
+	case "notifications/tools/list_changed":
+		return 1
+	case "notifications/prompts/list_changed":
+		return 2
+	case "notifications/resources/list_changed":
+		return 4
+	}
+	return 0
+}
+
+// send queues msg as the stream's next event and makes sure a goroutine
+// writes it. It is encoded before the lock is taken. A stream whose queue
+// would pass Options.MaxStreamQueueBytes is closed instead: its client is
+// not reading. With an EventStore the event is kept all the same, for the
+// client to resume.
+func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
+	kind := coalesceKind(msg)
 	p := framePool.Get().(*[]byte)
-	frame, err := appendMessageEvent((*p)[:0], msg)
-	defer putFrame(p, frame)
+	var data, frame []byte
+	var err error
+	if st.store != nil {
+		data, err = jsonrpc.Encode(msg)
+	} else {
+		frame, err = appendMessageEvent((*p)[:0], msg)
+	}
 	if err != nil {
+		framePool.Put(p)
 		return err
 	}
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.emitFrameLocked(frame, flush)
-}
-
-// emitFrameLocked sends an event of a stream without a store.
-func (st *stream) emitFrameLocked(frame []byte, flush bool) error {
 	if st.done {
+		st.mu.Unlock()
+		framePool.Put(p)
 		return errStreamDone
 	}
+	if kind != 0 && st.coalesced&kind != 0 {
+		st.mu.Unlock()
+		framePool.Put(p)
+		return nil
+	}
+	stored := false
+	if st.store != nil {
+		st.seq++
+		id := eventID(st.num, st.seq)
+		if err := st.store.Append(ctx, st.session, st.streamID(), id, data); err != nil {
+			st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
+			id = ""
+		} else {
+			stored = true
+		}
+		frame = appendEvent((*p)[:0], id, data, false, 0)
+	}
+	*p = frame
 	if st.att == nil {
-		return errNotConnected
-	}
-	return st.writeLocked(frame, flush)
-}
-
-// emitStoredLocked keeps an event in the store and sends it.
-func (st *stream) emitStoredLocked(ctx context.Context, data []byte, flush bool) error {
-	if st.done {
-		return errStreamDone
-	}
-	st.seq++
-	id := eventID(st.num, st.seq)
-	if err := st.store.Append(ctx, st.session, st.streamID(), id, data); err != nil {
-		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
-		id = ""
-	}
-	if st.att == nil {
-		if id != "" {
+		st.mu.Unlock()
+		framePool.Put(p)
+		if stored {
 			return nil // kept for the client to resume
 		}
 		return errNotConnected
 	}
-	if err := st.writeEventLocked(id, data, false, flush); err != nil && id == "" {
-		return err
+	if limit := st.h.opts.MaxStreamQueueBytes; limit > 0 && st.outBytes+len(frame) > limit {
+		st.h.logger.Warn("mcphttp: closing a stream its client does not read", "session", st.session, "stream", st.num, "queued_bytes", st.outBytes)
+		st.detachLocked()
+		abort := st.abort
+		st.mu.Unlock()
+		framePool.Put(p)
+		if abort != nil {
+			abort()
+		}
+		if stored {
+			return nil
+		}
+		return errStreamOverflow
+	}
+	st.out = append(st.out, p)
+	st.outBytes += len(frame)
+	st.coalesced |= kind
+	start := !st.draining
+	st.draining = true
+	st.mu.Unlock()
+	if start {
+		go st.drain()
 	}
 	return nil
 }
 
-// writeEventLocked builds one event and writes it to the attached
-// connection.
-func (st *stream) writeEventLocked(id string, data []byte, priming, flush bool) error {
-	p := framePool.Get().(*[]byte)
-	frame := appendEvent((*p)[:0], id, data, priming, st.h.opts.RetryInterval)
-	err := st.writeLocked(frame, flush)
-	putFrame(p, frame)
-	return err
+// drain writes the stream's queued events until none are left or no
+// connection carries the stream. One runs at a time per stream (draining).
+func (st *stream) drain() {
+	for {
+		st.wmu.Lock()
+		st.mu.Lock()
+		att, frames := st.att, st.out
+		if att == nil || len(frames) == 0 {
+			st.draining = false
+			st.mu.Unlock()
+			st.wmu.Unlock()
+			return
+		}
+		st.out, st.outBytes, st.coalesced = nil, 0, 0
+		st.quiet = false
+		st.mu.Unlock()
+		err := st.writeQueued(att, frames)
+		if err != nil {
+			st.detach(att)
+		}
+		st.wmu.Unlock()
+	}
 }
 
-// writeLocked writes one event to the attached connection and, with flush
-// set, flushes it; a failed write detaches the connection. An event left
-// unflushed goes out when the response ends: the stream's last event.
-func (st *stream) writeLocked(frame []byte, flush bool) error {
-	st.att.start()
-	_, err := st.att.w.Write(frame)
-	if err == nil && flush {
-		err = st.flushLocked()
-	}
-	st.quiet = false
-	if err != nil {
-		st.detachLocked()
-	}
-	return err
-}
-
-// flushLocked sends what the attached connection has buffered, headers
-// included, clearing the write deadline the first time.
-func (st *stream) flushLocked() error {
-	att := st.att
+// writeQueued writes frames (taken from the outbox) to att and flushes,
+// giving the buffers back.
+func (st *stream) writeQueued(att *attachment, frames []*[]byte) error {
+	st.armDeadline(att)
 	att.start()
-	if !att.flushed {
-		att.flushed = true
-		// A server-wide write timeout would cut a long stream.
-		_ = att.rc.SetWriteDeadline(time.Time{})
+	var err error
+	for _, p := range frames {
+		if err == nil {
+			_, err = att.w.Write(*p)
+		}
+		putFrame(p, *p)
 	}
+	if err != nil {
+		return err
+	}
+	att.flushed = true
 	return att.rc.Flush()
 }
 
-// finish sends resp (if not nil) as the stream's last event and ends the
-// stream, which ends the HTTP response carrying it. The event is not
-// flushed: the response's end sends it, together with the headers when
-// nothing went before, in one write.
+// writeFrames writes frame (if any) to att and, with flush set, flushes
+// it, headers included. The caller holds wmu.
+func (st *stream) writeFrames(att *attachment, frame []byte, flush bool) error {
+	st.armDeadline(att)
+	att.start()
+	if len(frame) > 0 {
+		if _, err := att.w.Write(frame); err != nil {
+			return err
+		}
+	}
+	if !flush {
+		return nil
+	}
+	att.flushed = true
+	return att.rc.Flush()
+}
+
+// armDeadline bounds the next write to att by Options.WriteTimeout (and,
+// with none, clears any server-wide write timeout, which would cut a long
+// stream). The caller holds wmu.
+func (st *stream) armDeadline(att *attachment) {
+	if d := st.h.opts.WriteTimeout; d > 0 {
+		_ = att.rc.SetWriteDeadline(time.Now().Add(d))
+	} else if !att.flushed {
+		_ = att.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
+// release waits out a write to att in progress before its HTTP handler
+// returns (a ResponseWriter must not be used after that), starts the
+// response if nothing was sent, and gives the end of the response its own
+// write deadline.
+func (st *stream) release(att *attachment) {
+	st.wmu.Lock()
+	att.start()
+	if att.flushed {
+		st.armDeadline(att)
+	}
+	st.wmu.Unlock()
+}
+
+// finish sends resp (if not nil) as the stream's last event, after
+// whatever is still queued, and ends the stream, which ends the HTTP
+// response carrying it. The event is not flushed: the response's end sends
+// it, together with the headers when nothing went before, in one write.
 func (st *stream) finish(ctx context.Context, resp *jsonrpc.Response) {
+	st.end(ctx, resp, false)
+}
+
+// end is finish, flushing the last event at once with flush set (for a
+// stream ended while its request's goroutine is still busy). Only the
+// first end of a stream sends anything.
+func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 	var data, frame []byte
 	var p *[]byte
-	var err error
 	if resp != nil {
+		var err error
 		if st.store != nil {
 			data, err = jsonrpc.Encode(resp)
 		} else {
@@ -377,20 +524,54 @@ func (st *stream) finish(ctx context.Context, resp *jsonrpc.Response) {
 			resp = nil
 		}
 	}
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	switch {
-	case resp == nil:
-	case st.store != nil:
-		_ = st.emitStoredLocked(ctx, data, false)
-	default:
-		_ = st.emitFrameLocked(frame, false)
+	if resp != nil && !st.done && st.store != nil {
+		st.seq++
+		id := eventID(st.num, st.seq)
+		if err := st.store.Append(ctx, st.session, st.streamID(), id, data); err != nil {
+			st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
+			id = ""
+		}
+		frame = appendEvent(nil, id, data, false, 0)
+	}
+	if st.done {
+		frame = nil
 	}
 	st.done = true
-	if st.att != nil {
+	att, queued := st.att, st.out
+	st.out, st.outBytes, st.coalesced = nil, 0, 0
+	if att != nil {
+		if att.gone != nil {
+			close(att.gone)
+		}
+		st.att = nil
+	}
+	st.mu.Unlock()
+	if att == nil {
+		for _, q := range queued {
+			framePool.Put(q)
+		}
+		return
+	}
+	var err error
+	if len(queued) > 0 {
+		err = st.writeQueued(att, queued)
+	}
+	if err == nil && (frame != nil || !att.flushed) {
 		// A lazy stream that sent nothing still answers as a stream.
-		st.att.start()
-		st.detachLocked()
+		if att.flushed {
+			st.armDeadline(att)
+		}
+		att.start()
+		if frame != nil {
+			_, err = att.w.Write(frame)
+		}
+		if err == nil && flush {
+			att.flushed = true
+			_ = att.rc.Flush()
+		}
 	}
 }
 
@@ -406,89 +587,118 @@ func (st *stream) closeConnection() {
 	st.mu.Unlock()
 }
 
-// keepAliveLocked writes a comment line if the stream was quiet since the
-// last tick. It returns false once the connection has failed.
-func (st *stream) keepAliveLocked() bool {
-	if !st.quiet {
-		st.quiet = true
+// keepAliveFrame is the comment line written on a quiet stream.
+var keepAliveFrame = []byte(": keep-alive\n\n")
+
+// keepAlive writes a comment line on att if the stream was quiet since the
+// last tick. A write in progress makes the stream busy, not quiet. It
+// returns false once att no longer carries the stream.
+func (st *stream) keepAlive(att *attachment) bool {
+	if !st.wmu.TryLock() {
 		return true
 	}
-	st.att.start()
-	if _, err := st.att.w.Write([]byte(": keep-alive\n\n")); err != nil || st.flushLocked() != nil {
-		st.detachLocked()
+	defer st.wmu.Unlock()
+	st.mu.Lock()
+	if st.att != att {
+		st.mu.Unlock()
+		return false
+	}
+	if !st.quiet {
+		st.quiet = true
+		st.mu.Unlock()
+		return true
+	}
+	st.mu.Unlock()
+	if st.writeFrames(att, keepAliveFrame, true) != nil {
+		st.detach(att)
 		return false
 	}
 	return true
 }
 
-// keepAlive is keepAliveLocked for the pump. It returns false once att no
-// longer carries the stream.
-func (st *stream) keepAlive(att *attachment) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.att != att {
-		return false
-	}
-	return st.keepAliveLocked()
-}
-
 // resume sends w the events of the stream after lastID and, unless the
-// stream has ended, attaches w to carry the rest. The stream's lock is held
-// throughout, so no event falls between the replay and the attachment. It returns a nil
-// attachment when the replay was all there was to send, errSecondGET when
-// exclusive is set and another connection carries the stream, and the
-// store's error when the missed events cannot be replayed (nothing has been
-// written to w then).
+// stream has ended, attaches w to carry the rest. The missed events are
+// read and w attached under the stream's lock, so that no event falls
+// between the replay and the attachment; they are written after it, so
+// that a slow client holds up no sender. It returns a nil attachment when
+// the replay was all there was to send, errSecondGET when exclusive is set
+// and another connection carries the stream, and the store's error when
+// the missed events cannot be replayed (nothing has been written to w
+// then).
 func (st *stream) resume(ctx context.Context, w http.ResponseWriter, lastID string, exclusive bool) (*attachment, error) {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	if exclusive && st.att != nil {
+		st.mu.Unlock()
 		return nil, errSecondGETStream
 	}
-	sent, err := replay(ctx, st.store, st.session, st.streamID(), lastID, w)
+	frames, err := missedEvents(ctx, st.store, st.session, st.streamID(), lastID)
 	if err != nil {
-		if !sent {
-			return nil, err
+		st.mu.Unlock()
+		return nil, err
+	}
+	var att *attachment
+	if !st.done {
+		att = st.attachLocked(w, false)
+	}
+	st.mu.Unlock()
+	if err := writeReplay(w, frames, st.h.opts.WriteTimeout, att == nil); err != nil {
+		if att != nil {
+			st.detach(att)
 		}
 		return nil, nil
 	}
-	if st.done {
-		return nil, nil
+	if att != nil {
+		att.flushed = true
 	}
-	return st.attachLocked(w, true), nil
+	return att, nil
 }
 
 var errSecondGETStream = errors.New("mcphttp: a GET stream is already open")
 
-// replay writes to w the stored events of a stream after lastID, starting
-// the SSE response on the first one; sent reports whether it did. Priming
-// events are not replayed: they carry nothing.
-func replay(ctx context.Context, store EventStore, session, streamID, lastID string, w http.ResponseWriter) (sent bool, err error) {
+// missedEvents returns the frames of the stored events of a stream after
+// lastID. Priming events are not replayed: they carry nothing.
+func missedEvents(ctx context.Context, store EventStore, session, streamID, lastID string) ([]byte, error) {
+	var frames []byte
+	err := store.Replay(ctx, session, streamID, lastID, func(id string, data []byte) error {
+		if len(data) > 0 {
+			frames = appendEvent(frames, id, data, false, 0)
+		}
+		return nil
+	})
+	return frames, err
+}
+
+// writeReplay writes replayed frames to w and flushes them, the SSE
+// headers first when headers is set, within timeout (if positive).
+func writeReplay(w http.ResponseWriter, frames []byte, timeout time.Duration, headers bool) error {
 	rc := http.NewResponseController(w)
-	var frame []byte
-	err = store.Replay(ctx, session, streamID, lastID, func(id string, data []byte) error {
-		if len(data) == 0 {
-			return nil
-		}
-		if !sent {
-			_ = rc.SetWriteDeadline(time.Time{})
-			writeSSEHeaders(w)
-			sent = true
-		}
-		frame = appendEvent(frame[:0], id, data, false, 0)
-		if _, err := w.Write(frame); err != nil {
+	if timeout > 0 {
+		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
+	} else {
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+	if headers {
+		writeSSEHeaders(w)
+	}
+	if len(frames) > 0 {
+		if _, err := w.Write(frames); err != nil {
 			return err
 		}
-		return rc.Flush()
-	})
-	if err == nil && !sent {
-		// Nothing was missed: the headers still open the stream.
-		_ = rc.SetWriteDeadline(time.Time{})
-		writeSSEHeaders(w)
-		_ = rc.Flush()
-		sent = true
 	}
-	return sent, err
+	return rc.Flush()
+}
+
+// replay writes to w the stored events of a stream that has ended after
+// lastID; sent reports whether anything was written (nothing is when the
+// store cannot replay them).
+func replay(ctx context.Context, store EventStore, session, streamID, lastID string, w http.ResponseWriter, timeout time.Duration) (sent bool, err error) {
+	frames, err := missedEvents(ctx, store, session, streamID, lastID)
+	if err != nil {
+		return false, err
+	}
+	return true, writeReplay(w, frames, timeout, true)
 }
 
 // pump serves an attachment's HTTP request until the stream ends or lets
@@ -496,6 +706,11 @@ func replay(ctx context.Context, store EventStore, session, streamID, lastID str
 // comments while the stream is quiet. It serves GET streams and the POST
 // streams whose handler runs on a goroutine of its own.
 func (h *Handler) pump(r *http.Request, st *stream, att *attachment, sessionDone <-chan struct{}) {
+	defer st.release(att)
+	var stop <-chan struct{}
+	if st.standalone {
+		stop = h.shutdown // a Shutdown ends it at once; other streams end with their request
+	}
 	var tick <-chan time.Time
 	if h.opts.KeepAlive > 0 {
 		t := time.NewTicker(h.opts.KeepAlive)
@@ -512,6 +727,9 @@ func (h *Handler) pump(r *http.Request, st *stream, att *attachment, sessionDone
 			}
 			return
 		case <-sessionDone:
+			st.detach(att)
+			return
+		case <-stop:
 			st.detach(att)
 			return
 		case <-tick:
@@ -553,12 +771,12 @@ func (st *stream) openInline(w http.ResponseWriter, r *http.Request) {
 
 // tick is called by the Handler's inlineWatch once an inline stream has
 // been open for its delay, and then, with keep-alives, by the stream's own
-// timer.
+// timer. A write in progress (which flushes too) stands for the tick's own.
 func (st *stream) tick() {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	att := st.att
 	if att != &st.first {
+		st.mu.Unlock()
 		return // the stream has ended or the client has gone
 	}
 	if st.unwatch == nil {
@@ -570,21 +788,37 @@ func (st *stream) tick() {
 			}
 		})
 	}
-	if !att.flushed {
-		if st.flushLocked() != nil {
-			st.detachLocked()
-			return
-		}
-		st.quiet = true
-	} else if !st.keepAliveLocked() {
-		return
-	}
 	if ka := st.h.opts.KeepAlive; ka > 0 {
 		if st.timer == nil {
 			st.timer = time.AfterFunc(ka, st.tick)
 		} else {
 			st.timer.Reset(ka)
 		}
+	}
+	st.mu.Unlock()
+	if !st.wmu.TryLock() {
+		return
+	}
+	defer st.wmu.Unlock()
+	st.mu.Lock()
+	if st.att != att {
+		st.mu.Unlock()
+		return
+	}
+	var frame []byte
+	switch {
+	case !att.flushed:
+		st.quiet = true
+	case !st.quiet:
+		st.quiet = true
+		st.mu.Unlock()
+		return
+	default:
+		frame = keepAliveFrame
+	}
+	st.mu.Unlock()
+	if st.writeFrames(att, frame, true) != nil {
+		st.detach(att)
 	}
 }
 
@@ -609,9 +843,11 @@ func (st *stream) stopWatching(t *time.Timer, unwatch func() bool) {
 // started (or the client has gone); the caller then ends it with
 // closeInline.
 func (st *stream) dropUnstarted() bool {
+	st.wmu.Lock()
 	st.mu.Lock()
-	if st.att != &st.first || !st.first.pending {
+	if st.att != &st.first || !st.first.pending || len(st.out) > 0 {
 		st.mu.Unlock()
+		st.wmu.Unlock()
 		return false
 	}
 	st.done = true
@@ -619,6 +855,7 @@ func (st *stream) dropUnstarted() bool {
 	st.req = nil
 	t, unwatch := st.timer, st.unwatch
 	st.mu.Unlock()
+	st.wmu.Unlock()
 	st.stopWatching(t, unwatch)
 	return true
 }

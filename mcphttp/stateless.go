@@ -43,5 +43,9 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	resp, err := ss.HandleRequestExtra(ctx, req, st, extra)
 	stop()
 	_ = ss.Close()
-	st.closeInline(ctx, responseFor(req.ID, resp, err))
+	reply := responseFor(req.ID, resp, err)
+	if reply == nil && h.forced.Load() {
+		reply = jsonrpc.NewErrorResponse(req.ID, errShuttingDown)
+	}
+	st.closeInline(ctx, reply)
 }

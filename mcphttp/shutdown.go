@@ -1,0 +1,135 @@
+package mcphttp
+
+import (
+	"context"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// errShuttingDown answers the requests still running when a Shutdown's
+// context ends: their handlers are cancelled, and the client learns that
+// its request was not completed rather than waiting for a response that
+// cannot come.
+var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the server is shutting down; the request was cancelled"}
+
+// Shutdown shuts the handler down gracefully, as http.Server.Shutdown does
+// for a server: it stops taking new work at once (every later request is
+// answered 503), ends the streams that never end by themselves (GET
+// streams and 2026-07-28 subscriptions/listen streams, the latter with
+// their graceful result), and lets the requests in flight finish until ctx
+// is done. Then it cancels each request still running, answers it with a
+// JSON-RPC error on its stream (-32603, "the server is shutting down"),
+// ends every stream and session, and returns ctx's error. It returns nil
+// once everything in flight has finished before that.
+//
+// Call it before http.Server.Shutdown (or alongside it): the handler's
+// streams would otherwise keep that waiting. Handlers that ignore their
+// context's cancellation keep their goroutine until they return, but
+// neither the client nor Shutdown waits for them.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	h.beginShutdown()
+	done := make(chan struct{})
+	go func() {
+		h.reg.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		_ = h.Close()
+		return nil
+	case <-ctx.Done():
+	}
+	h.forced.Store(true)
+	for _, st := range h.reg.inflightStreams() {
+		st.abortWith(errShuttingDown)
+	}
+	for _, st := range h.modern.streams() {
+		st.abortWith(errShuttingDown)
+	}
+	h.closeSessions()
+	return ctx.Err()
+}
+
+// beginShutdown refuses new work and ends the streams that would never end
+// by themselves. It is idempotent.
+func (h *Handler) beginShutdown() {
+	h.shutdownOnce.Do(func() {
+		h.reg.stopTaking()
+		close(h.shutdown)
+		h.modern.endListens()
+	})
+}
+
+// closeSessions ends every session and stops the reaper: what Close does,
+// without waiting for the requests being served.
+func (h *Handler) closeSessions() {
+	entries := h.reg.shutdown()
+	h.cancel()
+	for _, e := range entries {
+		h.closeEntry(e)
+	}
+}
+
+// abortWith ends a reply stream whose request is still running with an
+// error response for its request (when known), flushed at once, and lets
+// go of its connection; what the handler sends later goes nowhere.
+func (st *stream) abortWith(e *jsonrpc.Error) {
+	st.mu.Lock()
+	id, ok := st.reqID, st.hasReqID
+	st.mu.Unlock()
+	var resp *jsonrpc.Response
+	if ok {
+		resp = jsonrpc.NewErrorResponse(id, e)
+	}
+	st.end(context.Background(), resp, true)
+}
+
+// streams lists the reply streams of the 2026-07-28 requests in
+// flight; endListens ends their listen streams.
+func (m *modernInflight) streams() []*stream {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*stream
+	for mr := range m.cancels {
+		if mr.st != nil {
+			out = append(out, mr.st)
+		}
+	}
+	return out
+}
+
+// endListens cancels the subscriptions/listen requests in flight: each
+// ends with its graceful result.
+func (m *modernInflight) endListens() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for mr, cancel := range m.cancels {
+		if mr.listen {
+			cancel()
+		}
+	}
+}
+
+// inflightStreams lists the reply streams of the session-era requests in
+// flight.
+func (g *registry) inflightStreams() []*stream {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*stream
+	for _, e := range g.entries {
+		for _, st := range e.inflight {
+			if st != nil {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
+// stopTaking refuses every later request (enter reports false), without
+// closing the sessions yet.
+func (g *registry) stopTaking() {
+	g.mu.Lock()
+	g.draining = true
+	g.mu.Unlock()
+}
