@@ -43,6 +43,9 @@ type listener struct {
 	// mu orders what is written on the stream: the acknowledgement
 	// first, then each notification whole.
 	mu sync.Mutex
+	// notices queues notifications for a writer that waits for its
+	// client (notify_async.go).
+	notices noticeQueue
 }
 
 // listenerSet holds a server's open listen streams.
@@ -185,7 +188,7 @@ func (s *Server) notifyListeners(ctx context.Context, method, subject string, pa
 				return
 			}
 		}
-		if err := l.send(ctx, method, raw); err != nil {
+		if err := l.notify(s.logger, method, raw); err != nil {
 			s.logger.Debug("mcp: notification not delivered to a listen stream", "method", method, "err", err)
 		}
 	}

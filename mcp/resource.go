@@ -7,6 +7,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -381,6 +382,7 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	var errs []error
 	params := &ResourceUpdatedParams{URI: uri}
+	var raw json.RawMessage
 	s.notifyListeners(ctx, "notifications/resources/updated", uri, params) // listen.go
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
@@ -390,7 +392,13 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 		if !subscribed || !live {
 			continue
 		}
-		if err := ss.notifyRelated(ctx, nil, "notifications/resources/updated", params); err != nil {
+		if raw == nil {
+			var err error
+			if raw, err = json.Marshal(params); err != nil {
+				return fmt.Errorf("mcp: encoding notifications/resources/updated params: %w", err)
+			}
+		}
+		if err := ss.notifyUnrelated("notifications/resources/updated", raw); err != nil {
 			errs = append(errs, fmt.Errorf("session %q: %w", ss.ID(), err))
 		}
 	}

@@ -365,16 +365,29 @@ func (s *Server) Sessions() []*ServerSession {
 
 // broadcast sends a notification to every initialized session on its
 // standalone stream: how list_changed reaches clients.
+//
+// No client delays it, nor the API call that made it (notify_async.go):
+// a client that does not read has its notifications queued, and one
+// list_changed queued stands for any number more.
 func (s *Server) broadcast(method string, params any) {
 	s.notifyListeners(context.Background(), method, "", params) // listen.go
-	for _, ss := range s.Sessions() {
+	sessions := s.Sessions()
+	if len(sessions) == 0 {
+		return
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		s.logger.Error("mcp: encoding notification", "method", method, "err", err)
+		return
+	}
+	for _, ss := range sessions {
 		ss.mu.Lock()
 		lifecycle := ss.state.Lifecycle
 		ss.mu.Unlock()
 		if lifecycle != StateInitialized && lifecycle != StateReady {
 			continue
 		}
-		if err := ss.notifyRelated(context.Background(), nil, method, params); err != nil {
+		if err := ss.notifyUnrelated(method, raw); err != nil {
 			s.logger.Debug("mcp: notification not delivered", "method", method, "err", err)
 		}
 	}

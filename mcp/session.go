@@ -40,6 +40,10 @@ type ServerSession struct {
 
 	calls outgoing
 
+	// notices queues notifications for a standalone writer that waits for
+	// its client (notify_async.go).
+	notices noticeQueue
+
 	// taskOwner is the random key that owns the tasks of a session without
 	// an id (task.go); guarded by mu.
 	taskOwner string

@@ -1,0 +1,165 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+)
+
+// This file keeps a client that does not read from holding up anyone
+// else. Notifications that a server API call sends to many clients
+// (list_changed from AddTool and the like, resources/updated, listen
+// notifications) are handed to each client's writer without waiting for
+// it: a writer that queues by itself (Streamable HTTP's streams) is
+// called directly; any other (a stdio or custom Connection, whose write
+// waits for the client to read) gets a bounded queue of its own, written
+// by a goroutine that lives only while the queue is not empty.
+
+// nonBlockingWriter is a MessageWriter whose WriteMessage queues and
+// returns at once, never waiting for the client.
+type nonBlockingWriter interface {
+	MCPWriteNeverBlocks()
+}
+
+func neverBlocks(w MessageWriter) bool {
+	_, ok := w.(nonBlockingWriter)
+	return ok
+}
+
+// MaxQueuedNotifications bounds the notifications queued for one client
+// whose transport waits for it to read (a stdio or custom Connection)
+// when they come from server API calls rather than from a handler. A
+// notification identical to one already queued (a second list_changed,
+// the same resources/updated) is not queued again. Past the bound the
+// notification is dropped and logged: the client has stopped reading.
+const MaxQueuedNotifications = 1024
+
+// ErrNotificationQueueFull reports a notification dropped because its
+// client has MaxQueuedNotifications waiting already.
+var ErrNotificationQueueFull = errors.New("mcp: the client is not reading: its notification queue is full")
+
+// noticeQueue is the queue of one client.
+type noticeQueue struct {
+	mu      sync.Mutex
+	pending []pendingNotice
+	running bool
+}
+
+type pendingNotice struct {
+	method string
+	params json.RawMessage
+}
+
+// push queues a notification. start reports that the caller must start
+// the goroutine that delivers the queue.
+func (q *noticeQueue) push(method string, params json.RawMessage) (start bool, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, n := range q.pending {
+		if n.method == method && bytes.Equal(n.params, params) {
+			return false, nil
+		}
+	}
+	if len(q.pending) >= MaxQueuedNotifications {
+		return false, ErrNotificationQueueFull
+	}
+	q.pending = append(q.pending, pendingNotice{method, params})
+	start = !q.running
+	q.running = true
+	return start, nil
+}
+
+// pop takes the oldest notification; false (and the delivering goroutine
+// ends) once the queue is empty.
+func (q *noticeQueue) pop() (pendingNotice, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.pending) == 0 {
+		q.running = false
+		q.pending = nil
+		return pendingNotice{}, false
+	}
+	n := q.pending[0]
+	q.pending[0] = pendingNotice{}
+	q.pending = q.pending[1:]
+	return n, true
+}
+
+// notifyUnrelated sends a notification that no request is waiting for to
+// the session's standalone writer without waiting for the client.
+func (ss *ServerSession) notifyUnrelated(method string, raw json.RawMessage) error {
+	ss.mu.Lock()
+	w := ss.standalone
+	ss.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	if neverBlocks(w) {
+		return ss.sendNotification(context.Background(), w, method, raw)
+	}
+	start, err := ss.notices.push(method, raw)
+	if err != nil {
+		ss.server.logger.Warn("mcp: notification dropped", "session", ss.ID(), "method", method, "err", err)
+		return err
+	}
+	if start {
+		go ss.deliverNotices()
+	}
+	return nil
+}
+
+func (ss *ServerSession) deliverNotices() {
+	defer recoverDelivery(ss.server.logger)
+	for {
+		n, ok := ss.notices.pop()
+		if !ok {
+			return
+		}
+		ss.mu.Lock()
+		w := ss.standalone
+		ss.mu.Unlock()
+		if w == nil {
+			continue
+		}
+		if err := ss.sendNotification(context.Background(), w, n.method, n.params); err != nil {
+			ss.server.logger.Debug("mcp: notification not delivered", "method", n.method, "err", err)
+		}
+	}
+}
+
+// notify sends a notification on a listen stream without waiting for the
+// client, as notifyUnrelated does for a session.
+func (l *listener) notify(logger *slog.Logger, method string, raw json.RawMessage) error {
+	if neverBlocks(l.w) {
+		return l.send(context.Background(), method, raw)
+	}
+	start, err := l.notices.push(method, raw)
+	if err != nil {
+		return err
+	}
+	if start {
+		go func() {
+			defer recoverDelivery(logger)
+			for {
+				n, ok := l.notices.pop()
+				if !ok {
+					return
+				}
+				_ = l.send(context.Background(), n.method, n.params)
+			}
+		}()
+	}
+	return nil
+}
+
+// recoverDelivery logs a panic (of a MessageWriter or middleware) while
+// notifications are delivered on their own goroutine, so that it ends
+// only that goroutine's work.
+func recoverDelivery(logger *slog.Logger) {
+	if v := recover(); v != nil {
+		logger.Error("mcp: panic while delivering notifications", "panic", v)
+	}
+}
