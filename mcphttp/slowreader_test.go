@@ -149,3 +149,53 @@ func TestListChangedCoalesced(t *testing.T) {
 func notification(method string) *jsonrpc.Notification {
 	return &jsonrpc.Notification{Method: method}
 }
+
+// A 2026-07-28 subscriptions/listen stream whose client never reads is
+// closed once its queue passes the bound, and its request ends: the
+// notifications to it never wait, and the server's ResourceUpdated
+// returns each time (issue 15, item 1).
+func TestSlowListenStreamIsClosed(t *testing.T) {
+	leaks := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
+	closed := &signalHandler{prefix: "mcphttp: closing a stream its client does not read", ch: make(chan string, 1)}
+	s, _ := newTestServer(t)
+	must(t, s.AddResource(&mcp.Resource{URI: "test://big", Name: "big"}, func(context.Context, *mcp.Request, *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	}))
+	h := NewHandler(s, &Options{MaxStreamQueueBytes: 64 << 10, KeepAlive: -1, Logger: slog.New(closed)})
+	srv := newLoopbackServer(t, h)
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+	})
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := mbody(`"slow"`, "subscriptions/listen", `{"notifications":{"resourceSubscriptions":["test://big"]}}`)
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("listen: %v %v", resp, err)
+	}
+	overflowed := false
+	for i := 0; i < 1_000_000 && !overflowed; i++ {
+		if err := s.ResourceUpdated(context.Background(), "test://big"); err != nil {
+			t.Fatalf("ResourceUpdated: %v", err)
+		}
+		select {
+		case <-closed.ch:
+			overflowed = true
+		default:
+		}
+	}
+	if !overflowed {
+		t.Fatal("the stalled listen stream was never closed")
+	}
+	// The request has ended: its response reaches its end.
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Errorf("reading the closed listen stream to its end: %v", err)
+	}
+}
