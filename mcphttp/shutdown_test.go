@@ -11,7 +11,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-
 // shutdownFixture opens a session with a "block" call in flight and a GET
 // stream whose client never reads. It returns the call's response, unread.
 func shutdownFixture(t *testing.T) (f *fixture, call *http.Response, get *http.Response) {
