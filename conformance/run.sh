@@ -15,7 +15,9 @@
 # version to the client in MCP_CONFORMANCE_PROTOCOL_VERSION, and the
 # client speaks that era.
 # Every run is made with --expected-failures baseline.yml. It fails on any failure
-# that is not in the baseline and on any baseline entry that now passes.
+# that is not in the baseline and on any baseline entry that now passes, and
+# (summarize.mjs) on a SKIPPED check not listed there as expected and on a
+# scenario that recorded no check.
 # Needs Go, Node >= 20 and npm; see README.md.
 #
 # Environment:
@@ -97,9 +99,12 @@ suite() {
 	# The summary: per-scenario lines, "Total: ...", the baseline verdict.
 	sed 's/\x1b\[[0-9;]*m//g' "$results/$name.log" | sed -n '/=== \(SUITE \)\{0,1\}SUMMARY ===/,$p' | grep -v '^[[:space:]]*$' || true
 	echo "   checks that did not pass:"
-	node "$here/summarize.mjs" "$results/$name"
+	# Exits 1 on an unexpected SKIPPED check or a scenario without checks,
+	# which the suite itself would pass.
+	local sum_rc=0
+	node "$here/summarize.mjs" "$results/$name" || sum_rc=$?
 	echo "-- $name: $((SECONDS - start)) s, exit $rc"
-	if [ $rc -ne 0 ]; then
+	if [ $rc -ne 0 ] || [ $sum_rc -ne 0 ]; then
 		failed+=("$name")
 		echo "   full log: $results/$name.log"
 	fi

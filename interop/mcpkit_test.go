@@ -259,7 +259,7 @@ func mcpkitChecks(stateless bool, transport string) []check {
 		}},
 		{"tools/list_changed (test_trigger_tool_change)", func(t *testing.T, s *session) {
 			if !toolNames(t, s)["test_trigger_tool_change"] {
-				t.Skip("not yet: the server has no test_trigger_tool_change tool")
+				notYet(t, "the server has no test_trigger_tool_change tool")
 			}
 			if stateless {
 				sub, err := s.cs.Listen(ctxFor(t), &mcp.SubscriptionFilter{ToolsListChanged: true})
@@ -272,23 +272,24 @@ func mcpkitChecks(stateless bool, transport string) []check {
 			s.awaitToolsChanged(t)
 		}},
 		{"input_required fixtures of the conformance suite", func(t *testing.T, s *session) {
+			// What each fixture answers once the client's handlers have
+			// given their input: "Gopher" for every form field (fillForm),
+			// "sampled by mcpkit" (sampling) and interopRoots.
 			names := toolNames(t, s)
-			ran := 0
-			for _, name := range []string{
-				"test_input_required_result_elicitation", "test_input_required_result_sampling",
-				"test_input_required_result_list_roots", "test_input_required_result_request_state",
-				"test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
+			for _, tc := range []struct{ name, want string }{
+				{"test_input_required_result_elicitation", "Hello, Gopher!"},
+				{"test_input_required_result_sampling", "LLM response: sampled by mcpkit"},
+				{"test_input_required_result_list_roots", "Roots (1): file:///interop/root"},
+				{"test_input_required_result_request_state", `state-ok: the requestState was verified; action=accept, content={"ok":true}`},
+				{"test_input_required_result_multiple_inputs", "Hello, Gopher! LLM response: sampled by mcpkit Roots (1): file:///interop/root"},
+				{"test_input_required_result_multi_round", "Hello, Gopher! Your favorite color is Gopher."},
 			} {
-				if !names[name] {
-					continue
+				if !names[tc.name] {
+					notYet(t, "the server has no %s tool", tc.name)
 				}
-				ran++
-				if got, res := callText(t, s, name, map[string]any{}); res.IsError || got == "" {
-					t.Errorf("%s: isError %v, text %q", name, res.IsError, got)
+				if got, res := callText(t, s, tc.name, map[string]any{}); res.IsError || got != tc.want {
+					t.Errorf("%s: isError %v, text %q, want %q", tc.name, res.IsError, got, tc.want)
 				}
-			}
-			if ran == 0 {
-				t.Skip("not yet: the server has no test_input_required_result_* tools")
 			}
 		}},
 		{"cancellation reaches the tool handler", func(t *testing.T, s *session) {

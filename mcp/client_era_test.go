@@ -410,7 +410,7 @@ func TestEraAgainstMcpkitServer(t *testing.T) {
 // the in-memory transport and closes both when the test ends.
 func connectEra(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
+	mcp.CheckLeaks(t) // first: its check runs after the cleanups below
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"go.uber.org/goleak"
 )
 
 const clientInternalWatchdog = 30 * time.Second
@@ -34,7 +33,7 @@ func legacyOpts(copts *ClientOptions) *ClientOptions {
 // to a featureless server, and returns both sessions, ready.
 func connectWithMethods(t *testing.T, methods map[string]clientMethodHandler) (*ClientSession, *ServerSession) {
 	t.Helper()
-	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
+	checkLeaks(t) // first: its check runs after the cleanups below
 	ctx := context.Background()
 	ct, st := NewInMemoryTransports()
 	ss, err := NewServer(Implementation{Name: "s", Version: "1"}, nil).Connect(ctx, st)

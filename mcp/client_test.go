@@ -40,7 +40,7 @@ type clientPair struct {
 // that the test started no goroutine that outlives it.
 func connectClient(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) *clientPair {
 	t.Helper()
-	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
+	mcp.CheckLeaks(t) // first: its check runs after the cleanups below
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st)

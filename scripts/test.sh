@@ -3,10 +3,34 @@
 # set-up asks a newcomer to run: go vet, gofmt, the Go tests with -race,
 # then the official conformance suite (conformance/run.sh) and the interop
 # tests with the TypeScript SDK (interop/run.sh). Those two need Node >= 20
-# and npm; without node they are skipped with a notice, unless
-# MCPKIT_REQUIRE_NODE=1 (CI sets it), which makes a missing node an error.
+# and npm; without them (or with an older node) they are skipped with a
+# notice, unless MCPKIT_REQUIRE_NODE=1 (CI sets it), which makes that an
+# error before anything runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# no_node says why the conformance and interop suites cannot run here, or
+# is empty when node >= 20 and npm are installed.
+min_node=20
+no_node=""
+if ! command -v node >/dev/null; then
+	no_node="node is not installed"
+elif ! command -v npm >/dev/null; then
+	no_node="npm is not installed"
+else
+	node_version=$(node --version 2>/dev/null || true) # v20.20.2
+	node_major=${node_version#v}
+	node_major=${node_major%%.*}
+	if ! [[ "$node_major" =~ ^[0-9]+$ ]]; then
+		no_node="node --version printed \"$node_version\", not vMAJOR.MINOR.PATCH"
+	elif [ "$node_major" -lt "$min_node" ]; then
+		no_node="node is $node_version, older than $min_node"
+	fi
+fi
+if [ -n "$no_node" ] && [ "${MCPKIT_REQUIRE_NODE:-}" = 1 ]; then
+	echo "scripts/test.sh: the conformance and interop suites need Node >= $min_node and npm, and MCPKIT_REQUIRE_NODE=1 requires them: $no_node" >&2
+	exit 1
+fi
 
 echo "== go vet ./..."
 go vet ./...
@@ -24,12 +48,8 @@ fi
 echo "== go test -race -count=1 ./..."
 go test -race -count=1 ./...
 
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	if [ "${MCPKIT_REQUIRE_NODE:-}" = 1 ]; then
-		echo "node and npm are required for the conformance and interop suites" >&2
-		exit 1
-	fi
-	echo "== SKIPPED conformance/run.sh and interop/run.sh: they need Node >= 20 and npm" >&2
+if [ -n "$no_node" ]; then
+	echo "== SKIPPED conformance/run.sh and interop/run.sh: they need Node >= $min_node and npm ($no_node); MCPKIT_REQUIRE_NODE=1 makes this an error" >&2
 	echo "scripts/test.sh: 3 passed, 0 failed, 2 skipped"
 	exit 0
 fi

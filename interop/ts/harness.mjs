@@ -8,12 +8,24 @@
 /** Skip marks a check whose server feature is missing ("not yet: ..."). */
 export class Skip extends Error {}
 
+// skipPolicy says when a Skip passes, for failure messages.
+const skipPolicy = 'a skipped check fails unless INTEROP_ALLOW_SKIP=1, which CI=true and MCPKIT_REQUIRE_NODE=1 override';
+
+// skipsAllowed reports whether a Skip may count as skipped rather than
+// failed: only with INTEROP_ALLOW_SKIP=1, for local exploration, and never
+// in CI (CI=true or MCPKIT_REQUIRE_NODE=1), where a skip would hide a check
+// that did not run.
+export function skipsAllowed() {
+  if (process.env.CI === 'true' || process.env.MCPKIT_REQUIRE_NODE === '1') return false;
+  return process.env.INTEROP_ALLOW_SKIP === '1';
+}
+
 export function harness(label) {
-  const strict = process.env.INTEROP_STRICT === '1';
+  const allowSkip = skipsAllowed();
   const results = { passed: 0, failed: 0, skipped: 0 };
 
-  // check runs fn with a 20 s bound. A Skip counts as skipped, unless
-  // INTEROP_STRICT=1 makes it a failure.
+  // check runs fn with a 20 s bound. A Skip counts as skipped when
+  // skipsAllowed, and as failed otherwise.
   async function check(name, fn) {
     let timer;
     const timeout = new Promise((_, reject) => {
@@ -24,9 +36,12 @@ export function harness(label) {
       results.passed++;
       console.log(`ok   ${label} ${name}`);
     } catch (e) {
-      if (e instanceof Skip && !strict) {
+      if (e instanceof Skip && allowSkip) {
         results.skipped++;
         console.log(`skip ${label} ${name}: ${e.message}`);
+      } else if (e instanceof Skip) {
+        results.failed++;
+        console.log(`FAIL ${label} ${name}: skipped (${e.message}); ${skipPolicy}`);
       } else {
         results.failed++;
         console.log(`FAIL ${label} ${name}: ${e?.stack ?? e}`);
