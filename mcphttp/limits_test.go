@@ -2,17 +2,24 @@ package mcphttp
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
 	"go.uber.org/goleak"
 )
 
@@ -196,4 +203,174 @@ func TestBodyDeadlineCleared(t *testing.T) {
 	if r := <-done; r.status != 200 || !strings.Contains(r.body, "unblocked") {
 		t.Errorf("reply %d %s", r.status, r.body)
 	}
+}
+
+// batchOf returns a 2025-03-26 batch of n calls of tool name, ids 1 to n.
+func batchOf(n int, name string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"` + name + `"}}`)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// concurrencyProbe is a tool that records how many of its calls run at
+// once. The first calls wait until want of them run together (or the
+// batch has run out), so that the maximum is reached whenever the handler
+// allows it.
+type concurrencyProbe struct {
+	cur, max, calls atomic.Int64
+	want            int64
+	full            chan struct{}
+	once            sync.Once
+}
+
+func addConcurrencyProbe(t *testing.T, s *mcp.Server, want int64) *concurrencyProbe {
+	p := &concurrencyProbe{want: want, full: make(chan struct{})}
+	must(t, s.AddTool(&mcp.Tool{Name: "probe", Description: "probe"}, func(ctx context.Context, _ *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+		p.calls.Add(1)
+		n := p.cur.Add(1)
+		for {
+			m := p.max.Load()
+			if n <= m || p.max.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		if n >= p.want {
+			p.once.Do(func() { close(p.full) })
+		}
+		<-p.full
+		p.cur.Add(-1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	}))
+	return p
+}
+
+// Over HTTP, a batch of 1000 requests runs on at most
+// MaxBatchConcurrency goroutines at once, every request is answered, and a
+// batch answered with a JSON array keeps the requests' order
+// (TestBatchConcurrencyAtMostN counts the bound where nothing else runs).
+func TestBatchConcurrencyBounded(t *testing.T) {
+	for _, jsonMode := range []bool{false, true} {
+		t.Run(fmt.Sprint("json=", jsonMode), func(t *testing.T) {
+			s, tl := newTestServer(t)
+			p := addConcurrencyProbe(t, s, 4)
+			f := newFixtureWith(t, s, tl, &Options{JSONResponse: jsonMode, MaxBatchLength: 1000, MaxBatchConcurrency: 4})
+			sid := f.initialize("2025-03-26")
+			r := f.post(sid, batchOf(1000, "probe"))
+			if r.status != 200 {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			if p.max.Load() != 4 || p.calls.Load() != 1000 {
+				t.Errorf("%d calls, at most %d at once; want 1000, 4", p.calls.Load(), p.max.Load())
+			}
+			var ids []int
+			if jsonMode {
+				var resps []struct{ ID int }
+				if err := json.Unmarshal([]byte(r.body), &resps); err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range resps {
+					ids = append(ids, m.ID)
+				}
+			} else {
+				for _, e := range r.events {
+					var m struct{ ID int }
+					if err := json.Unmarshal([]byte(e.data), &m); err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, m.ID)
+				}
+				slices.Sort(ids)
+			}
+			if len(ids) != 1000 || ids[0] != 1 || ids[999] != 1000 || !slices.IsSorted(ids) {
+				t.Errorf("%d responses, ids %v...", len(ids), ids[:min(len(ids), 5)])
+			}
+		})
+	}
+}
+
+// A batch longer than MaxBatchLength is refused as a whole, before any
+// of it runs.
+func TestBatchLengthBounded(t *testing.T) {
+	s, tl := newTestServer(t)
+	p := addConcurrencyProbe(t, s, 1)
+	f := newFixtureWith(t, s, tl, nil)
+	sid := f.initialize("2025-03-26")
+	r := f.post(sid, batchOf(DefaultMaxBatchLength+1, "probe"))
+	const want = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: a JSON-RPC batch may hold at most 256 messages, this one holds 257"}}`
+	if r.status != 400 || r.body != want || p.calls.Load() != 0 {
+		t.Errorf("reply %d %s after %d calls; want 400 and\n\t%s", r.status, r.body, p.calls.Load(), want)
+	}
+	if r := f.post(sid, batchOf(DefaultMaxBatchLength, "probe")); r.status != 200 || len(r.events) != DefaultMaxBatchLength || p.calls.Load() != DefaultMaxBatchLength {
+		t.Errorf("a batch at the limit: %d, %d events, %d calls", r.status, len(r.events), p.calls.Load())
+	}
+}
+
+// newFixtureWith is newFixture for a server the test has added to.
+func newFixtureWith(t *testing.T, s *mcp.Server, tl *tools, opts *Options) *fixture {
+	h := NewHandler(s, opts)
+	clock := newFakeClock()
+	h.reg.now = clock.now
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+		srv.Client().CloseIdleConnections()
+	})
+	return &fixture{t: t, h: h, srv: srv, url: srv.URL + "/mcp", clock: clock, tools: tl}
+}
+
+// The bound on a batch's concurrency, counted where nothing else runs: in
+// a synctest bubble, once every goroutine is blocked, the 1000 requests
+// of a batch whose tool waits for the test have started at most
+// MaxBatchConcurrency handlers (one per request before the bound).
+func TestBatchConcurrencyAtMostN(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mcp.NewServer(mcp.Implementation{Name: "test", Version: "1"}, nil)
+		release := make(chan struct{})
+		var cur atomic.Int64
+		must(t, s.AddTool(&mcp.Tool{Name: "wait", Description: "wait"}, func(ctx context.Context, _ *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+			cur.Add(1)
+			<-release
+			cur.Add(-1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		}))
+		h := NewHandler(s, &Options{MaxBatchLength: 1000, MaxBatchConcurrency: 8, ReapInterval: -1})
+		defer h.Close()
+		ss := s.NewSession(&mcp.SessionOptions{Preinitialized: true, ProtocolVersion: mcp.Version20250326})
+		defer ss.Close()
+		e := &entry{id: "s", ss: ss}
+		msgs, _, err := jsonrpc.DecodeBatch([]byte(batchOf(1000, "wait")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := make([]*jsonrpc.Request, len(msgs))
+		for i, m := range msgs {
+			reqs[i] = m.(*jsonrpc.Request)
+		}
+		done := make(chan []*jsonrpc.Response)
+		go func() {
+			done <- h.runBatch(context.Background(), e, reqs, jsonModeWriter{}, &mcp.RequestExtra{}, nil)
+		}()
+		synctest.Wait()
+		if n := cur.Load(); n != 8 {
+			t.Errorf("%d handlers running at once, want 8", n)
+		}
+		close(release)
+		resps := <-done
+		if len(resps) != 1000 {
+			t.Fatalf("%d responses", len(resps))
+		}
+		for i, r := range resps {
+			if r.ID.String() != strconv.Itoa(i+1) || r.Error != nil {
+				t.Fatalf("response %d: id %s, error %v", i, r.ID, r.Error)
+			}
+		}
+	})
 }
