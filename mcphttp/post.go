@@ -309,8 +309,13 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	}
 	// A resumable stream: the handler runs on a goroutine of its own, so
 	// that the connection can end first (mcp.RequestExtra.CloseStream)
-	// and the client resume the stream with GET.
-	extra.CloseStream = st.closeConnection
+	// and the client resume the stream with GET. Only a client at
+	// 2025-11-25 or later is told to resume a closed stream: older ones
+	// get no priming event, so they would be left with no event id to
+	// resume from, and their handlers get no CloseStream.
+	if e.ss.ProtocolVersion() >= mcp.Version20251125 {
+		extra.CloseStream = st.closeConnection
+	}
 	att := st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
 	h.reg.wg.Add(1)
 	go func() {

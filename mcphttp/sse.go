@@ -56,6 +56,10 @@ type stream struct {
 	done  bool // the stream has ended (its response was sent)
 	quiet bool // no event since the last keep-alive tick
 
+	// idSent is whether an event with an id has been written: only then
+	// can the client resume the stream (guarded by mu).
+	idSent bool
+
 	// An inline stream (see serveInline) is served on its request's own
 	// goroutine. Its Handler's inlineWatch ticks it once if the reply is
 	// slow, which flushes the headers; then, with keep-alives, its own
@@ -324,6 +328,9 @@ func (st *stream) writeEventLocked(id string, data []byte, priming, flush bool) 
 	frame := appendEvent((*p)[:0], id, data, priming, st.h.opts.RetryInterval)
 	err := st.writeLocked(frame, flush)
 	putFrame(p, frame)
+	if err == nil && id != "" {
+		st.idSent = true
+	}
 	return err
 }
 
@@ -397,10 +404,11 @@ func (st *stream) finish(ctx context.Context, resp *jsonrpc.Response) {
 // closeConnection lets go of the connection carrying the stream without
 // ending the stream, so that the client polls it with GET and
 // Last-Event-ID (mcp.RequestExtra.CloseStream). The priming event told the
-// client how long to wait.
+// client how long to wait. It does nothing while no event id has reached
+// the client (the store failed): there would be nothing to resume from.
 func (st *stream) closeConnection() {
 	st.mu.Lock()
-	if st.att != nil {
+	if st.att != nil && st.idSent {
 		st.detachLocked()
 	}
 	st.mu.Unlock()
