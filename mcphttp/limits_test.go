@@ -42,17 +42,16 @@ func recordBodyBuffers(t *testing.T) func() []int {
 	}
 }
 
-// rawPOST sends a POST's headers announcing contentLength and then only
+// rawPOST sends a POST's headers, with extra header lines, and then only
 // sent of its body, over a connection of its own.
-func rawPOST(t *testing.T, addr string, contentLength int, sent string) net.Conn {
+func rawPOST(t *testing.T, addr, extra, sent string) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: "+addr+
-		"\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: "+
-		strconv.Itoa(contentLength)+"\r\n\r\n"+sent)
+		"\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"+extra+"\r\n"+sent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,40 +60,51 @@ func rawPOST(t *testing.T, addr string, contentLength int, sent string) net.Conn
 
 // A POST announcing a 4 MiB body and sending 10 bytes gets a small buffer,
 // not one of 4 MiB; once BodyReadTimeout passes without the rest, it is
-// answered 408 and its connection closed, and nothing is left behind.
+// answered 408 and its connection closed, and nothing is left behind. So
+// is a chunked body that stalls.
 func TestStalledBodyTimesOut(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	caps := recordBodyBuffers(t)
-	s, _ := newTestServer(t)
-	h := NewHandler(s, &Options{BodyReadTimeout: 20 * time.Millisecond})
-	srv := newLoopbackServer(t, h)
-	defer h.Close()
-	defer srv.Close()
+	for _, c := range []struct {
+		name, extra, sent string
+		buffers           []int
+	}{
+		{"content-length", "Content-Length: 4194304\r\n", `{"jsonrpc"`, []int{initialBodyBuffer}},
+		{"chunked", "Transfer-Encoding: chunked\r\n", "a\r\n{\"jsonrpc\"\r\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			caps := recordBodyBuffers(t)
+			s, _ := newTestServer(t)
+			h := NewHandler(s, &Options{BodyReadTimeout: 20 * time.Millisecond})
+			srv := newLoopbackServer(t, h)
+			defer h.Close()
+			defer srv.Close()
 
-	conn := rawPOST(t, srv.Listener.Addr().String(), 4<<20, `{"jsonrpc"`)
-	defer conn.Close()
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Request Timeout: the body was not received within 20ms"}}`
-	if resp.StatusCode != http.StatusRequestTimeout || string(body) != want || resp.Header.Get("Content-Type") != "application/json" || !resp.Close {
-		t.Errorf("reply %d (close %v) %s, want 408 and the connection closed with\n\t%s", resp.StatusCode, resp.Close, body, want)
-	}
-	// The server closed the connection.
-	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-		t.Errorf("after the reply: %d bytes, %v; want EOF", n, err)
-	}
-	if got := caps(); len(got) != 1 || got[0] != initialBodyBuffer {
-		t.Errorf("body buffers allocated: %v, want one of %d bytes", got, initialBodyBuffer)
-	}
-	if n := h.SessionCount(); n != 0 {
-		t.Errorf("%d sessions", n)
+			conn := rawPOST(t, srv.Listener.Addr().String(), c.extra, c.sent)
+			defer conn.Close()
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const want = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Request Timeout: the body was not received within 20ms"}}`
+			if resp.StatusCode != http.StatusRequestTimeout || string(body) != want || resp.Header.Get("Content-Type") != "application/json" || !resp.Close {
+				t.Errorf("reply %d (close %v) %s, want 408 and the connection closed with\n\t%s", resp.StatusCode, resp.Close, body, want)
+			}
+			// The server closed the connection.
+			if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+				t.Errorf("after the reply: %d bytes, %v; want EOF", n, err)
+			}
+			if got := caps(); !equalInts(got, c.buffers) {
+				t.Errorf("body buffers allocated: %v, want %v", got, c.buffers)
+			}
+			if n := h.SessionCount(); n != 0 {
+				t.Errorf("%d sessions", n)
+			}
+		})
 	}
 }
 
@@ -373,4 +383,80 @@ func TestBatchConcurrencyAtMostN(t *testing.T) {
 			}
 		}
 	})
+}
+
+// notifyingStore is a MemoryEventStore that tells the test of each event
+// appended whose data holds watch.
+type notifyingStore struct {
+	*MemoryEventStore
+	watch    string
+	appended chan string // "session data"
+}
+
+func (s notifyingStore) Append(ctx context.Context, sessionID, streamID, eventID string, data []byte) error {
+	err := s.MemoryEventStore.Append(ctx, sessionID, streamID, eventID, data)
+	if strings.Contains(string(data), s.watch) {
+		select {
+		case s.appended <- sessionID + " " + string(data):
+		default:
+		}
+	}
+	return err
+}
+
+// Over HTTP: session B's result, kept for B to resume, survives session
+// A flooding the store with echo results; ending a session frees its
+// events.
+func TestEventStoreFloodOverHTTP(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		store *MemoryEventStore
+		aMax  int64 // what A may hold at most
+	}{
+		{"session cap", &MemoryEventStore{MaxSessionBytes: 16 << 10}, 16 << 10},
+		{"total cap", &MemoryEventStore{MaxBytes: 32 << 10, MaxSessionBytes: -1}, 32 << 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			store := notifyingStore{c.store, `"id":11,`, make(chan string, 1)}
+			f := newFixture(t, &Options{EventStore: store, RetryInterval: 1})
+			a, b := f.initialize("2025-11-25"), f.initialize("2025-11-25")
+			// B's handler closes its stream, then answers: the result is
+			// kept for B to resume.
+			r := f.post(b, `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"reconnect"}}`)
+			<-f.tools.started
+			if len(r.events) != 1 || r.events[0].id == "" {
+				t.Fatalf("B's stream: %+v", r.events)
+			}
+			close(f.tools.gate)
+			const result = `{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"reconnected"}]}}`
+			if got := <-store.appended; got != b+" "+result {
+				t.Fatalf("appended %q", got)
+			}
+			text := strings.Repeat("x", 4000)
+			for i := range 50 {
+				r := f.post(a, `{"jsonrpc":"2.0","id":`+strconv.Itoa(100+i)+`,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+text+`"}}}`)
+				if r.status != 200 || len(dataOf(r.events)) != 1 {
+					t.Fatalf("A's echo %d: %d", i, r.status)
+				}
+			}
+			if n := c.store.SessionSize(a); n > c.aMax || n == 0 || c.store.Size() > 32<<10 {
+				t.Errorf("A holds %d bytes (at most %d), the store %d", n, c.aMax, c.store.Size())
+			}
+			resp, br := f.getStream(context.Background(), b, hdrs{"Last-Event-ID": r.events[0].id})
+			equalStrings(t, "B resumed", dataOf(parseEvents(t, br)), []string{result})
+			resp.Body.Close()
+
+			for _, sid := range []string{b, a} {
+				if r := f.do(http.MethodDelete, hdrs{"Mcp-Session-Id": sid}, ""); r.status != http.StatusNoContent {
+					t.Fatalf("DELETE: %d", r.status)
+				}
+				if n := c.store.SessionSize(sid); n != 0 {
+					t.Errorf("after DELETE the session holds %d bytes", n)
+				}
+			}
+			if n := c.store.Size(); n != 0 {
+				t.Errorf("the store holds %d bytes with no session", n)
+			}
+		})
+	}
 }
