@@ -119,8 +119,10 @@ type Options struct {
 	// null), and its connection is closed. The deadline is set on the
 	// connection only while the body is read (with
 	// http.ResponseController.SetReadDeadline) and cleared afterwards, so
-	// it is independent of http.Server.ReadTimeout. If zero, 30 seconds; if
-	// negative, a body may take any time.
+	// it is independent of http.Server.ReadTimeout; a ResponseWriter that
+	// cannot set one (a middleware's that does not Unwrap to net/http's)
+	// leaves the read untimed. If zero, 30 seconds; if negative, a body
+	// may take any time.
 	BodyReadTimeout time.Duration
 
 	// MaxBatchLength caps the messages in one JSON-RPC batch (protocol

@@ -169,7 +169,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		return nil, false
 	}
 	var dl readDeadliner
-	if d := h.opts.BodyReadTimeout; d > 0 {
+	if d := h.opts.BodyReadTimeout; d > 0 && r.ContentLength != 0 {
 		// A ResponseWriter that cannot set one (not net/http's) leaves the
 		// read untimed.
 		if dl = readDeadlinerOf(w); dl != nil && dl.SetReadDeadline(time.Now().Add(d)) != nil {
