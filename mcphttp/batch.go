@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -41,6 +42,10 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	msgs, errs, err := jsonrpc.DecodeBatch(body)
 	if err != nil {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, err.(*jsonrpc.Error))
+		return
+	}
+	if limit := h.opts.MaxBatchLength; limit > 0 && len(msgs) > limit {
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errBatchTooLong(len(msgs), limit))
 		return
 	}
 	for _, m := range msgs {
@@ -107,21 +112,35 @@ func isInitialize(m jsonrpc.Message) bool {
 	return false
 }
 
-// runBatch serves the requests of a batch concurrently. With out set each
-// response is written to it as it comes; otherwise they are returned.
+// runBatch serves the requests of a batch concurrently, at most
+// MaxBatchConcurrency at once, taken in the batch's order. With out set
+// each response is written to it as it comes; otherwise they are returned
+// in the order of the requests.
 func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Request, related mcp.MessageWriter, extra *mcp.RequestExtra, out *stream) []*jsonrpc.Response {
 	resps := make([]*jsonrpc.Response, len(reqs))
+	workers := len(reqs)
+	if n := h.opts.MaxBatchConcurrency; n > 0 && n < workers {
+		workers = n
+	}
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, req := range reqs {
+	for range workers {
 		wg.Go(func() {
-			resp, err := e.ss.HandleRequestExtra(ctx, req, related, extra)
-			resp = responseFor(req.ID, resp, err)
-			h.reg.endRequest(e, req.ID)
-			if out != nil && resp != nil {
-				_ = out.WriteMessage(ctx, resp)
-				return
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(reqs) {
+					return
+				}
+				req := reqs[i]
+				resp, err := e.ss.HandleRequestExtra(ctx, req, related, extra)
+				resp = responseFor(req.ID, resp, err)
+				h.reg.endRequest(e, req.ID)
+				if out != nil && resp != nil {
+					_ = out.WriteMessage(ctx, resp)
+					continue
+				}
+				resps[i] = resp
 			}
-			resps[i] = resp
 		})
 	}
 	wg.Wait()

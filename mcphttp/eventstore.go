@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"sync"
@@ -41,33 +42,60 @@ var ErrEventNotFound = errors.New("mcphttp: event not found")
 // MaxBytes is zero.
 const DefaultEventStoreBytes = 16 << 20
 
+// DefaultEventStoreSessionBytes is the per-session byte cap of a
+// MemoryEventStore whose MaxSessionBytes is zero.
+const DefaultEventStoreSessionBytes = 4 << 20
+
 // eventOverhead is what one stored event costs beyond its id and data, for
-// the byte cap.
+// the byte caps.
 const eventOverhead = 64
 
-// MemoryEventStore is the in-process EventStore. It holds at most MaxBytes
-// of events across all sessions and evicts the oldest events first, so a
-// client that stays away too long cannot resume (it is told so rather than
-// given a stream with a gap). The zero value is ready to use.
+// MemoryEventStore is the in-process EventStore. It holds at most
+// MaxSessionBytes of events for any one session and at most MaxBytes
+// across all sessions. A session over its own cap loses its own oldest
+// events; when the store as a whole is over its cap, the events evicted
+// are the oldest of the session holding the most bytes, so a session that
+// sends a lot never evicts the events of a quieter one that is within its
+// fair share. A client whose events were evicted cannot resume (it is
+// told so rather than given a stream with a gap). DeleteSession, called
+// by the Handler when a session ends, frees a session's events at once.
+// The zero value is ready to use.
 type MemoryEventStore struct {
-	// MaxBytes caps the bytes kept (ids, data and a small per-event
-	// overhead). If zero, DefaultEventStoreBytes.
+	// MaxBytes caps the bytes kept across all sessions (ids, data and a
+	// small per-event overhead). If zero, DefaultEventStoreBytes (16 MiB).
 	MaxBytes int64
 
+	// MaxSessionBytes caps the bytes kept for one session, counted as for
+	// MaxBytes: a session over it loses its own oldest events, whatever
+	// the other sessions hold. If zero, DefaultEventStoreSessionBytes
+	// (4 MiB); if negative, a session is bounded only by MaxBytes.
+	MaxSessionBytes int64
+
 	mu       sync.Mutex
-	sessions map[string]map[string]*eventLog
-	// fifo names, for every stored event in append order, the log it
-	// belongs to: eviction pops the front and drops that log's first event.
-	fifo     []*eventLog
-	head     int
-	deadRefs int
-	size     int64
+	sessions map[string]*sessionEvents
+	// bySize orders the sessions holding events, the one holding the most
+	// bytes first: where eviction takes from when the store is full.
+	bySize sessionHeap
+	size   int64
+}
+
+// sessionEvents is what the store holds for one session.
+type sessionEvents struct {
+	id      string
+	streams map[string]*eventLog
+	// fifo names, for every stored event of the session in append order,
+	// the log it belongs to: eviction pops the front and drops that log's
+	// first event.
+	fifo []*eventLog
+	head int
+	size int64
+	// index is the session's position in bySize.
+	index int
 }
 
 type eventLog struct {
-	session, stream string
-	events          []storedEvent
-	dead            bool
+	stream string
+	events []storedEvent
 }
 
 type storedEvent struct {
@@ -84,83 +112,97 @@ func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID, eventI
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.sessions == nil {
-		m.sessions = make(map[string]map[string]*eventLog)
+		m.sessions = make(map[string]*sessionEvents)
 	}
-	streams := m.sessions[sessionID]
-	if streams == nil {
-		streams = make(map[string]*eventLog)
-		m.sessions[sessionID] = streams
+	s := m.sessions[sessionID]
+	if s == nil {
+		s = &sessionEvents{id: sessionID, streams: make(map[string]*eventLog)}
+		m.sessions[sessionID] = s
+		heap.Push(&m.bySize, s)
 	}
-	lg := streams[streamID]
+	lg := s.streams[streamID]
 	if lg == nil {
-		lg = &eventLog{session: sessionID, stream: streamID}
-		streams[streamID] = lg
+		lg = &eventLog{stream: streamID}
+		s.streams[streamID] = lg
 	}
 	lg.events = append(lg.events, storedEvent{id: eventID, data: data})
-	m.fifo = append(m.fifo, lg)
-	m.size += eventCost(eventID, data)
-	m.evict()
-	return nil
-}
-
-// evict drops the oldest events until the store fits its cap.
-func (m *MemoryEventStore) evict() {
+	s.fifo = append(s.fifo, lg)
+	cost := eventCost(eventID, data)
+	s.size += cost
+	m.size += cost
+	if limit := m.sessionLimit(); limit > 0 {
+		for s.size > limit {
+			m.evictOldest(s)
+		}
+	}
+	if m.sessions[sessionID] == s {
+		heap.Fix(&m.bySize, s.index)
+	}
 	limit := m.MaxBytes
 	if limit <= 0 {
 		limit = DefaultEventStoreBytes
 	}
-	for m.size > limit && m.head < len(m.fifo) {
-		lg := m.fifo[m.head]
-		m.fifo[m.head] = nil
-		m.head++
-		if lg.dead {
-			m.deadRefs--
-			continue
-		}
-		ev := lg.events[0]
-		lg.events[0] = storedEvent{}
-		lg.events = lg.events[1:]
-		m.size -= eventCost(ev.id, ev.data)
-		if len(lg.events) == 0 {
-			m.dropLog(lg)
+	for m.size > limit && len(m.bySize) > 0 {
+		big := m.bySize[0]
+		m.evictOldest(big)
+		if m.sessions[big.id] == big {
+			heap.Fix(&m.bySize, 0)
 		}
 	}
-	m.compact()
+	return nil
 }
 
-// dropLog removes an empty or deleted log from the index.
-func (m *MemoryEventStore) dropLog(lg *eventLog) {
-	lg.dead = true
-	streams := m.sessions[lg.session]
-	delete(streams, lg.stream)
-	if len(streams) == 0 {
-		delete(m.sessions, lg.session)
+func (m *MemoryEventStore) sessionLimit() int64 {
+	switch {
+	case m.MaxSessionBytes == 0:
+		return DefaultEventStoreSessionBytes
+	case m.MaxSessionBytes < 0:
+		return 0
+	}
+	return m.MaxSessionBytes
+}
+
+// evictOldest drops the oldest event of session s, and s itself once it
+// holds none. Callers fix s's place in bySize if it is still there.
+func (m *MemoryEventStore) evictOldest(s *sessionEvents) {
+	lg := s.fifo[s.head]
+	s.fifo[s.head] = nil
+	s.head++
+	ev := lg.events[0]
+	lg.events[0] = storedEvent{}
+	lg.events = lg.events[1:]
+	cost := eventCost(ev.id, ev.data)
+	s.size -= cost
+	m.size -= cost
+	if len(lg.events) == 0 {
+		delete(s.streams, lg.stream)
+	}
+	if len(s.streams) == 0 {
+		m.removeSession(s)
+		return
+	}
+	// Reclaim the fifo's consumed front once it is the larger part.
+	if s.head >= 1024 && s.head*2 >= len(s.fifo) {
+		s.fifo = append([]*eventLog(nil), s.fifo[s.head:]...)
+		s.head = 0
 	}
 }
 
-// compact reclaims the fifo's consumed front and its references to deleted
-// logs once they are the larger part of it.
-func (m *MemoryEventStore) compact() {
-	live := len(m.fifo) - m.head
-	if m.head < 1024 && m.deadRefs < 1024 {
-		return
-	}
-	if m.head*2 < len(m.fifo) && m.deadRefs*2 < live {
-		return
-	}
-	out := make([]*eventLog, 0, live-m.deadRefs)
-	for _, lg := range m.fifo[m.head:] {
-		if !lg.dead {
-			out = append(out, lg)
-		}
-	}
-	m.fifo, m.head, m.deadRefs = out, 0, 0
+// removeSession forgets s and the bytes it holds.
+func (m *MemoryEventStore) removeSession(s *sessionEvents) {
+	m.size -= s.size
+	s.size = 0
+	delete(m.sessions, s.id)
+	heap.Remove(&m.bySize, s.index)
 }
 
 // Replay implements EventStore.
 func (m *MemoryEventStore) Replay(_ context.Context, sessionID, streamID, afterID string, fn func(eventID string, data []byte) error) error {
 	m.mu.Lock()
-	lg := m.sessions[sessionID][streamID]
+	var lg *eventLog
+	if s := m.sessions[sessionID]; s != nil {
+		lg = s.streams[streamID]
+	}
 	var missed []storedEvent
 	found := false
 	if lg != nil {
@@ -184,20 +226,14 @@ func (m *MemoryEventStore) Replay(_ context.Context, sessionID, streamID, afterI
 	return nil
 }
 
-// DeleteSession implements EventStore.
+// DeleteSession implements EventStore: it frees every event of the
+// session.
 func (m *MemoryEventStore) DeleteSession(_ context.Context, sessionID string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, lg := range m.sessions[sessionID] {
-		for _, ev := range lg.events {
-			m.size -= eventCost(ev.id, ev.data)
-		}
-		m.deadRefs += len(lg.events)
-		lg.events = nil
-		lg.dead = true
+	if s := m.sessions[sessionID]; s != nil {
+		m.removeSession(s)
 	}
-	delete(m.sessions, sessionID)
-	m.compact()
 	return nil
 }
 
@@ -206,4 +242,40 @@ func (m *MemoryEventStore) Size() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.size
+}
+
+// SessionSize reports the bytes the store holds for one session, as
+// counted against MaxSessionBytes.
+func (m *MemoryEventStore) SessionSize(sessionID string) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.sessions[sessionID]; s != nil {
+		return s.size
+	}
+	return 0
+}
+
+// sessionHeap is a max-heap of sessions by the bytes they hold
+// (container/heap).
+type sessionHeap []*sessionEvents
+
+func (h sessionHeap) Len() int           { return len(h) }
+func (h sessionHeap) Less(i, j int) bool { return h[i].size > h[j].size }
+func (h sessionHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *sessionHeap) Push(x any) {
+	s := x.(*sessionEvents)
+	s.index = len(*h)
+	*h = append(*h, s)
+}
+func (h *sessionHeap) Pop() any {
+	old := *h
+	s := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	s.index = -1
+	return s
 }

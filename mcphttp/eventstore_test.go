@@ -61,31 +61,120 @@ func TestMemoryEventStoreReplay(t *testing.T) {
 	}
 }
 
-// The byte cap evicts the oldest events first, across sessions; a client
-// whose last event was evicted cannot resume.
-func TestMemoryEventStoreCap(t *testing.T) {
+// A session over MaxSessionBytes loses its own oldest events, across its
+// streams; a client whose last event was evicted cannot resume.
+func TestMemoryEventStoreSessionCap(t *testing.T) {
 	ctx := context.Background()
 	data := []byte(strings.Repeat("x", 32)) // 100 bytes per event with id and overhead
-	m := &MemoryEventStore{MaxBytes: 1000}
-	for i := 1; i <= 15; i++ {
-		session := []string{"a", "b"}[i%2]
-		m.Append(ctx, session, "1", fmt.Sprintf("1-%02d", i), data)
+	m := &MemoryEventStore{MaxSessionBytes: 300}
+	m.Append(ctx, "b", "1", "1-01", data)
+	for i := 1; i <= 5; i++ {
+		m.Append(ctx, "a", fmt.Sprint(i%2), fmt.Sprintf("%d-%02d", i%2, i), data)
 	}
-	if m.Size() != 1000 {
-		t.Errorf("size %d, want 1000", m.Size())
+	if m.Size() != 400 || m.SessionSize("a") != 300 || m.SessionSize("b") != 100 {
+		t.Errorf("size %d, a %d, b %d; want 400, 300, 100", m.Size(), m.SessionSize("a"), m.SessionSize("b"))
 	}
-	// Events 6 to 15 remain: a holds 6, 8, ..., 14.
-	if _, err := replayAll(t, m, "a", "1", "1-04"); !errors.Is(err, ErrEventNotFound) {
-		t.Errorf("an evicted event: %v", err)
+	// a keeps events 3, 4 and 5: 1-03 and 1-05 on stream 1, 0-04 on 0.
+	for _, c := range [][2]string{{"1", "1-01"}, {"0", "0-02"}} {
+		if _, err := replayAll(t, m, "a", c[0], c[1]); !errors.Is(err, ErrEventNotFound) {
+			t.Errorf("evicted event %s: %v, want ErrEventNotFound", c[1], err)
+		}
 	}
-	got, err := replayAll(t, m, "a", "1", "1-06")
-	if err != nil || len(got) != 4 {
-		t.Errorf("after 1-06: %d events, %v", len(got), err)
+	if got, err := replayAll(t, m, "a", "1", "1-03"); err != nil || strings.Join(got, ",") != "1-05="+string(data) {
+		t.Errorf("after 1-03: %v %v", got, err)
+	}
+	if got, err := replayAll(t, m, "b", "1", "1-01"); err != nil || len(got) != 0 {
+		t.Errorf("the other session: %v %v", got, err)
+	}
+	// An event larger than the cap is not kept at all, nor anything of
+	// its session before it.
+	m.Append(ctx, "a", "1", "1-06", []byte(strings.Repeat("y", 400)))
+	if _, err := replayAll(t, m, "a", "1", "1-05"); !errors.Is(err, ErrEventNotFound) || m.Size() != 100 || m.SessionSize("a") != 0 {
+		t.Errorf("after an oversized event: %v, size %d, a %d", err, m.Size(), m.SessionSize("a"))
 	}
 }
 
-// Deleted sessions and evicted events do not pile up in the eviction
-// queue.
+// Session A floods the store; session B's undelivered events (a priming
+// event and a result) stay replayable: eviction takes from the session
+// holding the most, never from one within its fair share.
+func TestMemoryEventStoreFloodSparesOthers(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		store   *MemoryEventStore
+		flood   int // events A sends
+		payload int
+		aMax    int64 // what A may hold at most
+	}{
+		// The issue's case: ~21 MB of echo results against the defaults.
+		{"defaults", &MemoryEventStore{}, 21, 1 << 20, DefaultEventStoreSessionBytes},
+		// Without a per-session cap, the total cap alone.
+		{"total cap only", &MemoryEventStore{MaxBytes: 10_000, MaxSessionBytes: -1}, 1000, 100, 10_000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := c.store
+			result := []byte(`{"jsonrpc":"2.0","id":7,"result":{}}`)
+			m.Append(ctx, "B", "1", "1-1", nil)
+			m.Append(ctx, "B", "1", "1-2", result)
+			bSize := eventCost("1-1", nil) + eventCost("1-2", result)
+			data := []byte(strings.Repeat("e", c.payload))
+			for i := 1; i <= c.flood; i++ {
+				m.Append(ctx, "A", "1", fmt.Sprintf("1-%d", i), data)
+			}
+			got, err := replayAll(t, m, "B", "1", "1-1")
+			if err != nil || len(got) != 1 || got[0] != "1-2="+string(result) {
+				t.Fatalf("B's replay: %v, %v; want its result", got, err)
+			}
+			if m.SessionSize("B") != bSize {
+				t.Errorf("B holds %d bytes, want %d", m.SessionSize("B"), bSize)
+			}
+			limit := m.MaxBytes
+			if limit == 0 {
+				limit = DefaultEventStoreBytes
+			}
+			a := m.SessionSize("A")
+			if a > c.aMax || a > limit-bSize || m.Size() != a+bSize {
+				t.Errorf("A holds %d bytes (at most %d), store %d (want %d)", a, min(c.aMax, limit-bSize), m.Size(), a+bSize)
+			}
+			// A's first events are gone, its last is kept.
+			if _, err := replayAll(t, m, "A", "1", "1-1"); !errors.Is(err, ErrEventNotFound) {
+				t.Errorf("A's first event: %v, want ErrEventNotFound", err)
+			}
+			if got, err := replayAll(t, m, "A", "1", fmt.Sprintf("1-%d", c.flood)); err != nil || len(got) != 0 {
+				t.Errorf("A's last event: %v %v", got, err)
+			}
+		})
+	}
+}
+
+// When the store as a whole is full, the session holding the most loses
+// its oldest events first.
+func TestMemoryEventStoreEvictsLargest(t *testing.T) {
+	ctx := context.Background()
+	data := []byte(strings.Repeat("x", 32)) // 100 bytes per event
+	m := &MemoryEventStore{MaxBytes: 1000, MaxSessionBytes: -1}
+	for i := 1; i <= 3; i++ {
+		m.Append(ctx, "small", "1", fmt.Sprintf("1-%02d", i), data)
+	}
+	for i := 1; i <= 9; i++ {
+		m.Append(ctx, "big", "1", fmt.Sprintf("1-%02d", i), data)
+	}
+	if m.Size() != 1000 || m.SessionSize("small") != 300 || m.SessionSize("big") != 700 {
+		t.Errorf("size %d, small %d, big %d; want 1000, 300, 700", m.Size(), m.SessionSize("small"), m.SessionSize("big"))
+	}
+	if got, err := replayAll(t, m, "small", "1", "1-01"); err != nil || len(got) != 2 {
+		t.Errorf("small: %v %v", got, err)
+	}
+	if _, err := replayAll(t, m, "big", "1", "1-02"); !errors.Is(err, ErrEventNotFound) {
+		t.Errorf("big's evicted event: %v", err)
+	}
+	if got, err := replayAll(t, m, "big", "1", "1-03"); err != nil || len(got) != 6 {
+		t.Errorf("big after 1-03: %d events, %v", len(got), err)
+	}
+}
+
+// Deleted sessions and evicted events do not pile up in the index or the
+// eviction queues.
 func TestMemoryEventStoreStaysBounded(t *testing.T) {
 	ctx := context.Background()
 	m := &MemoryEventStore{MaxBytes: 10_000}
@@ -100,10 +189,17 @@ func TestMemoryEventStoreStaysBounded(t *testing.T) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if live := len(m.fifo) - m.head; live > 2*10_000/eventOverhead+2048 {
-		t.Errorf("eviction queue holds %d entries", live)
+	if len(m.sessions) > 10_000/eventOverhead || len(m.bySize) != len(m.sessions) {
+		t.Errorf("%d sessions indexed, %d in the heap", len(m.sessions), len(m.bySize))
 	}
-	if len(m.sessions) > 10_000/eventOverhead {
-		t.Errorf("%d sessions indexed", len(m.sessions))
+	var size int64
+	for _, s := range m.sessions {
+		if live := len(s.fifo) - s.head; live > 3 {
+			t.Errorf("session %s queues %d events", s.id, live)
+		}
+		size += s.size
+	}
+	if size != m.size || m.size > 10_000 {
+		t.Errorf("sessions hold %d bytes, store counts %d", size, m.size)
 	}
 }

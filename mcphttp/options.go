@@ -125,6 +125,38 @@ type Options struct {
 	// failures of the event store or of the id generator at error level.
 	// If nil, nothing is logged.
 	Logger *slog.Logger
+
+	// Memory bounds against hostile and careless clients (issue 15).
+
+	// BodyReadTimeout bounds the time a POST body may take to arrive,
+	// from the moment the handler starts reading it. A body that has not
+	// arrived in full by then is answered 408 with the JSON-RPC error
+	// -32000 "Request Timeout: the body was not received within <d>" (id
+	// null), and its connection is closed. The deadline is set on the
+	// connection only while the body is read (with
+	// http.ResponseController.SetReadDeadline) and cleared afterwards, so
+	// it is independent of http.Server.ReadTimeout; a ResponseWriter that
+	// cannot set one (a middleware's that does not Unwrap to net/http's)
+	// leaves the read untimed. If zero, 30 seconds; if negative, a body
+	// may take any time.
+	BodyReadTimeout time.Duration
+
+	// MaxBatchLength caps the messages in one JSON-RPC batch (protocol
+	// version 2025-03-26 only,
+	// https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server).
+	// A longer batch is refused as a whole, before any of it is served,
+	// with 400 and the JSON-RPC error -32600 "Invalid Request", data
+	// "Invalid Request: a JSON-RPC batch may hold at most <n> messages,
+	// this one holds <m>". If zero, 256; if negative, no cap (the body
+	// limit, MaxBodyBytes, still applies).
+	MaxBatchLength int
+
+	// MaxBatchConcurrency caps the requests of one batch served at once:
+	// they run on at most this many goroutines, in the batch's order, and
+	// the responses of a batch answered with a JSON array keep the
+	// requests' order. If zero, 8; if negative, every request of a batch
+	// runs at once.
+	MaxBatchConcurrency int
 }
 
 // Defaults of the Options fields.
@@ -137,6 +169,10 @@ const (
 	DefaultWriteTimeout  = 10 * time.Second
 	DefaultStreamQueue   = 1 << 20
 	defaultReapInterval  = time.Minute
+
+	DefaultBodyReadTimeout     = 30 * time.Second
+	DefaultMaxBatchLength      = 256
+	DefaultMaxBatchConcurrency = 8
 )
 
 // resolve returns o with its zero values replaced by the defaults.
@@ -165,6 +201,15 @@ func (o Options) resolve() Options {
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = DefaultRetryInterval
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if o.MaxBatchLength == 0 {
+		o.MaxBatchLength = DefaultMaxBatchLength
+	}
+	if o.MaxBatchConcurrency == 0 {
+		o.MaxBatchConcurrency = DefaultMaxBatchConcurrency
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -149,36 +152,125 @@ func firstByte(body []byte) byte {
 	return 0
 }
 
+// initialBodyBuffer is the most readBody allocates for a body before its
+// bytes arrive: a body announcing a larger Content-Length gets a buffer
+// that grows as it is received, so that a client announcing a large body
+// and sending little costs little.
+const initialBodyBuffer = 16 << 10
+
 // readBody reads the POST body up to MaxBodyBytes; a larger body is refused
-// with 413, before reading when Content-Length announces it.
+// with 413, before reading when Content-Length announces it. The read is
+// bounded by BodyReadTimeout: a body that stalls is answered 408 and its
+// connection closed.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(limit))
 		return nil, false
 	}
+	var dl readDeadliner
+	if d := h.opts.BodyReadTimeout; d > 0 && r.ContentLength != 0 {
+		// A ResponseWriter that cannot set one (not net/http's) leaves the
+		// read untimed.
+		if dl = readDeadlinerOf(w); dl != nil && dl.SetReadDeadline(time.Now().Add(d)) != nil {
+			dl = nil
+		}
+	}
+	timed := dl != nil
+	var buf []byte
+	var err error
 	if r.ContentLength > 0 {
 		// net/http's body reader stops at Content-Length, which is within
-		// the limit: read it into a buffer of exactly that size.
-		buf := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, buf); err != nil {
-			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, serverError("Bad Request: reading the body failed"))
-			return nil, false
-		}
-		return buf, true
+		// the limit.
+		buf, err = readKnownLength(r.Body, int(r.ContentLength))
+	} else {
+		b := bytes.NewBuffer(make([]byte, 0, 512))
+		_, err = b.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+		buf = b.Bytes()
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, 512))
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		h.refuseBody(w, r, err, timed)
+		return nil, false
+	}
+	if timed {
+		_ = dl.SetReadDeadline(time.Time{})
+	}
+	return buf, true
+}
+
+// refuseBody answers a POST whose body could not be read: 413 when it
+// is over MaxBodyBytes, 408 when it did not arrive in time (timed: a
+// read deadline was set), 400 otherwise.
+func (h *Handler) refuseBody(w http.ResponseWriter, r *http.Request, err error, timed bool) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(limit))
-		return nil, false
-	case err != nil:
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(h.opts.MaxBodyBytes))
+	case timed && isTimeout(err):
+		// The read deadline stays in the past: closing the body reads
+		// nothing more, and net/http closes the connection after the
+		// answer rather than wait for the rest of the body.
+		_ = r.Body.Close()
+		h.refuse(w, r, http.StatusRequestTimeout, jsonrpc.ID{}, errBodyTimeout(h.opts.BodyReadTimeout))
+	default:
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, serverError("Bad Request: reading the body failed"))
-		return nil, false
 	}
-	return buf.Bytes(), true
+}
+
+// readKnownLength reads a body of n bytes. Up to initialBodyBuffer it
+// reads into a buffer of exactly that size; a longer body's buffer starts
+// at initialBodyBuffer and doubles (up to n) as it fills.
+func readKnownLength(body io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, min(n, initialBodyBuffer))
+	bodyBufferGrown(cap(buf))
+	read := 0
+	for {
+		m, err := io.ReadFull(body, buf[read:])
+		read += m
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if read == n {
+			return buf, nil
+		}
+		next := make([]byte, min(2*len(buf), n))
+		copy(next, buf)
+		buf = next
+		bodyBufferGrown(cap(buf))
+	}
+}
+
+// readDeadliner is what http.ResponseController.SetReadDeadline looks for
+// in a ResponseWriter, itself or unwrapped.
+type readDeadliner interface {
+	SetReadDeadline(time.Time) error
+}
+
+// readDeadlinerOf finds w's read deadline setter as
+// http.ResponseController does, without allocating when there is none.
+func readDeadlinerOf(w http.ResponseWriter) readDeadliner {
+	for {
+		switch t := w.(type) {
+		case readDeadliner:
+			return t
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+// isTimeout reports whether err is a read deadline passing.
+func isTimeout(err error) bool {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // serveRequest serves a request on live session e, acquired with the
@@ -219,8 +311,13 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	}
 	// A resumable stream: the handler runs on a goroutine of its own, so
 	// that the connection can end first (mcp.RequestExtra.CloseStream)
-	// and the client resume the stream with GET.
-	extra.CloseStream = st.closeConnection
+	// and the client resume the stream with GET. Only a client at
+	// 2025-11-25 or later is told to resume a closed stream: older ones
+	// get no priming event, so they would be left with no event id to
+	// resume from, and their handlers get no CloseStream.
+	if e.ss.ProtocolVersion() >= mcp.Version20251125 {
+		extra.CloseStream = st.closeConnection
+	}
 	att := st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
 	h.reg.wg.Add(1)
 	go func() {

@@ -68,6 +68,10 @@ type stream struct {
 	outBytes  int
 	draining  bool
 	coalesced uint8
+	// outIDs is whether an event with an id is among them; idSent whether
+	// one has been written: only then can the client resume the stream.
+	outIDs bool
+	idSent bool
 	// reqID is the request the stream answers, if hasReqID: what a
 	// Shutdown that runs out of time answers with an error.
 	reqID    jsonrpc.ID
@@ -240,9 +244,17 @@ func (st *stream) open(ctx context.Context, w http.ResponseWriter, version strin
 	}
 	st.mu.Unlock()
 	if prime != nil || flush {
-		if err := st.writeFrames(att, prime, true); err != nil {
-			st.detach(att)
+		err := st.writeFrames(att, prime, true)
+		st.mu.Lock()
+		switch {
+		case err != nil:
+			if st.att == att {
+				st.detachLocked()
+			}
+		case prime != nil:
+			st.idSent = true
 		}
+		st.mu.Unlock()
 	}
 	return att
 }
@@ -275,7 +287,7 @@ func (st *stream) detachLocked() {
 		framePool.Put(p)
 	}
 	clear(st.out)
-	st.out, st.outBytes, st.coalesced = st.out[:0], 0, 0
+	st.out, st.outBytes, st.coalesced, st.outIDs = st.out[:0], 0, 0, false
 }
 
 // detach lets go of att if it still carries the stream; it reports
@@ -403,6 +415,7 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 	st.out = append(st.out, p)
 	st.outBytes += len(frame)
 	st.coalesced |= kind
+	st.outIDs = st.outIDs || stored
 	start := !st.draining
 	st.draining = true
 	st.mu.Unlock()
@@ -425,13 +438,21 @@ func (st *stream) drain() {
 			st.wmu.Unlock()
 			return
 		}
-		st.out, st.outBytes, st.coalesced = nil, 0, 0
+		ids := st.outIDs
+		st.out, st.outBytes, st.coalesced, st.outIDs = nil, 0, 0, false
 		st.quiet = false
 		st.mu.Unlock()
 		err := st.writeQueued(att, frames)
-		if err != nil {
-			st.detach(att)
+		st.mu.Lock()
+		switch {
+		case err != nil:
+			if st.att == att {
+				st.detachLocked()
+			}
+		case ids:
+			st.idSent = true
 		}
+		st.mu.Unlock()
 		st.wmu.Unlock()
 	}
 }
@@ -541,7 +562,7 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 	}
 	st.done = true
 	att, queued := st.att, st.out
-	st.out, st.outBytes, st.coalesced = nil, 0, 0
+	st.out, st.outBytes, st.coalesced, st.outIDs = nil, 0, 0, false
 	if att != nil {
 		if att.gone != nil {
 			close(att.gone)
@@ -578,10 +599,11 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 // closeConnection lets go of the connection carrying the stream without
 // ending the stream, so that the client polls it with GET and
 // Last-Event-ID (mcp.RequestExtra.CloseStream). The priming event told the
-// client how long to wait.
+// client how long to wait. It does nothing while no event id has reached
+// the client (the store failed): there would be nothing to resume from.
 func (st *stream) closeConnection() {
 	st.mu.Lock()
-	if st.att != nil {
+	if st.att != nil && st.idSent {
 		st.detachLocked()
 	}
 	st.mu.Unlock()
