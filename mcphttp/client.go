@@ -604,7 +604,12 @@ func (c *clientConn) resume(reqID jsonrpc.ID, st streamState) error {
 			lastErr = err
 			continue
 		}
-		if r.StatusCode != http.StatusOK {
+		switch {
+		case r.StatusCode >= 500 || r.StatusCode == http.StatusTooManyRequests:
+			// The server is restarting or busy: try again.
+			lastErr = c.checkStatus(r)
+			continue
+		case r.StatusCode != http.StatusOK:
 			return fmt.Errorf("%w, and the server refused to resume it: %w", ErrStreamLost, c.checkStatus(r))
 		}
 		next := c.consume(r.Body, reqID)

@@ -205,14 +205,23 @@ func TestClientRequestAnsweredWithoutResponse(t *testing.T) {
 	}
 }
 
-// A response stream with event ids cut before the response is resumed
-// with GET and Last-Event-ID, and the call gets the replayed response.
+// A response stream with event ids cut before the response (the server
+// went away) is resumed with GET and Last-Event-ID, past a 503 while the
+// server restarts, and the call gets the replayed response.
 func TestClientResumesCutStream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var mu sync.Mutex // the handlers run on the server's goroutines
 	var callID string
+	gets := 0
 	f := newLegacyFake(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		mu.Lock()
+		defer mu.Unlock()
 		switch {
 		case r.Method == http.MethodGet:
+			if gets++; gets == 1 {
+				writeJSON(w, http.StatusServiceUnavailable, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"restarting"}}`)
+				return
+			}
 			sse(w, http.StatusOK, "id: ev-2\n"+progressEvent(2), "id: ev-3\n"+toolResultEvent(callID, "resumed"))
 		case methodOf(body) == "ping":
 			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+idOf(body)+`,"result":{}}`)
@@ -230,9 +239,14 @@ func TestClientResumesCutStream(t *testing.T) {
 	if len(progress) != 2 || progress[0] != 1 || progress[1] != 2 {
 		t.Errorf("progress seen = %v, want [1 2]", progress)
 	}
-	gets := f.resumeGets()
-	if len(gets) != 1 || gets[0].Get("Last-Event-ID") != "ev-1" || gets[0].Get("Mcp-Session-Id") != "s-1" || gets[0].Get("Accept") != "text/event-stream" {
-		t.Errorf("resumption GETs = %v, want one with Last-Event-ID ev-1 and Mcp-Session-Id s-1", gets)
+	resumed := f.resumeGets()
+	if len(resumed) != 2 {
+		t.Fatalf("%d resumption GETs, want 2", len(resumed))
+	}
+	for i, h := range resumed {
+		if h.Get("Last-Event-ID") != "ev-1" || h.Get("Mcp-Session-Id") != "s-1" || h.Get("Accept") != "text/event-stream" {
+			t.Errorf("resumption GET %d headers = %v, want Last-Event-ID ev-1, Mcp-Session-Id s-1, Accept text/event-stream", i, h)
+		}
 	}
 }
 
@@ -267,6 +281,14 @@ func TestClientCutStreamFailsCall(t *testing.T) {
 			maxRe:    2,
 			want:     "mcp: tools/call: mcphttp: the response stream ended before the response, and 2 attempts to resume it ended without it",
 			wantGets: 2,
+		},
+		{
+			name:     "server unavailable",
+			first:    "id: ev-1\n" + progressEvent(1),
+			resume:   func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) },
+			maxRe:    3,
+			want:     "mcp: tools/call: mcphttp: the response stream ended before the response, and 3 attempts to resume it failed: mcphttp: HTTP 503",
+			wantGets: 3,
 		},
 		{
 			name:  "resumption disabled",
