@@ -581,7 +581,8 @@ func (c *clientConn) readStream(resp *http.Response, reqID jsonrpc.ID) {
 
 // resume resumes the stream of request reqID after it broke with st, and
 // returns nil once the response has been delivered (or on Close), or
-// why the request is lost.
+// why the request is lost: MaxReconnects attempts in a row failed or
+// brought no new event.
 func (c *clientConn) resume(reqID jsonrpc.ID, st streamState) error {
 	switch {
 	case st.tooLarge != nil:
@@ -620,8 +621,11 @@ func (c *clientConn) resume(reqID jsonrpc.ID, st streamState) error {
 		case next.tooLarge != nil:
 			return fmt.Errorf("mcphttp: the response stream was dropped: %w", next.tooLarge)
 		}
-		if next.lastID != "" {
+		if next.lastID != "" && next.lastID != st.lastID {
+			// The stream moved on (a long request reporting
+			// progress): the attempts count afresh.
 			st.lastID = next.lastID
+			attempt = 0
 		}
 		if next.retry > 0 {
 			st.retry = next.retry
@@ -631,7 +635,7 @@ func (c *clientConn) resume(reqID jsonrpc.ID, st streamState) error {
 	if lastErr != nil {
 		return fmt.Errorf("%w, and %d attempts to resume it failed: %w", ErrStreamLost, c.maxReconnects(), lastErr)
 	}
-	return fmt.Errorf("%w, and %d attempts to resume it ended without it", ErrStreamLost, c.maxReconnects())
+	return fmt.Errorf("%w, and %d attempts in a row to resume it ended without it", ErrStreamLost, c.maxReconnects())
 }
 
 // streamState is what reading an SSE stream learned.

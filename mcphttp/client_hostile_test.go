@@ -279,8 +279,8 @@ func TestClientCutStreamFailsCall(t *testing.T) {
 			first:    "id: ev-1\n" + progressEvent(1),
 			resume:   func(w http.ResponseWriter) { sse(w, http.StatusOK, "id: ev-2\n"+progressEvent(2)) },
 			maxRe:    2,
-			want:     "mcp: tools/call: mcphttp: the response stream ended before the response, and 2 attempts to resume it ended without it",
-			wantGets: 2,
+			want:     "mcp: tools/call: mcphttp: the response stream ended before the response, and 2 attempts in a row to resume it ended without it",
+			wantGets: 3, // the first brought ev-2, the next two nothing new
 		},
 		{
 			name:     "server unavailable",
