@@ -344,6 +344,31 @@ func TestClientStandaloneStreamDies(t *testing.T) {
 	}
 }
 
+// A standalone GET stream with an event over MaxMessageBytes is dropped
+// (the server sees the client go) and not reopened; the session goes on.
+func TestClientStandaloneStreamTooLarge(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dropped := make(chan struct{})
+	var once sync.Once
+	f := newLegacyFake(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+idOf(body)+`,"result":{"content":[{"type":"text","text":"ok"}]}}`)
+	}, func(w http.ResponseWriter, r *http.Request) {
+		sse(w, http.StatusOK, `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`+strings.Repeat("z", 2000)+`"}}`)
+		<-r.Context().Done()
+		once.Do(func() { close(dropped) })
+	})
+	defer f.Close()
+	logs := make(chan string, 16)
+	text, _, err := callWithProgress(t, f, &mcphttp.ClientTransport{MaxMessageBytes: 1024, Logger: slog.New(chanHandler(logs))})
+	if err != nil || text != "ok" {
+		t.Fatalf("CallTool = %q, %v; want \"ok\", nil", text, err)
+	}
+	recv(t, dropped, "the server to see the GET stream dropped")
+	if got, want := recv(t, logs, "the drop warning"), "mcphttp: standalone GET stream dropped"; got != want {
+		t.Errorf("logged %q, want %q", got, want)
+	}
+}
+
 // chanHandler is a slog.Handler sending each warning's message to ch.
 type chanHandler chan<- string
 
