@@ -292,6 +292,15 @@ func (cs *ClientSession) readLoop() {
 	for {
 		frame, err := cs.conn.Read(cs.ctx)
 		if err != nil {
+			// A failed request may wrap a *FrameTooLargeError: it is
+			// looked for first.
+			var failed *RequestFailedError
+			if errors.As(err, &failed) {
+				if !cs.calls.fail(failed.ID, failed.Err) {
+					cs.client.logger.Debug("mcp: client: lost request no call waits for", "id", failed.ID.String(), "err", failed.Err)
+				}
+				continue
+			}
 			var tooLarge *FrameTooLargeError
 			if errors.As(err, &tooLarge) {
 				cs.client.logger.Warn("mcp: client: message from server dropped", "err", err)

@@ -139,6 +139,9 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *OutgoingMessage) (jso
 // false when the session ended first.
 func (cs *ClientSession) answer(m *OutgoingMessage, resp *jsonrpc.Response, ok bool) (json.RawMessage, error) {
 	if !ok {
+		if err := cs.calls.failure(m.ID); err != nil {
+			return nil, fmt.Errorf("mcp: %s: %w", m.Method, err)
+		}
 		return nil, fmt.Errorf("mcp: %s: %w", m.Method, cs.endedErr())
 	}
 	if resp.Error != nil {

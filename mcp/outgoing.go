@@ -14,7 +14,10 @@ type outgoing struct {
 	mu      sync.Mutex
 	nextID  int64
 	pending map[jsonrpc.ID]chan *jsonrpc.Response
-	closed  bool
+	// failed holds the error of a request the transport lost (fail),
+	// until its waiter reads it (failure) or stops waiting (forget).
+	failed map[jsonrpc.ID]error
+	closed bool
 }
 
 // start allocates an id and the channel its response will arrive on.
@@ -50,7 +53,36 @@ func (o *outgoing) deliver(resp *jsonrpc.Response) bool {
 func (o *outgoing) forget(id jsonrpc.ID) {
 	o.mu.Lock()
 	delete(o.pending, id)
+	delete(o.failed, id)
 	o.mu.Unlock()
+}
+
+// fail ends the wait for request id with err instead of a response: its
+// channel is closed and failure then returns err. It reports whether a
+// waiter was there.
+func (o *outgoing) fail(id jsonrpc.ID, err error) bool {
+	o.mu.Lock()
+	ch, ok := o.pending[id]
+	if ok {
+		delete(o.pending, id)
+		if o.failed == nil {
+			o.failed = make(map[jsonrpc.ID]error)
+		}
+		o.failed[id] = err
+		close(ch)
+	}
+	o.mu.Unlock()
+	return ok
+}
+
+// failure returns (and forgets) the error fail recorded for request id,
+// or nil.
+func (o *outgoing) failure(id jsonrpc.ID) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	err := o.failed[id]
+	delete(o.failed, id)
+	return err
 }
 
 // closeAll fails every waiter by closing its channel and refuses new

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // A Transport opens a Connection to a peer: stdio, an in-memory pipe, a
@@ -27,7 +29,9 @@ type Connection interface {
 	// still answers what it has read; an error that is both io.EOF and
 	// ErrConnectionClosed means the connection is gone both ways. A
 	// *FrameTooLargeError reports a frame that was skipped; the connection
-	// remains usable.
+	// remains usable. A *RequestFailedError reports a request the
+	// transport lost: the call waiting for it fails with its Err, and the
+	// connection remains usable.
 	Read(ctx context.Context) ([]byte, error)
 	// Write sends one frame. The frame is not retained after Write returns.
 	Write(ctx context.Context, frame []byte) error
@@ -44,6 +48,26 @@ type FrameTooLargeError struct {
 func (e *FrameTooLargeError) Error() string {
 	return fmt.Sprintf("mcp: message exceeds the limit of %d bytes", e.Limit)
 }
+
+// RequestFailedError is returned by a client Connection's Read when the
+// transport knows that a request it sent will never be answered: its
+// response stream ended and could not be resumed, or the response was
+// over the transport's size limit. The ClientSession fails the call
+// waiting for request ID with an error wrapping Err (so errors.Is and
+// errors.As reach the transport's own error) and reads on: the
+// connection remains usable. A call always ends, with a result or an
+// error.
+type RequestFailedError struct {
+	ID  jsonrpc.ID
+	Err error
+}
+
+func (e *RequestFailedError) Error() string {
+	return fmt.Sprintf("mcp: request %s failed: %v", e.ID.String(), e.Err)
+}
+
+// Unwrap returns Err.
+func (e *RequestFailedError) Unwrap() error { return e.Err }
 
 // ErrConnectionClosed is returned by operations on a closed connection or
 // session.

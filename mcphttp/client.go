@@ -26,6 +26,19 @@ import (
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
 var ErrSessionExpired = errors.New("mcphttp: session expired")
 
+// ErrStreamLost is wrapped by the error of a call whose response stream
+// ended before the response and could not be resumed: the stream had no
+// event id to resume from, the server refused the GET with Last-Event-ID,
+// or ClientTransport.MaxReconnects attempts failed. The server may or may
+// not have run the request.
+var ErrStreamLost = errors.New("mcphttp: the response stream ended before the response")
+
+// ErrNoResponse is wrapped by the error of a call that the server answered
+// with a 2xx status but neither a JSON response nor an event stream (a
+// 202 Accepted, or an empty body), where the spec requires one of them
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+var ErrNoResponse = errors.New("mcphttp: the server answered the request without a response")
+
 // StatusError reports an HTTP response the client transport could not use.
 // RPCError holds the JSON-RPC error of the body, when it had one.
 type StatusError struct {
@@ -71,7 +84,13 @@ func (e *StatusError) Unwrap() error {
 // subscription ends); there is no GET stream, no resumption and no DELETE,
 // and cancelling the request closes its stream instead of sending
 // notifications/cancelled. A stream that ends before its response fails
-// the request with a -32603 error saying it was lost.
+// the request with an error wrapping ErrStreamLost.
+//
+// Every request ends with its response or an error: a session-era stream
+// that ends before the response is resumed (GET with Last-Event-ID, at
+// most MaxReconnects times) when its events had ids, and otherwise fails
+// the call with ErrStreamLost; a response over MaxMessageBytes fails it
+// with a *mcp.FrameTooLargeError.
 type ClientTransport struct {
 	// URL is the MCP endpoint, such as http://127.0.0.1:8080/mcp.
 	URL string
@@ -85,6 +104,19 @@ type ClientTransport struct {
 	// DefaultRetry is the wait before a reconnection when the server sent
 	// no retry field. If zero, 1 second.
 	DefaultRetry time.Duration
+	// MaxRetryWait caps the wait before a reconnection that the server's
+	// retry field asks for
+	// (https://html.spec.whatwg.org/multipage/server-sent-events.html#concept-event-stream-reconnection-time),
+	// so that a server cannot hold a call for days. If zero,
+	// DefaultMaxRetryWait (30 seconds).
+	MaxRetryWait time.Duration
+	// MaxMessageBytes limits one message from the server: a JSON response
+	// body, or the data of one SSE event. A JSON body over it fails its
+	// call with an error wrapping *mcp.FrameTooLargeError; a stream with
+	// an event over it is dropped, failing the call it answers (if any)
+	// the same way, and is not resumed. If zero, mcp.DefaultMaxMessageBytes
+	// (4 MiB, as the stdio transport); negative means no limit.
+	MaxMessageBytes int
 	// NoStandaloneStream, if set, never opens the GET stream for
 	// server-initiated messages.
 	NoStandaloneStream bool
@@ -100,7 +132,7 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &clientConn{
 		t:        t,
 		client:   t.HTTPClient,
-		incoming: make(chan []byte, 64),
+		incoming: make(chan inbound, 64),
 		closed:   make(chan struct{}),
 		logger:   t.Logger,
 	}
@@ -114,11 +146,21 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return c, nil
 }
 
+// DefaultMaxRetryWait is the default of ClientTransport.MaxRetryWait.
+const DefaultMaxRetryWait = 30 * time.Second
+
+// inbound is what Read returns next: a frame from the server, or the
+// failure of a request the transport lost (a *mcp.RequestFailedError).
+type inbound struct {
+	frame []byte
+	err   error
+}
+
 type clientConn struct {
 	t        *ClientTransport
 	client   *http.Client
 	logger   *slog.Logger
-	incoming chan []byte
+	incoming chan inbound
 
 	mu              sync.Mutex
 	sessionID       string
@@ -149,8 +191,8 @@ func (c *clientConn) SessionID() string {
 // Read implements mcp.Connection.
 func (c *clientConn) Read(ctx context.Context) ([]byte, error) {
 	select {
-	case f := <-c.incoming:
-		return f, nil
+	case in := <-c.incoming:
+		return in.frame, in.err
 	case <-c.closed:
 		return nil, io.EOF
 	case <-ctx.Done():
@@ -180,11 +222,61 @@ func (c *clientConn) deliver(frame []byte) bool {
 		}
 	}
 	select {
-	case c.incoming <- frame:
+	case c.incoming <- inbound{frame: frame}:
 		return true
 	case <-c.closed:
 		return false
 	}
+}
+
+// failRequest ends the call waiting for request id with err, after the
+// frames delivered before it; it reports false once the connection is
+// closed.
+func (c *clientConn) failRequest(id jsonrpc.ID, err error) bool {
+	select {
+	case c.incoming <- inbound{err: &mcp.RequestFailedError{ID: id, Err: err}}:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// isClosed reports whether Close has begun.
+func (c *clientConn) isClosed() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// maxMessage is the limit on one message from the server; 0 means none.
+func (c *clientConn) maxMessage() int {
+	switch n := c.t.MaxMessageBytes; {
+	case n == 0:
+		return mcp.DefaultMaxMessageBytes
+	case n < 0:
+		return 0
+	default:
+		return n
+	}
+}
+
+// readMessage reads a JSON response body of at most maxMessage bytes.
+func (c *clientConn) readMessage(body io.Reader) ([]byte, error) {
+	max := c.maxMessage()
+	if max == 0 {
+		return io.ReadAll(body)
+	}
+	data, err := io.ReadAll(io.LimitReader(body, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > max {
+		return nil, &mcp.FrameTooLargeError{Limit: max}
+	}
+	return data, nil
 }
 
 // Write implements mcp.Connection: it POSTs one frame.
@@ -199,13 +291,14 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 		return fmt.Errorf("mcphttp: refusing to send an invalid message: %w", err)
 	}
 	var reqID jsonrpc.ID
+	method := ""
 	isInitialized := false
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if version, ok := mcp.ModernProtocolVersion(m.Params); ok {
 			return c.writeModern(ctx, m, version, frame) // client_modern.go
 		}
-		reqID = m.ID
+		reqID, method = m.ID, m.Method
 		if m.Method == "initialize" {
 			c.mu.Lock()
 			c.initID = m.ID
@@ -243,34 +336,45 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 	if isInitialized {
 		c.startStandalone(ctx)
 	}
+	// The body is read by its Content-Type whatever the 2xx status: some
+	// servers answer a request with 202 Accepted and an event stream.
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
-	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
-		resp.Body.Close()
-		return nil
-	case mediaType == "text/event-stream":
+	case mediaType == mediaSSE:
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
 			c.readStream(resp, reqID)
 		}()
 		return nil
-	case mediaType == "application/json":
-		data, err := io.ReadAll(resp.Body)
+	case mediaType == mediaJSON:
+		data, err := c.readMessage(resp.Body)
 		resp.Body.Close()
 		if err != nil {
-			return fmt.Errorf("mcphttp: reading response: %w", err)
+			if reqID.IsValid() {
+				return fmt.Errorf("mcphttp: reading the response to %s: %w", method, err)
+			}
+			return fmt.Errorf("mcphttp: reading the response: %w", err)
 		}
 		data = bytes.TrimSpace(data)
 		if len(data) > 0 {
 			c.deliver(data)
-		}
-		return nil
-	default:
-		resp.Body.Close()
-		if !reqID.IsValid() {
 			return nil
 		}
+		if reqID.IsValid() {
+			return fmt.Errorf("%w: %s got HTTP %d with an empty body", ErrNoResponse, method, resp.StatusCode)
+		}
+		return nil
+	case !reqID.IsValid():
+		// A notification or a response: 202 Accepted is the answer.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		resp.Body.Close()
+		return nil
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		resp.Body.Close()
+		return fmt.Errorf("%w: %s got HTTP %d", ErrNoResponse, method, resp.StatusCode)
+	default:
+		resp.Body.Close()
 		return fmt.Errorf("mcphttp: unexpected response Content-Type %q", resp.Header.Get("Content-Type"))
 	}
 }
@@ -381,9 +485,20 @@ func (c *clientConn) standaloneLoop(answered chan struct{}) {
 			resp.Body.Close()
 			failures++
 		} else {
-			failures = 0
 			st := c.consume(resp.Body, jsonrpc.ID{})
 			resp.Body.Close()
+			if st.events > 0 {
+				failures = 0
+			} else {
+				// A stream that ends without an event is no better
+				// than a refused one: it is not reopened for ever.
+				failures++
+			}
+			if st.tooLarge != nil {
+				// Resuming would only replay the event.
+				c.logger.Warn("mcphttp: standalone GET stream dropped", "err", st.tooLarge)
+				return
+			}
 			if st.lastID != "" {
 				lastID = st.lastID
 			}
@@ -391,7 +506,11 @@ func (c *clientConn) standaloneLoop(answered chan struct{}) {
 				retry = st.retry
 			}
 		}
+		if c.isClosed() {
+			return
+		}
 		if c.t.MaxReconnects < 0 || failures > c.maxReconnects() {
+			c.logger.Warn("mcphttp: standalone GET stream lost; server-initiated messages outside requests will not arrive", "failures", failures, "err", err)
 			return
 		}
 		if !c.wait(retry) {
@@ -407,7 +526,8 @@ func (c *clientConn) maxReconnects() int {
 	return c.t.MaxReconnects
 }
 
-// wait sleeps for the reconnection delay, or returns false on Close.
+// wait sleeps for the reconnection delay (the server's retry d, at most
+// MaxRetryWait), or returns false on Close.
 func (c *clientConn) wait(d time.Duration) bool {
 	if d <= 0 {
 		d = c.t.DefaultRetry
@@ -415,6 +535,11 @@ func (c *clientConn) wait(d time.Duration) bool {
 			d = time.Second
 		}
 	}
+	max := c.t.MaxRetryWait
+	if max <= 0 {
+		max = DefaultMaxRetryWait
+	}
+	d = min(d, max)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -439,37 +564,78 @@ func (c *clientConn) get(lastID string) (*http.Response, error) {
 }
 
 // readStream reads a POST's SSE stream. If it breaks before the response
-// to reqID arrived, it resumes with GET and Last-Event-ID.
+// to reqID arrived, it resumes with GET and Last-Event-ID, at most
+// MaxReconnects times; when it cannot, the request fails with
+// ErrStreamLost, so that its call never waits for ever
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
 func (c *clientConn) readStream(resp *http.Response, reqID jsonrpc.ID) {
 	st := c.consume(resp.Body, reqID)
 	resp.Body.Close()
-	attempts := 0
-	for !st.answered && reqID.IsValid() && st.lastID != "" && c.t.MaxReconnects >= 0 && attempts < c.maxReconnects() {
-		attempts++
+	if !reqID.IsValid() || st.answered || c.isClosed() {
+		return
+	}
+	if err := c.resume(reqID, st); err != nil && !c.isClosed() {
+		c.failRequest(reqID, err)
+	}
+}
+
+// resume resumes the stream of request reqID after it broke with st, and
+// returns nil once the response has been delivered (or on Close), or
+// why the request is lost: MaxReconnects attempts in a row failed or
+// brought no new event.
+func (c *clientConn) resume(reqID jsonrpc.ID, st streamState) error {
+	switch {
+	case st.tooLarge != nil:
+		return fmt.Errorf("mcphttp: the response stream was dropped: %w", st.tooLarge)
+	case st.lastID == "":
+		return fmt.Errorf("%w, and it had no event id to resume it with", ErrStreamLost)
+	case c.t.MaxReconnects < 0:
+		return fmt.Errorf("%w, and resumption is disabled", ErrStreamLost)
+	}
+	var lastErr error
+	for attempt := 1; attempt <= c.maxReconnects(); attempt++ {
 		if !c.wait(st.retry) {
-			return
+			return nil
 		}
 		r, err := c.get(st.lastID)
 		if err != nil {
-			if c.bg.Err() != nil {
-				return
+			if c.isClosed() {
+				return nil
 			}
+			lastErr = err
 			continue
 		}
-		if r.StatusCode != http.StatusOK {
-			r.Body.Close()
-			return
+		switch {
+		case r.StatusCode >= 500 || r.StatusCode == http.StatusTooManyRequests:
+			// The server is restarting or busy: try again.
+			lastErr = c.checkStatus(r)
+			continue
+		case r.StatusCode != http.StatusOK:
+			return fmt.Errorf("%w, and the server refused to resume it: %w", ErrStreamLost, c.checkStatus(r))
 		}
 		next := c.consume(r.Body, reqID)
 		r.Body.Close()
-		if next.lastID != "" {
+		switch {
+		case next.answered || c.isClosed():
+			return nil
+		case next.tooLarge != nil:
+			return fmt.Errorf("mcphttp: the response stream was dropped: %w", next.tooLarge)
+		}
+		if next.lastID != "" && next.lastID != st.lastID {
+			// The stream moved on (a long request reporting
+			// progress): the attempts count afresh.
 			st.lastID = next.lastID
+			attempt = 0
 		}
 		if next.retry > 0 {
 			st.retry = next.retry
 		}
-		st.answered = next.answered
+		lastErr = nil
 	}
+	if lastErr != nil {
+		return fmt.Errorf("%w, and %d attempts to resume it failed: %w", ErrStreamLost, c.maxReconnects(), lastErr)
+	}
+	return fmt.Errorf("%w, and %d attempts in a row to resume it ended without it", ErrStreamLost, c.maxReconnects())
 }
 
 // streamState is what reading an SSE stream learned.
@@ -477,6 +643,11 @@ type streamState struct {
 	lastID   string
 	retry    time.Duration
 	answered bool
+	// events counts the events dispatched (with data or an id).
+	events int
+	// tooLarge is set when the stream was dropped at an event (or a
+	// line) over the message limit.
+	tooLarge *mcp.FrameTooLargeError
 }
 
 // consume reads SSE events (https://html.spec.whatwg.org/multipage/server-sent-events.html)
@@ -486,21 +657,38 @@ func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID) streamState {
 	return c.consumeWith(body, reqID, c.deliver)
 }
 
-// consumeWith is consume with each message handed to deliver.
+// consumeWith is consume with each message handed to deliver. An event
+// whose data (or a line) exceeds the message limit ends the reading, with
+// st.tooLarge set.
 func (c *clientConn) consumeWith(body io.Reader, reqID jsonrpc.ID, deliver func([]byte) bool) streamState {
 	var st streamState
+	max := c.maxMessage()
+	lineMax := 0
+	if max > 0 {
+		// Room for the field name, the space and the line end.
+		lineMax = max + 64
+	}
 	r := bufio.NewReaderSize(body, 32<<10)
 	var data bytes.Buffer
+	var buf []byte
 	event, id := "", ""
 	hasData := false
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := readLine(r, buf[:0], lineMax)
+		buf = line
+		if errors.Is(err, errLineTooLong) {
+			st.tooLarge = &mcp.FrameTooLargeError{Limit: max}
+			return st
+		}
 		if len(line) > 0 || err == nil {
 			line = bytes.TrimRight(line, "\r\n")
 			switch {
 			case len(line) == 0:
 				if id != "" {
 					st.lastID = id
+				}
+				if id != "" || hasData {
+					st.events++
 				}
 				if hasData && (event == "" || event == "message") && len(bytes.TrimSpace(data.Bytes())) > 0 {
 					frame := bytes.Clone(data.Bytes())
@@ -521,6 +709,14 @@ func (c *clientConn) consumeWith(body io.Reader, reqID jsonrpc.ID, deliver func(
 				value = bytes.TrimPrefix(value, []byte(" "))
 				switch string(field) {
 				case "data":
+					sep := 0
+					if hasData {
+						sep = 1
+					}
+					if max > 0 && data.Len()+sep+len(value) > max {
+						st.tooLarge = &mcp.FrameTooLargeError{Limit: max}
+						return st
+					}
 					if hasData {
 						data.WriteByte('\n')
 					}
@@ -542,6 +738,24 @@ func (c *clientConn) consumeWith(body io.Reader, reqID jsonrpc.ID, deliver func(
 		}
 		if err != nil {
 			return st
+		}
+	}
+}
+
+// errLineTooLong is readLine's error for a line over its limit.
+var errLineTooLong = errors.New("mcphttp: SSE line too long")
+
+// readLine appends the next line of r, with its '\n' if any, to buf; at
+// most max bytes (0: no limit), or errLineTooLong.
+func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if max > 0 && len(buf)+len(chunk) > max {
+			return buf, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
 		}
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -98,43 +97,37 @@ func (c *clientConn) writeModern(ctx context.Context, req *jsonrpc.Request, vers
 			defer finish()
 			st := c.consumeWith(resp.Body, req.ID, func(f []byte) bool { return c.deliverModern(f, req.Method) })
 			resp.Body.Close()
-			if !st.answered && rctx.Err() == nil {
+			switch {
+			case st.answered || rctx.Err() != nil || c.isClosed():
+			case st.tooLarge != nil:
+				c.failRequest(req.ID, fmt.Errorf("mcphttp: the response stream was dropped: %w", st.tooLarge))
+			default:
 				// The stateless era has no resumption: the request is
 				// lost, and its caller must not wait for it.
-				c.deliver(lostResponse(req.ID))
+				c.failRequest(req.ID, fmt.Errorf("%w; the stateless era cannot resume it, and the request may be sent again", ErrStreamLost))
 			}
 		}()
 		return nil
 	case mediaType == mediaJSON:
-		data, err := io.ReadAll(resp.Body)
+		data, err := c.readMessage(resp.Body)
 		resp.Body.Close()
 		finish()
 		if err != nil {
-			return fmt.Errorf("mcphttp: reading response: %w", err)
+			return fmt.Errorf("mcphttp: reading the response to %s: %w", req.Method, err)
 		}
 		if data = bytes.TrimSpace(data); len(data) > 0 {
 			c.deliverModern(data, req.Method)
 			return nil
 		}
-		return errors.New("mcphttp: the server answered a request with an empty body")
+		return fmt.Errorf("%w: %s got HTTP %d with an empty body", ErrNoResponse, req.Method, resp.StatusCode)
 	default:
 		resp.Body.Close()
 		finish()
 		if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent {
-			return fmt.Errorf("mcphttp: the server answered %s with HTTP %d and no response", req.Method, resp.StatusCode)
+			return fmt.Errorf("%w: %s got HTTP %d", ErrNoResponse, req.Method, resp.StatusCode)
 		}
 		return fmt.Errorf("mcphttp: unexpected response Content-Type %q", resp.Header.Get("Content-Type"))
 	}
-}
-
-// lostResponse is the error a request gets when its stream ended before
-// its response.
-func lostResponse(id jsonrpc.ID) []byte {
-	b, _ := jsonrpc.Encode(jsonrpc.NewErrorResponse(id, &jsonrpc.Error{
-		Code:    jsonrpc.CodeInternalError,
-		Message: "mcphttp: the response stream ended before the response; the request is lost and may be sent again",
-	}))
-	return b
 }
 
 // postModern sends one stateless-era POST with the request metadata
@@ -410,7 +403,7 @@ func (c *clientConn) internalCall(ctx context.Context, req *jsonrpc.Request, ver
 	case mediaSSE:
 		c.consumeWith(resp.Body, req.ID, take)
 	case mediaJSON:
-		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		data, err := c.readMessage(resp.Body)
 		if err != nil {
 			return nil, false
 		}

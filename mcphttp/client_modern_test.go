@@ -612,9 +612,9 @@ func TestModernLostStream(t *testing.T) {
 	cs := connectModern(t, f.URL, nil)
 	defer cs.Close()
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "t"})
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || !strings.Contains(rpcErr.Message, "stream ended before the response") {
-		t.Errorf("CallTool error = %v, want the lost-stream error", err)
+	want := "mcp: tools/call: mcphttp: the response stream ended before the response; the stateless era cannot resume it, and the request may be sent again"
+	if !errors.Is(err, mcphttp.ErrStreamLost) || err.Error() != want {
+		t.Errorf("CallTool error = %v, want %q", err, want)
 	}
 }
 

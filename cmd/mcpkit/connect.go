@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os/exec"
 	"strings"
+	"time"
 
+	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 )
@@ -16,14 +21,24 @@ import (
 // so that another way to reach a server (--url for Streamable HTTP) is one
 // more flag and one more case there.
 type clientFlags struct {
-	json bool
-	url  string
-	era  string
+	json       bool
+	url        string
+	era        string
+	timeout    time.Duration
+	maxTimeout time.Duration
 }
+
+// Defaults of --timeout and --max-timeout.
+const (
+	defaultTimeout    = 60 * time.Second
+	defaultMaxTimeout = 10 * time.Minute
+)
 
 func (f *clientFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print the server's JSON result instead of a human-readable summary")
 	fs.StringVar(&f.url, "url", "", "talk to the Streamable HTTP server at `URL` (such as http://127.0.0.1:8080/mcp)")
+	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "how long each request waits for the server's answer (connecting included); a progress notification restarts the wait; 0: no limit")
+	fs.DurationVar(&f.maxTimeout, "max-timeout", defaultMaxTimeout, "the most a request may wait however much progress it reports; 0: no bound but --timeout")
 	fs.StringVar(&f.era, "era", "auto", "the protocol era: auto (probe with server/discover, fall back to initialize), legacy (initialize, 2025-11-25 and older) or modern (2026-07-28, no handshake)")
 }
 
@@ -77,8 +92,21 @@ func (f *clientFlags) connect(ctx context.Context, e *env, command []string) (*m
 	if err != nil {
 		return nil, err
 	}
+	timeout, maxTimeout := max(f.timeout, 0), max(f.maxTimeout, 0)
+	switch {
+	case timeout == 0:
+		maxTimeout = 0 // no limit at all
+	case maxTimeout == 0:
+		// No bound but --timeout: progress extends a request for ever.
+		maxTimeout = time.Duration(math.MaxInt64)
+	}
+	e.timeout = timeout
 	client := mcp.NewClient(mcp.Implementation{Name: "mcpkit", Version: version}, &mcp.ClientOptions{
 		ProtocolEra: era,
+		// The library's timeouts: each request, connecting included,
+		// waits --timeout, restarted by progress up to --max-timeout.
+		RequestTimeout:    timeout,
+		MaxRequestTimeout: maxTimeout,
 		// Stateless-era servers send log messages only to requests
 		// that ask for them.
 		LogLevel: mcp.LevelInfo,
@@ -122,4 +150,19 @@ func connectForList(ctx context.Context, e *env, verb string, args []string) (*m
 		return nil, nil, err
 	}
 	return cs, f, nil
+}
+
+// listOffered lists the items of a feature the server may not offer:
+// when the server declared no such capability, or answers -32601, the
+// list is empty (none), not an error.
+func listOffered(ctx context.Context, cs *mcp.ClientSession, declared bool, method, member string) ([]json.RawMessage, error) {
+	if !declared {
+		return []json.RawMessage{}, nil
+	}
+	items, err := listAll(ctx, cs, method, member)
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeMethodNotFound {
+		return []json.RawMessage{}, nil
+	}
+	return items, err
 }

@@ -12,8 +12,9 @@
 // The client verbs start the server as COMMAND and speak MCP over its stdin
 // and stdout (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio).
 // Output is for people unless --json is given. Errors go to stderr with a
-// non-zero exit status: 1 when the server or the tool failed, 2 for a
-// mistake on the command line.
+// non-zero exit status: 1 when the server or the tool failed (or did not
+// answer within --timeout), 2 for a mistake on the command line, and
+// 128+N when signal N (SIGINT: 130, SIGTERM: 143) stopped a client verb.
 package main
 
 import (
@@ -24,6 +25,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // version is what mcpkit says about itself to servers.
@@ -37,10 +41,46 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runProcess())
+}
+
+// runProcess is main without os.Exit: run with the process's arguments
+// and streams, and a context that SIGINT or SIGTERM ends with a
+// *signalError cause. A second signal kills the process the usual way.
+func runProcess() int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case sig := <-sigs:
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			if s, ok := sig.(syscall.Signal); ok {
+				cancel(&signalError{sig: s})
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// signalError is the cause of the run context's end when a signal
+// stopped the program.
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "stopped by " + e.sig.String() }
+
+// exitStatus is the conventional status of a process a signal stopped.
+func (e *signalError) exitStatus() int { return 128 + int(e.sig) }
+
+// message is what the person who sent the signal is told.
+func (e *signalError) message() string {
+	if e.sig == syscall.SIGINT {
+		return "interrupted"
+	}
+	return e.Error()
 }
 
 // usageError is a mistake on the command line: reported with the usage
@@ -68,6 +108,9 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// timeout is the --timeout of the client verb being run, once its
+	// flags are parsed.
+	timeout time.Duration
 }
 
 const usage = `mcpkit is a command-line tool for the Model Context Protocol.
@@ -77,6 +120,8 @@ Usage:
         run the reference server (internal/everything) on stdin/stdout
   mcpkit serve --http ADDR [--path /mcp] [--stateless] [--json-response]
                [--max-sessions N] [--idle-timeout D] [--allowed-origin URL]
+               [--conn-idle-timeout D] [--read-header-timeout D]
+               [--max-header-bytes N] [--shutdown-timeout D]
         serve it over Streamable HTTP at http://ADDR/mcp
   mcpkit tools list [--json] (--url URL | -- COMMAND [ARG...])
         list the tools of the server at URL, or of the one COMMAND starts
@@ -91,6 +136,10 @@ Usage:
   mcpkit prompts get NAME [--args JSON] [--json] (--url URL | -- COMMAND [ARG...])
         get prompt NAME with the JSON object of strings ARGS as arguments
 
+  Every client verb takes --timeout D (default 60s): how long a request
+  waits for its answer, restarted by each progress notification up to
+  --max-timeout D (default 10m).
+
 Examples:
   mcpkit tools call echo --args '{"text":"hi"}' -- mcpkit serve
   mcpkit serve --http 127.0.0.1:8080 &
@@ -103,9 +152,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	err := dispatch(ctx, e, args)
 	var usageErr *usageError
 	var exitErr *exitCodeError
+	var sigErr *signalError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(context.Cause(ctx), &sigErr):
+		fmt.Fprintf(stderr, "mcpkit: %s\n", sigErr.message())
+		return sigErr.exitStatus()
+	case errors.Is(err, mcp.ErrRequestTimeout) && e.timeout > 0:
+		fmt.Fprintf(stderr, "mcpkit: timed out: the server did not answer within %v (see --timeout)\n", e.timeout)
+		return exitError
 	case errors.Is(err, errHelp):
 		fmt.Fprint(stdout, usage)
 		return exitOK

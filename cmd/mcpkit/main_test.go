@@ -23,7 +23,13 @@ const asMcpkitEnv = "MCPKIT_CLI_TEST_AS_MCPKIT"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMcpkitEnv) == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		if len(os.Args) > 1 {
+			if play, ok := testServers[os.Args[1]]; ok {
+				play(os.Args[2:])
+				os.Exit(0)
+			}
+		}
+		os.Exit(runProcess())
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -15,7 +15,9 @@ import (
 // promptsList implements `mcpkit prompts list`: every prompt of the
 // server, all pages. People get one line per prompt: name, arguments
 // (optional ones in brackets) and description; --json gives
-// {"prompts":[...]} with the prompts as the server sent them.
+// {"prompts":[...]} with the prompts as the server sent them. A server
+// that did not declare the prompts capability, or answers -32601, simply
+// has none.
 func promptsList(ctx context.Context, e *env, args []string) error {
 	cs, f, err := connectForList(ctx, e, "prompts list", args)
 	if err != nil {
@@ -23,7 +25,8 @@ func promptsList(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeSession(e, cs)
 
-	prompts, err := listAll(ctx, cs, "prompts/list", "prompts")
+	caps := cs.ServerCapabilities()
+	prompts, err := listOffered(ctx, cs, caps == nil || caps.Prompts != nil, "prompts/list", "prompts")
 	if err != nil {
 		return err
 	}

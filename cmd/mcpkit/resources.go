@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -17,8 +15,8 @@ import (
 // server, then every resource template, all pages. People get one line
 // each: URI (or URI template), MIME type and description; --json gives
 // {"resources":[...],"resourceTemplates":[...]} with the items as the
-// server sent them. A server that answers resources/templates/list with
-// -32601 simply has no templates.
+// server sent them. A server that did not declare the resources
+// capability, or answers a list method with -32601, simply has none.
 func resourcesList(ctx context.Context, e *env, args []string) error {
 	cs, f, err := connectForList(ctx, e, "resources list", args)
 	if err != nil {
@@ -26,15 +24,13 @@ func resourcesList(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeSession(e, cs)
 
-	resources, err := listAll(ctx, cs, "resources/list", "resources")
+	caps := cs.ServerCapabilities()
+	declared := caps == nil || caps.Resources != nil
+	resources, err := listOffered(ctx, cs, declared, "resources/list", "resources")
 	if err != nil {
 		return err
 	}
-	templates, err := listAll(ctx, cs, "resources/templates/list", "resourceTemplates")
-	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeMethodNotFound {
-		templates, err = []json.RawMessage{}, nil
-	}
+	templates, err := listOffered(ctx, cs, declared, "resources/templates/list", "resourceTemplates")
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/everything"
@@ -27,7 +32,31 @@ type serveFlags struct {
 	maxSessions    int
 	idleTimeout    time.Duration
 	allowedOrigins stringList
+
+	connIdleTimeout   time.Duration
+	readHeaderTimeout time.Duration
+	maxHeaderBytes    int
+	shutdownTimeout   time.Duration
 }
+
+// The defaults of serve --http's connection limits.
+const (
+	// defaultConnIdleTimeout closes a keep-alive connection idle this
+	// long, so that idle clients cannot hold the process's file
+	// descriptors (http.Server.IdleTimeout).
+	defaultConnIdleTimeout = 2 * time.Minute
+	// defaultReadHeaderTimeout bounds the reading of a request's headers
+	// (http.Server.ReadHeaderTimeout). There is deliberately no
+	// ReadTimeout or WriteTimeout: they would cut SSE streams and long
+	// requests; the handler bounds the reading of each body.
+	defaultReadHeaderTimeout = 10 * time.Second
+	// defaultMaxHeaderBytes bounds a request's headers
+	// (http.Server.MaxHeaderBytes); a request over it gets 431.
+	defaultMaxHeaderBytes = 256 << 10
+	// defaultShutdownTimeout is how long SIGINT or SIGTERM lets the
+	// requests in flight finish before their connections are closed.
+	defaultShutdownTimeout = 10 * time.Second
+)
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -45,6 +74,10 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.IntVar(&f.maxSessions, "max-sessions", mcphttp.DefaultMaxSessions, "with --http, the most sessions open at once")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", mcphttp.DefaultIdleTimeout, "with --http, close sessions idle this long (negative: never)")
 	fs.Var(&f.allowedOrigins, "allowed-origin", "with --http, also accept requests with this Origin `URL` (repeatable)")
+	fs.DurationVar(&f.connIdleTimeout, "conn-idle-timeout", defaultConnIdleTimeout, "with --http, close keep-alive connections idle this long")
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "with --http, the time a client has to send a request's headers")
+	fs.IntVar(&f.maxHeaderBytes, "max-header-bytes", defaultMaxHeaderBytes, "with --http, the most bytes of headers a request may have (431 past it)")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "with --http, on SIGINT or SIGTERM, how long requests in flight get to finish before their connections are closed")
 	return fs
 }
 
@@ -59,7 +92,17 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if len(positional) > 0 {
 		return usagef("serve: unexpected argument %q", positional[0])
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.logLevel}))
+	// A closed stderr (a client that closed the pipe, as mcp-go's stdio
+	// client does on Close) must not kill the server: the Go runtime
+	// kills a program that writes to a broken pipe on fd 1 or 2 with
+	// SIGPIPE unless SIGPIPE is being notified, when the write fails
+	// with EPIPE instead (os/signal, "SIGPIPE"); the log writer then
+	// swallows the error. A broken stdout then ends the session like
+	// any failed write.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	logger := slog.New(slog.NewTextHandler(&logSink{w: e.stderr}, &slog.HandlerOptions{Level: f.logLevel}))
 	s := everything.NewServer(&everything.Options{ServerOptions: &mcp.ServerOptions{Logger: logger}})
 	if f.httpAddr != "" {
 		return serveHTTP(ctx, s, &f, logger)
@@ -84,9 +127,29 @@ func serve(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// logSink is the log output: a failed write (stderr closed) is swallowed,
+// and later ones are not tried; logs must never stop the server.
+type logSink struct {
+	mu     sync.Mutex
+	w      io.Writer
+	broken bool
+}
+
+func (l *logSink) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.broken {
+		if _, err := l.w.Write(p); err != nil {
+			l.broken = true
+		}
+	}
+	return len(p), nil
+}
+
 // serveHTTP serves s over Streamable HTTP until ctx is done (SIGINT or
-// SIGTERM), then shuts down gracefully: the listener closes, sessions end,
-// and requests in flight get a few seconds to finish.
+// SIGTERM), then shuts down gracefully: the listener closes, the handler
+// and the server let requests in flight finish for --shutdown-timeout,
+// and then close whatever is left.
 func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.Logger) error {
 	h := mcphttp.NewHandler(s, &mcphttp.Options{
 		Stateless:      f.stateless,
@@ -103,7 +166,13 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	srv := &http.Server{
+		Handler:           mux,
+		IdleTimeout:       f.connIdleTimeout,
+		ReadHeaderTimeout: f.readHeaderTimeout,
+		MaxHeaderBytes:    f.maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 	logger.Info("mcpkit serve: serving the reference server", "transport", "http",
 		"url", "http://"+ln.Addr().String()+f.path, "stateless", f.stateless, "json_response", f.jsonResponse,
 		"server", everything.Name, "version", everything.Version)
@@ -115,12 +184,28 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("mcpkit serve: shutting down", "reason", context.Cause(ctx))
-	h.Close() // ends sessions, so their SSE streams finish
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	logger.Info("mcpkit serve: shutting down", "reason", context.Cause(ctx), "timeout", f.shutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("serve: shutdown: %w", err)
+	// The handler ends its streams, so that the server's Shutdown, which
+	// waits for every response to end, can finish.
+	handlerDone := make(chan error, 1)
+	go func() { handlerDone <- h.Shutdown(shutdownCtx) }()
+	srvErr := srv.Shutdown(shutdownCtx)
+	select {
+	case err := <-handlerDone:
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			logger.Warn("mcpkit serve: handler shutdown", "err", err)
+		}
+	case <-shutdownCtx.Done():
+	}
+	if shutdownCtx.Err() != nil {
+		// Clients that still hold connections lose them: the process
+		// exits within --shutdown-timeout whatever they do.
+		logger.Warn("mcpkit serve: shutdown timed out; closing the connections left")
+		srv.Close()
+	} else if srvErr != nil {
+		return fmt.Errorf("serve: shutdown: %w", srvErr)
 	}
 	<-done
 	logger.Info("mcpkit serve: stopped")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -80,8 +81,11 @@ func toolsCall(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeSession(e, cs)
 
+	// The progress token lets a long tool report progress, which
+	// restarts --timeout (up to --max-timeout).
+	params := &mcp.CallToolParams{Name: name, Arguments: arguments, Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("mcpkit-call")}}
 	var raw json.RawMessage
-	if err := cs.Call(ctx, "tools/call", &mcp.CallToolParams{Name: name, Arguments: arguments}, &raw); err != nil {
+	if err := cs.Call(ctx, "tools/call", params, &raw); err != nil {
 		return fmt.Errorf("tools/call %s: %w", name, err)
 	}
 	var res mcp.CallToolResult
