@@ -2,7 +2,6 @@ package gopeers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -391,5 +390,3 @@ func contains(what string, list []string, names ...string) error {
 	}
 	return nil
 }
-
-var _ = errors.New

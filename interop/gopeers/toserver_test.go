@@ -6,11 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -74,11 +72,11 @@ func TestPeerClientsToMcpkit(t *testing.T) {
 }
 
 // dialPeer connects the peer client sdk to mcpkit serve, over stdio (a
-// new process) or at url, asking for version. For an mcp-go stdio client
-// it also returns the server process.
-func dialPeer(ctx context.Context, sdk string, url, version string, withListChanged bool) (peerClient, *exec.Cmd, error) {
+// new process) or at url, asking for version. An mcp-go stdio client keeps
+// the server process in its cmd.
+func dialPeer(ctx context.Context, sdk string, url, version string, withListChanged bool) (peerClient, error) {
 	if buildErr != nil {
-		return nil, nil, buildErr
+		return nil, buildErr
 	}
 	switch sdk {
 	case "go-sdk":
@@ -87,7 +85,10 @@ func dialPeer(ctx context.Context, sdk string, url, version string, withListChan
 			tr = &gosdk.CommandTransport{Command: exec.Command(mcpkitBin, "serve")}
 		}
 		c, err := connectGoSDK(ctx, tr, version, withListChanged)
-		return c, nil, err
+		if err != nil {
+			return nil, err // not a nil *goSDKClient in a non-nil interface
+		}
+		return c, nil
 	case "mcp-go":
 		var tr mcpgotransport.Interface
 		var cmd *exec.Cmd
@@ -102,28 +103,26 @@ func dialPeer(ctx context.Context, sdk string, url, version string, withListChan
 			var err error
 			tr, err = mcpgotransport.NewStreamableHTTP(url)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		// The transport keeps Start's context for the session's life.
 		c, err := connectMCPGo(context.WithoutCancel(ctx), ctx, tr, version)
 		if err != nil {
-			return nil, cmd, err
+			return nil, err
 		}
 		c.cmd = cmd
-		return c, cmd, nil
+		return c, nil
 	}
-	return nil, nil, fmt.Errorf("unknown SDK %q", sdk)
+	return nil, fmt.Errorf("unknown SDK %q", sdk)
 }
-
-var _ = mcpgoclient.NewClient
 
 // peerClientSession runs the checks of one peer client session.
 func peerClientSession(t *testing.T, prefix, sdk string, m serverMode, url, version string) {
 	var c peerClient
 	check(t, prefix+": connect", func(ctx context.Context) error {
 		var err error
-		c, _, err = dialPeer(ctx, sdk, url, version, false)
+		c, err = dialPeer(ctx, sdk, url, version, false)
 		if err != nil {
 			return err
 		}
@@ -275,7 +274,7 @@ func TestSlowCallDoesNotHoldBackOthers(t *testing.T) {
 		for _, v := range []string{"2026-07-28", "2025-11-25"} {
 			prefix := fmt.Sprintf("%s -> mcpkit serve stdio %s", sdk, v)
 			check(t, prefix+": echo answered while slow_compute runs (item 7)", func(ctx context.Context) error {
-				c, _, err := dialPeer(ctx, sdk, "", v, false)
+				c, err := dialPeer(ctx, sdk, "", v, false)
 				if err != nil {
 					return fmt.Errorf("connect: %w", err)
 				}
@@ -317,7 +316,7 @@ func TestSlowCallDoesNotHoldBackOthers(t *testing.T) {
 	check(t, "go-sdk -> mcpkit serve stdio 2026-07-28: tools/list answered after subscriptions/listen (item 7)", func(ctx context.Context) error {
 		for i := range item7Tries {
 			err := func() error {
-				c, _, err := dialPeer(ctx, "go-sdk", "", "2026-07-28", true)
+				c, err := dialPeer(ctx, "go-sdk", "", "2026-07-28", true)
 				if err != nil {
 					return fmt.Errorf("connect (with subscriptions/listen): %w", err)
 				}
@@ -345,8 +344,6 @@ const (
 	item7Tries = 4
 	item7Wait  = 5 * time.Second
 )
-
-var _ = strings.Contains
 
 // TestMcpkitServeSurvivesClosedStderr is item 10's second half, made
 // deterministic: mcp-go's stdio Close closes the read end of the server's
