@@ -133,7 +133,7 @@ rc=0
 (cd "$here/gopeers" && go test -race -count=1 -v ./...) >"$work/out" 2>&1 || rc=$?
 grep -E '^(ok  |FAIL |interop )' "$work/out" || true
 if [ $rc -ne 0 ]; then
-	grep -vE '^(ok  |FAIL |interop |=== RUN|--- PASS)' "$work/out" | tail -n 60
+	grep -vE '^(ok  |FAIL |interop |=== RUN|--- PASS)' "$work/out" | tail -n 60 || true
 	failures+=("$name (exit $rc)")
 fi
 tally "$work/out" "$name"
