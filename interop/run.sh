@@ -144,6 +144,22 @@ for label in "interop mcpkit client vs TypeScript servers" "interop mcpkit clien
 done
 echo "-- $name: $((SECONDS - start)) s"
 
+# The Go peers, both ways: go-sdk and mcp-go (their own module, gopeers/,
+# so that mcpkit's go.mod never requires them). Every check prints "ok  " or
+# "FAIL ", then "interop go-peers: N passed, M failed, 0 skipped".
+name="Go peers: go-sdk and mcp-go <-> mcpkit (go test ./interop/gopeers)"
+echo "== interop: $name"
+start=$SECONDS
+rc=0
+(cd "$here/gopeers" && go test -race -count=1 -v ./...) >"$work/out" 2>&1 || rc=$?
+grep -E '^(ok  |FAIL |interop )' "$work/out" || true
+if [ $rc -ne 0 ]; then
+	grep -vE '^(ok  |FAIL |interop |=== RUN|--- PASS)' "$work/out" | tail -n 60 || true
+	failures+=("$name (exit $rc)")
+fi
+tally "$work/out" "$name"
+echo "-- $name: $((SECONDS - start)) s"
+
 total=$((passed + failed + skipped))
 echo "== interop: $total checks ran: $passed passed, $failed failed, $skipped skipped (not yet in mcpkit's server)"
 if [ "$skipped" -gt 0 ] && [ "$allow_skip" != 1 ]; then
