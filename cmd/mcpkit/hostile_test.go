@@ -52,7 +52,7 @@ func selfCommand(t *testing.T, args ...string) []string {
 }
 
 // A server without the resources or prompts capability has none: the
-// list verbs say so (nothing listed, exit 0) instead of failing with
+// list verbs say so ("none", exit 0) instead of failing with
 // -32601.
 func TestListWithoutCapability(t *testing.T) {
 	server := selfCommand(t, "test-tools-server")
@@ -60,11 +60,11 @@ func TestListWithoutCapability(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"resources", "list"}, ""},
+		{[]string{"resources", "list"}, "none (the server offers no resources or resource templates)\n"},
 		{[]string{"resources", "list", "--json"}, `{"resourceTemplates":[],"resources":[]}` + "\n"},
-		{[]string{"resources", "list", "--era", "legacy"}, ""},
+		{[]string{"resources", "list", "--era", "legacy"}, "none (the server offers no resources or resource templates)\n"},
 		{[]string{"resources", "list", "--era", "legacy", "--json"}, `{"resourceTemplates":[],"resources":[]}` + "\n"},
-		{[]string{"prompts", "list"}, ""},
+		{[]string{"prompts", "list"}, "none (the server offers no prompts)\n"},
 		{[]string{"prompts", "list", "--json"}, `{"prompts":[]}` + "\n"},
 		{[]string{"prompts", "list", "--era", "legacy", "--json"}, `{"prompts":[]}` + "\n"},
 		{[]string{"tools", "list", "--era", "legacy"}, "hello  says hello\n"},

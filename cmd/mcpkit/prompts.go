@@ -33,6 +33,9 @@ func promptsList(ctx context.Context, e *env, args []string) error {
 	if f.json {
 		return printJSON(e.stdout, map[string]any{"prompts": prompts})
 	}
+	if len(prompts) == 0 {
+		return sayNone(e.stdout, "prompts")
+	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	for _, raw := range prompts {
 		var p mcp.Prompt

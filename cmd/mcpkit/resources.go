@@ -37,6 +37,9 @@ func resourcesList(ctx context.Context, e *env, args []string) error {
 	if f.json {
 		return printJSON(e.stdout, map[string]any{"resources": resources, "resourceTemplates": templates})
 	}
+	if len(resources)+len(templates) == 0 {
+		return sayNone(e.stdout, "resources or resource templates")
+	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	for _, raw := range resources {
 		var r mcp.Resource
@@ -53,6 +56,13 @@ func resourcesList(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", rt.URITemplate, rt.MIMEType, firstLine(rt.Description))
 	}
 	return tw.Flush()
+}
+
+// sayNone tells a person that a list is empty, rather than print
+// nothing: "none (the server offers no WHAT)".
+func sayNone(w io.Writer, what string) error {
+	_, err := fmt.Fprintf(w, "none (the server offers no %s)\n", what)
+	return err
 }
 
 // listAll reads every page of a list method and returns its items (the

@@ -41,6 +41,9 @@ func toolsList(ctx context.Context, e *env, args []string) error {
 	if f.json {
 		return printJSON(e.stdout, map[string]any{"tools": tools})
 	}
+	if len(names) == 0 {
+		return sayNone(e.stdout, "tools")
+	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	for i, name := range names {
 		fmt.Fprintf(tw, "%s\t%s\n", name, descriptions[i])
