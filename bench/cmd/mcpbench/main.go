@@ -37,6 +37,8 @@ func serveMain(args []string) int {
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile between /profile/start and /profile/stop of the debug endpoint")
 	fs.StringVar(&cfg.MemProfile, "memprofile", "", "write an allocs profile at /profile/stop (and FILE.base at /profile/start)")
 	fs.DurationVar(&cfg.MaxLife, "maxlife", 15*time.Minute, "exit after this long whatever happens")
+	fs.BoolVar(&cfg.Defaults, "defaults", false, "serve HTTP with the library's default options (mcpkit: mcphttp defaults), as the soak does")
+	fs.IntVar(&cfg.MaxSessions, "max-sessions", 0, "with -defaults: the session cap (0: the library's default, 10,000 for mcpkit)")
 	fs.Parse(args)
 	if *jsonMode {
 		cfg.Mode = targets.JSON
