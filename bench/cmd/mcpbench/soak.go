@@ -86,8 +86,8 @@ func (h *harness) soak(o soakOptions) int {
 	fmt.Printf("setup: %d well-behaved sessions + %d held by abusers (%d of each of %d kinds) opened in %.1fs; server RSS %s, %d goroutines, %s live sessions\n",
 		wellN, abusers.Sessions(), o.abusers, len(load.AbuseSessionKinds), time.Since(t0).Seconds(),
 		mib(smp.rss), smp.goroutines, optInt(live))
-	fmt.Printf("load: %d well-behaved callers (tools/call echo, sessions round-robin, every reply checked); abusers, %d of each kind: %s\n",
-		o.callers, o.abusers, strings.Join(load.AbuseKinds, ", "))
+	fmt.Printf("load: %d well-behaved callers (tools/call echo, sessions round-robin, every reply checked); abusers, %d of each kind: %s (batches of %d)\n",
+		o.callers, o.abusers, strings.Join(load.AbuseKinds, ", "), o.batch)
 	fmt.Printf("%8s %10s %10s %9s %8s %9s %7s %9s %9s %9s\n",
 		"elapsed", "rss", "goroutines", "sessions", "ok/s", "ok", "errors", "p50", "p99", "abuse-ops")
 

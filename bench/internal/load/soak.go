@@ -211,7 +211,7 @@ func (l *SoakCallers) Drain() Interval {
 const (
 	AbuseGETUnread  = "get-unread"
 	AbuseTrickle    = "trickle"
-	AbuseBatch      = "batch-2000"
+	AbuseBatch      = "batch"
 	AbuseAbandon    = "abandon"
 	AbuseIdle       = "idle-session"
 	AbuseMalformed  = "malformed"
