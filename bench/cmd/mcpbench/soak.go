@@ -104,6 +104,7 @@ func (h *harness) soak(o soakOptions) int {
 		all              []uint32 // every well-behaved latency, µs
 		totalOK, totalEr int
 		lastLine         = start
+		nextLine         = o.every // since start
 		lastAbuse        int
 		maxRSS           soakSample
 		maxG             soakSample
@@ -157,8 +158,13 @@ loop:
 		case now := <-tick.C:
 			smp, live := sample(now.Sub(start))
 			record(smp)
-			if now.Sub(lastLine) >= o.every-time.Second/2 {
+			// Lines keep to the schedule (every, 2*every, ...) even when
+			// a slow /stats made the ticker drop ticks.
+			if now.Sub(start) >= nextLine-time.Second/2 {
 				line(now, smp, live, false)
+				for nextLine-time.Second/2 <= now.Sub(start) {
+					nextLine += o.every
+				}
 			}
 		}
 	}
