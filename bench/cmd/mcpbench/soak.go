@@ -95,6 +95,8 @@ func (h *harness) soak(o soakOptions) int {
 	ctx, cancel := context.WithTimeout(context.Background(), o.d)
 	defer cancel()
 	start := time.Now()
+	srvCPU0, _ := s.cpu()
+	genCPU0, _ := procCPU(os.Getpid())
 	callersDone, abusersDone := make(chan struct{}), make(chan struct{})
 	go func() { callers.Run(ctx); close(callersDone) }()
 	go func() { abusers.Run(ctx); close(abusersDone) }()
@@ -170,6 +172,8 @@ loop:
 	}
 	<-callersDone
 	<-abusersDone
+	srvCPU, _ := s.cpu()
+	genCPU, _ := procCPU(os.Getpid())
 	select {
 	case <-s.done:
 		died = true
@@ -188,10 +192,14 @@ loop:
 	fmt.Printf("server: max RSS %s (at %v), max goroutines %d (at %v); after the load: RSS %s, %d goroutines, %s live sessions\n",
 		mib(maxRSS.rss), maxRSS.at.Round(time.Second), maxG.goroutines, maxG.at.Round(time.Second),
 		mib(end.rss), end.goroutines, optInt(live))
+	fmt.Printf("cpu: server %.0f%% of one CPU, load generator %.0f%% (of %d CPUs it may use)\n",
+		100*(srvCPU-srvCPU0).Seconds()/elapsed.Seconds(), 100*(genCPU-genCPU0).Seconds()/elapsed.Seconds(), runtime.GOMAXPROCS(0))
 	v := judgeSoak(samples, o.d)
-	fmt.Printf("drift, first %v vs last %v (max of each): RSS %s -> %s (%+.1f%%), goroutines %d -> %d (%+.1f%%)\n",
-		v.w, v.w, mib(v.first.rss), mib(v.last.rss), 100*growth(float64(v.first.rss), float64(v.last.rss)),
-		v.first.goroutines, v.last.goroutines, 100*growth(float64(v.first.goroutines), float64(v.last.goroutines)))
+	if v.first.n > 0 && v.last.n > 0 {
+		fmt.Printf("drift, first %v vs last %v (max of each): RSS %s -> %s (%+.1f%%), goroutines %d -> %d (%+.1f%%)\n",
+			v.w, v.w, mib(v.first.rss), mib(v.last.rss), 100*growth(float64(v.first.rss), float64(v.last.rss)),
+			v.first.goroutines, v.last.goroutines, 100*growth(float64(v.first.goroutines), float64(v.last.goroutines)))
+	}
 	fmt.Printf("flatness, [%v,%v) vs [%v,%v] (max of each): RSS %s -> %s (%+.1f%%, bound +%.0f%%), goroutines %d -> %d (%+.1f%%, bound +%.0f%%)\n",
 		v.ref.from, v.ref.to, v.last.from, o.d, mib(v.ref.rss), mib(v.last.rss), 100*v.rssGrowth, 100*flatRSSGrowth,
 		v.ref.goroutines, v.last.goroutines, 100*v.gGrowth, 100*flatGoroutineGrowth)
