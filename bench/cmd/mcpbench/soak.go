@@ -151,7 +151,9 @@ loop:
 			// are on the last line, once they are answered.
 			smp, live := sample(time.Since(start))
 			record(smp)
-			line(time.Now(), smp, live, false)
+			if time.Since(lastLine) >= time.Second { // not just printed on schedule
+				line(time.Now(), smp, live, false)
+			}
 			break loop
 		case <-s.done:
 			died = true
