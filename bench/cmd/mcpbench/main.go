@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/bench/internal/targets"
+	"github.com/mcpkit/mcpkit/mcphttp"
 )
 
 func main() {
@@ -37,6 +38,8 @@ func serveMain(args []string) int {
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile between /profile/start and /profile/stop of the debug endpoint")
 	fs.StringVar(&cfg.MemProfile, "memprofile", "", "write an allocs profile at /profile/stop (and FILE.base at /profile/start)")
 	fs.DurationVar(&cfg.MaxLife, "maxlife", 15*time.Minute, "exit after this long whatever happens")
+	fs.BoolVar(&cfg.Defaults, "defaults", false, "serve HTTP with the library's default options (mcpkit: mcphttp defaults), as the soak does")
+	fs.IntVar(&cfg.MaxSessions, "max-sessions", 0, "with -defaults: the session cap (0: the library's default, 10,000 for mcpkit)")
 	fs.Parse(args)
 	if *jsonMode {
 		cfg.Mode = targets.JSON
@@ -64,6 +67,14 @@ func benchMain(args []string) int {
 	scenarioList := fs.String("scenarios", "1,2,3,4,5", "scenarios to run")
 	fs.BoolVar(&o.noPin, "nopin", false, "do not pin server and load generator to different CPUs")
 	fs.StringVar(&o.profileDir, "profile", "", "instead of the table: profile the mcpkit server under scenario 1 for -d and write cpu.pprof and allocs.pprof to this directory")
+	var so soakOptions
+	fs.DurationVar(&so.d, "soak", 0, "instead of the table: soak the mcpkit HTTP server (mcphttp defaults) for this long under well-behaved and abusive clients (see README.md, Soak)")
+	fs.IntVar(&so.sessions, "soak-sessions", mcphttp.DefaultMaxSessions, "soak: sessions opened, the abusers' included (above 10,000 the server's cap is raised to match)")
+	fs.IntVar(&so.callers, "soak-callers", 1000, "soak: concurrent well-behaved callers")
+	fs.IntVar(&so.abusers, "soak-abusers", 20, "soak: abusive clients of each kind")
+	fs.DurationVar(&so.every, "soak-every", 10*time.Second, "soak: interval of the progress lines")
+	fs.DurationVar(&so.pause, "soak-pause", 25*time.Millisecond, "soak: pause between two attempts of an abandoning or malformed abuser")
+	fs.IntVar(&so.batch, "soak-batch", 2000, "soak: elements of an abusive 2025-03-26 batch")
 	fs.Parse(args)
 	if *quick {
 		o.rounds, o.dur, o.warmup, o.idle = 1, time.Second, 200*time.Millisecond, 500
@@ -90,6 +101,10 @@ func benchMain(args []string) int {
 	}
 	h := &harness{opts: o, self: self}
 	h.pin()
+	if so.d > 0 {
+		so.setupWorkers = o.setupWorkers
+		return h.soak(so)
+	}
 	if o.profileDir != "" {
 		if err := h.profile(); err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err)

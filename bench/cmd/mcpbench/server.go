@@ -189,8 +189,11 @@ var clockTick = func() float64 {
 }()
 
 // cpu returns the server's user+system CPU time from /proc/PID/stat.
-func (s *server) cpu() (time.Duration, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.pid) + "/stat")
+func (s *server) cpu() (time.Duration, error) { return procCPU(s.pid) }
+
+// procCPU returns process pid's user+system CPU time from /proc/PID/stat.
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, err
 	}

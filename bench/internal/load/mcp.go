@@ -130,7 +130,11 @@ var initializedBody = []byte(`{"jsonrpc":"2.0","method":"notifications/initializ
 // Initialize runs the MCP handshake on c: initialize, then
 // notifications/initialized with the session and version headers.
 func Initialize(c *HTTPConn) (Session, error) {
-	rep, err := c.Post(initializeBody, "", "")
+	return initialize(c, initializeBody)
+}
+
+func initialize(c *HTTPConn, body []byte) (Session, error) {
+	rep, err := c.Post(body, "", "")
 	if err != nil {
 		return Session{}, err
 	}

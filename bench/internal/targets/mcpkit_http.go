@@ -19,4 +19,11 @@ func init() {
 			MaxSessions: -1,
 		}), nil
 	}
+	mcpkitTarget.HTTPDefaults = func(maxSessions int) (http.Handler, error) {
+		s, err := newMCPKitServer()
+		if err != nil {
+			return nil, err
+		}
+		return mcphttp.NewHandler(s, &mcphttp.Options{MaxSessions: maxSessions}), nil
+	}
 }

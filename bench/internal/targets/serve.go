@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -29,6 +30,10 @@ type Stats struct {
 	NumGC      uint32 `json:"numGC"`
 	Goroutines int    `json:"goroutines"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
+	// Sessions is the live session count of a handler that reports one
+	// (mcpkit's mcphttp.Handler.SessionCount); nil for the others and
+	// for stdio.
+	Sessions *int `json:"sessions,omitempty"`
 }
 
 // Lines a server process writes to stderr for the harness.
@@ -51,6 +56,11 @@ type ServeConfig struct {
 	// MaxLife ends the process after this long whatever happens, so a
 	// server left behind by a crashed harness stops by itself.
 	MaxLife time.Duration
+	// Defaults serves HTTP with the library's default options instead of
+	// the benchmarks' (the soak); only targets with HTTPDefaults have it.
+	// MaxSessions is then the session cap (0: the library's default).
+	Defaults    bool
+	MaxSessions int
 }
 
 // Serve runs one server process. It returns when stdin reaches EOF (the
@@ -74,7 +84,8 @@ func Serve(cfg ServeConfig) error {
 	if err != nil {
 		return err
 	}
-	dsrv := &http.Server{Handler: debugHandler(prof)}
+	var sessions atomic.Pointer[func() int]
+	dsrv := &http.Server{Handler: debugHandler(prof, &sessions)}
 	go dsrv.Serve(dln)
 	defer dsrv.Close()
 	fmt.Fprintf(os.Stderr, "%s%s\n", DebugPrefix, dln.Addr())
@@ -92,9 +103,21 @@ func Serve(cfg ServeConfig) error {
 		if t.HTTP == nil {
 			return fmt.Errorf("target %s has no HTTP transport yet", t.Name)
 		}
-		h, err := t.HTTP(cfg.Mode)
+		var h http.Handler
+		if cfg.Defaults {
+			if t.HTTPDefaults == nil {
+				return fmt.Errorf("target %s has no -defaults mode", t.Name)
+			}
+			h, err = t.HTTPDefaults(cfg.MaxSessions)
+		} else {
+			h, err = t.HTTP(cfg.Mode)
+		}
 		if err != nil {
 			return err
+		}
+		if sc, ok := h.(interface{ SessionCount() int }); ok {
+			f := sc.SessionCount
+			sessions.Store(&f)
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/mcp", h)
@@ -121,7 +144,7 @@ func Serve(cfg ServeConfig) error {
 	}
 }
 
-func debugHandler(prof *profiler) http.Handler {
+func debugHandler(prof *profiler, sessions *atomic.Pointer[func() int]) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("gc") != "" {
@@ -133,11 +156,16 @@ func debugHandler(prof *profiler) http.Handler {
 		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		json.NewEncoder(w).Encode(Stats{
+		st := Stats{
 			TotalAlloc: ms.TotalAlloc, Mallocs: ms.Mallocs, HeapAlloc: ms.HeapAlloc,
 			HeapInuse: ms.HeapInuse, StackInuse: ms.StackInuse, Sys: ms.Sys, NumGC: ms.NumGC,
 			Goroutines: runtime.NumGoroutine(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		})
+		}
+		if f := sessions.Load(); f != nil {
+			n := (*f)()
+			st.Sessions = &n
+		}
+		json.NewEncoder(w).Encode(st)
 	})
 	mux.HandleFunc("/profile/start", func(w http.ResponseWriter, r *http.Request) {
 		if err := prof.start(); err != nil {

@@ -37,6 +37,10 @@ type Target struct {
 	// HTTP returns the Streamable HTTP handler, to be mounted at /mcp. Nil
 	// when the target cannot serve HTTP (yet).
 	HTTP func(mode HTTPMode) (http.Handler, error)
+	// HTTPDefaults, if set, returns the HTTP handler with the library's
+	// default options but for the session cap, maxSessions (0: the
+	// library's default). The soak serves it.
+	HTTPDefaults func(maxSessions int) (http.Handler, error)
 	// Stdio serves one session over stdin/stdout until EOF.
 	Stdio func(ctx context.Context) error
 }
