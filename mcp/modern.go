@@ -283,7 +283,8 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		ss.mu.Lock()
 		if err := ss.admitLocked(req.ID); err != nil {
 			ss.mu.Unlock()
-			return nil, false, err
+			resp, err := admitRefusal(req.ID, err) // limits.go
+			return resp, false, err
 		}
 	}
 	var cancel context.CancelFunc

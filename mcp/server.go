@@ -68,6 +68,16 @@ type ServerOptions struct {
 	// still served; past that the session stops reading until a request
 	// finishes. If zero, 64.
 	MaxConcurrentRequests int
+	// MaxInFlightRequests bounds the requests one session has in flight
+	// (admitted, and not yet answered) on any transport and in both eras,
+	// the requests of a 2025-03-26 JSON-RPC batch among them. Over HTTP a
+	// client that goes away does not cancel its requests, whose handlers
+	// run on; this bounds what one session can pile up that way. A request
+	// past the bound is answered at once with -32000 "Too many requests in
+	// flight", data {"maxInFlightRequests": n}, and changes nothing on the
+	// session; ping is not counted. If zero, 64, or MaxConcurrentRequests
+	// if that is larger; if negative, there is no bound.
+	MaxInFlightRequests int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
 	// SendingMiddleware wraps every request and notification the server
@@ -146,6 +156,9 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxConcurrentRequests <= 0 {
 		s.opts.MaxConcurrentRequests = 64
+	}
+	if s.opts.MaxInFlightRequests == 0 {
+		s.opts.MaxInFlightRequests = max(defaultMaxInFlightRequests, s.opts.MaxConcurrentRequests)
 	}
 	s.stateKey = s.opts.RequestStateKey
 	if len(s.stateKey) == 0 {

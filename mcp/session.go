@@ -176,7 +176,8 @@ func (ss *ServerSession) Close() error {
 // notifications/cancelled: the spec forbids answering it. The error is
 // ErrDuplicateRequestID when a request with the same id is still in flight
 // on the session (the first is unaffected), or ErrSessionClosed; the
-// transport then refuses the request in its own way.
+// transport then refuses the request in its own way. A request past
+// ServerOptions.MaxInFlightRequests gets an error response at once.
 //
 // HandleRequest is safe for concurrent use; requests are served
 // concurrently.
@@ -204,7 +205,7 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 	ss.mu.Lock()
 	if err := ss.admitLocked(req.ID); err != nil {
 		ss.mu.Unlock()
-		return nil, err
+		return admitRefusal(req.ID, err) // limits.go
 	}
 	lifecycle := ss.state.Lifecycle
 	if lifecycle == StateNew && req.Method != "initialize" && req.Method != "ping" {
@@ -248,14 +249,20 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 }
 
 // admitLocked refuses a request the session cannot take in flight: the
-// session is closed, or a request with the same id is in flight. It is
-// called with ss.mu held; both eras' requests pass through it.
+// session is closed (ErrSessionClosed), a request with the same id is in
+// flight (ErrDuplicateRequestID), or ServerOptions.MaxInFlightRequests are
+// (a *jsonrpc.Error, the answer to send; limits.go). It is called with
+// ss.mu held; both eras' requests, batched ones among them, pass through
+// it.
 func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
 	if ss.closed {
 		return ErrSessionClosed
 	}
 	if _, dup := ss.inflight[id]; dup {
 		return ErrDuplicateRequestID
+	}
+	if limit := ss.server.opts.MaxInFlightRequests; limit > 0 && len(ss.inflight) >= limit {
+		return errTooManyInFlight(limit)
 	}
 	return nil
 }

@@ -1,0 +1,33 @@
+package mcp
+
+// This file holds the bounds a session puts on what one client can make the
+// server hold (DESIGN.md, Bounds): requests in flight and the client state
+// kept from initialize or a stateless-era request's _meta. Each is a
+// ServerOptions field; the errors here are what a client gets at the bound.
+
+import (
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// defaultMaxInFlightRequests is ServerOptions.MaxInFlightRequests when
+// zero (unless MaxConcurrentRequests is larger).
+const defaultMaxInFlightRequests = 64
+
+// errTooManyInFlight is the answer to a request that would take a session
+// past ServerOptions.MaxInFlightRequests: -32000 (the implementation-defined
+// server error), with the bound in data.
+func errTooManyInFlight(limit int) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeServerError, "Too many requests in flight", struct {
+		MaxInFlightRequests int `json:"maxInFlightRequests"`
+	}{limit})
+}
+
+// admitRefusal turns admitLocked's refusal into HandleRequest's results: a
+// bound reached is answered with its JSON-RPC error; ErrSessionClosed and
+// ErrDuplicateRequestID are left to the transport.
+func admitRefusal(id jsonrpc.ID, err error) (*jsonrpc.Response, error) {
+	if rpcErr, ok := err.(*jsonrpc.Error); ok {
+		return jsonrpc.NewErrorResponse(id, rpcErr), nil
+	}
+	return nil, err
+}
