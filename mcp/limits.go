@@ -6,6 +6,8 @@ package mcp
 // ServerOptions field; the errors here are what a client gets at the bound.
 
 import (
+	"fmt"
+
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -30,4 +32,23 @@ func admitRefusal(id jsonrpc.ID, err error) (*jsonrpc.Response, error) {
 		return jsonrpc.NewErrorResponse(id, rpcErr), nil
 	}
 	return nil, err
+}
+
+// defaultMaxClientStateBytes is ServerOptions.MaxClientStateBytes when
+// zero.
+const defaultMaxClientStateBytes = 64 << 10
+
+// checkClientState refuses client state of n bytes (the raw JSON of
+// clientInfo plus capabilities) past ServerOptions.MaxClientStateBytes
+// with -32602, naming what is too large; what names the members.
+func (s *Server) checkClientState(what string, n int) *jsonrpc.Error {
+	if limit := s.opts.MaxClientStateBytes; limit > 0 && n > limit {
+		return errClientStateTooLarge(what, n, limit)
+	}
+	return nil
+}
+
+// errClientStateTooLarge is -32602 for client state of n bytes past limit.
+func errClientStateTooLarge(what string, n, limit int) *jsonrpc.Error {
+	return errInvalidParams(fmt.Sprintf("%s are too large: %d bytes, more than the %d this server accepts", what, n, limit))
 }

@@ -78,6 +78,18 @@ type ServerOptions struct {
 	// session; ping is not counted. If zero, 64, or MaxConcurrentRequests
 	// if that is larger; if negative, there is no bound.
 	MaxInFlightRequests int
+	// MaxClientStateBytes bounds the client state a session keeps: the
+	// raw JSON of initialize's clientInfo and capabilities together
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization),
+	// or of a stateless-era request's _meta
+	// io.modelcontextprotocol/clientInfo and
+	// io.modelcontextprotocol/clientCapabilities
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+	// A request past the bound is refused with -32602 "Invalid params",
+	// data naming what is too large, and leaves no state behind: a
+	// refused initialize leaves the session uninitialized. If zero,
+	// 64 KiB; if negative, there is no bound.
+	MaxClientStateBytes int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
 	// SendingMiddleware wraps every request and notification the server
@@ -156,6 +168,9 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxConcurrentRequests <= 0 {
 		s.opts.MaxConcurrentRequests = 64
+	}
+	if s.opts.MaxClientStateBytes == 0 {
+		s.opts.MaxClientStateBytes = defaultMaxClientStateBytes
 	}
 	if s.opts.MaxInFlightRequests == 0 {
 		s.opts.MaxInFlightRequests = max(defaultMaxInFlightRequests, s.opts.MaxConcurrentRequests)
@@ -274,6 +289,9 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	}
 	if err := json.Unmarshal(r.Params, &raw); err != nil {
 		return nil, errInvalidParams("params must be an object")
+	}
+	if err := s.checkClientState("clientInfo and capabilities", len(raw.ClientInfo)+len(raw.Capabilities)); err != nil {
+		return nil, err // limits.go; nothing is kept
 	}
 	var p InitializeParams
 	if !isJSONString(raw.ProtocolVersion) || json.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
