@@ -248,21 +248,21 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 
 // dispatchNotification runs a notification through the middleware.
 func (s *Server) dispatchNotification(ctx context.Context, r *Request) {
+	// A panic in a callback or the middleware is logged and ends only
+	// that callback: the session lives on (recover.go).
 	if r.Method == "notifications/initialized" && s.opts.InitializedHandler != nil {
-		s.opts.InitializedHandler(ctx, r.Session)
+		s.callback("InitializedHandler", r.Method, func() { s.opts.InitializedHandler(ctx, r.Session) })
 	}
 	if r.Method == "notifications/roots/list_changed" && s.opts.RootsListChangedHandler != nil {
-		s.opts.RootsListChangedHandler(ctx, r.Session) // roots.go
+		s.callback("RootsListChangedHandler", r.Method, func() { s.opts.RootsListChangedHandler(ctx, r.Session) }) // roots.go
 	}
 	if r.Method == "notifications/progress" && s.opts.ProgressHandler != nil {
-		s.progressNotification(ctx, r) // progress.go
+		s.callback("ProgressHandler", r.Method, func() { s.progressNotification(ctx, r) }) // progress.go
 	}
 	if s.handler == nil {
 		return
 	}
-	var err error
-	defer s.recoverHandler(r.Method, &err)
-	_, _ = s.handler(ctx, r)
+	s.callback("middleware", r.Method, func() { _, _ = s.handler(ctx, r) })
 }
 
 // unmarshalParams decodes params into v, treating absent params as {}.
@@ -379,6 +379,7 @@ func (s *Server) removeSession(ss *ServerSession) {
 	delete(s.sessions, ss)
 	s.mu.Unlock()
 	if id := ss.state.ID; id != "" {
+		defer recoverCallback(s.logger, "SessionStore.Delete", "") // recover.go
 		_ = s.store.Delete(context.Background(), id)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -382,6 +381,7 @@ func (ss *ServerSession) save(ctx context.Context) {
 		return
 	}
 	st := ss.State()
+	defer recoverCallback(ss.server.logger, "SessionStore.Save", "") // recover.go
 	if err := ss.server.store.Save(ctx, &st); err != nil {
 		ss.server.logger.Error("mcp: saving session state", "session", st.ID, "err", err)
 	}
@@ -473,16 +473,15 @@ func mustMarshal(v any) json.RawMessage {
 	return b
 }
 
-// recoverHandler turns a handler panic into -32603 and logs the stack.
-func (s *Server) recoverHandler(method string, errp *error) {
-	if v := recover(); v != nil {
-		s.logger.Error("mcp: handler panicked", "method", method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		*errp = errInternal()
-	}
-}
-
-// makeResponse turns a handler's outcome into the response to send.
-func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) *jsonrpc.Response {
+// makeResponse turns a handler's outcome into the response to send. A
+// result whose encoding panics (a MarshalJSON of the handler's) is -32603,
+// as a panic in the handler is.
+func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonrpc.Response) {
+	defer func() {
+		if recovered(recover(), s.logger, "result encoding", "") { // recover.go
+			resp = jsonrpc.NewErrorResponse(id, errInternal())
+		}
+	}()
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
