@@ -210,8 +210,8 @@ func TestRecoverResultEncoding(t *testing.T) {
 type lcPanickyStore struct{}
 
 func (lcPanickyStore) Load(context.Context, string) (*SessionState, error) { panic("load boom") }
-func (lcPanickyStore) Save(context.Context, *SessionState) error         { panic("save boom") }
-func (lcPanickyStore) Delete(context.Context, string) error              { panic("delete boom") }
+func (lcPanickyStore) Save(context.Context, *SessionState) error           { panic("save boom") }
+func (lcPanickyStore) Delete(context.Context, string) error                { panic("delete boom") }
 
 // A SessionStore that panics is logged like one that fails: the session
 // (here with an id, as Streamable HTTP makes them) goes on, and closes.
