@@ -49,6 +49,12 @@ type Server struct {
 
 // ServerOptions configures a Server. The zero value is a useful
 // configuration; every field says what its zero value means.
+//
+// A panic in any function given here (handlers, middleware, callbacks,
+// hooks, the SessionStore) is recovered and logged with its stack at
+// error level on Logger, never sent to the client: a request is answered
+// -32603 "Internal error", a notification's callback just ends, and the
+// session goes on.
 type ServerOptions struct {
 	// Instructions are sent in the initialize result, as a hint for the
 	// model. If empty, none are sent.
