@@ -6,6 +6,7 @@ package mcp
 // ServerOptions field; the errors here are what a client gets at the bound.
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -28,7 +29,8 @@ func errTooManyInFlight(limit int) *jsonrpc.Error {
 // bound reached is answered with its JSON-RPC error; ErrSessionClosed and
 // ErrDuplicateRequestID are left to the transport.
 func admitRefusal(id jsonrpc.ID, err error) (*jsonrpc.Response, error) {
-	if rpcErr, ok := err.(*jsonrpc.Error); ok {
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
 		return jsonrpc.NewErrorResponse(id, rpcErr), nil
 	}
 	return nil, err
