@@ -249,10 +249,10 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 
 // admitLocked refuses a request the session cannot take in flight: the
 // session is closed (ErrSessionClosed), a request with the same id is in
-// flight (ErrDuplicateRequestID), or ServerOptions.MaxInFlightRequests are
-// (a *jsonrpc.Error, the answer to send; limits.go). It is called with
-// ss.mu held; both eras' requests, batched ones among them, pass through
-// it.
+// flight (ErrDuplicateRequestID), or the session already has
+// ServerOptions.MaxInFlightRequests in flight (a *jsonrpc.Error, the
+// answer to send; limits.go). It is called with ss.mu held; both eras'
+// requests, batched ones among them, pass through it.
 func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
 	if ss.closed {
 		return ErrSessionClosed
