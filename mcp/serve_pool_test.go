@@ -134,6 +134,13 @@ func TestWorkPoolSecondJobDoesNotWaitForTheFirst(t *testing.T) {
 			t.Errorf("%d workers, want 2", n)
 		}
 		close(release)
+		synctest.Wait()
+		p.mu.Lock()
+		idle, woken := p.idle, p.woken
+		p.mu.Unlock()
+		if idle != 2 || woken != 0 {
+			t.Errorf("once both are done: %d idle, %d wake-ups owed; want 2 and 0", idle, woken)
+		}
 		p.close()
 		wg.Wait()
 	})
