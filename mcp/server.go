@@ -77,8 +77,11 @@ type ServerOptions struct {
 	// MaxInFlightRequests bounds the requests one session has in flight
 	// (admitted, and not yet answered) on any transport and in both eras,
 	// the requests of a 2025-03-26 JSON-RPC batch among them. Over HTTP a
-	// client that goes away does not cancel its requests, whose handlers
-	// run on; this bounds what one session can pile up that way. A request
+	// client that goes away does not cancel its requests ("Disconnection
+	// SHOULD NOT be interpreted as the client cancelling its request",
+	// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
+	// whose handlers run on; this bounds what one session can pile up that
+	// way. A request
 	// past the bound is answered at once with -32000 "Too many requests in
 	// flight", data {"maxInFlightRequests": n}, and changes nothing on the
 	// session; ping is not counted. If zero, 64, or MaxConcurrentRequests
