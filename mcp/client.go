@@ -50,6 +50,12 @@ type Client struct {
 // therefore not block for long, and must not wait for a call on the same
 // session (start a goroutine to call ListTools after a list_changed).
 //
+// A panic in any function given here is recovered and logged with its
+// stack at error level on Logger: a server request it was answering gets
+// -32603 "Internal error", a notification callback just ends, a
+// SendingMiddleware's panic fails that call with an error, and the session
+// goes on.
+//
 // The request handlers (CreateMessageHandler, ElicitationHandler,
 // URLElicitationHandler, Roots) serve both eras. In the session era they
 // answer the server's requests. In the stateless era (2026-07-28) a server

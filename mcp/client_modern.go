@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -329,8 +328,7 @@ func (cs *ClientSession) answerInput(ctx context.Context, key string, raw json.R
 	}
 	req := &jsonrpc.Request{ID: jsonrpc.StringID(key), Method: q.Method, Params: q.Params}
 	defer func() {
-		if v := recover(); v != nil {
-			c.logger.Error("mcp: client: handler panicked", "method", q.Method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		if v := recover(); recovered(v, c.logger, "client: handler", q.Method) { // recover.go
 			answer, err = nil, fmt.Errorf("%s: the handler panicked: %v", q.Method, v)
 		}
 	}()

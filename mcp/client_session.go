@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -403,8 +402,7 @@ func (cs *ClientSession) handleRequest(req *jsonrpc.Request) {
 // runHandler runs h and makes its response, turning a panic into -32603.
 func (cs *ClientSession) runHandler(ctx context.Context, h clientMethodHandler, req *jsonrpc.Request) (resp *jsonrpc.Response) {
 	defer func() {
-		if v := recover(); v != nil {
-			cs.client.logger.Error("mcp: client: handler panicked", "method", req.Method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		if recovered(recover(), cs.client.logger, "client: handler", req.Method) { // recover.go
 			resp = jsonrpc.NewErrorResponse(req.ID, errInternal())
 		}
 	}()
@@ -510,10 +508,6 @@ func (cs *ClientSession) decodeNotification(n *jsonrpc.Notification, v any) bool
 // callback runs a user callback; a panic in it is logged and does not end
 // the session.
 func (cs *ClientSession) callback(method string, f func()) {
-	defer func() {
-		if v := recover(); v != nil {
-			cs.client.logger.Error("mcp: client: notification handler panicked", "method", method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		}
-	}()
+	defer recoverCallback(cs.client.logger, "client: notification handler", method) // recover.go
 	f()
 }

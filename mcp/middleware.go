@@ -17,8 +17,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"runtime/debug"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -161,10 +159,6 @@ func (cs *ClientSession) handleNotification(n *jsonrpc.Notification) {
 		cs.deliverNotification(n)
 		return
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			c.logger.Error("mcp: client: middleware panicked", "method", n.Method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		}
-	}()
+	defer recoverCallback(c.logger, "client: middleware", n.Method) // recover.go
 	_, _ = c.receive(cs.ctx, &ClientRequest{Method: n.Method, Params: n.Params, Session: cs})
 }

@@ -259,6 +259,7 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra, c *modernCall, solo bool) (*jsonrpc.Response, bool, error) {
 	s := ss.server
 	m := &c.meta
+	m.maxState = s.opts.MaxClientStateBytes
 	retry, rpcErr := m.parse(req.Params)
 	if rpcErr != nil {
 		return jsonrpc.NewErrorResponse(req.ID, rpcErr), true, nil
@@ -283,7 +284,8 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		ss.mu.Lock()
 		if err := ss.admitLocked(req.ID); err != nil {
 			ss.mu.Unlock()
-			return nil, false, err
+			resp, err := admitRefusal(req.ID, err) // limits.go
+			return resp, false, err
 		}
 	}
 	var cancel context.CancelFunc

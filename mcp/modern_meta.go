@@ -33,6 +33,9 @@ type requestMeta struct {
 	params                []byte
 	call                  callMembers
 	whole, oneMeta, plain bool
+	// maxState is ServerOptions.MaxClientStateBytes, set before parse;
+	// zero or negative is no bound.
+	maxState int
 }
 
 // retryMembers are the raw inputResponses and requestState members of
@@ -104,6 +107,10 @@ func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Erro
 	m.version = v
 	if caps == nil {
 		return retry, errInvalidParams("_meta is missing " + MetaClientCapabilities)
+	}
+	if n := len(caps) + len(info); m.maxState > 0 && n > m.maxState {
+		// Checked before anything is decoded (limits.go).
+		return retry, errClientStateTooLarge("_meta "+MetaClientInfo+" and "+MetaClientCapabilities, n, m.maxState)
 	}
 	if caps[0] != '{' || !decodeClientCapabilities(caps, &m.caps) {
 		return retry, errInvalidParams("_meta " + MetaClientCapabilities + " must be a ClientCapabilities object")

@@ -164,7 +164,8 @@ func hasMetaKey(meta []byte, key string) bool {
 func (s *Server) cacheHint(method string) CacheHint {
 	var h CacheHint
 	if s.opts.CacheHint != nil {
-		h = s.opts.CacheHint(method)
+		// A panicking hook gives the safe default: no reuse.
+		s.callback("CacheHint", method, func() { h = s.opts.CacheHint(method) })
 	}
 	if h.TTL < 0 {
 		h.TTL = 0

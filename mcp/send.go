@@ -19,7 +19,7 @@ func (s *Server) sendingChain() SendHandler {
 	if len(s.opts.SendingMiddleware) == 0 {
 		return nil
 	}
-	return chainSending(s.opts.SendingMiddleware, sendFromServer)
+	return guardSending(s.logger, chainSending(s.opts.SendingMiddleware, sendFromServer)) // recover.go
 }
 
 // sendFromServer is the innermost sending handler of a server: it writes
@@ -107,7 +107,7 @@ func (c *Client) sendingChain() SendHandler {
 	if len(c.opts.SendingMiddleware) == 0 {
 		return nil
 	}
-	return chainSending(c.opts.SendingMiddleware, sendFromClient)
+	return guardSending(c.logger, chainSending(c.opts.SendingMiddleware, sendFromClient)) // recover.go
 }
 
 // sendFromClient is the innermost sending handler of a client.

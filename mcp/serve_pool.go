@@ -38,6 +38,11 @@ type workPool struct {
 	head    int
 	workers int // live workers
 	idle    int // workers waiting for a job
+	// woken counts the idle workers signalled for a job that have not yet
+	// woken: they are still counted in idle, but spoken for, so that a
+	// second job submitted before the first woken worker runs starts (or
+	// wakes) another worker rather than signalling the same one twice.
+	woken int
 	// gen counts the times every worker went idle, so that a timer armed
 	// for an earlier idle spell ends nothing.
 	gen    uint64
@@ -74,7 +79,8 @@ func (p *workPool) submit(j job) {
 	p.queue = append(p.queue, j)
 	spawn := false
 	switch {
-	case p.idle > 0:
+	case p.idle > p.woken:
+		p.woken++
 		p.cond.Signal()
 	case p.workers < p.max:
 		p.workers++
@@ -116,6 +122,11 @@ func (p *workPool) work() {
 			}
 			p.cond.Wait()
 			p.idle--
+			if p.woken > 0 {
+				// Woken by submit's Signal, or by a Broadcast (close,
+				// expiry), which leaves no signal owed to anyone.
+				p.woken--
+			}
 		}
 		j := p.queue[p.head]
 		p.queue[p.head] = job{}

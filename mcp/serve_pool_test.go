@@ -46,8 +46,10 @@ func TestServeWorkersEndWhenIdle(t *testing.T) {
 				-> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}}
 				<- {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"}]}}
 			`)
+			// The response is written before its worker goes idle: wait
+			// for that, or the next call may rightly start a second one.
+			synctest.Wait()
 		}
-		synctest.Wait()
 		if n := workers(); n != 1 {
 			t.Errorf("%d workers after three calls in a row, want 1 (reused)", n)
 		}
@@ -98,4 +100,77 @@ func TestWorkPoolQueueStaysBounded(t *testing.T) {
 	close(gate)
 	p.close()
 	wg.Wait()
+}
+
+// Two jobs submitted back to back while one worker is idle both start at
+// once: the second starts another worker rather than signalling the idle
+// one a second time, which would leave it queued behind the first.
+func TestWorkPoolSecondJobDoesNotWaitForTheFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var wg sync.WaitGroup
+		started := make(chan string, 8)
+		release := make(chan struct{})
+		p := newWorkPool(context.Background(), 4, &wg, func(j job) {
+			started <- string(j.batch)
+			if string(j.batch) == "block" {
+				<-release
+			}
+		})
+		p.submit(job{batch: []byte("warm")})
+		synctest.Wait() // its worker is now idle
+		if got := <-started; got != "warm" {
+			t.Fatalf("started %q, want warm", got)
+		}
+		p.submit(job{batch: []byte("block")})
+		p.submit(job{batch: []byte("second")})
+		synctest.Wait()
+		if n := len(started); n != 2 {
+			t.Errorf("%d jobs started while the first blocks, want 2", n)
+		}
+		if q := p.queued(); q != 0 {
+			t.Errorf("%d jobs still queued with free slots, want 0", q)
+		}
+		if n := workers(); n != 2 {
+			t.Errorf("%d workers, want 2", n)
+		}
+		close(release)
+		synctest.Wait()
+		p.mu.Lock()
+		idle, woken := p.idle, p.woken
+		p.mu.Unlock()
+		if idle != 2 || woken != 0 {
+			t.Errorf("once both are done: %d idle, %d wake-ups owed; want 2 and 0", idle, woken)
+		}
+		p.close()
+		wg.Wait()
+	})
+}
+
+// A request written in the same write as a slow one (so that both are
+// read and submitted before any worker wakes) is answered while the slow
+// one still runs. The synctest bubble turns a request left waiting into a
+// failure at once: every goroutine blocks, and the watchdog fires.
+func TestStdioPipelinedRequestDoesNotWaitForASlowOne(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := lcNewServer(nil)
+		b := lcAddBlocker(t, s, "slow")
+		lcAddEcho(t, s)
+		c := lcConnectStdio(t, s, 0)
+		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
+		c.run(`
+			-> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"warm"}}}
+			<- {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"warm"}]}}
+		`)
+		synctest.Wait() // the session's one worker is idle
+		if err := c.write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"meanwhile"}}}`)); err != nil {
+			t.Fatal(err)
+		}
+		c.expect(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"meanwhile"}]}}`)
+		// The slow one is still held (it may start after echo's answer).
+		lcWait(t, b.started, "the slow tool to start")
+		close(b.release)
+		c.expect(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"released 2"}]}}`)
+		c.finish()
+	})
 }

@@ -49,6 +49,12 @@ type Server struct {
 
 // ServerOptions configures a Server. The zero value is a useful
 // configuration; every field says what its zero value means.
+//
+// A panic in any function given here (handlers, middleware, callbacks,
+// hooks, the SessionStore) is recovered and logged with its stack at
+// error level on Logger, never sent to the client: a request is answered
+// -32603 "Internal error", a notification's callback just ends, and the
+// session goes on.
 type ServerOptions struct {
 	// Instructions are sent in the initialize result, as a hint for the
 	// model. If empty, none are sent.
@@ -68,6 +74,31 @@ type ServerOptions struct {
 	// still served; past that the session stops reading until a request
 	// finishes. If zero, 64.
 	MaxConcurrentRequests int
+	// MaxInFlightRequests bounds the requests one session has in flight
+	// (admitted, and not yet answered) on any transport and in both eras,
+	// the requests of a 2025-03-26 JSON-RPC batch among them. Over HTTP a
+	// client that goes away does not cancel its requests ("Disconnection
+	// SHOULD NOT be interpreted as the client cancelling its request",
+	// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
+	// whose handlers run on; this bounds what one session can pile up that
+	// way. A request
+	// past the bound is answered at once with -32000 "Too many requests in
+	// flight", data {"maxInFlightRequests": n}, and changes nothing on the
+	// session; ping is not counted. If zero, 64, or MaxConcurrentRequests
+	// if that is larger; if negative, there is no bound.
+	MaxInFlightRequests int
+	// MaxClientStateBytes bounds the client state a session keeps: the
+	// raw JSON of initialize's clientInfo and capabilities together
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization),
+	// or of a stateless-era request's _meta
+	// io.modelcontextprotocol/clientInfo and
+	// io.modelcontextprotocol/clientCapabilities
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+	// A request past the bound is refused with -32602 "Invalid params",
+	// data naming what is too large, and leaves no state behind: a
+	// refused initialize leaves the session uninitialized. If zero,
+	// 64 KiB; if negative, there is no bound.
+	MaxClientStateBytes int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
 	// SendingMiddleware wraps every request and notification the server
@@ -147,6 +178,12 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	if s.opts.MaxConcurrentRequests <= 0 {
 		s.opts.MaxConcurrentRequests = 64
 	}
+	if s.opts.MaxClientStateBytes == 0 {
+		s.opts.MaxClientStateBytes = defaultMaxClientStateBytes
+	}
+	if s.opts.MaxInFlightRequests == 0 {
+		s.opts.MaxInFlightRequests = max(defaultMaxInFlightRequests, s.opts.MaxConcurrentRequests)
+	}
 	s.stateKey = s.opts.RequestStateKey
 	if len(s.stateKey) == 0 {
 		s.stateKey = randomKey()
@@ -220,21 +257,21 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 
 // dispatchNotification runs a notification through the middleware.
 func (s *Server) dispatchNotification(ctx context.Context, r *Request) {
+	// A panic in a callback or the middleware is logged and ends only
+	// that callback: the session lives on (recover.go).
 	if r.Method == "notifications/initialized" && s.opts.InitializedHandler != nil {
-		s.opts.InitializedHandler(ctx, r.Session)
+		s.callback("InitializedHandler", r.Method, func() { s.opts.InitializedHandler(ctx, r.Session) })
 	}
 	if r.Method == "notifications/roots/list_changed" && s.opts.RootsListChangedHandler != nil {
-		s.opts.RootsListChangedHandler(ctx, r.Session) // roots.go
+		s.callback("RootsListChangedHandler", r.Method, func() { s.opts.RootsListChangedHandler(ctx, r.Session) }) // roots.go
 	}
 	if r.Method == "notifications/progress" && s.opts.ProgressHandler != nil {
-		s.progressNotification(ctx, r) // progress.go
+		s.callback("ProgressHandler", r.Method, func() { s.progressNotification(ctx, r) }) // progress.go
 	}
 	if s.handler == nil {
 		return
 	}
-	var err error
-	defer s.recoverHandler(r.Method, &err)
-	_, _ = s.handler(ctx, r)
+	s.callback("middleware", r.Method, func() { _, _ = s.handler(ctx, r) })
 }
 
 // unmarshalParams decodes params into v, treating absent params as {}.
@@ -261,6 +298,9 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	}
 	if err := json.Unmarshal(r.Params, &raw); err != nil {
 		return nil, errInvalidParams("params must be an object")
+	}
+	if err := s.checkClientState("clientInfo and capabilities", len(raw.ClientInfo)+len(raw.Capabilities)); err != nil {
+		return nil, err // limits.go; nothing is kept
 	}
 	var p InitializeParams
 	if !isJSONString(raw.ProtocolVersion) || json.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
@@ -348,6 +388,7 @@ func (s *Server) removeSession(ss *ServerSession) {
 	delete(s.sessions, ss)
 	s.mu.Unlock()
 	if id := ss.state.ID; id != "" {
+		defer recoverCallback(s.logger, "SessionStore.Delete", "") // recover.go
 		_ = s.store.Delete(context.Background(), id)
 	}
 }

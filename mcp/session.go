@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -180,7 +179,8 @@ func (ss *ServerSession) Close() error {
 // notifications/cancelled: the spec forbids answering it. The error is
 // ErrDuplicateRequestID when a request with the same id is still in flight
 // on the session (the first is unaffected), or ErrSessionClosed; the
-// transport then refuses the request in its own way.
+// transport then refuses the request in its own way. A request past
+// ServerOptions.MaxInFlightRequests gets an error response at once.
 //
 // HandleRequest is safe for concurrent use; requests are served
 // concurrently.
@@ -208,7 +208,7 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 	ss.mu.Lock()
 	if err := ss.admitLocked(req.ID); err != nil {
 		ss.mu.Unlock()
-		return nil, err
+		return admitRefusal(req.ID, err) // limits.go
 	}
 	lifecycle := ss.state.Lifecycle
 	if lifecycle == StateNew && req.Method != "initialize" && req.Method != "ping" {
@@ -252,14 +252,20 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 }
 
 // admitLocked refuses a request the session cannot take in flight: the
-// session is closed, or a request with the same id is in flight. It is
-// called with ss.mu held; both eras' requests pass through it.
+// session is closed (ErrSessionClosed), a request with the same id is in
+// flight (ErrDuplicateRequestID), or the session already has
+// ServerOptions.MaxInFlightRequests in flight (a *jsonrpc.Error, the
+// answer to send; limits.go). It is called with ss.mu held; both eras'
+// requests, batched ones among them, pass through it.
 func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
 	if ss.closed {
 		return ErrSessionClosed
 	}
 	if _, dup := ss.inflight[id]; dup {
 		return ErrDuplicateRequestID
+	}
+	if limit := ss.server.opts.MaxInFlightRequests; limit > 0 && len(ss.inflight) >= limit {
+		return errTooManyInFlight(limit)
 	}
 	return nil
 }
@@ -379,6 +385,7 @@ func (ss *ServerSession) save(ctx context.Context) {
 		return
 	}
 	st := ss.State()
+	defer recoverCallback(ss.server.logger, "SessionStore.Save", "") // recover.go
 	if err := ss.server.store.Save(ctx, &st); err != nil {
 		ss.server.logger.Error("mcp: saving session state", "session", st.ID, "err", err)
 	}
@@ -470,16 +477,15 @@ func mustMarshal(v any) json.RawMessage {
 	return b
 }
 
-// recoverHandler turns a handler panic into -32603 and logs the stack.
-func (s *Server) recoverHandler(method string, errp *error) {
-	if v := recover(); v != nil {
-		s.logger.Error("mcp: handler panicked", "method", method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		*errp = errInternal()
-	}
-}
-
-// makeResponse turns a handler's outcome into the response to send.
-func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) *jsonrpc.Response {
+// makeResponse turns a handler's outcome into the response to send. A
+// result whose encoding panics (a MarshalJSON of the handler's) is -32603,
+// as a panic in the handler is.
+func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonrpc.Response) {
+	defer func() {
+		if recovered(recover(), s.logger, "result encoding", "") { // recover.go
+			resp = jsonrpc.NewErrorResponse(id, errInternal())
+		}
+	}()
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {

@@ -296,6 +296,12 @@ func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 // not a plain string, params that are not an object), which is then left to
 // unmarshalParams so that every answer, error text included, stays
 // encoding/json's. Arguments alias params, as params alias the message.
+//
+// What it accepts it decodes as encoding/json does, but for one thing: a
+// _meta object from which encoding/json would take no progressToken (an
+// empty RequestMeta, as on every stateless-era call) may leave p.Meta nil
+// rather than costing an allocation. The two mean the same: Meta is read
+// only by Request.setMeta, which ignores a RequestMeta without a token.
 func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
 	if len(params) == 0 || params[0] != '{' {
 		return false
