@@ -4,9 +4,11 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -192,4 +194,48 @@ func TestMaxClientStateBytesDefault(t *testing.T) {
 	if err != nil || resp == nil || resp.Error != nil {
 		t.Errorf("initialize with no bound = %+v, %v; want a result", resp, err)
 	}
+}
+
+// A 2025-03-26 batch runs its requests on at most MaxConcurrentRequests
+// goroutines at once, not one each (issue 15, item 3): before, a batch of
+// thousands started thousands of goroutines before admission refused any.
+func TestServeBatchConcurrencyBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := lcNewServer(&ServerOptions{MaxConcurrentRequests: 4, MaxInFlightRequests: -1})
+		b := lcAddBlocker(t, s, "slow")
+		c := lcConnectStdio(t, s, 0)
+		c.handshake("2025-03-26", lcInitResultTools(0, "2025-03-26"))
+		var batch, want strings.Builder
+		batch.WriteByte('[')
+		want.WriteByte('[')
+		for i := range 40 {
+			if i > 0 {
+				batch.WriteByte(',')
+				want.WriteByte(',')
+			}
+			fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow"}}`, i)
+			fmt.Fprintf(&want, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"released %d"}]}}`, i, i)
+		}
+		batch.WriteByte(']')
+		want.WriteByte(']')
+		c.send(batch.String())
+		for range 4 {
+			<-b.started
+		}
+		synctest.Wait() // every goroutine that can run has run
+		if n := b.running.Load(); n != 4 {
+			t.Errorf("%d handlers running at once, want 4", n)
+		}
+		go func() {
+			for range 40 - 4 {
+				<-b.started
+			}
+		}()
+		close(b.release)
+		c.expect(want.String())
+		if m := b.most.Load(); m != 4 {
+			t.Errorf("at most %d handlers ran at once, want 4", m)
+		}
+		c.finish()
+	})
 }

@@ -290,6 +290,10 @@ func (ss *ServerSession) serveBatch(ctx context.Context, frame []byte, w *connWr
 	}
 	resps := make([]*jsonrpc.Response, len(msgs))
 	var wg sync.WaitGroup
+	// The batch's requests run on at most MaxConcurrentRequests goroutines
+	// at once, not one each: a batch of thousands would otherwise start
+	// thousands before admission refused any.
+	slots := make(chan struct{}, ss.server.opts.MaxConcurrentRequests)
 	for i, msg := range msgs {
 		if errs[i] != nil {
 			resps[i] = jsonrpc.NewErrorResponse(jsonrpc.ID{}, errs[i].(*jsonrpc.Error))
@@ -305,9 +309,10 @@ func (ss *ServerSession) serveBatch(ctx context.Context, frame []byte, w *connWr
 				resps[i] = jsonrpc.NewErrorResponse(m.ID, errInvalidRequest("initialize must not be part of a JSON-RPC batch"))
 				continue
 			}
+			slots <- struct{}{}
 			wg.Add(1)
 			go func() {
-				defer wg.Done()
+				defer func() { <-slots; wg.Done() }()
 				resps[i] = ss.answer(ctx, m, w)
 			}()
 		}
