@@ -188,7 +188,7 @@ func (s *Server) notifyListeners(ctx context.Context, method, subject string, pa
 				return
 			}
 		}
-		if err := l.notify(s.logger, method, raw); err != nil {
+		if err := l.notify(s.logger, s.opts.MaxQueuedNotifications, method, raw); err != nil {
 			s.logger.Debug("mcp: notification not delivered to a listen stream", "method", method, "err", err)
 		}
 	}

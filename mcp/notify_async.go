@@ -29,16 +29,12 @@ func neverBlocks(w MessageWriter) bool {
 	return ok
 }
 
-// MaxQueuedNotifications bounds the notifications queued for one client
-// whose transport waits for it to read (a stdio or custom Connection)
-// when they come from server API calls rather than from a handler. A
-// notification identical to one already queued (a second list_changed,
-// the same resources/updated) is not queued again. Past the bound the
-// notification is dropped and logged: the client has stopped reading.
-const MaxQueuedNotifications = 1024
+// DefaultMaxQueuedNotifications is ServerOptions.MaxQueuedNotifications
+// when it is zero.
+const DefaultMaxQueuedNotifications = 1024
 
 // ErrNotificationQueueFull reports a notification dropped because its
-// client has MaxQueuedNotifications waiting already.
+// client has ServerOptions.MaxQueuedNotifications waiting already.
 var ErrNotificationQueueFull = errors.New("mcp: the client is not reading: its notification queue is full")
 
 // noticeQueue is the queue of one client.
@@ -55,7 +51,7 @@ type pendingNotice struct {
 
 // push queues a notification. start reports that the caller must start
 // the goroutine that delivers the queue.
-func (q *noticeQueue) push(method string, params json.RawMessage) (start bool, err error) {
+func (q *noticeQueue) push(method string, params json.RawMessage, limit int) (start bool, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, n := range q.pending {
@@ -63,7 +59,7 @@ func (q *noticeQueue) push(method string, params json.RawMessage) (start bool, e
 			return false, nil
 		}
 	}
-	if len(q.pending) >= MaxQueuedNotifications {
+	if limit > 0 && len(q.pending) >= limit {
 		return false, ErrNotificationQueueFull
 	}
 	q.pending = append(q.pending, pendingNotice{method, params})
@@ -100,7 +96,7 @@ func (ss *ServerSession) notifyUnrelated(method string, raw json.RawMessage) err
 	if neverBlocks(w) {
 		return ss.sendNotification(context.Background(), w, method, raw)
 	}
-	start, err := ss.notices.push(method, raw)
+	start, err := ss.notices.push(method, raw, ss.server.opts.MaxQueuedNotifications)
 	if err != nil {
 		ss.server.logger.Warn("mcp: notification dropped", "session", ss.ID(), "method", method, "err", err)
 		return err
@@ -132,11 +128,11 @@ func (ss *ServerSession) deliverNotices() {
 
 // notify sends a notification on a listen stream without waiting for the
 // client, as notifyUnrelated does for a session.
-func (l *listener) notify(logger *slog.Logger, method string, raw json.RawMessage) error {
+func (l *listener) notify(logger *slog.Logger, limit int, method string, raw json.RawMessage) error {
 	if neverBlocks(l.w) {
 		return l.send(context.Background(), method, raw)
 	}
-	start, err := l.notices.push(method, raw)
+	start, err := l.notices.push(method, raw, limit)
 	if err != nil {
 		return err
 	}

@@ -99,6 +99,19 @@ type ServerOptions struct {
 	// refused initialize leaves the session uninitialized. If zero,
 	// 64 KiB; if negative, there is no bound.
 	MaxClientStateBytes int
+	// MaxQueuedNotifications bounds the notifications queued for one
+	// client whose transport waits for it to read (a stdio or custom
+	// Connection; Streamable HTTP queues per stream, see
+	// mcphttp.Options.MaxStreamQueueBytes) when they come from API calls
+	// rather than from a handler: list_changed from AddTool and the like,
+	// resources/updated, listen notifications. They are written by a
+	// goroutine of the client's own, which lives only while the queue is
+	// not empty, so that a client that does not read delays no one. A
+	// notification identical to one already queued is not queued again.
+	// Past the bound a notification is dropped, and logged with
+	// ErrNotificationQueueFull. If zero, DefaultMaxQueuedNotifications
+	// (1024); if negative, no bound.
+	MaxQueuedNotifications int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
 	// SendingMiddleware wraps every request and notification the server
@@ -177,6 +190,9 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxConcurrentRequests <= 0 {
 		s.opts.MaxConcurrentRequests = 64
+	}
+	if s.opts.MaxQueuedNotifications == 0 {
+		s.opts.MaxQueuedNotifications = DefaultMaxQueuedNotifications
 	}
 	if s.opts.MaxClientStateBytes == 0 {
 		s.opts.MaxClientStateBytes = defaultMaxClientStateBytes
