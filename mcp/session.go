@@ -164,6 +164,7 @@ func (ss *ServerSession) Close() error {
 	if ss.done != nil {
 		close(ss.done)
 	}
+	ss.server.endSessionTasks(ss) // task_bounds.go
 	return nil
 }
 

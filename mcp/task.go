@@ -47,10 +47,54 @@ type TaskOptions struct {
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
 	// If zero, 16.
 	MaxRunning int
+	// MaxTasksPerOwner bounds the tasks one owner keeps, running and
+	// finished (until their ttl). A new task past it first deletes the
+	// owner's oldest finished task; when all of them run, the request is
+	// refused with -32600 "Invalid Request", data "Invalid Request: too
+	// many tasks: at most N per requestor, running and finished
+	// (TaskOptions.MaxTasksPerOwner), and M of yours are running". The
+	// spec lets a receiver delete a task after its ttl, and a cancelled
+	// one at any time; deleting a finished one early is the price of a
+	// bounded server
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
+	// Another owner's tasks are never deleted to make room. If zero, 100.
+	MaxTasksPerOwner int
+	// MaxTasks bounds the tasks the server keeps for all owners together.
+	// A new task past it deletes its own owner's oldest finished tasks
+	// (never another owner's); when the owner has none to give, the
+	// request is refused with -32600, data "Invalid Request: too many
+	// tasks: the server keeps at most N (TaskOptions.MaxTasks), and M of
+	// yours have finished". If zero, 10000.
+	MaxTasks int
+	// MaxResultBytes bounds the JSON of one task's result (or error): a
+	// task whose result is longer fails, and tasks/result answers -32603
+	// "Internal error", data "the task's result is N bytes, over the limit
+	// of M (TaskOptions.MaxResultBytes)". If zero, 4 MiB.
+	MaxResultBytes int64
+	// MaxStoredBytesPerOwner bounds the bytes of results one owner's
+	// finished tasks keep. A result that would pass it deletes the owner's
+	// oldest finished tasks with results; if that cannot make room the
+	// task fails with -32603 "Internal error", data "the task's result is
+	// N bytes, and the requestor's other results kept hold K of at most M
+	// (TaskOptions.MaxStoredBytesPerOwner)". If zero, 16 MiB.
+	MaxStoredBytesPerOwner int64
+	// MaxStoredBytes bounds the bytes of results all tasks keep together.
+	// A result that would pass it deletes its own owner's oldest finished
+	// tasks (never another owner's); if that cannot make room the task
+	// fails with -32603 "Internal error", data "the task's result is N
+	// bytes, and the server's results kept hold K of at most M
+	// (TaskOptions.MaxStoredBytes)". If zero, 256 MiB.
+	//
+	// These bounds count the tasks this Server created; with a TaskStore
+	// shared by replicas, each replica bounds its own.
+	MaxStoredBytes int64
 	// Owner names who a request's tasks belong to: only requests with the
 	// same owner see them. If nil, the session: another session gets
-	// "task not found", and a task's work is cancelled when its session
-	// closes. Return the authenticated identity to let tasks outlive
+	// "task not found", and when the session closes its tasks' work is
+	// cancelled and its tasks, finished ones included, are deleted, since
+	// no request can reach them any more (the spec binds tasks to the
+	// requestor's context and lets a receiver delete them early:
+	// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control). Return the authenticated identity to let tasks outlive
 	// sessions (and to use tasks in stateless mode, where every request
 	// has a session of its own).
 	//
@@ -71,10 +115,18 @@ type taskRuntime struct {
 	maxTTL     time.Duration
 	poll       time.Duration
 	maxRunning int
+	// The bounds of task_bounds.go.
+	maxPerOwner, maxTasks                         int
+	maxResultBytes, maxOwnerBytes, maxStoredBytes int64
 
 	mu      sync.Mutex
 	runs    map[string]*taskRun // by task id, while the work runs
 	running map[string]int      // working tasks by owner
+	ledger  taskLedger          // kept tasks (task_bounds.go)
+	// sessionOwners is the owner key of each open session that created
+	// tasks, when TaskOptions.Owner is nil: its tasks are deleted when it
+	// closes.
+	sessionOwners map[*ServerSession]string
 }
 
 // taskRun is one task whose work runs in this process.
@@ -126,6 +178,7 @@ func (s *Server) taskRT() *taskRuntime {
 		if rt.maxRunning <= 0 {
 			rt.maxRunning = 16
 		}
+		rt.setBounds(&o)
 	})
 	return rt
 }
@@ -250,6 +303,15 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 	if err != nil {
 		return nil, err
 	}
+	if s.opts.Tasks.Owner == nil {
+		// The session owns the task: its end frees it (task_bounds.go).
+		rt.mu.Lock()
+		if rt.sessionOwners == nil {
+			rt.sessionOwners = make(map[*ServerSession]string)
+		}
+		rt.sessionOwners[r.Session] = owner
+		rt.mu.Unlock()
+	}
 
 	// The work is detached from the request (which is answered at once)
 	// but keeps its values; tasks/cancel, the ttl and (for session-owned
@@ -327,23 +389,27 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 	defer rt.release(run, run.owner)
 	defer run.markTerminal()
 
+	if errors.Is(context.Cause(ctx), errTaskSessionEnded) {
+		// Its session is gone, and with it every way to reach the task.
+		s.dropSessionTask(ctx, run)
+		return
+	}
 	var apply func(st *TaskState)
 	var rpcErr *jsonrpc.Error
+	fail := func(e *jsonrpc.Error) func(st *TaskState) {
+		return func(st *TaskState) {
+			st.Task.Status, st.Error = TaskFailed, e
+			st.Task.StatusMessage = errorStatusMessage(e)
+		}
+	}
 	switch {
 	case err != nil && errors.As(err, &rpcErr):
-		apply = func(st *TaskState) {
-			st.Task.Status, st.Error = TaskFailed, rpcErr
-			st.Task.StatusMessage = errorStatusMessage(rpcErr)
+		if kerr := s.keepResult(ctx, run, errBytes(rpcErr)); kerr != nil {
+			rpcErr = kerr
 		}
+		apply = fail(rpcErr)
 	case err != nil && ctx.Err() != nil:
-		cause := context.Cause(ctx)
-		if errors.Is(cause, errTaskCancelledByRequest) || errors.Is(cause, errTaskExpired) {
-			return // already cancelled, or forgotten
-		}
-		apply = func(st *TaskState) {
-			st.Task.Status = TaskCancelled
-			st.Task.StatusMessage = "The task was cancelled: its session ended."
-		}
+		return // cancelled by tasks/cancel, or forgotten at its ttl
 	case err != nil:
 		// runTool turns other errors into results; this is a safety net.
 		apply = func(st *TaskState) {
@@ -358,6 +424,10 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 				st.Task.Status, st.Error = TaskFailed, errInternal()
 				st.Task.StatusMessage = "Internal error"
 			}
+			break
+		}
+		if kerr := s.keepResult(ctx, run, len(raw)); kerr != nil {
+			apply = fail(kerr)
 			break
 		}
 		apply = func(st *TaskState) {
@@ -424,6 +494,7 @@ func (rt *taskRuntime) release(run *taskRun, owner string) {
 	defer rt.mu.Unlock()
 	if run != nil {
 		delete(rt.runs, run.id)
+		rt.finishedTask(owner, run.id)
 	}
 	if rt.running[owner]--; rt.running[owner] <= 0 {
 		delete(rt.running, owner)
@@ -850,14 +921,23 @@ func (s *Server) createTask(ctx context.Context, rt *taskRuntime, owner string, 
 		rt.mu.Unlock()
 		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", rt.maxRunning))
 	}
+	evicted, err := rt.reserveTask(owner, st.Task.TaskID, st.ExpiresAt, now)
+	if err != nil {
+		rt.mu.Unlock()
+		return nil, err
+	}
 	if rt.running == nil {
 		rt.running = make(map[string]int)
 		rt.runs = make(map[string]*taskRun)
 	}
 	rt.running[owner]++
 	rt.mu.Unlock()
+	s.deleteTasks(ctx, owner, evicted)
 
 	if err := rt.store.Create(ctx, st); err != nil {
+		rt.mu.Lock()
+		rt.forgetTask(owner, st.Task.TaskID)
+		rt.mu.Unlock()
 		rt.release(nil, owner)
 		s.logger.Error("mcp: creating a task", "err", err)
 		return nil, errInternal()

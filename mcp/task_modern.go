@@ -287,6 +287,10 @@ func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolR
 			break
 		}
 		raw = withCompleteResultType(raw)
+		if kerr := s.keepResult(ctx, run, len(raw)); kerr != nil {
+			apply = fail(kerr)
+			break
+		}
 		apply = func(st *TaskState) {
 			st.Result = raw
 			st.Task.Status = TaskCompleted
@@ -298,11 +302,13 @@ func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolR
 		return
 	default:
 		var rpcErr *jsonrpc.Error
-		if errors.As(modernError(err), &rpcErr) {
-			apply = fail(rpcErr)
-		} else {
-			apply = fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+		if !errors.As(modernError(err), &rpcErr) {
+			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
+		if kerr := s.keepResult(ctx, run, errBytes(rpcErr)); kerr != nil {
+			rpcErr = kerr
+		}
+		apply = fail(rpcErr)
 	}
 	s.updateExtTask(context.WithoutCancel(ctx), run, func(st *TaskState) error {
 		if st.Task.Status.Terminal() {
