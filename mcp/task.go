@@ -47,6 +47,13 @@ type TaskOptions struct {
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
 	// If zero, 16.
 	MaxRunning int
+	// MaxRunningTotal bounds the tasks working at once on the server, all
+	// owners together; a task-augmented request past it is refused with
+	// -32600, data "Invalid Request: too many tasks running: at most N at
+	// once on this server (TaskOptions.MaxRunningTotal)". It is also the
+	// running bound of the stateless era's tasks when Owner is nil, which
+	// have no requestor to count per (see Owner). If zero, 1024.
+	MaxRunningTotal int
 	// MaxTasksPerOwner bounds the tasks one owner keeps, running and
 	// finished (until their ttl). A new task past it first deletes the
 	// owner's oldest finished task; when all of them run, the request is
@@ -98,11 +105,24 @@ type TaskOptions struct {
 	// sessions (and to use tasks in stateless mode, where every request
 	// has a session of its own).
 	//
-	// The stateless era's tasks extension has no session: there, if nil,
-	// all tasks share one scope and a task's unguessable id is what reaches
-	// it (SEP-2663); a server that authenticates callers should return
-	// the authorization context (say, from r.Extra.AuthInfo), which then
-	// scopes tasks in both eras.
+	// The stateless era's tasks extension has no session. There, if nil,
+	// each task is its own scope, reached by its unguessable id alone (130
+	// bits from crypto/rand): the id is a capability, as SEP-2663 allows
+	// ("Task ID unguessability") and the 2025-11-25 spec requires when
+	// tasks cannot be bound to an authorization context
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control).
+	// Nothing tells such requestors apart, so their bounds are the
+	// server's: MaxRunningTotal running, MaxTasks kept and MaxStoredBytes
+	// of results, a new task making room by deleting the oldest finished
+	// ownerless task. One client can then use the whole allowance: a
+	// server that authenticates callers should return the authorization
+	// context (say, from r.Extra.AuthInfo), which scopes tasks in both
+	// eras and gives every caller its own MaxRunning and MaxTasksPerOwner.
+	//
+	// Streamable HTTP in stateless mode gives every request a session of
+	// its own (SessionOptions.Ephemeral): with Owner nil a task made there
+	// could never be read, so the server neither declares the tasks
+	// capability there nor creates tasks.
 	Owner func(r *Request) string
 }
 
@@ -116,13 +136,15 @@ type taskRuntime struct {
 	poll       time.Duration
 	maxRunning int
 	// The bounds of task_bounds.go.
-	maxPerOwner, maxTasks                         int
+	maxPerOwner, maxTasks, maxRunningTotal        int
 	maxResultBytes, maxOwnerBytes, maxStoredBytes int64
 
 	mu      sync.Mutex
 	runs    map[string]*taskRun // by task id, while the work runs
-	running map[string]int      // working tasks by owner
-	ledger  taskLedger          // kept tasks (task_bounds.go)
+	running map[string]int      // working tasks by ledger account
+	// runningTotal is the working tasks of all accounts.
+	runningTotal int
+	ledger       taskLedger // kept tasks (task_bounds.go)
 	// sessionOwners is the owner key of each open session that created
 	// tasks, when TaskOptions.Owner is nil: its tasks are deleted when it
 	// closes.
@@ -132,6 +154,7 @@ type taskRuntime struct {
 // taskRun is one task whose work runs in this process.
 type taskRun struct {
 	id, owner string
+	acct      string // its ledger account (task_bounds.go)
 	ss        *ServerSession
 	w         *taskWriter
 	cancel    context.CancelCauseFunc
@@ -292,6 +315,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 
 	rt := s.taskRT()
 	owner := s.taskOwner(r)
+	acct := ownerAccount(owner)
 	ttl := rt.defaultTTL
 	if asked := p.Task.TTL; asked != nil && *asked > 0 {
 		ttl = rt.maxTTL
@@ -299,7 +323,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 			ttl = time.Duration(*asked) * time.Millisecond
 		}
 	}
-	st, err := s.createTask(ctx, rt, owner, ttl)
+	st, err := s.createTask(ctx, rt, rand.Text(), owner, acct, ttl)
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +341,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 	// but keeps its values; tasks/cancel, the ttl and (for session-owned
 	// tasks) the session's end stop it.
 	run := &taskRun{
-		id: st.Task.TaskID, owner: owner, ss: r.Session,
+		id: st.Task.TaskID, owner: owner, acct: acct, ss: r.Session,
 		w:        &taskWriter{id: st.Task.TaskID, ss: r.Session},
 		terminal: make(chan struct{}),
 	}
@@ -386,7 +410,7 @@ func (s *Server) runTaskTool(ctx context.Context, run *taskRun, r *Request, t *s
 // A task already terminal (cancelled while its tool ran) stays as it is.
 func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResult, err error) {
 	rt := s.taskRT()
-	defer rt.release(run, run.owner)
+	defer rt.release(run, run.acct)
 	defer run.markTerminal()
 
 	if errors.Is(context.Cause(ctx), errTaskSessionEnded) {
@@ -488,16 +512,17 @@ func (s *Server) updateTask(ctx context.Context, run *taskRun, fn func(st *TaskS
 	return st, nil
 }
 
-// release forgets a run and frees its owner's slot.
-func (rt *taskRuntime) release(run *taskRun, owner string) {
+// release forgets a run and frees its account's running slot.
+func (rt *taskRuntime) release(run *taskRun, acct string) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if run != nil {
 		delete(rt.runs, run.id)
-		rt.finishedTask(owner, run.id)
+		rt.finishedTask(acct, run.id)
 	}
-	if rt.running[owner]--; rt.running[owner] <= 0 {
-		delete(rt.running, owner)
+	rt.runningTotal--
+	if rt.running[acct]--; rt.running[acct] <= 0 {
+		delete(rt.running, acct)
 	}
 }
 
@@ -897,14 +922,15 @@ func (t *RunningTask) SetStatus(ctx context.Context, status TaskStatus, message 
 	return err
 }
 
-// createTask stores a new working task for a tools/call of owner's, in
-// either era, if owner has room for one more running task.
-func (s *Server) createTask(ctx context.Context, rt *taskRuntime, owner string, ttl time.Duration) (*TaskState, error) {
+// createTask stores a new working task id for a tools/call of owner's,
+// in either era, if its account (ownerAccount(owner), or poolAccount) has
+// room for one more running task and the server for one more task.
+func (s *Server) createTask(ctx context.Context, rt *taskRuntime, id, owner, acct string, ttl time.Duration) (*TaskState, error) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ttlMS := ttl.Milliseconds()
 	st := &TaskState{
 		Task: Task{
-			TaskID:        rand.Text(),
+			TaskID:        id,
 			Status:        TaskWorking,
 			CreatedAt:     now,
 			LastUpdatedAt: now,
@@ -917,11 +943,19 @@ func (s *Server) createTask(ctx context.Context, rt *taskRuntime, owner string, 
 	}
 
 	rt.mu.Lock()
-	if rt.running[owner] >= rt.maxRunning {
+	_, _, maxRunning := rt.accountBounds(acct)
+	switch {
+	case rt.running[acct] >= maxRunning && acct == poolAccount:
 		rt.mu.Unlock()
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", rt.maxRunning))
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", maxRunning))
+	case rt.running[acct] >= maxRunning:
+		rt.mu.Unlock()
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", maxRunning))
+	case rt.runningTotal >= rt.maxRunningTotal:
+		rt.mu.Unlock()
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", rt.maxRunningTotal))
 	}
-	evicted, err := rt.reserveTask(owner, st.Task.TaskID, st.ExpiresAt, now)
+	evicted, err := rt.reserveTask(acct, owner, id, st.ExpiresAt, now)
 	if err != nil {
 		rt.mu.Unlock()
 		return nil, err
@@ -930,15 +964,16 @@ func (s *Server) createTask(ctx context.Context, rt *taskRuntime, owner string, 
 		rt.running = make(map[string]int)
 		rt.runs = make(map[string]*taskRun)
 	}
-	rt.running[owner]++
+	rt.running[acct]++
+	rt.runningTotal++
 	rt.mu.Unlock()
-	s.deleteTasks(ctx, owner, evicted)
+	s.deleteTasks(ctx, evicted)
 
 	if err := rt.store.Create(ctx, st); err != nil {
 		rt.mu.Lock()
-		rt.forgetTask(owner, st.Task.TaskID)
+		rt.forgetTask(acct, id)
 		rt.mu.Unlock()
-		rt.release(nil, owner)
+		rt.release(nil, acct)
 		s.logger.Error("mcp: creating a task", "err", err)
 		return nil, errInternal()
 	}

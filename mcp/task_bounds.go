@@ -16,7 +16,9 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -29,21 +31,31 @@ const (
 	defaultMaxResultBytes         = 4 << 20
 	defaultMaxStoredBytesPerOwner = 16 << 20
 	defaultMaxStoredBytes         = 256 << 20
+	defaultMaxRunningTotal        = 1024
 )
 
 // keptTask is the ledger's entry for one task.
 type keptTask struct {
-	id       string
-	expires  time.Time
-	finished bool
-	bytes    int64 // of its stored result
+	id, owner string // the task's key in the TaskStore
+	expires   time.Time
+	finished  bool
+	bytes     int64 // of its stored result
 }
 
-// ownerLedger is one owner's tasks, in creation order.
+// ownerLedger is the tasks of one account, in creation order. An account
+// is an owner ("o:" + the owner), or the pool of the stateless era's
+// tasks that have no owner but their id (poolAccount).
 type ownerLedger struct {
 	tasks []*keptTask
 	bytes int64
 }
+
+// poolAccount is the account of the stateless era's tasks when
+// TaskOptions.Owner is nil (task_modern.go).
+const poolAccount = "pool"
+
+// ownerAccount is the ledger account of owner's tasks.
+func ownerAccount(owner string) string { return "o:" + owner }
 
 // taskLedger is the runtime's account of kept tasks; guarded by
 // taskRuntime.mu.
@@ -65,30 +77,31 @@ func (rt *taskRuntime) setBounds(o *TaskOptions) {
 	rt.maxResultBytes = pick(o.MaxResultBytes, defaultMaxResultBytes)
 	rt.maxOwnerBytes = pick(o.MaxStoredBytesPerOwner, defaultMaxStoredBytesPerOwner)
 	rt.maxStoredBytes = pick(o.MaxStoredBytes, defaultMaxStoredBytes)
+	rt.maxRunningTotal = int(pick(int64(o.MaxRunningTotal), defaultMaxRunningTotal))
 }
 
 // removeAt drops the owner's entry i from the ledger. rt.mu is held.
-func (rt *taskRuntime) removeAt(owner string, o *ownerLedger, i int) {
+func (rt *taskRuntime) removeAt(acct string, o *ownerLedger, i int) {
 	t := o.tasks[i]
 	o.tasks = append(o.tasks[:i], o.tasks[i+1:]...)
 	o.bytes -= t.bytes
 	rt.ledger.count--
 	rt.ledger.bytes -= t.bytes
 	if len(o.tasks) == 0 {
-		delete(rt.ledger.owners, owner)
+		delete(rt.ledger.owners, acct)
 	}
 }
 
 // dropExpired forgets the owner's tasks whose ttl has run out: the store
 // no longer answers for them. rt.mu is held.
-func (rt *taskRuntime) dropExpired(owner string, now time.Time) {
-	o := rt.ledger.owners[owner]
+func (rt *taskRuntime) dropExpired(acct string, now time.Time) {
+	o := rt.ledger.owners[acct]
 	if o == nil {
 		return
 	}
 	for i := 0; i < len(o.tasks); {
 		if t := o.tasks[i]; t.finished && !now.Before(t.expires) {
-			rt.removeAt(owner, o, i)
+			rt.removeAt(acct, o, i)
 			if len(o.tasks) == 0 {
 				return
 			}
@@ -101,38 +114,47 @@ func (rt *taskRuntime) dropExpired(owner string, now time.Time) {
 // evictOldest removes the owner's oldest finished task other than keep
 // (one with a result, if withBytes) from the ledger and returns it, or nil
 // if there is none. rt.mu is held.
-func (rt *taskRuntime) evictOldest(owner, keep string, withBytes bool) *keptTask {
-	o := rt.ledger.owners[owner]
+func (rt *taskRuntime) evictOldest(acct, keep string, withBytes bool) *keptTask {
+	o := rt.ledger.owners[acct]
 	if o == nil {
 		return nil
 	}
 	for i, t := range o.tasks {
 		if t.finished && t.id != keep && (!withBytes || t.bytes > 0) {
-			rt.removeAt(owner, o, i)
+			rt.removeAt(acct, o, i)
 			return t
 		}
 	}
 	return nil
 }
 
-// reserveTask makes room for a new task of owner's, evicting the owner's
+// accountBounds returns the bounds of an account: an owner's own, or for
+// the pool of ownerless stateless-era tasks the server-wide ones, since
+// nothing tells its requestors apart.
+func (rt *taskRuntime) accountBounds(acct string) (count int, bytes int64, running int) {
+	if acct == poolAccount {
+		return rt.maxTasks, rt.maxStoredBytes, rt.maxRunningTotal
+	}
+	return rt.maxPerOwner, rt.maxOwnerBytes, rt.maxRunning
+}
+
+// reserveTask makes room for a new task in acct, evicting the account's
 // oldest finished tasks as needed, and enters it in the ledger. It returns
-// the ids evicted, which the caller deletes from the store, or the error
+// the tasks evicted, which the caller deletes from the store, or the error
 // that refuses the task (and then evicts nothing). rt.mu is held.
-func (rt *taskRuntime) reserveTask(owner, id string, expires, now time.Time) ([]string, error) {
-	rt.dropExpired(owner, now)
+func (rt *taskRuntime) reserveTask(acct, owner, id string, expires, now time.Time) ([]*keptTask, error) {
+	rt.dropExpired(acct, now)
 	if rt.ledger.count >= rt.maxTasks {
-		for o := range rt.ledger.owners {
-			rt.dropExpired(o, now)
+		for a := range rt.ledger.owners {
+			rt.dropExpired(a, now)
 		}
 	}
 	if rt.ledger.owners == nil {
 		rt.ledger.owners = make(map[string]*ownerLedger)
 	}
-	o := rt.ledger.owners[owner]
+	o := rt.ledger.owners[acct]
 	if o == nil {
 		o = &ownerLedger{}
-		rt.ledger.owners[owner] = o
 	}
 	finished := 0
 	for _, t := range o.tasks {
@@ -141,98 +163,92 @@ func (rt *taskRuntime) reserveTask(owner, id string, expires, now time.Time) ([]
 		}
 	}
 	// Evictions needed for one more task under each bound.
-	needOwner := len(o.tasks) - rt.maxPerOwner + 1
+	maxCount, _, _ := rt.accountBounds(acct)
+	needOwner := len(o.tasks) - maxCount + 1
 	needServer := rt.ledger.count - rt.maxTasks + 1
-	if len(o.tasks) == 0 && (needOwner > finished || needServer > finished) {
-		delete(rt.ledger.owners, owner)
-	}
 	switch {
+	case acct == poolAccount && max(needOwner, needServer) > finished:
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks: the server keeps at most %d (TaskOptions.MaxTasks), and %d of those without an owner have finished", rt.maxTasks, finished))
 	case needOwner > finished:
 		return nil, errInvalidRequest(fmt.Sprintf("too many tasks: at most %d per requestor, running and finished (TaskOptions.MaxTasksPerOwner), and %d of yours are running", rt.maxPerOwner, len(o.tasks)-finished))
 	case needServer > finished:
 		return nil, errInvalidRequest(fmt.Sprintf("too many tasks: the server keeps at most %d (TaskOptions.MaxTasks), and %d of yours have finished", rt.maxTasks, finished))
 	}
-	var evicted []string
+	var evicted []*keptTask
 	for range max(needOwner, needServer, 0) {
-		if v := rt.evictOldest(owner, "", false); v != nil {
-			evicted = append(evicted, v.id)
+		if v := rt.evictOldest(acct, "", false); v != nil {
+			evicted = append(evicted, v)
 		}
 	}
-	o.tasks = append(o.tasks, &keptTask{id: id, expires: expires})
-	rt.ledger.owners[owner] = o // again: evicting its last task dropped it
+	o.tasks = append(o.tasks, &keptTask{id: id, owner: owner, expires: expires})
+	rt.ledger.owners[acct] = o // again: evicting its last task dropped it
 	rt.ledger.count++
 	return evicted, nil
 }
 
-// finishedTask marks the owner's task finished in the ledger. rt.mu is
-// held.
-func (rt *taskRuntime) finishedTask(owner, id string) {
-	if o := rt.ledger.owners[owner]; o != nil {
-		for _, t := range o.tasks {
+// findTask returns the account's entry for task id, or nil. rt.mu is held.
+func (rt *taskRuntime) findTask(acct, id string) (*ownerLedger, int) {
+	if o := rt.ledger.owners[acct]; o != nil {
+		for i, t := range o.tasks {
 			if t.id == id {
-				t.finished = true
-				return
+				return o, i
 			}
 		}
+	}
+	return nil, -1
+}
+
+// finishedTask marks a task finished in the ledger. rt.mu is held.
+func (rt *taskRuntime) finishedTask(acct, id string) {
+	if o, i := rt.findTask(acct, id); o != nil {
+		o.tasks[i].finished = true
 	}
 }
 
 // forgetTask drops a task from the ledger. rt.mu is held.
-func (rt *taskRuntime) forgetTask(owner, id string) {
-	if o := rt.ledger.owners[owner]; o != nil {
-		for i, t := range o.tasks {
-			if t.id == id {
-				rt.removeAt(owner, o, i)
-				return
-			}
-		}
+func (rt *taskRuntime) forgetTask(acct, id string) {
+	if o, i := rt.findTask(acct, id); o != nil {
+		rt.removeAt(acct, o, i)
 	}
 }
 
-// reserveResult accounts n bytes of result for the owner's task id,
-// evicting the owner's oldest finished tasks if the owner's or the
-// server's stored bytes would pass their bound. It returns the ids
-// evicted, and the error the task fails with when the result cannot be
-// kept.
-func (rt *taskRuntime) reserveResult(owner, id string, n int64) ([]string, *jsonrpc.Error) {
+// reserveResult accounts n bytes of result for task id of acct, evicting
+// the account's oldest finished tasks if its or the server's stored bytes
+// would pass their bound. It returns the tasks evicted, and the error the
+// task fails with when the result cannot be kept.
+func (rt *taskRuntime) reserveResult(acct, id string, n int64) ([]*keptTask, *jsonrpc.Error) {
 	if n > rt.maxResultBytes {
 		return nil, errResultTooLarge(fmt.Sprintf("the task's result is %d bytes, over the limit of %d (TaskOptions.MaxResultBytes)", n, rt.maxResultBytes))
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	o := rt.ledger.owners[owner]
-	var entry *keptTask
-	if o != nil {
-		for _, t := range o.tasks {
-			if t.id == id {
-				entry = t
-			}
-		}
-	}
-	if entry == nil {
+	o, i := rt.findTask(acct, id)
+	if o == nil {
 		return nil, nil // forgotten (its session ended): nothing is kept
 	}
-	var freeable int64 // the bytes of the owner's other finished tasks
+	entry := o.tasks[i]
+	var freeable int64 // the bytes of the account's other finished tasks
 	for _, t := range o.tasks {
 		if t.finished && t.id != id {
 			freeable += t.bytes
 		}
 	}
-	needOwner := o.bytes + n - rt.maxOwnerBytes
+	_, maxBytes, _ := rt.accountBounds(acct)
+	needOwner := o.bytes + n - maxBytes
 	needServer := rt.ledger.bytes + n - rt.maxStoredBytes
 	switch {
-	case needOwner > freeable:
-		return nil, errResultTooLarge(fmt.Sprintf("the task's result is %d bytes, and the requestor's other results kept hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)", n, o.bytes, rt.maxOwnerBytes))
-	case needServer > freeable:
+	case needOwner > freeable && acct != poolAccount:
+		return nil, errResultTooLarge(fmt.Sprintf("the task's result is %d bytes, and the requestor's other results kept hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)", n, o.bytes, maxBytes))
+	case needServer > freeable || needOwner > freeable:
 		return nil, errResultTooLarge(fmt.Sprintf("the task's result is %d bytes, and the server's results kept hold %d of at most %d (TaskOptions.MaxStoredBytes)", n, rt.ledger.bytes, rt.maxStoredBytes))
 	}
-	var evicted []string
+	var evicted []*keptTask
 	for freed := int64(0); freed < max(needOwner, needServer); {
-		v := rt.evictOldest(owner, id, true)
+		v := rt.evictOldest(acct, id, true)
 		if v == nil {
 			break // not reached: freeable covers what is needed
 		}
-		evicted = append(evicted, v.id)
+		evicted = append(evicted, v)
 		freed += v.bytes
 	}
 	entry.bytes = n
@@ -248,11 +264,11 @@ func errResultTooLarge(detail string) *jsonrpc.Error {
 }
 
 // deleteTasks deletes evicted tasks from the store.
-func (s *Server) deleteTasks(ctx context.Context, owner string, ids []string) {
+func (s *Server) deleteTasks(ctx context.Context, tasks []*keptTask) {
 	store := s.taskRT().store
-	for _, id := range ids {
-		if err := store.Delete(context.WithoutCancel(ctx), owner, id); err != nil && err != ErrTaskNotFound {
-			s.logger.Error("mcp: deleting an evicted task", "task", id, "err", err)
+	for _, t := range tasks {
+		if err := store.Delete(context.WithoutCancel(ctx), t.owner, t.id); err != nil && !errors.Is(err, ErrTaskNotFound) {
+			s.logger.Error("mcp: deleting an evicted task", "task", t.id, "err", err)
 		}
 	}
 }
@@ -271,25 +287,24 @@ func (s *Server) endSessionTasks(ss *ServerSession) {
 	rt.mu.Lock()
 	owner, ok := rt.sessionOwners[ss]
 	delete(rt.sessionOwners, ss)
-	var ids []string
-	if o := rt.ledger.owners[owner]; ok && o != nil {
-		for _, t := range o.tasks {
-			ids = append(ids, t.id)
-		}
+	acct := ownerAccount(owner)
+	var gone []*keptTask
+	if o := rt.ledger.owners[acct]; ok && o != nil {
+		gone = slices.Clone(o.tasks)
 		for len(o.tasks) > 0 {
-			rt.removeAt(owner, o, len(o.tasks)-1)
+			rt.removeAt(acct, o, len(o.tasks)-1)
 		}
 	}
 	rt.mu.Unlock()
-	s.deleteTasks(context.Background(), owner, ids)
+	s.deleteTasks(context.Background(), gone)
 }
 
 // keepResult accounts n bytes of a finishing task's result, deleting the
 // tasks evicted for it; a non-nil error is what the task fails with
 // instead, its result not kept.
 func (s *Server) keepResult(ctx context.Context, run *taskRun, n int) *jsonrpc.Error {
-	evicted, err := s.taskRT().reserveResult(run.owner, run.id, int64(n))
-	s.deleteTasks(ctx, run.owner, evicted)
+	evicted, err := s.taskRT().reserveResult(run.acct, run.id, int64(n))
+	s.deleteTasks(ctx, evicted)
 	return err
 }
 
@@ -301,7 +316,7 @@ func errBytes(e *jsonrpc.Error) int { return len(e.Message) + len(e.Data) }
 func (s *Server) dropSessionTask(ctx context.Context, run *taskRun) {
 	rt := s.taskRT()
 	rt.mu.Lock()
-	rt.forgetTask(run.owner, run.id)
+	rt.forgetTask(run.acct, run.id)
 	rt.mu.Unlock()
-	s.deleteTasks(ctx, run.owner, []string{run.id})
+	s.deleteTasks(ctx, []*keptTask{{id: run.id, owner: run.owner}})
 }

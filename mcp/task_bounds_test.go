@@ -217,3 +217,58 @@ func TestTaskMaxStoredBytes(t *testing.T) {
 			fmt.Sprintf(`"the task's result is %d bytes, and the requestor's other results kept hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)"`, sizedBytes(t, 2500), 2*one, 2*one))
 	})
 }
+
+// TestTasksExtOwnerlessScope: without TaskOptions.Owner, one client's long
+// tasks no longer use up a single shared "stateless" owner's MaxRunning
+// (16 by default) for every other client; each task is its own scope,
+// reached by its id.
+func TestTasksExtOwnerlessScope(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := txServer(t, nil)
+		for i := range 16 {
+			txStart(t, srv, i+1, "work", txExt) // one greedy client
+		}
+		id, _ := txStart(t, srv, 17, "quick", txExt) // anyone else
+		synctest.Wait()
+		got := txCall(t, srv, 18, "tasks/get", txExt, `,"taskId":"`+id+`"`)
+		if !strings.Contains(got, `"status":"completed"`) {
+			t.Errorf("tasks/get by id = %s, want the completed task", got)
+		}
+		// The store keys it by itself, not by a shared owner.
+		if _, err := srv.TaskStore().Get(context.Background(), "stateless", id); err == nil {
+			t.Errorf("the task is in the shared \"stateless\" scope")
+		}
+		close(g.release)
+		synctest.Wait()
+	})
+}
+
+// TestTasksExtOwnerBounds: with TaskOptions.Owner, each owner has its own
+// MaxRunning in the stateless era, and cannot see another's tasks.
+func TestTasksExtOwnerBounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := txServer(t, &mcp.ServerOptions{Tasks: mcp.TaskOptions{MaxRunning: 1,
+			Owner: func(r *mcp.Request) string { return fmt.Sprint(r.Extra.Header["X-User"]) },
+		}})
+		call := func(id int, user, method, rest string) string {
+			t.Helper()
+			frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, txParams(txExt, rest))
+			resp, _, _ := txServe(t, srv, frame, &mcp.RequestExtra{Header: map[string][]string{"X-User": {user}}})
+			return resp
+		}
+		first := call(1, "alice", "tools/call", `,"name":"work","arguments":{}`)
+		m := txIDRE.FindStringSubmatch(first)
+		if m == nil {
+			t.Fatalf("no task: %s", first)
+		}
+		txWant(t, "alice's second", call(2, "alice", "tools/call", `,"name":"work","arguments":{}`),
+			txErr(2, -32600, "Invalid Request", `"Invalid Request: too many tasks running: at most 1 at once"`))
+		if got := call(3, "bob", "tools/call", `,"name":"quick","arguments":{}`); !strings.Contains(got, `"resultType":"task"`) {
+			t.Errorf("bob's task = %s", got)
+		}
+		txWant(t, "bob reads alice's", call(4, "bob", "tasks/get", `,"taskId":"`+m[1]+`"`),
+			txErr(4, -32602, "Invalid params", `"Failed to retrieve task: Task not found"`))
+		close(g.release)
+		synctest.Wait()
+	})
+}
