@@ -312,7 +312,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 
 	return &InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    s.capabilities(),
+		Capabilities:    s.sessionCapabilities(ss), // task.go
 		ServerInfo:      s.impl,
 		Instructions:    s.opts.Instructions,
 	}, nil

@@ -231,6 +231,27 @@ func (s *Server) taskOwner(r *Request) string {
 	return ss.taskOwner
 }
 
+// sessionTasks reports whether the session's tasks can be reached by a
+// later request: not on an ephemeral session (Streamable HTTP in stateless
+// mode) when tasks belong to their session (TaskOptions.Owner nil).
+func (s *Server) sessionTasks(ss *ServerSession) bool {
+	return s.opts.Tasks.Owner != nil || ss == nil || !ss.ephemeral
+}
+
+// sessionCapabilities is what initialize declares on ss: the server's
+// capabilities, without tasks where they could not be served. A server
+// MUST NOT declare what it cannot serve, and a receiver that does not
+// declare task support for tools/call processes a task-augmented request
+// normally
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-support-and-handling).
+func (s *Server) sessionCapabilities(ss *ServerSession) ServerCapabilities {
+	c := s.capabilities()
+	if !s.sessionTasks(ss) {
+		c.Tasks = nil
+	}
+	return c
+}
+
 // taskSupport returns a tool's execution.taskSupport, "forbidden" if unset.
 func taskSupport(t *Tool) string {
 	if t.Execution == nil || t.Execution.TaskSupport == "" {
@@ -296,6 +317,16 @@ func (s *Server) declaresToolTasks() bool {
 // requires a task
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#tool-level-negotiation).
 func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams, t *serverTool) (any, error) {
+	if !s.sessionTasks(r.Session) {
+		// Tasks are not declared on an ephemeral session
+		// (sessionCapabilities): an optional tool runs normally, as below;
+		// one that requires a task cannot run.
+		if taskSupport(t.tool) == TaskSupportRequired {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found",
+				"Tool "+p.Name+" must be called as a task, and this server keeps no tasks here: every request has a session of its own (stateless mode) and tasks belong to their session")
+		}
+		return runTool(ctx, r, t, p.Arguments)
+	}
 	if !s.declaresToolTasks() {
 		// A receiver that does not declare task support for tools/call
 		// MUST process the request normally, ignoring params.task
