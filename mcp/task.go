@@ -365,6 +365,13 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 			rt.sessionOwners = make(map[*ServerSession]string)
 		}
 		rt.sessionOwners[r.Session] = owner
+		select {
+		case <-r.Session.done:
+			// Closed already, endSessionTasks perhaps done: the task's own
+			// watch of the session deletes it (runTask).
+			delete(rt.sessionOwners, r.Session)
+		default:
+		}
 		rt.mu.Unlock()
 	}
 

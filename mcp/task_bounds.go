@@ -227,6 +227,14 @@ func (rt *taskRuntime) reserveResult(acct, id string, n int64) ([]*keptTask, *js
 		return nil, nil // forgotten (its session ended): nothing is kept
 	}
 	entry := o.tasks[i]
+	if rt.ledger.bytes+n > rt.maxStoredBytes {
+		// Results past their ttl still count until swept.
+		for a := range rt.ledger.owners {
+			if a != acct {
+				rt.dropExpired(a, time.Now())
+			}
+		}
+	}
 	var freeable int64 // the bytes of the account's other finished tasks
 	for _, t := range o.tasks {
 		if t.finished && t.id != id {
