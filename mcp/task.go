@@ -44,8 +44,10 @@ type TaskOptions struct {
 	// MaxRunning bounds the tasks one owner may have working at once; a
 	// task-augmented request past it is refused with -32600, as the spec
 	// advises limits per requestor
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
-	// If zero, 16.
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management):
+	// data "Invalid Request: too many tasks running: at most N at once".
+	// The stateless era's tasks without an Owner are bounded by
+	// MaxRunningTotal instead. If zero, 16.
 	MaxRunning int
 	// MaxRunningTotal bounds the tasks working at once on the server, all
 	// owners together; a task-augmented request past it is refused with
