@@ -65,6 +65,7 @@ type taskLedger struct {
 	bytes  int64
 }
 
+// setBounds reads the TaskOptions bounds, defaults for zero.
 func (rt *taskRuntime) setBounds(o *TaskOptions) {
 	pick := func(v, def int64) int64 {
 		if v <= 0 {
@@ -83,7 +84,7 @@ func (rt *taskRuntime) setBounds(o *TaskOptions) {
 // removeAt drops the owner's entry i from the ledger. rt.mu is held.
 func (rt *taskRuntime) removeAt(acct string, o *ownerLedger, i int) {
 	t := o.tasks[i]
-	o.tasks = append(o.tasks[:i], o.tasks[i+1:]...)
+	o.tasks = slices.Delete(o.tasks, i, i+1) // clears the freed slot
 	o.bytes -= t.bytes
 	rt.ledger.count--
 	rt.ledger.bytes -= t.bytes
