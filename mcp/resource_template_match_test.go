@@ -110,18 +110,16 @@ func TestURIMatchWorkIsLinear(t *testing.T) {
 			"nomatch://" + strings.Repeat("c", n),                 // matches none
 		}
 	}
-	for i, uri := range uris(64 << 10) {
-		per := float64(allocatedBytes(3, func() { s.findResource(uri) })) / float64(len(uri))
-		if per > 8 {
-			t.Errorf("URI %d (%d bytes): %.1f bytes allocated per URI byte, want at most 8", i, len(uri), per)
-		}
-	}
-	for i := range uris(0) {
-		small, large := uris(4 << 10)[i], uris(64 << 10)[i]
-		a := allocatedBytes(3, func() { s.findResource(small) })
-		b := allocatedBytes(3, func() { s.findResource(large) })
-		if ratio := float64(b) / float64(a+1); ratio > 2*float64(len(large))/float64(len(small)) {
-			t.Errorf("URI %d: %d bytes allocated for %d bytes of URI, %d for %d: grows faster than the URI", i, a, len(small), b, len(large))
+	// 8 bytes a byte leaves room for the values found and for other
+	// goroutines' allocations; quadratic work would pass it by far. (Below
+	// some size the regexp package backtracks, with a bitmap of a few bits
+	// per byte and instruction: still linear, but not this small.)
+	for _, n := range []int{64 << 10} {
+		for i, uri := range uris(n) {
+			per := float64(allocatedBytes(3, func() { s.findResource(uri) })) / float64(len(uri))
+			if per > 8 {
+				t.Errorf("URI %d (%d bytes): %.1f bytes allocated per URI byte, want at most 8", i, len(uri), per)
+			}
 		}
 	}
 }
