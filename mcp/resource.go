@@ -222,7 +222,7 @@ func (s *Server) readResource(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	r.setMeta(p.Meta)
-	if err := checkParamURI(p.URI); err != nil {
+	if err := s.checkParamURI(p.URI); err != nil {
 		return nil, err
 	}
 	h, mimeType, vars, ok := s.findResource(p.URI)
@@ -241,10 +241,23 @@ func (s *Server) readResource(ctx context.Context, r *Request) (any, error) {
 	return completeContents(res, p.URI, mimeType), nil
 }
 
-// checkParamURI refuses a missing or malformed uri param with -32602.
-func checkParamURI(uri string) *jsonrpc.Error {
+// defaultMaxResourceURIBytes is ServerOptions.MaxResourceURIBytes when
+// zero.
+const defaultMaxResourceURIBytes = 8 << 10
+
+// checkParamURI refuses a missing, overlong or malformed uri param with
+// -32602. The length is checked first, so that no more work than reading
+// it is spent on an overlong one.
+func (s *Server) checkParamURI(uri string) *jsonrpc.Error {
 	if uri == "" {
 		return errInvalidParams("missing uri")
+	}
+	limit := s.opts.MaxResourceURIBytes
+	if limit == 0 {
+		limit = defaultMaxResourceURIBytes
+	}
+	if limit > 0 && len(uri) > limit {
+		return errInvalidParams(fmt.Sprintf("uri is %d bytes, over the limit of %d (ServerOptions.MaxResourceURIBytes)", len(uri), limit))
 	}
 	if _, err := url.Parse(uri); err != nil {
 		return errInvalidParams("invalid uri: " + err.Error())
@@ -324,7 +337,7 @@ func (s *Server) subscribeResource(ctx context.Context, r *Request) (any, error)
 	if err := unmarshalParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	if err := checkParamURI(p.URI); err != nil {
+	if err := s.checkParamURI(p.URI); err != nil {
 		return nil, err
 	}
 	if _, _, _, ok := s.findResource(p.URI); !ok {
@@ -355,7 +368,7 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 	if err := unmarshalParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	if err := checkParamURI(p.URI); err != nil {
+	if err := s.checkParamURI(p.URI); err != nil {
 		return nil, err
 	}
 	ss := r.Session

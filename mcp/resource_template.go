@@ -7,7 +7,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/yosida95/uritemplate/v3"
 )
@@ -45,21 +44,15 @@ type ListResourceTemplatesResult struct {
 type serverTemplate struct {
 	template *ResourceTemplate
 	compiled *uritemplate.Template
+	matcher  *uriMatcher
 	handler  ResourceHandler
 }
 
 // match reports whether uri is an expansion of the template, and the
-// values of its variables.
+// values of its variables (resource_template_match.go), in time linear in
+// len(uri).
 func (st *serverTemplate) match(uri string) (map[string]string, bool) {
-	values := st.compiled.Match(uri)
-	if values == nil {
-		return nil, false
-	}
-	vars := make(map[string]string, len(values))
-	for name, v := range values {
-		vars[name] = strings.Join(v.V, ",")
-	}
-	return vars, true
+	return st.matcher.match(uri)
 }
 
 // AddResourceTemplate adds a resource template
@@ -78,6 +71,10 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) err
 	if err != nil {
 		return fmt.Errorf("mcp: resource template %q: %w", t.URITemplate, err)
 	}
+	matcher, err := newURIMatcher(t.URITemplate)
+	if err != nil {
+		return fmt.Errorf("mcp: resource template %q: %w", t.URITemplate, err)
+	}
 	if t.Name == "" {
 		return fmt.Errorf("mcp: resource template %q: a name is required", t.URITemplate)
 	}
@@ -85,7 +82,7 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) err
 		return fmt.Errorf("mcp: resource template %q: nil handler", t.URITemplate)
 	}
 	s.mu.Lock()
-	s.res.templates.put(t.URITemplate, &serverTemplate{template: t, compiled: compiled, handler: h})
+	s.res.templates.put(t.URITemplate, &serverTemplate{template: t, compiled: compiled, matcher: matcher, handler: h})
 	s.res.offered = true
 	s.mu.Unlock()
 	s.broadcast("notifications/resources/list_changed", emptyObject)

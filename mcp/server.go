@@ -130,6 +130,14 @@ type ServerOptions struct {
 	// "optional" or "required" run as (experimental; see TaskOptions). The
 	// zero value is a useful configuration.
 	Tasks TaskOptions
+	// MaxResourceURIBytes bounds the uri of resources/read,
+	// resources/subscribe and resources/unsubscribe: a longer one is
+	// refused with -32602 "Invalid params", data "uri is N bytes, over
+	// the limit of M (ServerOptions.MaxResourceURIBytes)", before any
+	// template is tried. The spec sets no length; 8 KiB is the request
+	// line most HTTP servers accept, and far above any real resource URI.
+	// If zero, 8192; a negative value lifts the bound.
+	MaxResourceURIBytes int
 	// SessionStore keeps session state. If nil, a MemorySessionStore.
 	SessionStore SessionStore
 	// InitializedHandler, if set, is called when a session receives
@@ -360,7 +368,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 
 	return &InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    s.capabilities(),
+		Capabilities:    s.sessionCapabilities(ss), // task.go
 		ServerInfo:      s.impl,
 		Instructions:    s.opts.Instructions,
 	}, nil

@@ -46,6 +46,8 @@ type ServerSession struct {
 	// taskOwner is the random key that owns the tasks of a session without
 	// an id (task.go); guarded by mu.
 	taskOwner string
+	// ephemeral is SessionOptions.Ephemeral.
+	ephemeral bool
 }
 
 // inflightRequest is a request being handled, kept so that
@@ -77,6 +79,11 @@ type SessionOptions struct {
 	// ProtocolVersion is the version of a preinitialized session; if
 	// empty, LatestVersion.
 	ProtocolVersion string
+	// Ephemeral marks a session that serves one request and is closed
+	// after it (Streamable HTTP in stateless mode): nothing it owns can be
+	// reached by a later request, so the server offers no session-owned
+	// tasks on it (see TaskOptions.Owner).
+	Ephemeral bool
 }
 
 // NewSession creates a session for a transport to drive. The session is
@@ -90,6 +97,7 @@ func (s *Server) NewSession(opts *SessionOptions) *ServerSession {
 	ss := &ServerSession{
 		server:     s,
 		standalone: opts.Standalone,
+		ephemeral:  opts.Ephemeral,
 		done:       make(chan struct{}),
 		state: SessionState{
 			ID:        opts.ID,
@@ -167,6 +175,7 @@ func (ss *ServerSession) Close() error {
 	if ss.done != nil {
 		close(ss.done)
 	}
+	ss.server.endSessionTasks(ss) // task_bounds.go
 	return nil
 }
 

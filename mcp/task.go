@@ -44,21 +44,87 @@ type TaskOptions struct {
 	// MaxRunning bounds the tasks one owner may have working at once; a
 	// task-augmented request past it is refused with -32600, as the spec
 	// advises limits per requestor
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
-	// If zero, 16.
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management):
+	// data "Invalid Request: too many tasks running: at most N at once".
+	// The stateless era's tasks without an Owner are bounded by
+	// MaxRunningTotal instead. If zero, 16.
 	MaxRunning int
+	// MaxRunningTotal bounds the tasks working at once on the server, all
+	// owners together; a task-augmented request past it is refused with
+	// -32600, data "Invalid Request: too many tasks running: at most N at
+	// once on this server (TaskOptions.MaxRunningTotal)". It is also the
+	// running bound of the stateless era's tasks when Owner is nil, which
+	// have no requestor to count per (see Owner). If zero, 1024.
+	MaxRunningTotal int
+	// MaxTasksPerOwner bounds the tasks one owner keeps, running and
+	// finished (until their ttl). A new task past it first deletes the
+	// owner's oldest finished task; when all of them run, the request is
+	// refused with -32600 "Invalid Request", data "Invalid Request: too
+	// many tasks: at most N per requestor, running and finished
+	// (TaskOptions.MaxTasksPerOwner), and M of yours are running". The
+	// spec lets a receiver delete a task after its ttl, and a cancelled
+	// one at any time; deleting a finished one early is the price of a
+	// bounded server
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
+	// Another owner's tasks are never deleted to make room. If zero, 100.
+	MaxTasksPerOwner int
+	// MaxTasks bounds the tasks the server keeps for all owners together.
+	// A new task past it deletes its own owner's oldest finished tasks
+	// (never another owner's); when the owner has none to give, the
+	// request is refused with -32600, data "Invalid Request: too many
+	// tasks: the server keeps at most N (TaskOptions.MaxTasks), and M of
+	// yours have finished". If zero, 10000.
+	MaxTasks int
+	// MaxResultBytes bounds the JSON of one task's result (or error): a
+	// task whose result is longer fails, and tasks/result answers -32603
+	// "Internal error", data "the task's result is N bytes, over the limit
+	// of M (TaskOptions.MaxResultBytes)". If zero, 4 MiB.
+	MaxResultBytes int64
+	// MaxStoredBytesPerOwner bounds the bytes of results one owner's
+	// finished tasks keep. A result that would pass it deletes the owner's
+	// oldest finished tasks with results; if that cannot make room the
+	// task fails with -32603 "Internal error", data "the task's result is
+	// N bytes, and the requestor's other results kept hold K of at most M
+	// (TaskOptions.MaxStoredBytesPerOwner)". If zero, 16 MiB.
+	MaxStoredBytesPerOwner int64
+	// MaxStoredBytes bounds the bytes of results all tasks keep together.
+	// A result that would pass it deletes its own owner's oldest finished
+	// tasks (never another owner's); if that cannot make room the task
+	// fails with -32603 "Internal error", data "the task's result is N
+	// bytes, and the server's results kept hold K of at most M
+	// (TaskOptions.MaxStoredBytes)". If zero, 256 MiB.
+	//
+	// These bounds count the tasks this Server created; with a TaskStore
+	// shared by replicas, each replica bounds its own.
+	MaxStoredBytes int64
 	// Owner names who a request's tasks belong to: only requests with the
 	// same owner see them. If nil, the session: another session gets
-	// "task not found", and a task's work is cancelled when its session
-	// closes. Return the authenticated identity to let tasks outlive
+	// "task not found", and when the session closes its tasks' work is
+	// cancelled and its tasks, finished ones included, are deleted, since
+	// no request can reach them any more (the spec binds tasks to the
+	// requestor's context and lets a receiver delete them early:
+	// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control). Return the authenticated identity to let tasks outlive
 	// sessions (and to use tasks in stateless mode, where every request
 	// has a session of its own).
 	//
-	// The stateless era's tasks extension has no session: there, if nil,
-	// all tasks share one scope and a task's unguessable id is what reaches
-	// it (SEP-2663); a server that authenticates callers should return
-	// the authorization context (say, from r.Extra.AuthInfo), which then
-	// scopes tasks in both eras.
+	// The stateless era's tasks extension has no session. There, if nil,
+	// each task is its own scope, reached by its unguessable id alone (130
+	// bits from crypto/rand): the id is a capability, as SEP-2663 allows
+	// ("Task ID unguessability") and the 2025-11-25 spec requires when
+	// tasks cannot be bound to an authorization context
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control).
+	// Nothing tells such requestors apart, so their bounds are the
+	// server's: MaxRunningTotal running, MaxTasks kept and MaxStoredBytes
+	// of results, a new task making room by deleting the oldest finished
+	// ownerless task. One client can then use the whole allowance: a
+	// server that authenticates callers should return the authorization
+	// context (say, from r.Extra.AuthInfo), which scopes tasks in both
+	// eras and gives every caller its own MaxRunning and MaxTasksPerOwner.
+	//
+	// Streamable HTTP in stateless mode gives every request a session of
+	// its own (SessionOptions.Ephemeral): with Owner nil a task made there
+	// could never be read, so the server neither declares the tasks
+	// capability there nor creates tasks.
 	Owner func(r *Request) string
 }
 
@@ -71,15 +137,26 @@ type taskRuntime struct {
 	maxTTL     time.Duration
 	poll       time.Duration
 	maxRunning int
+	// The bounds of task_bounds.go.
+	maxPerOwner, maxTasks, maxRunningTotal        int
+	maxResultBytes, maxOwnerBytes, maxStoredBytes int64
 
 	mu      sync.Mutex
 	runs    map[string]*taskRun // by task id, while the work runs
-	running map[string]int      // working tasks by owner
+	running map[string]int      // working tasks by ledger account
+	// runningTotal is the working tasks of all accounts.
+	runningTotal int
+	ledger       taskLedger // kept tasks (task_bounds.go)
+	// sessionOwners is the owner key of each open session that created
+	// tasks, when TaskOptions.Owner is nil: its tasks are deleted when it
+	// closes.
+	sessionOwners map[*ServerSession]string
 }
 
 // taskRun is one task whose work runs in this process.
 type taskRun struct {
 	id, owner string
+	acct      string // its ledger account (task_bounds.go)
 	ss        *ServerSession
 	w         *taskWriter
 	cancel    context.CancelCauseFunc
@@ -126,6 +203,7 @@ func (s *Server) taskRT() *taskRuntime {
 		if rt.maxRunning <= 0 {
 			rt.maxRunning = 16
 		}
+		rt.setBounds(&o)
 	})
 	return rt
 }
@@ -153,6 +231,27 @@ func (s *Server) taskOwner(r *Request) string {
 		ss.taskOwner = "conn:" + rand.Text()
 	}
 	return ss.taskOwner
+}
+
+// sessionTasks reports whether the session's tasks can be reached by a
+// later request: not on an ephemeral session (Streamable HTTP in stateless
+// mode) when tasks belong to their session (TaskOptions.Owner nil).
+func (s *Server) sessionTasks(ss *ServerSession) bool {
+	return s.opts.Tasks.Owner != nil || ss == nil || !ss.ephemeral
+}
+
+// sessionCapabilities is what initialize declares on ss: the server's
+// capabilities, without tasks where they could not be served. A server
+// MUST NOT declare what it cannot serve, and a receiver that does not
+// declare task support for tools/call processes a task-augmented request
+// normally
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-support-and-handling).
+func (s *Server) sessionCapabilities(ss *ServerSession) ServerCapabilities {
+	c := s.capabilities()
+	if !s.sessionTasks(ss) {
+		c.Tasks = nil
+	}
+	return c
 }
 
 // taskSupport returns a tool's execution.taskSupport, "forbidden" if unset.
@@ -220,6 +319,16 @@ func (s *Server) declaresToolTasks() bool {
 // requires a task
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#tool-level-negotiation).
 func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams, t *serverTool) (any, error) {
+	if !s.sessionTasks(r.Session) {
+		// Tasks are not declared on an ephemeral session
+		// (sessionCapabilities): an optional tool runs normally, as below;
+		// one that requires a task cannot run.
+		if taskSupport(t.tool) == TaskSupportRequired {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found",
+				"Tool "+p.Name+" must be called as a task, and this server keeps no tasks here: every request has a session of its own (stateless mode) and tasks belong to their session")
+		}
+		return runTool(ctx, r, t, p.Arguments)
+	}
 	if !s.declaresToolTasks() {
 		// A receiver that does not declare task support for tools/call
 		// MUST process the request normally, ignoring params.task
@@ -239,6 +348,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 
 	rt := s.taskRT()
 	owner := s.taskOwner(r)
+	acct := ownerAccount(owner)
 	ttl := rt.defaultTTL
 	if asked := p.Task.TTL; asked != nil && *asked > 0 {
 		ttl = rt.maxTTL
@@ -246,16 +356,32 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 			ttl = time.Duration(*asked) * time.Millisecond
 		}
 	}
-	st, err := s.createTask(ctx, rt, owner, ttl)
+	st, err := s.createTask(ctx, rt, rand.Text(), owner, acct, ttl)
 	if err != nil {
 		return nil, err
+	}
+	if s.opts.Tasks.Owner == nil {
+		// The session owns the task: its end frees it (task_bounds.go).
+		rt.mu.Lock()
+		if rt.sessionOwners == nil {
+			rt.sessionOwners = make(map[*ServerSession]string)
+		}
+		rt.sessionOwners[r.Session] = owner
+		select {
+		case <-r.Session.done:
+			// Closed already, endSessionTasks perhaps done: the task's own
+			// watch of the session deletes it (runTask).
+			delete(rt.sessionOwners, r.Session)
+		default:
+		}
+		rt.mu.Unlock()
 	}
 
 	// The work is detached from the request (which is answered at once)
 	// but keeps its values; tasks/cancel, the ttl and (for session-owned
 	// tasks) the session's end stop it.
 	run := &taskRun{
-		id: st.Task.TaskID, owner: owner, ss: r.Session,
+		id: st.Task.TaskID, owner: owner, acct: acct, ss: r.Session,
 		w:        &taskWriter{id: st.Task.TaskID, ss: r.Session},
 		terminal: make(chan struct{}),
 	}
@@ -324,26 +450,30 @@ func (s *Server) runTaskTool(ctx context.Context, run *taskRun, r *Request, t *s
 // A task already terminal (cancelled while its tool ran) stays as it is.
 func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResult, err error) {
 	rt := s.taskRT()
-	defer rt.release(run, run.owner)
+	defer rt.release(run, run.acct)
 	defer run.markTerminal()
 
+	if errors.Is(context.Cause(ctx), errTaskSessionEnded) {
+		// Its session is gone, and with it every way to reach the task.
+		s.dropSessionTask(ctx, run)
+		return
+	}
 	var apply func(st *TaskState)
 	var rpcErr *jsonrpc.Error
+	fail := func(e *jsonrpc.Error) func(st *TaskState) {
+		return func(st *TaskState) {
+			st.Task.Status, st.Error = TaskFailed, e
+			st.Task.StatusMessage = errorStatusMessage(e)
+		}
+	}
 	switch {
 	case err != nil && errors.As(err, &rpcErr):
-		apply = func(st *TaskState) {
-			st.Task.Status, st.Error = TaskFailed, rpcErr
-			st.Task.StatusMessage = errorStatusMessage(rpcErr)
+		if kerr := s.keepResult(ctx, run, errBytes(rpcErr)); kerr != nil {
+			rpcErr = kerr
 		}
+		apply = fail(rpcErr)
 	case err != nil && ctx.Err() != nil:
-		cause := context.Cause(ctx)
-		if errors.Is(cause, errTaskCancelledByRequest) || errors.Is(cause, errTaskExpired) {
-			return // already cancelled, or forgotten
-		}
-		apply = func(st *TaskState) {
-			st.Task.Status = TaskCancelled
-			st.Task.StatusMessage = "The task was cancelled: its session ended."
-		}
+		return // cancelled by tasks/cancel, or forgotten at its ttl
 	case err != nil:
 		// runTool turns other errors into results; this is a safety net.
 		apply = func(st *TaskState) {
@@ -358,6 +488,10 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 				st.Task.Status, st.Error = TaskFailed, errInternal()
 				st.Task.StatusMessage = "Internal error"
 			}
+			break
+		}
+		if kerr := s.keepResult(ctx, run, len(raw)); kerr != nil {
+			apply = fail(kerr)
 			break
 		}
 		apply = func(st *TaskState) {
@@ -418,15 +552,17 @@ func (s *Server) updateTask(ctx context.Context, run *taskRun, fn func(st *TaskS
 	return st, nil
 }
 
-// release forgets a run and frees its owner's slot.
-func (rt *taskRuntime) release(run *taskRun, owner string) {
+// release forgets a run and frees its account's running slot.
+func (rt *taskRuntime) release(run *taskRun, acct string) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if run != nil {
 		delete(rt.runs, run.id)
+		rt.finishedTask(acct, run.id)
 	}
-	if rt.running[owner]--; rt.running[owner] <= 0 {
-		delete(rt.running, owner)
+	rt.runningTotal--
+	if rt.running[acct]--; rt.running[acct] <= 0 {
+		delete(rt.running, acct)
 	}
 }
 
@@ -826,14 +962,15 @@ func (t *RunningTask) SetStatus(ctx context.Context, status TaskStatus, message 
 	return err
 }
 
-// createTask stores a new working task for a tools/call of owner's, in
-// either era, if owner has room for one more running task.
-func (s *Server) createTask(ctx context.Context, rt *taskRuntime, owner string, ttl time.Duration) (*TaskState, error) {
+// createTask stores a new working task id for a tools/call of owner's,
+// in either era, if its account (ownerAccount(owner), or poolAccount) has
+// room for one more running task and the server for one more task.
+func (s *Server) createTask(ctx context.Context, rt *taskRuntime, id, owner, acct string, ttl time.Duration) (*TaskState, error) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ttlMS := ttl.Milliseconds()
 	st := &TaskState{
 		Task: Task{
-			TaskID:        rand.Text(),
+			TaskID:        id,
 			Status:        TaskWorking,
 			CreatedAt:     now,
 			LastUpdatedAt: now,
@@ -846,19 +983,37 @@ func (s *Server) createTask(ctx context.Context, rt *taskRuntime, owner string, 
 	}
 
 	rt.mu.Lock()
-	if rt.running[owner] >= rt.maxRunning {
+	_, _, maxRunning := rt.accountBounds(acct)
+	switch {
+	case rt.running[acct] >= maxRunning && acct == poolAccount:
 		rt.mu.Unlock()
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", rt.maxRunning))
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", maxRunning))
+	case rt.running[acct] >= maxRunning:
+		rt.mu.Unlock()
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", maxRunning))
+	case rt.runningTotal >= rt.maxRunningTotal:
+		rt.mu.Unlock()
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", rt.maxRunningTotal))
+	}
+	evicted, err := rt.reserveTask(acct, owner, id, st.ExpiresAt, now)
+	if err != nil {
+		rt.mu.Unlock()
+		return nil, err
 	}
 	if rt.running == nil {
 		rt.running = make(map[string]int)
 		rt.runs = make(map[string]*taskRun)
 	}
-	rt.running[owner]++
+	rt.running[acct]++
+	rt.runningTotal++
 	rt.mu.Unlock()
+	s.deleteTasks(ctx, evicted)
 
 	if err := rt.store.Create(ctx, st); err != nil {
-		rt.release(nil, owner)
+		rt.mu.Lock()
+		rt.forgetTask(acct, id)
+		rt.mu.Unlock()
+		rt.release(nil, acct)
 		s.logger.Error("mcp: creating a task", "err", err)
 		return nil, errInternal()
 	}

@@ -20,13 +20,16 @@ package mcp
 // Scope: the stateless era has no session to bind a task to. A task
 // belongs to TaskOptions.Owner(request) when the server sets it (the
 // authorization context, such as the authenticated principal); when it
-// does not, every stateless-era task is in one shared scope and its id,
-// 130 bits from crypto/rand, is the bearer handle that reaches it, as
-// SEP-2663 allows ("Task ID unguessability"). Servers that authenticate
-// callers should set Owner.
+// does not, each stateless-era task is a scope of its own ("task:" + its
+// id) and its id, 130 bits from crypto/rand, is the bearer handle that
+// reaches it, as SEP-2663 allows ("Task ID unguessability"). Such tasks
+// are counted together against the server-wide bounds (poolAccount in
+// task_bounds.go), not against one shared owner's MaxRunning. Servers
+// that authenticate callers should set Owner.
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -44,9 +47,10 @@ import (
 // get a task back.
 const TasksExtensionID = "io.modelcontextprotocol/tasks"
 
-// statelessTaskOwner is the owner of stateless-era tasks when
-// TaskOptions.Owner is nil: one shared scope, reached by task id alone.
-const statelessTaskOwner = "stateless"
+// ownerlessTaskPrefix starts the owner of a stateless-era task when
+// TaskOptions.Owner is nil: the task is its own scope, reached by its id
+// alone.
+const ownerlessTaskPrefix = "task:"
 
 // DetailedTask is a task as the tasks extension sends it: flat, with the
 // TTL and poll interval in milliseconds, and the status's payload inline
@@ -163,12 +167,15 @@ func (s *Server) taskMethod(session, ext MethodHandler) MethodHandler {
 	}
 }
 
-// extTaskOwner returns who a stateless-era request's tasks belong to.
-func (s *Server) extTaskOwner(r *Request) string {
+// extTaskOwner returns who the stateless-era task id of a request belongs
+// to, and its ledger account: TaskOptions.Owner's answer, or without it
+// the task itself, in the pool of ownerless tasks.
+func (s *Server) extTaskOwner(r *Request, id string) (owner, acct string) {
 	if s.opts.Tasks.Owner != nil {
-		return s.opts.Tasks.Owner(r)
+		owner = s.opts.Tasks.Owner(r)
+		return owner, ownerAccount(owner)
 	}
-	return statelessTaskOwner
+	return ownerlessTaskPrefix + id, poolAccount
 }
 
 // extRun is the stateless-era side of a taskRun: the input requests its
@@ -205,16 +212,16 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 	}
 
 	rt := s.taskRT()
-	owner := s.extTaskOwner(r)
+	id := rand.Text()
+	owner, acct := s.extTaskOwner(r, id)
 	ttl := rt.defaultTTL
-	st, err := s.createTask(ctx, rt, owner, ttl)
+	st, err := s.createTask(ctx, rt, id, owner, acct, ttl)
 	if err != nil {
 		return nil, err
 	}
 
-	id := st.Task.TaskID
 	run := &taskRun{
-		id: id, owner: owner, ss: r.Session,
+		id: id, owner: owner, acct: acct, ss: r.Session,
 		w:        &taskWriter{id: id, ss: r.Session},
 		terminal: make(chan struct{}),
 	}
@@ -268,7 +275,7 @@ func (noStream) WriteMessage(context.Context, jsonrpc.Message) error { return er
 // expired while its tool ran stays as it is.
 func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolResult, err error) {
 	rt := s.taskRT()
-	defer rt.release(run, run.owner)
+	defer rt.release(run, run.acct)
 	defer run.markTerminal()
 
 	var apply func(st *TaskState)
@@ -287,6 +294,10 @@ func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolR
 			break
 		}
 		raw = withCompleteResultType(raw)
+		if kerr := s.keepResult(ctx, run, len(raw)); kerr != nil {
+			apply = fail(kerr)
+			break
+		}
 		apply = func(st *TaskState) {
 			st.Result = raw
 			st.Task.Status = TaskCompleted
@@ -298,11 +309,13 @@ func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolR
 		return
 	default:
 		var rpcErr *jsonrpc.Error
-		if errors.As(modernError(err), &rpcErr) {
-			apply = fail(rpcErr)
-		} else {
-			apply = fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+		if !errors.As(modernError(err), &rpcErr) {
+			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
+		if kerr := s.keepResult(ctx, run, errBytes(rpcErr)); kerr != nil {
+			rpcErr = kerr
+		}
+		apply = fail(rpcErr)
 	}
 	s.updateExtTask(context.WithoutCancel(ctx), run, func(st *TaskState) error {
 		if st.Task.Status.Terminal() {
@@ -405,7 +418,8 @@ func (s *Server) getTaskExt(ctx context.Context, r *Request) (any, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	st, err := s.loadTask(ctx, s.extTaskOwner(r), id, "retrieve")
+	owner, _ := s.extTaskOwner(r, id)
+	st, err := s.loadTask(ctx, owner, id, "retrieve")
 	if err != nil {
 		return nil, err
 	}
@@ -424,7 +438,7 @@ func (s *Server) cancelTaskExt(ctx context.Context, r *Request) (any, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	owner := s.extTaskOwner(r)
+	owner, _ := s.extTaskOwner(r, id)
 	local := s.taskRT().run(id)
 	if local != nil && local.owner != owner {
 		local = nil
@@ -472,12 +486,12 @@ func (s *Server) listenTaskIDs(ctx context.Context, r *Request, ids []string) ([
 		return nil, errTasksExtensionRequired()
 	}
 	if s.opts.Tasks.Owner == nil {
-		// One shared scope: the id is the handle.
+		// Each task is its own scope: the id is the handle.
 		return ids, nil
 	}
-	owner := s.extTaskOwner(r)
 	var out []string
 	for _, id := range ids {
+		owner, _ := s.extTaskOwner(r, id)
 		if _, err := s.taskRT().store.Get(ctx, owner, id); err == nil {
 			out = append(out, id)
 		}

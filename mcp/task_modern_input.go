@@ -216,8 +216,8 @@ func (s *Server) updateTaskExt(ctx context.Context, r *Request) (any, error) {
 	if err := json.Unmarshal(p.InputResponses, &responses); err != nil {
 		return nil, errInvalidParams("inputResponses: " + err.Error())
 	}
-	owner := s.extTaskOwner(r)
-	if _, err := s.loadTask(ctx, s.extTaskOwner(r), id, "update"); err != nil {
+	owner, _ := s.extTaskOwner(r, id)
+	if _, err := s.loadTask(ctx, owner, id, "update"); err != nil {
 		return nil, err
 	}
 	run := s.taskRT().run(id)

@@ -386,12 +386,16 @@ func TestTasksExtTTL(t *testing.T) {
 	})
 }
 
+// TestTasksExtMaxRunning: without TaskOptions.Owner nothing tells
+// stateless-era requestors apart, so MaxRunning (per owner) does not apply
+// to them: MaxRunningTotal, the server's bound, does.
 func TestTasksExtMaxRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv, g := txServer(t, &mcp.ServerOptions{Tasks: mcp.TaskOptions{MaxRunning: 1}})
+		srv, g := txServer(t, &mcp.ServerOptions{Tasks: mcp.TaskOptions{MaxRunning: 1, MaxRunningTotal: 2}})
 		txStart(t, srv, 1, "work", txExt)
-		txWant(t, "second task", txCall(t, srv, 2, "tools/call", txExt, `,"name":"work","arguments":{}`),
-			txErr(2, -32600, "Invalid Request", `"Invalid Request: too many tasks running: at most 1 at once"`))
+		txStart(t, srv, 2, "work", txExt) // MaxRunning is not theirs
+		txWant(t, "third task", txCall(t, srv, 2, "tools/call", txExt, `,"name":"work","arguments":{}`),
+			txErr(2, -32600, "Invalid Request", `"Invalid Request: too many tasks running: at most 2 at once on this server (TaskOptions.MaxRunningTotal)"`))
 		close(g.release)
 		synctest.Wait()
 		txStart(t, srv, 3, "quick", txExt)

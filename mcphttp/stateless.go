@@ -14,13 +14,26 @@ import (
 // request gets a session that starts ready, at the version of the
 // MCP-Protocol-Version header (the latest if absent). Notifications and
 // responses have no session to reach and are acknowledged with 202.
+//
+// Tasks: by default a task belongs to the session that created it
+// (mcp.TaskOptions.Owner nil), and here that session is gone with the
+// answer, so a task could never be read while its result held memory. The
+// session is therefore Ephemeral: initialize does not declare the tasks
+// capability, a task-augmented tools/call of an optional tool runs
+// normally (as the 2025-11-25 tasks spec requires of a server that does
+// not declare tasks), and a tool that requires a task is refused with
+// -32601. Setting TaskOptions.Owner (the authenticated identity) makes
+// tasks outlive sessions, and stateless mode serves them.
 func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	opts := &mcp.SessionOptions{}
+	// Ephemeral: the session ends with this request, so the server offers
+	// no tasks owned by it, which no later request could reach (unless
+	// TaskOptions.Owner names an owner that outlives sessions).
+	opts := &mcp.SessionOptions{Ephemeral: true}
 	if req.Method != "initialize" {
 		opts.Preinitialized = true
 		opts.ProtocolVersion = headerVersion(r.Header)
