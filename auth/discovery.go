@@ -209,12 +209,18 @@ func (a *Authorizer) discoverLegacy(ctx context.Context, server *url.URL) (*disc
 	err := a.getJSON(ctx, issuer+"/.well-known/oauth-authorization-server", &m)
 	switch {
 	case err == nil:
-		if m.Issuer != issuer {
-			return nil, fmt.Errorf("%w: %s/.well-known/oauth-authorization-server says %q", ErrIssuerMismatch, issuer, m.Issuer)
+		// The 2025-03-26 authorization base URL is the origin, and that
+		// revision's servers may name an issuer with a path under it: the
+		// issuer must be on the MCP server's origin, and is the one
+		// recorded (for the RFC 9207 iss check).
+		iu, perr := url.Parse(m.Issuer)
+		if perr != nil || iu.Scheme+"://"+iu.Host != issuer || iu.RawQuery != "" || iu.Fragment != "" {
+			return nil, fmt.Errorf("%w: %s/.well-known/oauth-authorization-server says %q, not an issuer on that origin", ErrIssuerMismatch, issuer, m.Issuer)
 		}
 		if err := m.checkEndpoints(); err != nil {
 			return nil, err
 		}
+		issuer = m.Issuer
 	case errors.Is(err, errNotFound):
 		m = ServerMetadata{
 			Issuer:                        issuer,
