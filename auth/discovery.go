@@ -126,6 +126,9 @@ func (a *Authorizer) discover(ctx context.Context, server *url.URL, fromChalleng
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("auth: discovery: %w", ctx.Err())
 		}
+		if errors.Is(err, ErrResponseTooLarge) {
+			return nil, err
+		}
 		a.logf("no protected resource metadata", "url", raw, "err", err)
 	}
 	if prm == nil {
