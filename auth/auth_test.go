@@ -244,7 +244,7 @@ func TestScopeSelection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
-	defer f.close()
+			defer f.close()
 			extra := map[string]any{}
 			if tc.asScopes != nil {
 				extra["scopes_supported"] = tc.asScopes
@@ -285,7 +285,7 @@ func TestRedirectChecks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
-	defer f.close()
+			defer f.close()
 			extra := map[string]any{}
 			if !tc.advertised {
 				extra["authorization_response_iss_parameter_supported"] = nil
@@ -321,7 +321,7 @@ func TestRedirectChecks(t *testing.T) {
 func TestClientIdentity(t *testing.T) {
 	t.Run("cimd", func(t *testing.T) {
 		f := newFake(t)
-	defer f.close()
+		defer f.close()
 		issuer := f.setupAS(asOptions{extra: map[string]any{"client_id_metadata_document_supported": true}})
 		f.setupPRM("/.well-known/oauth-protected-resource/mcp", f.url("/mcp"), issuer, nil)
 		opts := codeOptions()
@@ -348,7 +348,7 @@ func TestClientIdentity(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
-	defer f.close()
+			defer f.close()
 			issuer := f.setupAS(asOptions{extra: map[string]any{"registration_endpoint": nil, "token_endpoint_auth_methods_supported": tc.methods}})
 			f.setupPRM("/.well-known/oauth-protected-resource/mcp", f.url("/mcp"), issuer, nil)
 			opts := codeOptions()
@@ -369,7 +369,7 @@ func TestClientIdentity(t *testing.T) {
 	}
 	t.Run("none", func(t *testing.T) {
 		f := newFake(t)
-	defer f.close()
+		defer f.close()
 		issuer := f.setupAS(asOptions{extra: map[string]any{"registration_endpoint": nil}})
 		f.setupPRM("/.well-known/oauth-protected-resource/mcp", f.url("/mcp"), issuer, nil)
 		if err := f.challenge(New(codeOptions()), 401, ``); !errors.Is(err, ErrNoClientIdentity) {

@@ -151,12 +151,12 @@ type asOptions struct {
 func (f *fake) setupAS(o asOptions) string {
 	issuer := f.url(o.prefix)
 	md := map[string]any{
-		"issuer":                           issuer,
-		"authorization_endpoint":           issuer + "/authorize",
-		"token_endpoint":                   issuer + "/token",
-		"registration_endpoint":            issuer + "/register",
-		"response_types_supported":         []string{"code"},
-		"code_challenge_methods_supported": []string{"S256"},
+		"issuer":                                         issuer,
+		"authorization_endpoint":                         issuer + "/authorize",
+		"token_endpoint":                                 issuer + "/token",
+		"registration_endpoint":                          issuer + "/register",
+		"response_types_supported":                       []string{"code"},
+		"code_challenge_methods_supported":               []string{"S256"},
 		"token_endpoint_auth_methods_supported":          []string{"none"},
 		"authorization_response_iss_parameter_supported": true,
 	}
