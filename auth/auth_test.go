@@ -759,3 +759,23 @@ func TestDPoP(t *testing.T) {
 		t.Fatalf("nonce %q, jti %q %q", nonce, j1, j2)
 	}
 }
+
+// A metadata server that never answers fails the discovery after
+// FetchTimeout with context.DeadlineExceeded.
+func TestFetchTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f := newFake(t)
+	defer f.close()
+	release := make(chan struct{})
+	defer close(release)
+	f.handle("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	a := New(Options{FetchTimeout: 50 * time.Millisecond, RedirectURL: testRedirect, Redirect: follow})
+	if err := f.challenge(a, 401, ``); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v, want context.DeadlineExceeded", err)
+	}
+}

@@ -126,7 +126,8 @@ func (a *Authorizer) discover(ctx context.Context, server *url.URL, fromChalleng
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("auth: discovery: %w", ctx.Err())
 		}
-		if errors.Is(err, ErrResponseTooLarge) {
+		if errors.Is(err, ErrResponseTooLarge) || errors.Is(err, context.DeadlineExceeded) {
+			// A hostile or stuck server ends the discovery.
 			return nil, err
 		}
 		a.logf("no protected resource metadata", "url", raw, "err", err)
