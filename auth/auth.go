@@ -154,6 +154,7 @@ type Authorizer struct {
 	loaded   bool
 	creds    *Credentials
 	metadata map[string]*ServerMetadata
+	clients  map[string]Credentials // client identities by issuer, without tokens
 	rsNonce  string
 	asNonce  string
 	dpop     *dpopKey
@@ -166,7 +167,7 @@ func New(opts Options) *Authorizer {
 	if opts.Store == nil {
 		opts.Store = &MemoryStore{}
 	}
-	return &Authorizer{opts: opts, metadata: make(map[string]*ServerMetadata)}
+	return &Authorizer{opts: opts, metadata: make(map[string]*ServerMetadata), clients: make(map[string]Credentials)}
 }
 
 func (a *Authorizer) maxResponseBytes() int64 {
@@ -507,18 +508,20 @@ func (a *Authorizer) authorizationCode(ctx context.Context, d *discovery, client
 		return nil, fmt.Errorf("%w: %w", ErrAccessDenied, err)
 	}
 	r := back.Query()
-	if e := r.Get("error"); e != "" {
-		return nil, fmt.Errorf("%w: %s: %s", ErrAccessDenied, e, r.Get("error_description"))
-	}
-	if r.Get("state") != state {
-		return nil, fmt.Errorf("%w: got %q", ErrStateMismatch, r.Get("state"))
-	}
+	// RFC 9207 first: on a mismatch, not even an error response is acted
+	// on (https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization).
 	if iss, ok := r["iss"]; ok {
 		if len(iss) != 1 || iss[0] != md.Issuer {
 			return nil, fmt.Errorf("%w: got %q, want %q", ErrIssMismatch, iss, md.Issuer)
 		}
 	} else if md.AuthorizationResponseIssParameterSupported {
 		return nil, fmt.Errorf("%w: the server advertises iss but the response has none", ErrIssMismatch)
+	}
+	if r.Get("state") != state {
+		return nil, fmt.Errorf("%w: got %q", ErrStateMismatch, r.Get("state"))
+	}
+	if e := r.Get("error"); e != "" {
+		return nil, fmt.Errorf("%w: %s: %s", ErrAccessDenied, e, r.Get("error_description"))
 	}
 	code := r.Get("code")
 	if code == "" {

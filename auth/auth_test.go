@@ -282,6 +282,8 @@ func TestRedirectChecks(t *testing.T) {
 		{"normalized", "normalized", true, false, ErrIssMismatch},
 		{"unexpected", "wrong", false, false, ErrIssMismatch},
 		{"state", "correct", true, true, ErrStateMismatch},
+		{"error with a wrong iss", "error-wrong", true, false, ErrIssMismatch},
+		{"error", "error", true, false, ErrAccessDenied},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
@@ -490,6 +492,20 @@ func TestAuthorizationServerMigration(t *testing.T) {
 	}
 	if c := a.Credentials(); c.Issuer != as2 || c.ClientID != "registered-as2" {
 		t.Fatalf("credentials %+v", c)
+	}
+	// Back to AS1: its own registration again, no AS2 credential there.
+	f.reset()
+	f.setupPRM("/.well-known/oauth-protected-resource/mcp", f.url("/mcp"), as1, nil)
+	if err := f.challenge(a, 401, `Bearer error="invalid_token"`); err != nil {
+		t.Fatal(err)
+	}
+	assertPaths(t, f,
+		"GET /.well-known/oauth-protected-resource/mcp",
+		"GET /as1/authorize",
+		"POST /as1/token")
+	tk, _ = f.last("POST /as1/token")
+	if tk.Form.Get("client_id") != "registered-as1" || strings.Contains(tk.Body, "as2") {
+		t.Fatalf("token %s", tk.Body)
 	}
 }
 

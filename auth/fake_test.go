@@ -188,6 +188,14 @@ func (f *fake) setupAS(o asOptions) string {
 			bq.Set("iss", "https://evil.example")
 		case "normalized":
 			bq.Set("iss", issuer+"/")
+		case "error-wrong":
+			bq.Del("code")
+			bq.Set("error", "access_denied")
+			bq.Set("iss", "https://evil.example")
+		case "error":
+			bq.Del("code")
+			bq.Set("error", "access_denied")
+			bq.Set("iss", issuer)
 		}
 		back.RawQuery = bq.Encode()
 		http.Redirect(w, r, back.String(), http.StatusFound)

@@ -38,6 +38,14 @@ func (a *Authorizer) clientFor(ctx context.Context, d *discovery, c *Credentials
 	if c != nil && c.Issuer == d.issuer && c.ClientID != "" {
 		return &Credentials{Issuer: c.Issuer, ClientID: c.ClientID, ClientSecret: c.ClientSecret, AuthMethod: c.AuthMethod, Registered: c.Registered}, nil
 	}
+	// A registration made earlier with this server (credentials are kept
+	// per authorization server, never shared between them).
+	a.mu.Lock()
+	known, ok := a.clients[d.issuer]
+	a.mu.Unlock()
+	if ok {
+		return &known, nil
+	}
 	md := d.md
 	o := a.opts
 	if o.Grant == GrantAuthorizationCode && o.ClientMetadataURL != "" && md.ClientIDMetadataDocumentSupported {
@@ -138,7 +146,11 @@ func (a *Authorizer) register(ctx context.Context, d *discovery) (*Credentials, 
 	if r.TokenEndpointAuthMethod != "" {
 		method = r.TokenEndpointAuthMethod
 	}
-	return &Credentials{Issuer: d.issuer, ClientID: r.ClientID, ClientSecret: r.ClientSecret, AuthMethod: method, Registered: true}, nil
+	nc := Credentials{Issuer: d.issuer, ClientID: r.ClientID, ClientSecret: r.ClientSecret, AuthMethod: method, Registered: true}
+	a.mu.Lock()
+	a.clients[d.issuer] = nc
+	a.mu.Unlock()
+	return &nc, nil
 }
 
 // oauthError builds an OAuthError from an error response body.
