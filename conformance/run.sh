@@ -7,6 +7,10 @@
 #   server  0.2.0-alpha.12  --suite all    --spec-version 2026-07-28  against the same `mcpkit serve --http`
 #   client  0.2.0-alpha.12  --suite all    --spec-version 2025-11-25  running conformance/client
 #   client  0.2.0-alpha.12  --suite all    --spec-version 2026-07-28  running the same conformance/client
+#   client  0.2.0-alpha.12  --suite extensions (the auth extensions: client
+#                           credentials, enterprise-managed, WIF, DPoP)  running the same conformance/client
+#   client  0.2.0-alpha.12  --suite backcompat (2025-03-26 auth fallbacks)  running the same conformance/client
+#   client  0.1.16          --suite all (auth, backcompat and extensions included)  running the same conformance/client
 #
 # The three server runs share one server process: the 2026-07-28 era
 # (stateless requests, no initialize) is served on the same stateful
@@ -115,6 +119,9 @@ suite server-0.2.0-alpha.12 conformance-02 server --url "$url" --suite active --
 suite server-0.2.0-alpha.12-2026-07-28 conformance-02 server --url "$url" --suite all --spec-version 2026-07-28
 suite client-0.2.0-alpha.12 conformance-02 client --command "$work/client" --suite all --spec-version 2025-11-25
 suite client-0.2.0-alpha.12-2026-07-28 conformance-02 client --command "$work/client" --suite all --spec-version 2026-07-28
+suite client-0.2.0-alpha.12-extensions conformance-02 client --command "$work/client" --suite extensions
+suite client-0.2.0-alpha.12-backcompat conformance-02 client --command "$work/client" --suite backcompat
+suite client-0.1.16 conformance-016 client --command "$work/client" --suite all
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
 	echo "mcpkit serve died during the run:" >&2

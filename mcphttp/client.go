@@ -122,6 +122,16 @@ type ClientTransport struct {
 	NoStandaloneStream bool
 	// Logger receives diagnostics. If nil, nothing is logged.
 	Logger *slog.Logger
+	// Authorizer, if set, authorizes every request (POST, GET stream,
+	// DELETE) and is asked to reauthorize on a 401 or a 403
+	// insufficient_scope (client_auth.go). If nil, requests carry only
+	// Header, and such an answer is a *StatusError.
+	Authorizer Authorizer
+	// MaxAuthAttempts bounds the reauthorizations of one request
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling).
+	// If zero, 3; past it the request fails with an *AuthError
+	// (errors.Is ErrUnauthorized).
+	MaxAuthAttempts int
 }
 
 // Connect implements mcp.Transport. Nothing is sent until the first Write.
@@ -319,7 +329,7 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := c.client.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return fmt.Errorf("mcphttp: POST %s: %w", c.t.URL, err)
 	}
@@ -560,7 +570,7 @@ func (c *clientConn) get(lastID string) (*http.Response, error) {
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	return c.client.Do(req)
+	return c.do(req)
 }
 
 // readStream reads a POST's SSE stream. If it breaks before the response
@@ -779,7 +789,7 @@ func (c *clientConn) Close() error {
 		if sid != "" {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.bg), 5*time.Second)
 			if req, err := c.newRequest(ctx, http.MethodDelete, nil); err == nil {
-				if resp, err := c.client.Do(req); err == nil {
+				if resp, err := c.doOnce(req); err == nil {
 					io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 					resp.Body.Close()
 				}

@@ -156,7 +156,7 @@ func (c *clientConn) postModern(ctx context.Context, req *jsonrpc.Request, versi
 	if req.Method == "tools/call" {
 		c.paramHeaders(h, req.Params)
 	}
-	return c.client.Do(hr)
+	return c.do(hr) // client_auth.go
 }
 
 // paramHeaders adds the Mcp-Param-{Name} headers of a tools/call: one for
