@@ -67,10 +67,12 @@ func recoverServer(t *testing.T) *mcp.Server {
 	return s
 }
 
-// connectRecover connects a client with copts (and a logger into logs)
-// to s over the in-memory transport; the returned func closes both ends.
-func connectRecover(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions, logs *panicLogs) (*mcp.ClientSession, func()) {
+// connectRecover connects a client with copts (and a logger into the
+// returned logs) to s over the in-memory transport; the returned func
+// closes both ends.
+func connectRecover(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) (*mcp.ClientSession, *panicLogs, func()) {
 	t.Helper()
+	logs := new(panicLogs)
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st)
@@ -82,7 +84,7 @@ func connectRecover(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions, logs 
 	if err != nil {
 		t.Fatalf("Client.Connect: %v", err)
 	}
-	return cs, func() {
+	return cs, logs, func() {
 		if err := cs.Close(); err != nil {
 			t.Errorf("ClientSession.Close: %v", err)
 		}
@@ -92,29 +94,38 @@ func connectRecover(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions, logs 
 	}
 }
 
+// callWant calls a tool and fails the test unless it answers want.
+func callWant(t *testing.T, cs *mcp.ClientSession, p *mcp.CallToolParams, want string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), p)
+	if err != nil {
+		t.Fatalf("CallTool(%s): %v", p.Name, err)
+	}
+	jsonEqual(t, p.Name+" result", res, want)
+}
+
 // stillServes checks that the session still calls tools.
 func stillServes(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)})
-	if err != nil {
-		t.Fatalf("CallTool after a panic: %v", err)
-	}
-	jsonEqual(t, "add result", res, `{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}`)
+	callWant(t, cs, &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}, `{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}`)
 }
+
+// workWithProgress calls "work" with a progress token, so that the
+// server reports progress; workDone is its result.
+func workWithProgress() *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: "work", Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("tok")}}
+}
+
+const workDone = `{"content":[{"type":"text","text":"done"}]}`
 
 func TestRecoverClientProgressHandler(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
-	cs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	cs, logs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
 		ProgressHandler: func(context.Context, *mcp.ClientSession, *mcp.ProgressParams) { panic("progress boom") },
-	}, &logs)
+	})
 	defer closeAll()
 	for range 2 {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "work", Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("tok")}})
-		if err != nil {
-			t.Fatalf("CallTool(work): %v", err)
-		}
-		jsonEqual(t, "work result", res, `{"content":[{"type":"text","text":"done"}]}`)
+		callWant(t, cs, workWithProgress(), workDone)
 	}
 	stillServes(t, cs)
 	logs.want(t, "client: notification handler", "progress boom")
@@ -122,15 +133,14 @@ func TestRecoverClientProgressHandler(t *testing.T) {
 
 func TestRecoverClientListChangedHandler(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
 	fired := make(chan struct{}, 4)
 	s := recoverServer(t)
-	cs, closeAll := connectRecover(t, s, &mcp.ClientOptions{
+	cs, logs, closeAll := connectRecover(t, s, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) {
 			fired <- struct{}{}
 			panic("list_changed boom")
 		},
-	}, &logs)
+	})
 	defer closeAll()
 	for _, name := range []string{"new1", "new2"} {
 		if err := s.AddTool(&mcp.Tool{Name: name}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
@@ -148,22 +158,17 @@ func TestRecoverClientListChangedHandler(t *testing.T) {
 // request with -32603 "Internal error", and nothing of the panic.
 func TestRecoverClientSamplingAndElicitationHandlers(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
-	cs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	cs, logs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			panic("sampling secret")
 		},
 		ElicitationHandler: func(context.Context, *mcp.ClientSession, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			panic("elicitation secret")
 		},
-	}, &logs)
+	})
 	defer closeAll()
 	for range 2 {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask"})
-		if err != nil {
-			t.Fatalf("CallTool(ask): %v", err)
-		}
-		jsonEqual(t, "ask result", res, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: jsonrpc error -32603: Internal error"}]}`)
+		callWant(t, cs, &mcp.CallToolParams{Name: "ask"}, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: jsonrpc error -32603: Internal error"}]}`)
 	}
 	stillServes(t, cs)
 	logs.want(t, "client: handler", "sampling secret")
@@ -174,8 +179,7 @@ func TestRecoverClientSamplingAndElicitationHandlers(t *testing.T) {
 // request -32603.
 func TestRecoverClientMiddleware(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
-	cs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	cs, logs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "x"}}, Model: "m"}, nil
 		},
@@ -190,18 +194,10 @@ func TestRecoverClientMiddleware(t *testing.T) {
 				return next(ctx, r)
 			}
 		}},
-	}, &logs)
+	})
 	defer closeAll()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "work", Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("tok")}})
-	if err != nil {
-		t.Fatalf("CallTool(work): %v", err)
-	}
-	jsonEqual(t, "work result", res, `{"content":[{"type":"text","text":"done"}]}`)
-	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask"})
-	if err != nil {
-		t.Fatalf("CallTool(ask): %v", err)
-	}
-	jsonEqual(t, "ask result", res, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: \u003cnil\u003e"}]}`)
+	callWant(t, cs, workWithProgress(), workDone)
+	callWant(t, cs, &mcp.CallToolParams{Name: "ask"}, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: \u003cnil\u003e"}]}`)
 	stillServes(t, cs)
 	logs.want(t, "client: middleware", "middleware boom notifications/progress")
 	logs.want(t, "client: handler", "middleware boom sampling/createMessage")
@@ -211,8 +207,7 @@ func TestRecoverClientMiddleware(t *testing.T) {
 // instead of unwinding through it.
 func TestRecoverClientSendingMiddleware(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
-	cs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	cs, logs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
 		SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
 			return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
 				if m.Method == "tools/list" {
@@ -221,7 +216,7 @@ func TestRecoverClientSendingMiddleware(t *testing.T) {
 				return next(ctx, m)
 			}
 		}},
-	}, &logs)
+	})
 	defer closeAll()
 	_, err := cs.ListTools(context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "mcp: tools/list: a sending middleware panicked") {
