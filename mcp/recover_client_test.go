@@ -67,30 +67,40 @@ func recoverServer(t *testing.T) *mcp.Server {
 	return s
 }
 
-// connectRecover connects a client with copts (and a logger into the
-// returned logs) to s over the in-memory transport; the returned func
-// closes both ends.
-func connectRecover(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) (*mcp.ClientSession, *panicLogs, func()) {
+// clientPanic is a panic the client must log: where it was (the WHERE
+// of "mcp: WHERE panicked") and its value.
+type clientPanic struct{ where, value string }
+
+// recoverClient connects a client with copts (and a logger of its own) to
+// s over the in-memory transport and lets steps drive the session; then the
+// session must still call tools, and have logged each of panicked. Both
+// ends are closed before it returns.
+func recoverClient(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions, steps func(cs *mcp.ClientSession), panicked ...clientPanic) {
 	t.Helper()
-	logs := new(panicLogs)
+	var logs panicLogs
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st)
 	if err != nil {
 		t.Fatalf("Server.Connect: %v", err)
 	}
-	copts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	copts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	cs, err := mcp.NewClient(clientTestInfo, legacy(copts)).Connect(ctx, ct)
 	if err != nil {
 		t.Fatalf("Client.Connect: %v", err)
 	}
-	return cs, logs, func() {
+	defer func() {
 		if err := cs.Close(); err != nil {
 			t.Errorf("ClientSession.Close: %v", err)
 		}
 		if err := ss.Wait(); err != nil {
 			t.Errorf("ServerSession.Wait: %v", err)
 		}
+	}()
+	steps(cs)
+	stillServes(t, cs)
+	for _, p := range panicked {
+		logs.want(t, p.where, p.value)
 	}
 }
 
@@ -120,66 +130,60 @@ const workDone = `{"content":[{"type":"text","text":"done"}]}`
 
 func TestRecoverClientProgressHandler(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, logs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		ProgressHandler: func(context.Context, *mcp.ClientSession, *mcp.ProgressParams) { panic("progress boom") },
-	})
-	defer closeAll()
-	for range 2 {
-		callWant(t, cs, workWithProgress(), workDone)
-	}
-	stillServes(t, cs)
-	logs.want(t, "client: notification handler", "progress boom")
+	}, func(cs *mcp.ClientSession) {
+		for range 2 {
+			callWant(t, cs, workWithProgress(), workDone)
+		}
+	}, clientPanic{"client: notification handler", "progress boom"})
 }
 
 func TestRecoverClientListChangedHandler(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	fired := make(chan struct{}, 4)
 	s := recoverServer(t)
-	cs, logs, closeAll := connectRecover(t, s, &mcp.ClientOptions{
+	recoverClient(t, s, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) {
 			fired <- struct{}{}
 			panic("list_changed boom")
 		},
-	})
-	defer closeAll()
-	for _, name := range []string{"new1", "new2"} {
-		if err := s.AddTool(&mcp.Tool{Name: name}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
-			return nil, nil
-		}); err != nil {
-			t.Fatal(err)
+	}, func(cs *mcp.ClientSession) {
+		for _, name := range []string{"new1", "new2"} {
+			if err := s.AddTool(&mcp.Tool{Name: name}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			recvWithin(t, fired, "ToolListChangedHandler")
+			stillServes(t, cs)
 		}
-		recvWithin(t, fired, "ToolListChangedHandler")
-		stillServes(t, cs)
-	}
-	logs.want(t, "client: notification handler", "list_changed boom")
+	}, clientPanic{"client: notification handler", "list_changed boom"})
 }
 
 // A sampling or elicitation handler that panics answers the server's
 // request with -32603 "Internal error", and nothing of the panic.
 func TestRecoverClientSamplingAndElicitationHandlers(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, logs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			panic("sampling secret")
 		},
 		ElicitationHandler: func(context.Context, *mcp.ClientSession, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			panic("elicitation secret")
 		},
-	})
-	defer closeAll()
-	for range 2 {
-		callWant(t, cs, &mcp.CallToolParams{Name: "ask"}, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: jsonrpc error -32603: Internal error"}]}`)
-	}
-	stillServes(t, cs)
-	logs.want(t, "client: handler", "sampling secret")
-	logs.want(t, "client: handler", "elicitation secret")
+	}, func(cs *mcp.ClientSession) {
+		for range 2 {
+			callWant(t, cs, &mcp.CallToolParams{Name: "ask"}, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: jsonrpc error -32603: Internal error"}]}`)
+		}
+	}, clientPanic{"client: handler", "sampling secret"}, clientPanic{"client: handler", "elicitation secret"})
 }
 
 // Client middleware that panics drops a notification, and answers a
 // request -32603.
 func TestRecoverClientMiddleware(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, logs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "x"}}, Model: "m"}, nil
 		},
@@ -194,20 +198,17 @@ func TestRecoverClientMiddleware(t *testing.T) {
 				return next(ctx, r)
 			}
 		}},
-	})
-	defer closeAll()
-	callWant(t, cs, workWithProgress(), workDone)
-	callWant(t, cs, &mcp.CallToolParams{Name: "ask"}, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: \u003cnil\u003e"}]}`)
-	stillServes(t, cs)
-	logs.want(t, "client: middleware", "middleware boom notifications/progress")
-	logs.want(t, "client: handler", "middleware boom sampling/createMessage")
+	}, func(cs *mcp.ClientSession) {
+		callWant(t, cs, workWithProgress(), workDone)
+		callWant(t, cs, &mcp.CallToolParams{Name: "ask"}, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: \u003cnil\u003e"}]}`)
+	}, clientPanic{"client: middleware", "middleware boom notifications/progress"}, clientPanic{"client: handler", "middleware boom sampling/createMessage"})
 }
 
 // A client SendingMiddleware that panics fails that call with an error
 // instead of unwinding through it.
 func TestRecoverClientSendingMiddleware(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, logs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
 			return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
 				if m.Method == "tools/list" {
@@ -216,16 +217,14 @@ func TestRecoverClientSendingMiddleware(t *testing.T) {
 				return next(ctx, m)
 			}
 		}},
-	})
-	defer closeAll()
-	_, err := cs.ListTools(context.Background(), nil)
-	if err == nil || !strings.Contains(err.Error(), "mcp: tools/list: a sending middleware panicked") {
-		t.Errorf("ListTools = %v, want the sending middleware's panic as an error", err)
-	}
-	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) {
-		t.Errorf("ListTools error %v is a JSON-RPC error; nothing was sent", err)
-	}
-	stillServes(t, cs)
-	logs.want(t, "sending middleware", "sending boom")
+	}, func(cs *mcp.ClientSession) {
+		_, err := cs.ListTools(context.Background(), nil)
+		if err == nil || !strings.Contains(err.Error(), "mcp: tools/list: a sending middleware panicked") {
+			t.Errorf("ListTools = %v, want the sending middleware's panic as an error", err)
+		}
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			t.Errorf("ListTools error %v is a JSON-RPC error; nothing was sent", err)
+		}
+	}, clientPanic{"sending middleware", "sending boom"})
 }
