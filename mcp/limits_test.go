@@ -23,15 +23,7 @@ func TestServeMaxInFlightRequests(t *testing.T) {
 	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
 		// MaxConcurrentRequests above the bound, so that the stream
 		// transport's own bound does not hide it.
-		s := lcNewServer(&ServerOptions{MaxInFlightRequests: 2, MaxConcurrentRequests: 4})
-		b := lcAddBlocker(t, s, "slow")
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
-		c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}`)
-		lcWait(t, b.started, "the first slow tool to start")
-		lcWait(t, b.started, "the second slow tool to start")
+		c, b := lcServeSlow(t, connect, &ServerOptions{MaxInFlightRequests: 2, MaxConcurrentRequests: 4}, "2025-11-25", 1, 2)
 		c.run(`
 			-> {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}
 			<- {"jsonrpc":"2.0","id":3,` + lcTooManyInFlight + `}
@@ -69,15 +61,7 @@ func TestServeMaxInFlightRequests(t *testing.T) {
 // other: those past the bound get the error in the batch's answer.
 func TestServeMaxInFlightRequestsBatch(t *testing.T) {
 	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		s := lcNewServer(&ServerOptions{MaxInFlightRequests: 2})
-		b := lcAddBlocker(t, s, "slow")
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-03-26", lcInitResultTools(0, "2025-03-26"))
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
-		c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}`)
-		lcWait(t, b.started, "the first slow tool to start")
-		lcWait(t, b.started, "the second slow tool to start")
+		c, b := lcServeSlow(t, connect, &ServerOptions{MaxInFlightRequests: 2}, "2025-03-26", 1, 2)
 		c.run(`
 			-> [{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}},{"jsonrpc":"2.0","id":4,"method":"ping"}]
 			<- [{"jsonrpc":"2.0","id":3,` + lcTooManyInFlight + `},{"jsonrpc":"2.0","id":4,"result":{}}]

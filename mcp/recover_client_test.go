@@ -67,115 +67,123 @@ func recoverServer(t *testing.T) *mcp.Server {
 	return s
 }
 
-// connectRecover connects a client with copts (and a logger into logs)
-// to s over the in-memory transport; the returned func closes both ends.
-func connectRecover(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions, logs *panicLogs) (*mcp.ClientSession, func()) {
+// clientPanic is a panic the client must log: where it was (the WHERE
+// of "mcp: WHERE panicked") and its value.
+type clientPanic struct{ where, value string }
+
+// recoverClient connects a client with copts (and a logger of its own) to
+// s over the in-memory transport and lets steps drive the session; then the
+// session must still call tools, and have logged each of panicked. Both
+// ends are closed before it returns.
+func recoverClient(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions, steps func(cs *mcp.ClientSession), panicked ...clientPanic) {
 	t.Helper()
+	var logs panicLogs
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st)
 	if err != nil {
 		t.Fatalf("Server.Connect: %v", err)
 	}
-	copts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	copts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	cs, err := mcp.NewClient(clientTestInfo, legacy(copts)).Connect(ctx, ct)
 	if err != nil {
 		t.Fatalf("Client.Connect: %v", err)
 	}
-	return cs, func() {
+	defer func() {
 		if err := cs.Close(); err != nil {
 			t.Errorf("ClientSession.Close: %v", err)
 		}
 		if err := ss.Wait(); err != nil {
 			t.Errorf("ServerSession.Wait: %v", err)
 		}
+	}()
+	steps(cs)
+	stillServes(t, cs)
+	for _, p := range panicked {
+		logs.want(t, p.where, p.value)
 	}
+}
+
+// callWant calls a tool and fails the test unless it answers want.
+func callWant(t *testing.T, cs *mcp.ClientSession, p *mcp.CallToolParams, want string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), p)
+	if err != nil {
+		t.Fatalf("CallTool(%s): %v", p.Name, err)
+	}
+	jsonEqual(t, p.Name+" result", res, want)
 }
 
 // stillServes checks that the session still calls tools.
 func stillServes(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)})
-	if err != nil {
-		t.Fatalf("CallTool after a panic: %v", err)
-	}
-	jsonEqual(t, "add result", res, `{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}`)
+	callWant(t, cs, &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}, `{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}`)
 }
+
+// workWithProgress calls "work" with a progress token, so that the
+// server reports progress; workDone is its result.
+func workWithProgress() *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: "work", Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("tok")}}
+}
+
+const workDone = `{"content":[{"type":"text","text":"done"}]}`
 
 func TestRecoverClientProgressHandler(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
-	cs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		ProgressHandler: func(context.Context, *mcp.ClientSession, *mcp.ProgressParams) { panic("progress boom") },
-	}, &logs)
-	defer closeAll()
-	for range 2 {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "work", Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("tok")}})
-		if err != nil {
-			t.Fatalf("CallTool(work): %v", err)
+	}, func(cs *mcp.ClientSession) {
+		for range 2 {
+			callWant(t, cs, workWithProgress(), workDone)
 		}
-		jsonEqual(t, "work result", res, `{"content":[{"type":"text","text":"done"}]}`)
-	}
-	stillServes(t, cs)
-	logs.want(t, "client: notification handler", "progress boom")
+	}, clientPanic{"client: notification handler", "progress boom"})
 }
 
 func TestRecoverClientListChangedHandler(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
 	fired := make(chan struct{}, 4)
 	s := recoverServer(t)
-	cs, closeAll := connectRecover(t, s, &mcp.ClientOptions{
+	recoverClient(t, s, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) {
 			fired <- struct{}{}
 			panic("list_changed boom")
 		},
-	}, &logs)
-	defer closeAll()
-	for _, name := range []string{"new1", "new2"} {
-		if err := s.AddTool(&mcp.Tool{Name: name}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
-			return nil, nil
-		}); err != nil {
-			t.Fatal(err)
+	}, func(cs *mcp.ClientSession) {
+		for _, name := range []string{"new1", "new2"} {
+			if err := s.AddTool(&mcp.Tool{Name: name}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			recvWithin(t, fired, "ToolListChangedHandler")
+			stillServes(t, cs)
 		}
-		recvWithin(t, fired, "ToolListChangedHandler")
-		stillServes(t, cs)
-	}
-	logs.want(t, "client: notification handler", "list_changed boom")
+	}, clientPanic{"client: notification handler", "list_changed boom"})
 }
 
 // A sampling or elicitation handler that panics answers the server's
 // request with -32603 "Internal error", and nothing of the panic.
 func TestRecoverClientSamplingAndElicitationHandlers(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
-	cs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			panic("sampling secret")
 		},
 		ElicitationHandler: func(context.Context, *mcp.ClientSession, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			panic("elicitation secret")
 		},
-	}, &logs)
-	defer closeAll()
-	for range 2 {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask"})
-		if err != nil {
-			t.Fatalf("CallTool(ask): %v", err)
+	}, func(cs *mcp.ClientSession) {
+		for range 2 {
+			callWant(t, cs, &mcp.CallToolParams{Name: "ask"}, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: jsonrpc error -32603: Internal error"}]}`)
 		}
-		jsonEqual(t, "ask result", res, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: jsonrpc error -32603: Internal error"}]}`)
-	}
-	stillServes(t, cs)
-	logs.want(t, "client: handler", "sampling secret")
-	logs.want(t, "client: handler", "elicitation secret")
+	}, clientPanic{"client: handler", "sampling secret"}, clientPanic{"client: handler", "elicitation secret"})
 }
 
 // Client middleware that panics drops a notification, and answers a
 // request -32603.
 func TestRecoverClientMiddleware(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
-	cs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "x"}}, Model: "m"}, nil
 		},
@@ -190,29 +198,17 @@ func TestRecoverClientMiddleware(t *testing.T) {
 				return next(ctx, r)
 			}
 		}},
-	}, &logs)
-	defer closeAll()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "work", Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("tok")}})
-	if err != nil {
-		t.Fatalf("CallTool(work): %v", err)
-	}
-	jsonEqual(t, "work result", res, `{"content":[{"type":"text","text":"done"}]}`)
-	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask"})
-	if err != nil {
-		t.Fatalf("CallTool(ask): %v", err)
-	}
-	jsonEqual(t, "ask result", res, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: \u003cnil\u003e"}]}`)
-	stillServes(t, cs)
-	logs.want(t, "client: middleware", "middleware boom notifications/progress")
-	logs.want(t, "client: handler", "middleware boom sampling/createMessage")
+	}, func(cs *mcp.ClientSession) {
+		callWant(t, cs, workWithProgress(), workDone)
+		callWant(t, cs, &mcp.CallToolParams{Name: "ask"}, `{"content":[{"type":"text","text":"sampling: jsonrpc error -32603: Internal error; elicitation: \u003cnil\u003e"}]}`)
+	}, clientPanic{"client: middleware", "middleware boom notifications/progress"}, clientPanic{"client: handler", "middleware boom sampling/createMessage"})
 }
 
 // A client SendingMiddleware that panics fails that call with an error
 // instead of unwinding through it.
 func TestRecoverClientSendingMiddleware(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs panicLogs
-	cs, closeAll := connectRecover(t, recoverServer(t), &mcp.ClientOptions{
+	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
 			return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
 				if m.Method == "tools/list" {
@@ -221,16 +217,14 @@ func TestRecoverClientSendingMiddleware(t *testing.T) {
 				return next(ctx, m)
 			}
 		}},
-	}, &logs)
-	defer closeAll()
-	_, err := cs.ListTools(context.Background(), nil)
-	if err == nil || !strings.Contains(err.Error(), "mcp: tools/list: a sending middleware panicked") {
-		t.Errorf("ListTools = %v, want the sending middleware's panic as an error", err)
-	}
-	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) {
-		t.Errorf("ListTools error %v is a JSON-RPC error; nothing was sent", err)
-	}
-	stillServes(t, cs)
-	logs.want(t, "sending middleware", "sending boom")
+	}, func(cs *mcp.ClientSession) {
+		_, err := cs.ListTools(context.Background(), nil)
+		if err == nil || !strings.Contains(err.Error(), "mcp: tools/list: a sending middleware panicked") {
+			t.Errorf("ListTools = %v, want the sending middleware's panic as an error", err)
+		}
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			t.Errorf("ListTools error %v is a JSON-RPC error; nothing was sent", err)
+		}
+	}, clientPanic{"sending middleware", "sending boom"})
 }

@@ -42,103 +42,96 @@ func lcStillServes(c *lcConn, id string) {
 	`)
 }
 
-func TestRecoverInitializedHandler(t *testing.T) {
+// lcPanicked is a panic the server must log: where it was (the WHERE of
+// "mcp: WHERE panicked") and its value.
+type lcPanicked struct{ where, value string }
+
+// lcRecoverEach runs, over each transport, a session of a server made with
+// opts (with a logger of its own) and echo: steps drives the session,
+// handshake included; then the session must still serve, end cleanly, and
+// have logged each of panicked.
+func lcRecoverEach(t *testing.T, opts ServerOptions, steps func(t *testing.T, c *lcConn), panicked ...lcPanicked) {
+	t.Helper()
 	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
 		logger, logs := lcPanicLogger()
-		s := lcNewServer(&ServerOptions{
-			Logger:             logger,
-			InitializedHandler: func(context.Context, *ServerSession) { panic("initialized boom") },
-		})
+		o := opts
+		o.Logger = logger
+		s := lcNewServer(&o)
 		lcAddEcho(t, s)
 		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
+		steps(t, c)
 		lcStillServes(c, "a")
 		c.finish()
-		lcWantPanicLogged(t, logs, "InitializedHandler", "initialized boom")
+		for _, p := range panicked {
+			lcWantPanicLogged(t, logs, p.where, p.value)
+		}
 	})
+}
+
+// lcHandshake initializes a session at 2025-11-25.
+func lcHandshake(_ *testing.T, c *lcConn) {
+	c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
+}
+
+func TestRecoverInitializedHandler(t *testing.T) {
+	lcRecoverEach(t, ServerOptions{
+		InitializedHandler: func(context.Context, *ServerSession) { panic("initialized boom") },
+	}, lcHandshake, lcPanicked{"InitializedHandler", "initialized boom"})
 }
 
 func TestRecoverRootsListChangedHandler(t *testing.T) {
-	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		logger, logs := lcPanicLogger()
-		s := lcNewServer(&ServerOptions{
-			Logger:                  logger,
-			RootsListChangedHandler: func(context.Context, *ServerSession) { panic("roots boom") },
-		})
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
+	lcRecoverEach(t, ServerOptions{
+		RootsListChangedHandler: func(context.Context, *ServerSession) { panic("roots boom") },
+	}, func(t *testing.T, c *lcConn) {
+		lcHandshake(t, c)
 		c.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-		lcStillServes(c, "a")
+		lcStillServes(c, "r")
 		c.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-		lcStillServes(c, "b")
-		c.finish()
-		lcWantPanicLogged(t, logs, "RootsListChangedHandler", "roots boom")
-	})
+	}, lcPanicked{"RootsListChangedHandler", "roots boom"})
 }
 
 func TestRecoverServerProgressHandler(t *testing.T) {
-	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		logger, logs := lcPanicLogger()
-		s := lcNewServer(&ServerOptions{
-			Logger:          logger,
-			ProgressHandler: func(context.Context, *ServerSession, *ProgressParams) { panic("progress boom") },
-		})
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
+	lcRecoverEach(t, ServerOptions{
+		ProgressHandler: func(context.Context, *ServerSession, *ProgressParams) { panic("progress boom") },
+	}, func(t *testing.T, c *lcConn) {
+		lcHandshake(t, c)
 		c.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`)
-		lcStillServes(c, "a")
-		c.finish()
-		lcWantPanicLogged(t, logs, "ProgressHandler", "progress boom")
-	})
+	}, lcPanicked{"ProgressHandler", "progress boom"})
 }
 
 // Middleware that panics on a notification ends that notification only;
 // on a request it makes that request -32603.
 func TestRecoverMiddleware(t *testing.T) {
-	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		logger, logs := lcPanicLogger()
-		s := lcNewServer(&ServerOptions{Logger: logger, Middleware: []Middleware{func(next MethodHandler) MethodHandler {
-			return func(ctx context.Context, r *Request) (any, error) {
-				if r.Method == "notifications/roots/list_changed" || r.Method == "tools/list" {
-					panic("middleware boom " + r.Method)
-				}
-				return next(ctx, r)
+	lcRecoverEach(t, ServerOptions{Middleware: []Middleware{func(next MethodHandler) MethodHandler {
+		return func(ctx context.Context, r *Request) (any, error) {
+			if r.Method == "notifications/roots/list_changed" || r.Method == "tools/list" {
+				panic("middleware boom " + r.Method)
 			}
-		}}})
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
+			return next(ctx, r)
+		}
+	}}}, func(t *testing.T, c *lcConn) {
+		lcHandshake(t, c)
 		c.run(`
 			-> {"jsonrpc":"2.0","method":"notifications/roots/list_changed"}
 			-> {"jsonrpc":"2.0","id":1,"method":"tools/list"}
 			<- {"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}
 		`)
-		lcStillServes(c, "a")
-		c.finish()
-		lcWantPanicLogged(t, logs, "middleware", "middleware boom notifications/roots/list_changed")
-		lcWantPanicLogged(t, logs, "handler", "middleware boom tools/list")
-	})
+	}, lcPanicked{"middleware", "middleware boom notifications/roots/list_changed"}, lcPanicked{"handler", "middleware boom tools/list"})
 }
 
 // A SendingMiddleware that panics fails that send with an error, wherever
 // it is sent from (here a goroutine of the application's, as
 // list_changed or a log message would be).
 func TestRecoverSendingMiddleware(t *testing.T) {
-	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		logger, logs := lcPanicLogger()
-		s := lcNewServer(&ServerOptions{Logger: logger, SendingMiddleware: []SendingMiddleware{func(next SendHandler) SendHandler {
-			return func(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
-				if m.Method == "notifications/boom" {
-					panic("sending boom")
-				}
-				return next(ctx, m)
+	lcRecoverEach(t, ServerOptions{SendingMiddleware: []SendingMiddleware{func(next SendHandler) SendHandler {
+		return func(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
+			if m.Method == "notifications/boom" {
+				panic("sending boom")
 			}
-		}}})
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
+			return next(ctx, m)
+		}
+	}}}, func(t *testing.T, c *lcConn) {
+		lcHandshake(t, c)
 		err := c.ss.Notify(context.Background(), "notifications/boom", nil)
 		if !errors.Is(err, errSendingPanicked) || err.Error() != "mcp: notifications/boom: a sending middleware panicked" {
 			t.Errorf("Notify = %v, want %v", err, errSendingPanicked)
@@ -151,28 +144,18 @@ func TestRecoverSendingMiddleware(t *testing.T) {
 			t.Errorf("Notify after a panic = %v", err)
 		}
 		c.expect(`{"jsonrpc":"2.0","method":"notifications/fine","params":null}`)
-		lcStillServes(c, "a")
-		c.finish()
-		lcWantPanicLogged(t, logs, "sending middleware", "sending boom")
-	})
+	}, lcPanicked{"sending middleware", "sending boom"})
 }
 
 // A CacheHint hook that panics gives the safe default: no reuse.
 func TestRecoverCacheHint(t *testing.T) {
-	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		logger, logs := lcPanicLogger()
-		s := lcNewServer(&ServerOptions{Logger: logger, CacheHint: func(string) CacheHint { panic("hint boom") }})
-		lcAddEcho(t, s)
-		c := connect(s)
+	lcRecoverEach(t, ServerOptions{CacheHint: func(string) CacheHint { panic("hint boom") }}, func(t *testing.T, c *lcConn) {
 		c.run(`
 			-> {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":` + lcModernMeta(`{}`) + `}}
 			<- {"jsonrpc":"2.0","id":1,"result":{` + lcStamp + `,"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}}]}}
 		`)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
-		lcStillServes(c, "a")
-		c.finish()
-		lcWantPanicLogged(t, logs, "CacheHint", "hint boom")
-	})
+		lcHandshake(t, c)
+	}, lcPanicked{"CacheHint", "hint boom"})
 }
 
 // lcPanickyJSON is a result whose encoding panics.
@@ -183,27 +166,20 @@ func (lcPanickyJSON) MarshalJSON() ([]byte, error) { panic("marshal boom") }
 // A result whose MarshalJSON panics is answered -32603, as a panicking
 // handler is.
 func TestRecoverResultEncoding(t *testing.T) {
-	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		logger, logs := lcPanicLogger()
-		s := lcNewServer(&ServerOptions{Logger: logger, Middleware: []Middleware{func(next MethodHandler) MethodHandler {
-			return func(ctx context.Context, r *Request) (any, error) {
-				if r.Method == "prompts/list" {
-					return lcPanickyJSON{}, nil
-				}
-				return next(ctx, r)
+	lcRecoverEach(t, ServerOptions{Middleware: []Middleware{func(next MethodHandler) MethodHandler {
+		return func(ctx context.Context, r *Request) (any, error) {
+			if r.Method == "prompts/list" {
+				return lcPanickyJSON{}, nil
 			}
-		}}})
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
+			return next(ctx, r)
+		}
+	}}}, func(t *testing.T, c *lcConn) {
+		lcHandshake(t, c)
 		c.run(`
 			-> {"jsonrpc":"2.0","id":1,"method":"prompts/list"}
 			<- {"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}
 		`)
-		lcStillServes(c, "a")
-		c.finish()
-		lcWantPanicLogged(t, logs, "result encoding", "marshal boom")
-	})
+	}, lcPanicked{"result encoding", "marshal boom"})
 }
 
 // lcPanickyStore is a SessionStore whose every method panics.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -52,15 +53,28 @@ func lcAddBlocker(t testing.TB, s *Server, name string) *lcBlocker {
 	return b
 }
 
+// lcServeSlow serves over connect a server made with opts that has the
+// tools "slow" (an lcBlocker) and echo, initializes the session at version,
+// and calls slow with each of ids: those calls are running when it returns.
+func lcServeSlow(t *testing.T, connect func(*Server) *lcConn, opts *ServerOptions, version string, ids ...int) (*lcConn, *lcBlocker) {
+	t.Helper()
+	s := lcNewServer(opts)
+	b := lcAddBlocker(t, s, "slow")
+	lcAddEcho(t, s)
+	c := connect(s)
+	c.handshake(version, lcInitResultTools(0, version))
+	for _, id := range ids {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow"}}`, id))
+	}
+	for i := range ids {
+		lcWait(t, b.started, fmt.Sprintf("slow tool %d of %d to start", i+1, len(ids)))
+	}
+	return c, b
+}
+
 func TestServeSlowToolDoesNotDelayPing(t *testing.T) {
 	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		s := lcNewServer(nil)
-		b := lcAddBlocker(t, s, "slow")
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
-		lcWait(t, b.started, "the slow tool to start")
+		c, b := lcServeSlow(t, connect, nil, "2025-11-25", 1)
 		c.run(`
 			-> {"jsonrpc":"2.0","id":2,"method":"ping"}
 			<- {"jsonrpc":"2.0","id":2,"result":{}}
@@ -126,13 +140,7 @@ func TestServeMaxConcurrentRequests(t *testing.T) {
 // freed slot serves the next one.
 func TestServeCancelWhileSaturated(t *testing.T) {
 	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		s := lcNewServer(&ServerOptions{MaxConcurrentRequests: 1})
-		b := lcAddBlocker(t, s, "slow")
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
-		lcWait(t, b.started, "the slow tool to start")
+		c, _ := lcServeSlow(t, connect, &ServerOptions{MaxConcurrentRequests: 1}, "2025-11-25", 1)
 		c.run(`
 			-> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"queued"}}}
 			-> {"jsonrpc":"2.0","id":3,"method":"ping"}
@@ -146,13 +154,7 @@ func TestServeCancelWhileSaturated(t *testing.T) {
 
 func TestServeDuplicateInFlightID(t *testing.T) {
 	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		s := lcNewServer(nil)
-		b := lcAddBlocker(t, s, "slow")
-		lcAddEcho(t, s)
-		c := connect(s)
-		c.handshake("2025-11-25", lcInitResultTools(0, "2025-11-25"))
-		c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}`)
-		lcWait(t, b.started, "the slow tool to start")
+		c, b := lcServeSlow(t, connect, nil, "2025-11-25", 7)
 		c.run(`
 			-> {"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"again"}}}
 			<- {"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: a request with id 7 is already in flight"}}

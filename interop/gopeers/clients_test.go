@@ -138,11 +138,7 @@ func (c *goSDKClient) listTools(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, t := range res.Tools {
-		names = append(names, t.Name)
-	}
-	return names, nil
+	return pluck(res.Tools, func(t *gosdk.Tool) string { return t.Name }), nil
 }
 
 func (c *goSDKClient) call(ctx context.Context, name string, args map[string]any, progressToken string) (string, error) {
@@ -161,16 +157,7 @@ func (c *goSDKClient) callParams(ctx context.Context, p *gosdk.CallToolParams) (
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := ct.(*gosdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	if res.IsError {
-		return "", fmt.Errorf("tool error: %s", b.String())
-	}
-	return b.String(), nil
+	return toolText(joinText(res.Content, goSDKText), res.IsError)
 }
 
 func (c *goSDKClient) callLogged(ctx context.Context, name string) (string, error) {
@@ -188,11 +175,7 @@ func (c *goSDKClient) listResources(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var uris []string
-	for _, r := range res.Resources {
-		uris = append(uris, r.URI)
-	}
-	return uris, nil
+	return pluck(res.Resources, func(r *gosdk.Resource) string { return r.URI }), nil
 }
 
 func (c *goSDKClient) readResource(ctx context.Context, uri string) (string, error) {
@@ -211,11 +194,7 @@ func (c *goSDKClient) listPrompts(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, p := range res.Prompts {
-		names = append(names, p.Name)
-	}
-	return names, nil
+	return pluck(res.Prompts, func(p *gosdk.Prompt) string { return p.Name }), nil
 }
 
 func (c *goSDKClient) getPrompt(ctx context.Context, name string, args map[string]string) (string, error) {
@@ -223,13 +202,16 @@ func (c *goSDKClient) getPrompt(ctx context.Context, name string, args map[strin
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, m := range res.Messages {
-		if tc, ok := m.Content.(*gosdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
+	return joinText(res.Messages, func(m *gosdk.PromptMessage) (string, bool) { return goSDKText(m.Content) }), nil
+}
+
+// goSDKText is the text of go-sdk content, if it is text.
+func goSDKText(c gosdk.Content) (string, bool) {
+	tc, ok := c.(*gosdk.TextContent)
+	if !ok {
+		return "", false
 	}
-	return b.String(), nil
+	return tc.Text, true
 }
 
 // --- mcp-go ---
@@ -282,11 +264,7 @@ func (c *mcpGoClient) listTools(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, t := range res.Tools {
-		names = append(names, t.Name)
-	}
-	return names, nil
+	return pluck(res.Tools, func(t mcpgo.Tool) string { return t.Name }), nil
 }
 
 func (c *mcpGoClient) call(ctx context.Context, name string, args map[string]any, progressToken string) (string, error) {
@@ -300,16 +278,7 @@ func (c *mcpGoClient) call(ctx context.Context, name string, args map[string]any
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := mcpgo.AsTextContent(ct); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	if res.IsError {
-		return "", fmt.Errorf("tool error: %s", b.String())
-	}
-	return b.String(), nil
+	return toolText(joinText(res.Content, mcpGoText), res.IsError)
 }
 
 func (c *mcpGoClient) callLogged(ctx context.Context, name string) (string, error) {
@@ -328,11 +297,7 @@ func (c *mcpGoClient) listResources(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var uris []string
-	for _, r := range res.Resources {
-		uris = append(uris, r.URI)
-	}
-	return uris, nil
+	return pluck(res.Resources, func(r mcpgo.Resource) string { return r.URI }), nil
 }
 
 func (c *mcpGoClient) readResource(ctx context.Context, uri string) (string, error) {
@@ -357,11 +322,7 @@ func (c *mcpGoClient) listPrompts(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, p := range res.Prompts {
-		names = append(names, p.Name)
-	}
-	return names, nil
+	return pluck(res.Prompts, func(p mcpgo.Prompt) string { return p.Name }), nil
 }
 
 func (c *mcpGoClient) getPrompt(ctx context.Context, name string, args map[string]string) (string, error) {
@@ -372,13 +333,46 @@ func (c *mcpGoClient) getPrompt(ctx context.Context, name string, args map[strin
 	if err != nil {
 		return "", err
 	}
+	return joinText(res.Messages, func(m mcpgo.PromptMessage) (string, bool) { return mcpGoText(m.Content) }), nil
+}
+
+// mcpGoText is the text of mcp-go content, if it is text.
+func mcpGoText(c mcpgo.Content) (string, bool) {
+	tc, ok := mcpgo.AsTextContent(c)
+	if !ok {
+		return "", false
+	}
+	return tc.Text, true
+}
+
+// pluck returns f of each of items, in order: the names or URIs of a
+// list result.
+func pluck[T any](items []T, f func(T) string) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, f(it))
+	}
+	return out
+}
+
+// joinText joins the text of those of items that have text.
+func joinText[T any](items []T, text func(T) (string, bool)) string {
 	var b strings.Builder
-	for _, m := range res.Messages {
-		if tc, ok := mcpgo.AsTextContent(m.Content); ok {
-			b.WriteString(tc.Text)
+	for _, it := range items {
+		if s, ok := text(it); ok {
+			b.WriteString(s)
 		}
 	}
-	return b.String(), nil
+	return b.String()
+}
+
+// toolText is a tool result's joined text; a tool error (isError) is an
+// error that quotes it.
+func toolText(text string, isError bool) (string, error) {
+	if isError {
+		return "", fmt.Errorf("tool error: %s", text)
+	}
+	return text, nil
 }
 
 // contains fails unless list has every one of names.

@@ -168,11 +168,7 @@ func mcpkitClientSession(t *testing.T, sdk string, m peerMode, era mcp.ProtocolE
 		if err != nil {
 			return err
 		}
-		var names []string
-		for _, tl := range res.Tools {
-			names = append(names, tl.Name)
-		}
-		return contains("tools", names, "echo", "notify")
+		return contains("tools", pluck(res.Tools, func(tl *mcp.Tool) string { return tl.Name }), "echo", "notify")
 	})
 	run("call echo", func(ctx context.Context) error {
 		got, err := callText(ctx, cs, "echo", `{"text":"héllo, peer"}`, nil)
@@ -230,11 +226,7 @@ func mcpkitClientSession(t *testing.T, sdk string, m peerMode, era mcp.ProtocolE
 		if err != nil {
 			return err
 		}
-		var uris []string
-		for _, r := range res.Resources {
-			uris = append(uris, r.URI)
-		}
-		return contains("resources", uris, peers.ResourceURI)
+		return contains("resources", pluck(res.Resources, func(r *mcp.Resource) string { return r.URI }), peers.ResourceURI)
 	})
 	run("resources/read", func(ctx context.Context) error {
 		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: peers.ResourceURI})
@@ -251,24 +243,15 @@ func mcpkitClientSession(t *testing.T, sdk string, m peerMode, era mcp.ProtocolE
 		if err != nil {
 			return err
 		}
-		var names []string
-		for _, p := range res.Prompts {
-			names = append(names, p.Name)
-		}
-		return contains("prompts", names, peers.PromptName)
+		return contains("prompts", pluck(res.Prompts, func(p *mcp.Prompt) string { return p.Name }), peers.PromptName)
 	})
 	run("prompts/get", func(ctx context.Context) error {
 		res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: peers.PromptName, Arguments: map[string]string{"name": "mcpkit"}})
 		if err != nil {
 			return err
 		}
-		var b strings.Builder
-		for _, msg := range res.Messages {
-			if tc, ok := msg.Content.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return want("prompt", b.String(), peers.PromptText("mcpkit"))
+		got := joinText(res.Messages, func(msg *mcp.PromptMessage) (string, bool) { return mcpkitText(msg.Content) })
+		return want("prompt", got, peers.PromptText("mcpkit"))
 	})
 	run("close", func(context.Context) error { return cs.Close() })
 }
@@ -292,16 +275,16 @@ func callText(ctx context.Context, cs *mcp.ClientSession, name, args string, met
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
+	return toolText(joinText(res.Content, mcpkitText), res.IsError)
+}
+
+// mcpkitText is the text of mcpkit content, if it is text.
+func mcpkitText(c mcp.Content) (string, bool) {
+	tc, ok := c.(*mcp.TextContent)
+	if !ok {
+		return "", false
 	}
-	if res.IsError {
-		return "", fmt.Errorf("tool error: %s", b.String())
-	}
-	return b.String(), nil
+	return tc.Text, true
 }
 
 // TestCLIListsNoneFromPeers is item 10's first half: `mcpkit resources

@@ -163,40 +163,14 @@ func peerClientSession(t *testing.T, prefix, sdk string, m serverMode, url, vers
 		progressName, logName = "call with a progress token (JSON reply)", "call with log level info (JSON reply)"
 	}
 	run(progressName, func(ctx context.Context) error {
-		c.notes().reset()
-		got, err := c.call(ctx, "test_tool_with_progress", nil, "tok-1")
-		if err != nil {
-			return err
-		}
-		if err := want("result", got, progressFixtureDone+`"tok-1"`); err != nil {
-			return err
-		}
-		if jsonReplies {
-			return nil
-		}
-		p, _, err := c.notes().waitFor(ctx, func(p []float64, _ []string) bool { return len(p) >= 3 })
-		if err != nil {
-			return fmt.Errorf("progress %v: %w", p, err)
-		}
-		return want("progress", fmt.Sprint(p), "[0 50 100]")
+		return callNoted(ctx, c, func(ctx context.Context) (string, error) {
+			return c.call(ctx, "test_tool_with_progress", nil, "tok-1")
+		}, progressFixtureDone+`"tok-1"`, !jsonReplies, progressNotes, 3, "[0 50 100]")
 	})
 	run(logName, func(ctx context.Context) error {
-		c.notes().reset()
-		got, err := c.callLogged(ctx, "test_tool_with_logging")
-		if err != nil {
-			return err
-		}
-		if err := want("result", got, loggingFixtureDone); err != nil {
-			return err
-		}
-		if jsonReplies {
-			return nil
-		}
-		_, l, err := c.notes().waitFor(ctx, func(_ []float64, l []string) bool { return len(l) >= 3 })
-		if err != nil {
-			return fmt.Errorf("logs %q: %w", l, err)
-		}
-		return want("logs", fmt.Sprintf("%q", l), fmt.Sprintf("%q", loggingFixtureMessages))
+		return callNoted(ctx, c, func(ctx context.Context) (string, error) {
+			return c.callLogged(ctx, "test_tool_with_logging")
+		}, loggingFixtureDone, !jsonReplies, logNotes, 3, fmt.Sprintf("%q", loggingFixtureMessages))
 	})
 	run("resources/list", func(ctx context.Context) error {
 		uris, err := c.listResources(ctx)
@@ -256,6 +230,44 @@ func peerClientSession(t *testing.T, prefix, sdk string, m serverMode, url, vers
 		}
 		return err
 	})
+}
+
+// noteKind picks one kind of the notes received: its name, how many, and
+// their text.
+type noteKind func(progress []float64, logs []string) (name string, n int, text string)
+
+// progressNotes are the progress values.
+func progressNotes(p []float64, _ []string) (string, int, string) {
+	return "progress", len(p), fmt.Sprint(p)
+}
+
+// logNotes are the log messages, quoted.
+func logNotes(_ []float64, l []string) (string, int, string) {
+	return "logs", len(l), fmt.Sprintf("%q", l)
+}
+
+// callNoted resets c's notes and makes call, whose result must be result;
+// then, if withNotes (a JSON reply has no stream for the call's
+// notifications), it waits for count notes of kind, whose text must be
+// wantText.
+func callNoted(ctx context.Context, c peerClient, call func(context.Context) (string, error), result string, withNotes bool, kind noteKind, count int, wantText string) error {
+	c.notes().reset()
+	got, err := call(ctx)
+	if err != nil {
+		return err
+	}
+	if err := want("result", got, result); err != nil || !withNotes {
+		return err
+	}
+	p, l, err := c.notes().waitFor(ctx, func(p []float64, l []string) bool {
+		_, n, _ := kind(p, l)
+		return n >= count
+	})
+	name, _, text := kind(p, l)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", name, text, err)
+	}
+	return want(name, text, wantText)
 }
 
 // TestSlowCallDoesNotHoldBackOthers is item 7, over stdio with the go-sdk
