@@ -91,7 +91,9 @@ type Options struct {
 	MaxClients int
 	// MaxGrants bounds the outstanding authorization codes and refresh
 	// tokens together. If zero, DefaultMaxGrants (10000); past it
-	// /authorize redirects with error=temporarily_unavailable.
+	// /authorize redirects with error=temporarily_unavailable. Refresh
+	// tokens do not expire (each is replaced when used), so a server that
+	// reached it needs a restart.
 	MaxGrants int
 	// MaxBodyBytes bounds the body of a registration or token request. If
 	// zero, DefaultMaxBodyBytes (64 KiB); a longer one gets 400

@@ -543,3 +543,59 @@ func TestLoadKey(t *testing.T) {
 		t.Error("the JWKS does not publish the loaded key")
 	}
 }
+
+// TestGrantLimit: past MaxGrants outstanding codes and refresh tokens,
+// /authorize redirects with temporarily_unavailable.
+func TestGrantLimit(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, _ := start(t, devserver.Options{MaxGrants: 1})
+	defer s.Close()
+	hc := noRedirect()
+	defer hc.CloseIdleConnections()
+	_, body := postJSON(t, hc, s.Issuer()+"/register", `{"redirect_uris":["http://127.0.0.1:7000/cb"],"token_endpoint_auth_method":"none"}`)
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	json.Unmarshal([]byte(body), &reg)
+	q := url.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {"http://127.0.0.1:7000/cb"}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}, "resource": {"http://127.0.0.1:1/mcp"}}
+	var locs []string
+	for range 2 {
+		resp, err := hc.Get(s.Issuer() + "/authorize?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		locs = append(locs, resp.Header.Get("Location"))
+	}
+	if !strings.Contains(locs[0], "code=") {
+		t.Errorf("first authorization: %s", locs[0])
+	}
+	if want := "http://127.0.0.1:7000/cb?error=temporarily_unavailable&error_description=too+many+outstanding+grants%3A+at+most+1+%28Options.MaxGrants%29&iss=" + url.QueryEscape(s.Issuer()); locs[1] != want {
+		t.Errorf("second authorization: %s, want %s", locs[1], want)
+	}
+}
+
+// TestClientMetadataDocumentRefused: a document whose client_id is not
+// its URL is refused before any redirect.
+func TestClientMetadataDocumentRefused(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, _ := start(t, devserver.Options{})
+	defer s.Close()
+	doc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"client_id":"https://elsewhere.example/client.json","redirect_uris":["http://127.0.0.1:7000/cb"]}`)
+	}))
+	defer doc.Close()
+	hc := noRedirect()
+	defer hc.CloseIdleConnections()
+	q := url.Values{"response_type": {"code"}, "client_id": {doc.URL + "/client.json"}, "redirect_uri": {"http://127.0.0.1:7000/cb"}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}, "resource": {"http://127.0.0.1:1/mcp"}}
+	resp, err := hc.Get(s.Issuer() + "/authorize?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := "devserver: client metadata document: the document's client_id \"https://elsewhere.example/client.json\" is not its URL\n"; resp.StatusCode != 400 || string(data) != want {
+		t.Errorf("%d %q, want 400 %q", resp.StatusCode, data, want)
+	}
+}
