@@ -333,3 +333,45 @@ func TestDevAuthServerCommand(t *testing.T) {
 		t.Errorf("--addr 0.0.0.0:0: exit %d, stderr %q; want 1, %q", code, errOut, want)
 	}
 }
+
+// TestClientVerbPreRegistered: --client-id and --client-secret are used
+// (HTTP Basic at the token endpoint) instead of a registration.
+func TestClientVerbPreRegistered(t *testing.T) {
+	authEnv(t)
+	logs := &grantCounter{}
+	ds, err := devserver.Start(devserver.Options{Logger: slog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	ps := newProtectedServer(t, ds.Issuer())
+	defer ps.close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Post(ds.Issuer()+"/register", "application/json", strings.NewReader(`{"redirect_uris":["http://127.0.0.1/callback"],"token_endpoint_auth_method":"client_secret_basic"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+
+	code, out, errOut := runCLI(t, "", "tools", "call", "echo", "--args", `{"text":"hi"}`, "--url", ps.URL+"/mcp", "--auth-auto-approve", "--client-id", reg.ClientID, "--client-secret", "wrong")
+	want := "mcpkit: " + ps.URL + "/mcp: not authorized: mcphttp: HTTP 401: unauthorized: authorization failed after 1 attempt(s): auth: " + ds.Issuer() + "/token answered HTTP 401: invalid_client: client authentication failed: the client is registered with client_secret_basic\n"
+	if code != 1 || out != "" || !strings.HasSuffix(errOut, want) {
+		t.Errorf("wrong secret: exit %d, stdout %q, stderr %q; want 1, \"\", ending %q", code, out, errOut, want)
+	}
+	code, out, errOut = runCLI(t, "", "tools", "call", "echo", "--args", `{"text":"hi"}`, "--url", ps.URL+"/mcp", "--auth-auto-approve", "--client-id", reg.ClientID, "--client-secret", reg.ClientSecret)
+	if code != 0 || out != "hi\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0, \"hi\\n\"", code, out, errOut)
+	}
+	if n := logs.count("devserver: registered a client"); n != 1 {
+		t.Errorf("%d registrations, want only the test's", n)
+	}
+	if n := logs.count("devserver: token issued"); n != 1 {
+		t.Errorf("%d tokens issued, want 1", n)
+	}
+}
