@@ -26,6 +26,7 @@ type clientFlags struct {
 	era        string
 	timeout    time.Duration
 	maxTimeout time.Duration
+	auth       authFlags
 }
 
 // Defaults of --timeout and --max-timeout.
@@ -39,6 +40,7 @@ func (f *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.url, "url", "", "talk to the Streamable HTTP server at `URL` (such as http://127.0.0.1:8080/mcp)")
 	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "how long each request waits for the server's answer (connecting included); a progress notification restarts the wait; 0: no limit")
 	fs.DurationVar(&f.maxTimeout, "max-timeout", defaultMaxTimeout, "the most a request may wait however much progress it reports; 0: no bound but --timeout")
+	f.auth.register(fs)
 	fs.StringVar(&f.era, "era", "auto", "the protocol era: auto (probe with server/discover, fall back to initialize), legacy (initialize, 2025-11-25 and older) or modern (2026-07-28, no handshake)")
 }
 
@@ -58,12 +60,25 @@ func (f *clientFlags) protocolEra() (mcp.ProtocolEra, error) {
 // transport returns the transport to the server: Streamable HTTP with
 // --url, otherwise a child process started from the command after "--",
 // spoken to over stdio. Its stderr (the server's logs) goes to ours.
+//
+// Over HTTP, a server that asks for OAuth authorization gets it: see
+// authFlags.authorizer.
 func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error) {
+	if err := f.auth.check(f.url); err != nil {
+		return nil, err
+	}
 	if f.url != "" {
 		if len(command) > 0 {
 			return nil, usagef("give either --url or a command after --, not both")
 		}
-		return &mcphttp.ClientTransport{URL: f.url}, nil
+		if _, err := storeKey(f.url); err != nil {
+			return nil, err
+		}
+		a, err := f.auth.authorizer(e)
+		if err != nil {
+			return nil, err
+		}
+		return &mcphttp.ClientTransport{URL: f.url, Authorizer: &onceAuthorizer{Authorizer: a}}, nil
 	}
 	if len(command) == 0 {
 		return nil, usagef("no server to talk to: give --url URL, or the command that starts it after --, as in\n\tmcpkit tools list -- mcpkit serve")
@@ -116,6 +131,10 @@ func (f *clientFlags) connect(ctx context.Context, e *env, command []string) (*m
 		},
 	})
 	cs, err := client.Connect(ctx, t)
+	if authErr, ok := errors.AsType[*mcphttp.AuthError](err); ok {
+		// The refusal itself, without the handshake steps that met it.
+		return nil, fmt.Errorf("%s: not authorized: %w", f.describe(command), authErr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", f.describe(command), err)
 	}

@@ -8,6 +8,9 @@
 //	mcpkit resources read URI [--json] -- COMMAND [ARG...]
 //	mcpkit prompts list [--json] -- COMMAND [ARG...]
 //	mcpkit prompts get NAME [--args JSON] [--json] -- COMMAND [ARG...]
+//	mcpkit auth login|logout --url URL            OAuth login and logout
+//	mcpkit auth status                            the servers logged in to
+//	mcpkit dev-auth-server [--addr ADDR]          a development OAuth server
 //
 // The client verbs start the server as COMMAND and speak MCP over its stdin
 // and stdout (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio).
@@ -111,6 +114,9 @@ type env struct {
 	// timeout is the --timeout of the client verb being run, once its
 	// flags are parsed.
 	timeout time.Duration
+	// closers release what the command opened (such as the OAuth
+	// redirect listener) when it ends, in reverse order.
+	closers []func()
 }
 
 const usage = `mcpkit is a command-line tool for the Model Context Protocol.
@@ -136,9 +142,31 @@ Usage:
   mcpkit prompts get NAME [--args JSON] [--json] (--url URL | -- COMMAND [ARG...])
         get prompt NAME with the JSON object of strings ARGS as arguments
 
+  mcpkit auth login --url URL [--client-id ID [--client-secret S]] [--auth-auto-approve]
+        authorize mcpkit with the OAuth authorization server of the server at URL
+  mcpkit auth logout --url URL
+        forget the tokens and client registration kept for the server at URL
+  mcpkit auth status
+        list the servers mcpkit keeps OAuth credentials for
+  mcpkit dev-auth-server [--addr 127.0.0.1:0] [--subject dev-user] [--key FILE]
+        run a development OAuth authorization server that approves every
+        request at once (NOT FOR PRODUCTION); prints its issuer URL
+
   Every client verb takes --timeout D (default 60s): how long a request
   waits for its answer, restarted by each progress notification up to
   --max-timeout D (default 10m).
+
+  With --url, a server that answers 401 is authorized with OAuth 2.1: the
+  authorization URL is printed on stderr (and opened in a browser when
+  there is a display), the browser comes back to a listener on
+  127.0.0.1, and the tokens are kept per server under the user's config
+  directory (mcpkit/auth, files of mode 0600) and reused until they
+  expire. --client-id/--client-secret name a pre-registered client;
+  otherwise mcpkit registers itself. --auth-auto-approve (or
+  MCPKIT_AUTH_AUTO_APPROVE=1) makes mcpkit GET the authorization URL
+  itself, without following its redirect, and deliver the redirect to its
+  listener: for authorization servers that approve at once, such as
+  mcpkit dev-auth-server, in tests.
 
 Examples:
   mcpkit tools call echo --args '{"text":"hi"}' -- mcpkit serve
@@ -150,6 +178,9 @@ Examples:
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	err := dispatch(ctx, e, args)
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		e.closers[i]()
+	}
 	var usageErr *usageError
 	var exitErr *exitCodeError
 	var sigErr *signalError
@@ -190,6 +221,10 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 		return errHelp
 	case "serve":
 		return serve(ctx, e, args[1:])
+	case "dev-auth-server":
+		return devAuthServer(ctx, e, args[1:])
+	case "auth":
+		return authCommand(ctx, e, args[1:])
 	case "tools":
 		if len(args) < 2 {
 			return usagef("tools: want a subcommand: list or call")
