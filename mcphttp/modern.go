@@ -194,10 +194,10 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	if streaming {
 		// No server-to-client request travels on the stream: the era
 		// asks for input in results instead (input_required).
-		st = &stream{h: h, lazy: true, reqID: req.ID, hasReqID: true}
+		st = &stream{h: h, lazy: true}
 		extra = &st.extra
 		related = st
-		mr.st = st
+		mr.st, mr.id = st, req.ID
 	}
 	mr.listen = req.Method == "subscriptions/listen"
 	extra.Header = r.Header
@@ -287,9 +287,10 @@ func modernStatus(resp *jsonrpc.Response, refused bool) int {
 type modernCall struct {
 	extra mcp.RequestExtra
 	ctx   scopedCtx
-	// st is the reply stream, if the reply streams; listen marks a
-	// subscriptions/listen, which a Shutdown ends at once.
+	// st is the reply stream of request id, if the reply streams; listen
+	// marks a subscriptions/listen, which a Shutdown ends at once.
 	st     *stream
+	id     jsonrpc.ID
 	listen bool
 }
 

@@ -294,7 +294,6 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		return
 	}
 	st := h.newStream(e, true)
-	st.reqID, st.hasReqID = req.ID, true
 	h.reg.track(e, req.ID, st)
 	st.extra.Header = r.Header
 	extra := &st.extra // allocated with the stream

@@ -40,11 +40,11 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	h.forced.Store(true)
-	for _, st := range h.reg.inflightStreams() {
-		st.abortWith(errShuttingDown)
+	for _, r := range h.reg.inflightStreams() {
+		r.st.abortWith(r.id, errShuttingDown)
 	}
-	for _, st := range h.modern.streams() {
-		st.abortWith(errShuttingDown)
+	for _, r := range h.modern.streams() {
+		r.st.abortWith(r.id, errShuttingDown)
 	}
 	h.closeSessions()
 	return ctx.Err()
@@ -70,29 +70,29 @@ func (h *Handler) closeSessions() {
 	}
 }
 
-// abortWith ends a reply stream whose request is still running with an
-// error response for its request (when known), flushed at once, and lets
-// go of its connection; what the handler sends later goes nowhere.
-func (st *stream) abortWith(e *jsonrpc.Error) {
-	st.mu.Lock()
-	id, ok := st.reqID, st.hasReqID
-	st.mu.Unlock()
-	var resp *jsonrpc.Response
-	if ok {
-		resp = jsonrpc.NewErrorResponse(id, e)
-	}
-	st.end(context.Background(), resp, true)
+// abortWith ends a reply stream whose request id is still running with
+// an error response for it, flushed at once, and lets go of its
+// connection; what the handler sends later goes nowhere.
+func (st *stream) abortWith(id jsonrpc.ID, e *jsonrpc.Error) {
+	st.end(context.Background(), jsonrpc.NewErrorResponse(id, e), true)
+}
+
+// inflightReply is a request in flight and the stream that carries its
+// reply.
+type inflightReply struct {
+	id jsonrpc.ID
+	st *stream
 }
 
 // streams lists the reply streams of the 2026-07-28 requests in
 // flight; endListens ends their listen streams.
-func (m *modernInflight) streams() []*stream {
+func (m *modernInflight) streams() []inflightReply {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []*stream
+	var out []inflightReply
 	for mr := range m.cancels {
 		if mr.st != nil {
-			out = append(out, mr.st)
+			out = append(out, inflightReply{mr.id, mr.st})
 		}
 	}
 	return out
@@ -112,14 +112,14 @@ func (m *modernInflight) endListens() {
 
 // inflightStreams lists the reply streams of the session-era requests in
 // flight.
-func (g *registry) inflightStreams() []*stream {
+func (g *registry) inflightStreams() []inflightReply {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []*stream
+	var out []inflightReply
 	for _, e := range g.entries {
-		for _, st := range e.inflight {
+		for id, st := range e.inflight {
 			if st != nil {
-				out = append(out, st)
+				out = append(out, inflightReply{id, st})
 			}
 		}
 	}

@@ -134,7 +134,7 @@ func TestListChangedCoalesced(t *testing.T) {
 	must(t, st.WriteMessage(context.Background(), notification("notifications/message")))
 	must(t, st.WriteMessage(context.Background(), notification("notifications/message")))
 	var got []string
-	for _, p := range st.out {
+	for _, p := range st.out.frames {
 		got = append(got, string(*p))
 	}
 	want := []string{

@@ -41,44 +41,41 @@ type stream struct {
 	session string     // "" in stateless mode
 	num     uint64     // named in event ids; 0 is the GET stream
 	store   EventStore // nil: events are not kept and carry no id
+
+	// The flags, kept together (the stream is allocated per request).
 	// requests is whether server-to-client requests may travel on the
 	// stream: only when the client can POST its answer to a live session.
-	requests bool
 	// lazy delays an inline stream's SSE headers until something is
 	// sent, so that a request refused before its handler ran can still be
 	// answered with a plain status and JSON body (dropUnstarted): the
 	// 2026-07-28 era answers refusals with 400 or 404
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
-	lazy bool
+	// standalone marks a session's GET stream, which ends only when the
+	// client, the session or the Handler ends it. The rest are guarded
+	// by mu: done, the stream has ended (its response was sent); quiet,
+	// no event since the last keep-alive tick; draining, a goroutine is
+	// writing the outbox; coalesced, the bits (coalesceKind) of the
+	// list_changed notifications in it; idSent, an event with an id has
+	// been written (only then can the client resume the stream).
+	requests   bool
+	lazy       bool
+	standalone bool
+	done       bool
+	quiet      bool
+	draining   bool
+	coalesced  uint8
+	idSent     bool
 
 	// wmu is held while writing to the attached connection, and taken
 	// before mu; mu guards the rest, and is never held during a write.
-	wmu   sync.Mutex
-	mu    sync.Mutex
-	att   *attachment
-	seq   uint64
-	done  bool // the stream has ended (its response was sent)
-	quiet bool // no event since the last keep-alive tick
-
-	// out holds the events queued for the attached connection, outBytes
-	// their size; draining is whether a goroutine is writing them.
-	// coalesced has the bits (coalesceKind) of the list_changed
-	// notifications among them.
-	out       []*[]byte
-	outBytes  int
-	draining  bool
-	coalesced uint8
-	// outIDs is whether an event with an id is among them; idSent whether
-	// one has been written: only then can the client resume the stream.
-	outIDs bool
-	idSent bool
-	// reqID is the request the stream answers, if hasReqID: what a
-	// Shutdown that runs out of time answers with an error.
-	reqID    jsonrpc.ID
-	hasReqID bool
-	// standalone marks a session's GET stream, which ends only when the
-	// client, the session or the Handler ends it.
-	standalone bool
+	wmu sync.Mutex
+	mu  sync.Mutex
+	att *attachment
+	seq uint64
+	// out holds the events queued for the attached connection, made on
+	// the first (most replies queue nothing: they end with their
+	// response).
+	out *outbox
 	// abort, if set, ends the request the stream answers when the stream
 	// is closed for overflow (a listen stream, which would otherwise wait
 	// for ever).
@@ -99,6 +96,34 @@ type stream struct {
 	// (POST streams), allocated with the stream.
 	extra mcp.RequestExtra
 }
+
+// outbox is a stream's queue of events not yet written: frames, their
+// size in bytes, and whether one of them carries an event id.
+type outbox struct {
+	frames []*[]byte
+	bytes  int
+	ids    bool
+}
+
+// take empties the outbox and returns what it held.
+func (q *outbox) take() (frames []*[]byte, ids bool) {
+	if q == nil {
+		return nil, false
+	}
+	frames, ids = q.frames, q.ids
+	q.frames, q.bytes, q.ids = nil, 0, false
+	return frames, ids
+}
+
+// drop empties the outbox, giving the buffers back.
+func (q *outbox) drop() {
+	frames, _ := q.take()
+	for _, p := range frames {
+		framePool.Put(p)
+	}
+}
+
+func (q *outbox) empty() bool { return q == nil || len(q.frames) == 0 }
 
 // attachment is the HTTP response currently carrying a stream.
 type attachment struct {
@@ -283,11 +308,8 @@ func (st *stream) detachLocked() {
 		close(st.att.gone)
 	}
 	st.att = nil
-	for _, p := range st.out {
-		framePool.Put(p)
-	}
-	clear(st.out)
-	st.out, st.outBytes, st.coalesced, st.outIDs = st.out[:0], 0, 0, false
+	st.out.drop()
+	st.coalesced = 0
 }
 
 // detach lets go of att if it still carries the stream; it reports
@@ -398,8 +420,12 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return errNotConnected
 	}
-	if limit := st.h.opts.MaxStreamQueueBytes; limit > 0 && st.outBytes+len(frame) > limit {
-		st.h.logger.Warn("mcphttp: closing a stream its client does not read", "session", st.session, "stream", st.num, "queued_bytes", st.outBytes)
+	if st.out == nil {
+		st.out = &outbox{}
+	}
+	q := st.out
+	if limit := st.h.opts.MaxStreamQueueBytes; limit > 0 && q.bytes+len(frame) > limit {
+		st.h.logger.Warn("mcphttp: closing a stream its client does not read", "session", st.session, "stream", st.num, "queued_bytes", q.bytes)
 		st.detachLocked()
 		abort := st.abort
 		st.mu.Unlock()
@@ -412,10 +438,10 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return errStreamOverflow
 	}
-	st.out = append(st.out, p)
-	st.outBytes += len(frame)
+	q.frames = append(q.frames, p)
+	q.bytes += len(frame)
+	q.ids = q.ids || stored
 	st.coalesced |= kind
-	st.outIDs = st.outIDs || stored
 	start := !st.draining
 	st.draining = true
 	st.mu.Unlock()
@@ -431,15 +457,15 @@ func (st *stream) drain() {
 	for {
 		st.wmu.Lock()
 		st.mu.Lock()
-		att, frames := st.att, st.out
-		if att == nil || len(frames) == 0 {
+		att := st.att
+		if att == nil || st.out.empty() {
 			st.draining = false
 			st.mu.Unlock()
 			st.wmu.Unlock()
 			return
 		}
-		ids := st.outIDs
-		st.out, st.outBytes, st.coalesced, st.outIDs = nil, 0, 0, false
+		frames, ids := st.out.take()
+		st.coalesced = 0
 		st.quiet = false
 		st.mu.Unlock()
 		err := st.writeQueued(att, frames)
@@ -561,8 +587,9 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 		frame = nil
 	}
 	st.done = true
-	att, queued := st.att, st.out
-	st.out, st.outBytes, st.coalesced, st.outIDs = nil, 0, 0, false
+	att := st.att
+	queued, _ := st.out.take()
+	st.coalesced = 0
 	if att != nil {
 		if att.gone != nil {
 			close(att.gone)
@@ -867,7 +894,7 @@ func (st *stream) stopWatching(t *time.Timer, unwatch func() bool) {
 func (st *stream) dropUnstarted() bool {
 	st.wmu.Lock()
 	st.mu.Lock()
-	if st.att != &st.first || !st.first.pending || len(st.out) > 0 {
+	if st.att != &st.first || !st.first.pending || !st.out.empty() {
 		st.mu.Unlock()
 		st.wmu.Unlock()
 		return false
