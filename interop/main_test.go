@@ -22,8 +22,9 @@ var (
 
 // summaryNames are the summary lines' names of the tests.
 var summaryNames = map[string]string{
-	"TestTypeScriptServers": "interop mcpkit client vs TypeScript servers",
-	"TestMcpkitBothEras":    "interop mcpkit client vs mcpkit",
+	"TestTypeScriptServers":     "interop mcpkit client vs TypeScript servers",
+	"TestMcpkitBothEras":        "interop mcpkit client vs mcpkit",
+	"TestOAuthTypeScriptServer": "interop mcpkit CLI OAuth vs TypeScript server",
 }
 
 func tallyFor(test string) *tally {

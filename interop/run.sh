@@ -129,7 +129,7 @@ start=$SECONDS
 rc=0
 # INTEROP_REQUIRE_NODE=1: missing node_modules fail TestTypeScriptServers
 # rather than skip it.
-(cd "$root" && INTEROP_REQUIRE_NODE=1 go test -race -count=1 -v -run 'TestTypeScriptServers|TestMcpkitBothEras' ./interop/) >"$work/out" 2>&1 || rc=$?
+(cd "$root" && INTEROP_REQUIRE_NODE=1 go test -race -count=1 -v -run 'TestTypeScriptServers|TestMcpkitBothEras|TestOAuthTypeScriptServer' ./interop/) >"$work/out" 2>&1 || rc=$?
 # Leaf checks and the summary, without the === RUN noise.
 grep -E '^\s+--- (PASS|FAIL|SKIP)|^interop |^(ok|FAIL|---)' "$work/out" || true
 if [ $rc -ne 0 ]; then
@@ -139,7 +139,7 @@ fi
 tally "$work/out" "$name"
 # Each Go test prints its own summary; a test that skipped itself whole
 # prints none.
-for label in "interop mcpkit client vs TypeScript servers" "interop mcpkit client vs mcpkit"; do
+for label in "interop mcpkit client vs TypeScript servers" "interop mcpkit client vs mcpkit" "interop mcpkit CLI OAuth vs TypeScript server"; do
 	grep -q "^$label: " "$work/out" || failures+=("$name: no summary line \"$label\" (the test did not run its checks)")
 done
 echo "-- $name: $((SECONDS - start)) s"
