@@ -38,11 +38,16 @@ fi
 
 work=$(mktemp -d)
 server_pid=""
+oauth_pids=()
 cleanup() {
 	if [ -n "$server_pid" ]; then
 		kill "$server_pid" 2>/dev/null || true
 		wait "$server_pid" 2>/dev/null || true
 	fi
+	for pid in "${oauth_pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -54,8 +59,18 @@ if [ "${INTEROP_NO_NPM_CI:-}" != 1 ]; then
 	echo "-- npm ci: $((SECONDS - start)) s"
 fi
 
-echo "== interop: go build ./interop/server"
-(cd "$root" && go build -o "$work/server" ./interop/server)
+echo "== interop: go build ./interop/server ./cmd/mcpkit ./interop/authserver"
+(cd "$root" && go build -o "$work/server" ./interop/server && go build -o "$work/mcpkit" ./cmd/mcpkit &&
+	go build -o "$work/authserver" ./interop/authserver)
+
+# protected_server is the ONE command that serves mcpkit's reference server
+# over Streamable HTTP behind OAuth, for the TypeScript OAuth clients
+# (ts/client-auth.mjs). start_protected_server appends
+#   --http 127.0.0.1:PORT --auth-issuer ISSUER --auth-audience http://127.0.0.1:PORT/mcp --auth-scopes mcp
+# and reads "url=http://…/mcp" from its stderr. interop/authserver is a
+# stand-in until `mcpkit serve` takes these flags; then this becomes
+#   protected_server=("$work/mcpkit" serve)
+protected_server=("$work/authserver")
 
 passed=0 failed=0 skipped=0 failures=()
 # tally FILE NAME: adds up the "interop ...: N passed, M failed, K skipped"
@@ -122,6 +137,64 @@ ts_modern http "$url"
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 server_pid=""
+
+# OAuth (issues 12 and 13): the TypeScript clients (v1, v2) are refused by
+# a protected mcpkit server, discover `mcpkit dev-auth-server` from its
+# protected resource metadata, register, authorize (PKCE, auto-approved),
+# and call a tool. The dev server's log counts the authorizations.
+"$work/mcpkit" dev-auth-server >"$work/devauth.out" 2>"$work/devauth.log" &
+oauth_pids+=($!)
+issuer=""
+for _ in $(seq 1 600); do
+	issuer=$(head -n 1 "$work/devauth.out")
+	[ -n "$issuer" ] && break
+	kill -0 "${oauth_pids[-1]}" 2>/dev/null || break
+	sleep 0.05
+done
+if [ -z "$issuer" ]; then
+	echo "mcpkit dev-auth-server did not start:" >&2
+	cat "$work/devauth.log" >&2
+	exit 1
+fi
+echo "   mcpkit dev-auth-server at $issuer (pid ${oauth_pids[-1]})"
+
+# start_protected_server ISSUER: starts protected_server on a free port
+# (the audience, its URL, is a flag, so the port is chosen first: up to
+# three tries, should another process take it meanwhile) and sets purl.
+start_protected_server() {
+	local port pid try
+	purl=""
+	for try in 1 2 3; do
+		port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+		"${protected_server[@]}" --http "127.0.0.1:$port" --auth-issuer "$1" \
+			--auth-audience "http://127.0.0.1:$port/mcp" --auth-scopes mcp 2>"$work/protected.log" &
+		pid=$!
+		for _ in $(seq 1 600); do
+			purl=$(grep -o 'url=http://[^ ]*' "$work/protected.log" | head -n 1 | cut -d= -f2- || true)
+			[ -n "$purl" ] && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.05
+		done
+		if [ -n "$purl" ]; then
+			oauth_pids+=("$pid")
+			echo "   protected mcpkit server (${protected_server[*]}) at $purl (pid $pid, try $try)"
+			return 0
+		fi
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	echo "the protected mcpkit server did not start:" >&2
+	cat "$work/protected.log" >&2
+	return 1
+}
+start_protected_server "$issuer"
+run_ts "TypeScript v1 client, OAuth -> protected mcpkit (http)" ts/client-auth.mjs v1 "$purl" "$issuer" "$work/devauth.log"
+run_ts "TypeScript v2 client, OAuth -> protected mcpkit (http)" ts/client-auth.mjs v2 "$purl" "$issuer" "$work/devauth.log"
+for pid in "${oauth_pids[@]}"; do
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+done
+oauth_pids=()
 
 name="mcpkit client -> TypeScript servers and mcpkit, both eras (go test ./interop)"
 echo "== interop: $name"
