@@ -190,6 +190,7 @@ start_protected_server() {
 start_protected_server "$issuer"
 run_ts "TypeScript v1 client, OAuth -> protected mcpkit (http)" ts/client-auth.mjs v1 "$purl" "$issuer" "$work/devauth.log"
 run_ts "TypeScript v2 client, OAuth -> protected mcpkit (http)" ts/client-auth.mjs v2 "$purl" "$issuer" "$work/devauth.log"
+run_ts "TypeScript v2 client, OAuth, 2026-07-28 -> protected mcpkit (http)" ts/client-auth.mjs v2 "$purl" "$issuer" "$work/devauth.log" 2026-07-28
 for pid in "${oauth_pids[@]}"; do
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true

@@ -3,7 +3,7 @@
 // authorization server from the protected resource metadata, registers,
 // authorizes with PKCE, redeems the code and then calls a tool.
 //
-//   node ts/client-auth.mjs v1|v2 URL ISSUER DEVSERVER_LOG
+//   node ts/client-auth.mjs v1|v2 URL ISSUER DEVSERVER_LOG [2026-07-28]
 //
 // URL is the protected mcpkit server's MCP endpoint; ISSUER the
 // development authorization server (`mcpkit dev-auth-server`) it trusts,
@@ -12,7 +12,9 @@
 // and the tokens in memory; its redirectToAuthorization fetches the
 // authorization URL without following the redirect (the dev server
 // approves at once) and keeps the Location, whose code goes to
-// transport.finishAuth.
+// transport.finishAuth. With 2026-07-28 (v2 only) the client negotiates
+// with versionNegotiation 'auto': its first request, refused for want of a
+// token, is the server/discover probe, and the era must be 2026-07-28.
 //
 // Prints one line per check and "interop <package> oauth: N passed, M
 // failed, 0 skipped" (harness.mjs). Exits 1 if a check failed.
@@ -22,16 +24,19 @@ import { readFileSync } from 'node:fs';
 import { load } from './sdk.mjs';
 import { harness, textOf } from './harness.mjs';
 
-const [generation, target, issuer, devLog] = process.argv.slice(2);
-if (!generation || !target || !issuer || !devLog) {
-  console.error('usage: node ts/client-auth.mjs v1|v2 URL ISSUER DEVSERVER_LOG');
+const MODERN = '2026-07-28';
+const [generation, target, issuer, devLog, era = '2025-11-25'] = process.argv.slice(2);
+if (!generation || !target || !issuer || !devLog || ![MODERN, '2025-11-25'].includes(era) || (era === MODERN && generation !== 'v2')) {
+  console.error('usage: node ts/client-auth.mjs v1|v2 URL ISSUER DEVSERVER_LOG [2026-07-28 (v2 only)]');
   process.exit(2);
 }
 const sdk = await load(generation);
 const { UnauthorizedError } = generation === 'v1'
   ? await import('@modelcontextprotocol/sdk/client/auth.js')
   : await import('@modelcontextprotocol/client');
-const { check, summary } = harness(`${generation}/oauth`);
+const label = era === MODERN ? `${generation}/oauth/${MODERN}` : `${generation}/oauth`;
+const { check, summary } = harness(label);
+const newClient = () => sdk.newClient(clientInfo, {}, era === MODERN ? { versionNegotiation: { mode: 'auto' } } : undefined);
 const url = new URL(target);
 const metadataURL = `${url.origin}/.well-known/oauth-protected-resource${url.pathname}`;
 const clientInfo = { name: `mcpkit-interop-oauth-${generation}`, version: '1.0.0' };
@@ -95,14 +100,17 @@ function challenge(header) {
   return params;
 }
 
-// record is a fetch that keeps each request's method, Authorization and
-// the response's status and WWW-Authenticate.
+// recorder is a fetch that keeps each request's method (HTTP and
+// JSON-RPC) and Authorization, and the response's status and
+// WWW-Authenticate.
 function recorder() {
   const seen = [];
   const f = async (input, init) => {
     const res = await fetch(input, init);
     const headers = new Headers(init?.headers);
-    seen.push({ url: String(input), method: init?.method ?? 'GET', authorization: headers.get('authorization'), status: res.status, challenge: res.headers.get('www-authenticate') });
+    let rpc;
+    try { rpc = JSON.parse(init?.body).method; } catch { rpc = undefined; }
+    seen.push({ url: String(input), method: init?.method ?? 'GET', rpc, authorization: headers.get('authorization'), status: res.status, challenge: res.headers.get('www-authenticate') });
     return res;
   };
   return { seen, fetch: f };
@@ -114,12 +122,13 @@ const grantsBefore = grantsLogged();
 let transport;
 
 await check('connect without a token: 401 with the challenge, then UnauthorizedError after the redirect', async () => {
-  const client = sdk.newClient(clientInfo, {});
+  const client = newClient();
   transport = sdk.http(target, { authProvider: provider, fetch: first.fetch });
   await assert.rejects(client.connect(transport), (e) => e instanceof UnauthorizedError);
   const mcp = first.seen.filter((r) => r.url === target);
   assert.equal(mcp.length, 1, `one request to the MCP endpoint before authorization: ${JSON.stringify(mcp)}`);
   assert.equal(mcp[0].status, 401);
+  assert.equal(mcp[0].rpc, era === MODERN ? 'server/discover' : 'initialize');
   assert.equal(mcp[0].authorization, null);
   assert.deepEqual(challenge(mcp[0].challenge), { resource_metadata: metadataURL, scope: 'mcp' });
   assert.ok(first.seen.some((r) => r.url === metadataURL && r.status === 200), `the SDK read ${metadataURL}: ${JSON.stringify(first.seen.map((r) => [r.url, r.status]))}`);
@@ -173,9 +182,11 @@ await check('finishAuth redeems the code: a JWT access token for this server, an
 const second = recorder();
 let client;
 await check('reconnect with the token: initialize, tools/list, tools/call echo', async () => {
-  client = sdk.newClient(clientInfo, {});
-  await client.connect(sdk.http(target, { authProvider: provider, fetch: second.fetch }));
+  client = newClient();
+  const t = sdk.http(target, { authProvider: provider, fetch: second.fetch });
+  await client.connect(t);
   assert.equal(client.getServerVersion()?.name, 'mcpkit-everything');
+  assert.equal(sdk.protocolVersion(client, t), era);
   const tools = await client.listTools();
   assert.ok(tools.tools.some((t) => t.name === 'echo'), 'echo listed');
   const res = await sdk.callTool(client, { name: 'echo', arguments: { text: `hi from the ${generation} OAuth client` } });
@@ -233,4 +244,4 @@ await check('a token for another resource is refused: 401 invalid_token (no toke
 });
 
 await client?.close().catch(() => {});
-process.exit(summary(sdk.package, 'oauth'));
+process.exit(summary(sdk.package, era === MODERN ? `oauth ${MODERN}` : 'oauth'));
