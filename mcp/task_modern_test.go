@@ -529,10 +529,10 @@ func TestTasksExtOwner(t *testing.T) {
 			if r.Extra == nil {
 				return ""
 			}
-			who, _ := r.Extra.AuthInfo.(string)
+			who := r.Extra.Auth.Subject
 			return who
 		}}})
-		as := func(who string) *mcp.RequestExtra { return &mcp.RequestExtra{AuthInfo: who} }
+		as := func(who string) *mcp.RequestExtra { return &mcp.RequestExtra{Auth: &mcp.TokenInfo{Subject: who}} }
 		call := func(who string, id int, method, rest string) string {
 			t.Helper()
 			resp, _, _ := txServe(t, srv, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, txParams(txExt, rest)), as(who))
