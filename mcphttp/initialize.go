@@ -36,7 +36,8 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 	ss := h.server.NewSession(&mcp.SessionOptions{ID: id})
 	ctx := context.WithoutCancel(r.Context())
 	var col collector
-	resp, err := ss.HandleRequestExtra(ctx, req, &col, &mcp.RequestExtra{Header: r.Header})
+	info, owner := h.authOf(r)
+	resp, err := ss.HandleRequestExtra(ctx, req, &col, &mcp.RequestExtra{Header: r.Header, Auth: info})
 	if err != nil || resp == nil || resp.Error != nil {
 		h.reg.unreserve()
 		_ = ss.Close()
@@ -50,7 +51,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.writeUnregistered(w, resp, col.take())
 		return
 	}
-	e, closed := h.reg.commit(id, ss)
+	e, closed := h.reg.commit(id, ss, owner)
 	if e == nil {
 		_ = ss.Close()
 		if closed {
