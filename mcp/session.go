@@ -323,6 +323,13 @@ var emptyObject = json.RawMessage("{}")
 // Before initialize is answered notifications are ignored, as are unknown
 // ones.
 func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Notification) {
+	ss.HandleNotificationExtra(ctx, n, nil)
+}
+
+// HandleNotificationExtra is HandleNotification with what the transport
+// knows of the message (its verified token, say), which the middleware
+// and notification handlers see as Request.Extra; extra may be nil.
+func (ss *ServerSession) HandleNotificationExtra(ctx context.Context, n *jsonrpc.Notification, extra *RequestExtra) {
 	ss.mu.Lock()
 	lifecycle := ss.state.Lifecycle
 	if lifecycle == StateNew && n.Method == "notifications/cancelled" {
@@ -358,6 +365,7 @@ func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Noti
 		ProtocolVersion:    ss.state.ProtocolVersion,
 		ClientInfo:         &ss.state.ClientInfo,
 		ClientCapabilities: &ss.state.ClientCapabilities,
+		Extra:              extra,
 	}
 	ss.mu.Unlock()
 	if ready {

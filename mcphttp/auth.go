@@ -162,3 +162,13 @@ func Protect(opts *Options, rs *auth.ResourceServer) {
 	opts.RequiredScopes = rs.RequiredScopes
 	opts.ScopeChallenge = rs.ScopeChallenge
 }
+
+// notificationExtra is the RequestExtra of a notification POSTed with r:
+// nil without authentication, as before there was any.
+func (h *Handler) notificationExtra(r *http.Request) *mcp.RequestExtra {
+	info, _ := h.authOf(r)
+	if info == nil {
+		return nil
+	}
+	return &mcp.RequestExtra{Header: r.Header, Auth: info}
+}

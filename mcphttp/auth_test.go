@@ -235,3 +235,24 @@ func TestAuthTaskOwner(t *testing.T) {
 		t.Fatalf("alice's tasks/result from another session: %d %s", got.status, got.body)
 	}
 }
+
+// TestAuthModernEra: a 2026-07-28 request carries its verified token to
+// the handler, and one without a token runs nothing.
+func TestAuthModernEra(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f, ran := authFixture(t, &Options{JSONResponse: true})
+	defer f.done()
+	body := mbody("1", "tools/call", `{"name":"whoami","arguments":{}}`)
+	h := modernHeaders(body)
+	r := f.as("bob", http.MethodPost, "", h, body)
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	if got := resultText(t, r); got != "user:https://as.example|bob" {
+		t.Fatalf("whoami = %q", got)
+	}
+	before := ran.Load()
+	if r := f.as("", http.MethodPost, "", h, body); r.status != http.StatusUnauthorized || ran.Load() != before {
+		t.Fatalf("without a token: %d, handler ran %v", r.status, ran.Load() != before)
+	}
+}

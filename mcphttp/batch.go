@@ -71,7 +71,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		}
 		switch m := m.(type) {
 		case *jsonrpc.Notification:
-			e.ss.HandleNotification(ctx, m)
+			e.ss.HandleNotificationExtra(ctx, m, h.notificationExtra(r))
 		case *jsonrpc.Response:
 			e.ss.HandleResponse(ctx, m)
 		case *jsonrpc.Request:

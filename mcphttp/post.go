@@ -131,7 +131,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithoutCancel(r.Context())
 	switch m := msg.(type) {
 	case *jsonrpc.Notification:
-		e.ss.HandleNotification(ctx, m)
+		e.ss.HandleNotificationExtra(ctx, m, h.notificationExtra(r))
 		h.reg.release(e)
 		w.WriteHeader(http.StatusAccepted)
 	case *jsonrpc.Response:
