@@ -256,3 +256,36 @@ func TestAuthModernEra(t *testing.T) {
 		t.Fatalf("without a token: %d, handler ran %v", r.status, ran.Load() != before)
 	}
 }
+
+// TestAuthStatelessTasks: in stateless mode, where every request has a
+// session of its own, an authenticated user's tasks outlive the request
+// that created them and are that user's alone.
+func TestAuthStatelessTasks(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f, _ := authFixture(t, &Options{Stateless: true, JSONResponse: true})
+	defer f.done()
+	v := hdrs{"MCP-Protocol-Version": "2025-11-25"}
+	r := f.as("alice", http.MethodPost, "", v, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if !strings.Contains(r.body, `"tasks":{`) {
+		t.Fatalf("initialize declares no tasks: %s", r.body)
+	}
+	r = f.as("alice", http.MethodPost, "", v, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"quick","task":{}}}`)
+	var created struct {
+		Result struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(r.body), &created); err != nil || created.Result.Task.TaskID == "" {
+		t.Fatalf("no task created: %d %s", r.status, r.body)
+	}
+	id := created.Result.Task.TaskID
+	get := `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"` + id + `"}}`
+	if got := f.as("bob", http.MethodPost, "", v, get); !strings.Contains(got.body, `"error":{"code":-32602`) {
+		t.Errorf("bob's tasks/result: %s", got.body)
+	}
+	if got := f.as("alice", http.MethodPost, "", v, get); !strings.Contains(got.body, `"text":"quick"`) {
+		t.Errorf("alice's tasks/result: %s", got.body)
+	}
+}
