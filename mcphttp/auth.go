@@ -91,7 +91,10 @@ func (h *Handler) checkScopes(w http.ResponseWriter, r *http.Request, req *jsonr
 		challenge = h.opts.ScopeChallenge(r, need)
 	}
 	if challenge == "" {
-		challenge = `Bearer error="insufficient_scope", scope="` + strings.Join(need, " ") + `"`
+		challenge = `Bearer error="insufficient_scope"`
+		if len(need) > 0 {
+			challenge += `, scope="` + strings.Join(need, " ") + `"`
+		}
 	}
 	w.Header().Set("WWW-Authenticate", challenge)
 	h.refuse(w, r, http.StatusForbidden, req.ID, errInsufficientScope(req.Method, missing))
@@ -150,6 +153,10 @@ func scopedName(req *jsonrpc.Request) string {
 
 // errInsufficientScope is the JSON-RPC error of a 403 for missing scopes.
 func errInsufficientScope(method string, missing []string) *jsonrpc.Error {
+	if len(missing) == 0 {
+		// RequiredScopes panicked.
+		return serverError("Forbidden: the scopes " + method + " requires could not be determined")
+	}
 	return serverError("Forbidden: " + method + " requires the scopes " + strings.Join(missing, " ") + ", which the access token does not grant")
 }
 

@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -289,3 +290,57 @@ func TestAuthStatelessTasks(t *testing.T) {
 		t.Errorf("alice's tasks/result: %s", got.body)
 	}
 }
+
+// TestAuthHooksFail: an Authenticate that fails with an error of its own
+// or panics refuses the request with 401 "Bearer"; a RequiredScopes that
+// panics refuses it with 403; no handler runs.
+func TestAuthHooksFail(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s := mcp.NewServer(mcp.Implementation{Name: "auth", Version: "1"}, nil)
+	var ran atomic.Int32
+	must(t, s.AddTool(&mcp.Tool{Name: "echo", Description: "echo"}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+		ran.Add(1)
+		return &mcp.CallToolResult{}, nil
+	}))
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`
+	for _, c := range []struct {
+		name            string
+		opts            Options
+		status          int
+		challenge, body string
+	}{
+		{"error", Options{Authenticate: func(*http.Request) (*mcp.TokenInfo, error) { return nil, context.DeadlineExceeded }},
+			401, "Bearer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized"}}`},
+		{"panic", Options{Authenticate: func(*http.Request) (*mcp.TokenInfo, error) { panic("boom") }},
+			401, "Bearer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized"}}`},
+		{"bearer error without status", Options{Authenticate: func(*http.Request) (*mcp.TokenInfo, error) {
+			return nil, fmtErr(&auth.BearerError{Challenge: `Bearer realm="x"`})
+		}}, 401, `Bearer realm="x"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized"}}`},
+		{"scopes panic", Options{
+			Authenticate:   func(*http.Request) (*mcp.TokenInfo, error) { return &mcp.TokenInfo{Subject: "a"}, nil },
+			RequiredScopes: func(string, string) []string { panic("boom") },
+		}, 403, `Bearer error="insufficient_scope"`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"Forbidden: the scopes tools/call requires could not be determined"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.opts
+			o.Stateless, o.JSONResponse = true, true
+			h := NewHandler(s, &o)
+			defer h.Close()
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(call))
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != c.status || w.Header().Get("WWW-Authenticate") != c.challenge || w.Body.String() != c.body {
+				t.Errorf("got %d %q %s\nwant %d %q %s", w.Code, w.Header().Get("WWW-Authenticate"), w.Body, c.status, c.challenge, c.body)
+			}
+			if ran.Load() != 0 {
+				t.Errorf("the handler ran")
+			}
+		})
+	}
+}
+
+// fmtErr wraps err, as a hook that adds context would.
+func fmtErr(err error) error { return fmt.Errorf("checking the token: %w", err) }
