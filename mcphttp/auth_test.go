@@ -344,3 +344,28 @@ func TestAuthHooksFail(t *testing.T) {
 
 // fmtErr wraps err, as a hook that adds context would.
 func fmtErr(err error) error { return fmt.Errorf("checking the token: %w", err) }
+
+// TestAuthBatchScopes: a 2025-03-26 batch holding a request whose token
+// lacks its scope is refused whole, before any of it runs.
+func TestAuthBatchScopes(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f, ran := authFixture(t, &Options{JSONResponse: true, RequiredScopes: func(method, name string) []string {
+		if method == "tools/call" && name == "whoami" {
+			return []string{"mcp", "who"}
+		}
+		return nil
+	}})
+	defer f.done()
+	r := f.as("alice", http.MethodPost, "", nil, initBodyVersion("2025-03-26"))
+	sid := r.header.Get("Mcp-Session-Id")
+	f.as("alice", http.MethodPost, sid, nil, initializedN)
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"quick"}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami"}}]`
+	r = f.as("alice", http.MethodPost, sid, hdrs{"MCP-Protocol-Version": "2025-03-26"}, batch)
+	if r.status != http.StatusForbidden || r.header.Get("WWW-Authenticate") != `Bearer error="insufficient_scope", scope="mcp who"` ||
+		r.body != `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Forbidden: tools/call requires the scopes who, which the access token does not grant"}}` {
+		t.Fatalf("batch: %d %q %s", r.status, r.header.Get("WWW-Authenticate"), r.body)
+	}
+	if ran.Load() != 0 {
+		t.Fatalf("%d handlers ran", ran.Load())
+	}
+}
