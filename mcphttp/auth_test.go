@@ -138,7 +138,11 @@ func TestAuthSessionBinding(t *testing.T) {
 	before := ran.Load()
 	f.h.reg.mu.Lock()
 	touched := f.h.reg.entries[sid].lastActive
+	ss := f.h.reg.entries[sid].ss
 	f.h.reg.mu.Unlock()
+	if st := ss.State(); st.Owner != "user:https://as.example|alice" {
+		t.Fatalf("SessionState.Owner = %q", st.Owner)
+	}
 	f.clock.advance(2 * time.Minute) // alice's session is now idle-expired
 	for _, c := range []struct {
 		name, user, method string

@@ -33,10 +33,11 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.refuse(w, r, http.StatusInternalServerError, req.ID, errInternal)
 		return
 	}
-	ss := h.server.NewSession(&mcp.SessionOptions{ID: id})
+	_, owner := h.authOf(r)
+	ss := h.server.NewSession(&mcp.SessionOptions{ID: id, Owner: owner})
 	ctx := context.WithoutCancel(r.Context())
 	var col collector
-	info, owner := h.authOf(r)
+	info, _ := h.authOf(r)
 	resp, err := ss.HandleRequestExtra(ctx, req, &col, &mcp.RequestExtra{Header: r.Header, Auth: info})
 	if err != nil || resp == nil || resp.Error != nil {
 		h.reg.unreserve()
