@@ -52,12 +52,19 @@ type JWTConfig struct {
 	// MaxResponseBytes bounds the metadata and key set documents. If
 	// zero, 1 MiB.
 	MaxResponseBytes int64
+	// AcceptAnyType accepts tokens whatever their "typ" header. If false,
+	// "typ" must be "at+jwt" or "application/at+jwt", as RFC 9068 section
+	// 4 requires, so that an ID token or another JWT the issuer signs
+	// cannot pass for an access token; set it for issuers that do not
+	// follow RFC 9068.
+	AcceptAnyType bool
 	// Now is the clock. If nil, time.Now.
 	Now func() time.Time
 }
 
 // JWTVerifier verifies JWT access tokens (RFC 9068) against the issuer's
-// JSON Web Key Set: the signature (asymmetric algorithms only), "iss",
+// JSON Web Key Set: the "typ" header, the signature (asymmetric
+// algorithms only), "iss",
 // "aud", "exp" (required) and "nbf". Keys are cached, and fetched again
 // when a token names a key id the cache lacks (at most once per
 // RefreshInterval) or when they are older than MaxAge.
@@ -117,6 +124,7 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 type jwtHeader struct {
 	Alg string `json:"alg"`
 	Kid string `json:"kid"`
+	Typ string `json:"typ"`
 }
 
 // VerifyToken implements TokenVerifier.
@@ -139,6 +147,8 @@ func (v *JWTVerifier) VerifyToken(ctx context.Context, token string, _ *http.Req
 	case strings.HasPrefix(hdr.Alg, "HS"):
 		// A symmetric key would have to be shared with every client.
 		return nil, invalid("symmetric algorithm %s refused", hdr.Alg)
+	case !v.cfg.AcceptAnyType && !strings.EqualFold(hdr.Typ, "at+jwt") && !strings.EqualFold(hdr.Typ, "application/at+jwt"):
+		return nil, invalid("typ %q is not at+jwt (RFC 9068)", hdr.Typ)
 	}
 	keys, err := v.keySet(ctx, hdr.Kid)
 	if err != nil {

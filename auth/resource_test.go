@@ -88,13 +88,21 @@ func (is *issuer) addKey(t *testing.T, kid string) *ecdsa.PrivateKey {
 // sign signs claims with key under kid.
 func sign(t *testing.T, key *ecdsa.PrivateKey, kid string, claims map[string]any) string {
 	t.Helper()
+	return signTyp(t, key, kid, "at+jwt", claims)
+}
+
+// signTyp is sign with a typ header (none if empty).
+func signTyp(t *testing.T, key *ecdsa.PrivateKey, kid, typ string, claims map[string]any) string {
+	t.Helper()
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := jws.NewHeaders()
 	h.Set(jws.KeyIDKey, kid)
-	h.Set(jws.TypeKey, "at+jwt")
+	if typ != "" {
+		h.Set(jws.TypeKey, typ)
+	}
 	out, err := jws.Sign(payload, jws.WithKey(jwa.ES256(), key, jws.WithProtectedHeaders(h)))
 	if err != nil {
 		t.Fatal(err)
@@ -248,6 +256,8 @@ func TestResourceServerMiddleware(t *testing.T) {
 		{name: "garbage token", authz: []string{"Bearer abc"}, status: 401, challenge: invalid},
 		{name: "unsigned", authz: []string{"Bearer " + unsigned}, status: 401, challenge: invalid},
 		{name: "bad signature", authz: []string{"Bearer " + sign(t, other, "k1", map[string]any{"iss": p.is.url, "sub": "alice", "aud": p.url, "scope": "mcp tools", "exp": time.Now().Add(time.Hour).Unix()})}, status: 401, challenge: invalid},
+		{name: "not an access token (typ)", authz: []string{"Bearer " + signTyp(t, p.is.keys["k1"], "k1", "JWT", map[string]any{"iss": p.is.url, "sub": "alice", "aud": p.url, "scope": "mcp tools", "exp": time.Now().Add(time.Hour).Unix()})}, status: 401, challenge: invalid},
+		{name: "no typ", authz: []string{"Bearer " + signTyp(t, p.is.keys["k1"], "k1", "", map[string]any{"iss": p.is.url, "sub": "alice", "aud": p.url, "scope": "mcp tools", "exp": time.Now().Add(time.Hour).Unix()})}, status: 401, challenge: invalid},
 		{name: "expired", authz: []string{"Bearer " + p.token(t, "mcp tools", func(c map[string]any) { c["exp"] = time.Now().Add(-time.Hour).Unix() })}, status: 401, challenge: invalid},
 		{name: "no exp", authz: []string{"Bearer " + p.token(t, "mcp tools", func(c map[string]any) { delete(c, "exp") })}, status: 401, challenge: invalid},
 		{name: "not yet valid", authz: []string{"Bearer " + p.token(t, "mcp tools", func(c map[string]any) { c["nbf"] = time.Now().Add(time.Hour).Unix() })}, status: 401, challenge: invalid},
@@ -385,6 +395,21 @@ func TestJWTKeyRotation(t *testing.T) {
 	v.VerifyToken(ctx, tok("k9"), nil)
 	if n := is.fetches.Load(); n != 3 {
 		t.Fatalf("%d fetches after the interval, want 3", n)
+	}
+	// An issuer that does not follow RFC 9068's typ.
+	loose, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: is.url, Resource: resource, Now: clock, AcceptAnyType: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	is.mu.Lock()
+	k1 := is.keys["k1"]
+	is.mu.Unlock()
+	jwtTyp := signTyp(t, k1, "k1", "JWT", map[string]any{"iss": is.url, "sub": "bob", "aud": resource, "exp": clock().Add(time.Hour).Unix()})
+	if info, err := loose.VerifyToken(ctx, jwtTyp, nil); err != nil || info.Subject != "bob" {
+		t.Fatalf("AcceptAnyType: %+v, %v", info, err)
+	}
+	if _, err := v.VerifyToken(ctx, jwtTyp, nil); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("typ JWT by default: %v", err)
 	}
 }
 
