@@ -225,6 +225,13 @@ type Tool struct {
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Execution    *ToolExecution   `json:"execution,omitempty"`
 	Icons        []Icon           `json:"icons,omitempty"`
+	// RequiredScopes lists the OAuth scopes a caller's token must grant to
+	// call the tool; a server that authorizes requests (package auth)
+	// answers a tools/call without them 403 insufficient_scope
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling).
+	// It is server-side policy and never sent; nil requires nothing beyond
+	// what the server requires of every request.
+	RequiredScopes []string `json:"-"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not trust

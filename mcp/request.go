@@ -56,8 +56,12 @@ func (r *Request) Stateless() bool { return r.modern != nil }
 type RequestExtra struct {
 	// Header holds the HTTP request headers, canonicalised as net/http does.
 	Header map[string][]string
-	// AuthInfo is whatever an authentication layer attached, or nil.
-	AuthInfo any
+	// Auth is the verified access token of the request, or nil when the
+	// transport authenticates nothing (stdio, in-memory, Streamable HTTP
+	// without mcphttp.Options.Authenticate). A server on HTTP is an OAuth
+	// 2.1 resource server and validates every request's token
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#access-token-usage).
+	Auth *TokenInfo
 	// CloseStream, when not nil, closes the HTTP connection carrying the
 	// request's SSE stream without ending the stream: the client reconnects
 	// with GET and Last-Event-ID, after the retry interval the server

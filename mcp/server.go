@@ -368,7 +368,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 
 	return &InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    s.sessionCapabilities(ss), // task.go
+		Capabilities:    s.sessionCapabilities(ss, authOf(r)), // task.go
 		ServerInfo:      s.impl,
 		Instructions:    s.opts.Instructions,
 	}, nil

@@ -84,6 +84,12 @@ type SessionOptions struct {
 	// reached by a later request, so the server offers no session-owned
 	// tasks on it (see TaskOptions.Owner).
 	Ephemeral bool
+	// Owner is the user the session belongs to (TokenInfo.OwnerKey), ""
+	// if unauthenticated. It is kept in SessionState.Owner, so that a
+	// SessionStore shared by replicas keeps the binding of the session to
+	// its user
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
+	Owner string
 }
 
 // NewSession creates a session for a transport to drive. The session is
@@ -101,6 +107,7 @@ func (s *Server) NewSession(opts *SessionOptions) *ServerSession {
 		done:       make(chan struct{}),
 		state: SessionState{
 			ID:        opts.ID,
+			Owner:     opts.Owner,
 			Lifecycle: StateNew,
 			CreatedAt: now, LastActive: now,
 		},
@@ -323,6 +330,13 @@ var emptyObject = json.RawMessage("{}")
 // Before initialize is answered notifications are ignored, as are unknown
 // ones.
 func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Notification) {
+	ss.HandleNotificationExtra(ctx, n, nil)
+}
+
+// HandleNotificationExtra is HandleNotification with what the transport
+// knows of the message (its verified token, say), which the middleware
+// and notification handlers see as Request.Extra; extra may be nil.
+func (ss *ServerSession) HandleNotificationExtra(ctx context.Context, n *jsonrpc.Notification, extra *RequestExtra) {
 	ss.mu.Lock()
 	lifecycle := ss.state.Lifecycle
 	if lifecycle == StateNew && n.Method == "notifications/cancelled" {
@@ -358,6 +372,7 @@ func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Noti
 		ProtocolVersion:    ss.state.ProtocolVersion,
 		ClientInfo:         &ss.state.ClientInfo,
 		ClientCapabilities: &ss.state.ClientCapabilities,
+		Extra:              extra,
 	}
 	ss.mu.Unlock()
 	if ready {

@@ -40,8 +40,12 @@ type SessionState struct {
 	Lifecycle          LifecycleState     `json:"lifecycle"`
 	LogLevel           LoggingLevel       `json:"logLevel,omitempty"`
 	Subscriptions      []string           `json:"subscriptions,omitempty"`
-	CreatedAt          time.Time          `json:"createdAt"`
-	LastActive         time.Time          `json:"lastActive"`
+	// Owner is the user the session belongs to (SessionOptions.Owner), ""
+	// if unauthenticated; a transport serves the session to that user
+	// only.
+	Owner      string    `json:"owner,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	LastActive time.Time `json:"lastActive"`
 }
 
 // ErrSessionNotFound is returned by a SessionStore that has no state for

@@ -118,8 +118,15 @@ type TaskOptions struct {
 	// of results, a new task making room by deleting the oldest finished
 	// ownerless task. One client can then use the whole allowance: a
 	// server that authenticates callers should return the authorization
-	// context (say, from r.Extra.AuthInfo), which scopes tasks in both
-	// eras and gives every caller its own MaxRunning and MaxTasksPerOwner.
+	// context, which scopes tasks in both eras and gives every caller its
+	// own MaxRunning and MaxTasksPerOwner.
+	//
+	// A request with a verified token (RequestExtra.Auth, set by
+	// Streamable HTTP with mcphttp.Options.Authenticate) is its own answer
+	// when Owner is nil: its tasks belong to TokenInfo.OwnerKey ("user:" +
+	// issuer + "|" + subject), in both eras, so that they follow the user
+	// from session to session and another user gets "task not found";
+	// they are not deleted when the session closes.
 	//
 	// Streamable HTTP in stateless mode gives every request a session of
 	// its own (SessionOptions.Ephemeral): with Owner nil a task made there
@@ -220,6 +227,12 @@ func (s *Server) taskOwner(r *Request) string {
 	if s.opts.Tasks.Owner != nil {
 		return s.opts.Tasks.Owner(r)
 	}
+	if a := authOf(r); a != nil {
+		// The authenticated user: tasks follow the user, whatever the
+		// session
+		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control).
+		return a.OwnerKey()
+	}
 	ss := r.Session
 	if id := ss.ID(); id != "" {
 		return "session:" + id
@@ -236,8 +249,15 @@ func (s *Server) taskOwner(r *Request) string {
 // sessionTasks reports whether the session's tasks can be reached by a
 // later request: not on an ephemeral session (Streamable HTTP in stateless
 // mode) when tasks belong to their session (TaskOptions.Owner nil).
-func (s *Server) sessionTasks(ss *ServerSession) bool {
-	return s.opts.Tasks.Owner != nil || ss == nil || !ss.ephemeral
+// A request with a verified token (auth non-nil) has its user as owner.
+func (s *Server) sessionTasks(ss *ServerSession, auth *TokenInfo) bool {
+	return s.opts.Tasks.Owner != nil || auth != nil || ss == nil || !ss.ephemeral
+}
+
+// sessionOwned reports whether the tasks r creates belong to its session
+// (TaskOptions.Owner nil and no verified token), and so end with it.
+func (s *Server) sessionOwned(r *Request) bool {
+	return s.opts.Tasks.Owner == nil && authOf(r) == nil
 }
 
 // sessionCapabilities is what initialize declares on ss: the server's
@@ -246,9 +266,9 @@ func (s *Server) sessionTasks(ss *ServerSession) bool {
 // declare task support for tools/call processes a task-augmented request
 // normally
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-support-and-handling).
-func (s *Server) sessionCapabilities(ss *ServerSession) ServerCapabilities {
+func (s *Server) sessionCapabilities(ss *ServerSession, auth *TokenInfo) ServerCapabilities {
 	c := s.capabilities()
-	if !s.sessionTasks(ss) {
+	if !s.sessionTasks(ss, auth) {
 		c.Tasks = nil
 	}
 	return c
@@ -319,7 +339,7 @@ func (s *Server) declaresToolTasks() bool {
 // requires a task
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#tool-level-negotiation).
 func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams, t *serverTool) (any, error) {
-	if !s.sessionTasks(r.Session) {
+	if !s.sessionTasks(r.Session, authOf(r)) {
 		// Tasks are not declared on an ephemeral session
 		// (sessionCapabilities): an optional tool runs normally, as below;
 		// one that requires a task cannot run.
@@ -360,7 +380,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 	if err != nil {
 		return nil, err
 	}
-	if s.opts.Tasks.Owner == nil {
+	if s.sessionOwned(r) {
 		// The session owns the task: its end frees it (task_bounds.go).
 		rt.mu.Lock()
 		if rt.sessionOwners == nil {
@@ -411,7 +431,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 func (s *Server) runTask(ctx context.Context, run *taskRun, r *Request, t *serverTool, args json.RawMessage, ttl time.Duration) {
 	stopped := make(chan struct{})
 	defer close(stopped)
-	if s.opts.Tasks.Owner == nil {
+	if s.sessionOwned(r) {
 		go func() {
 			select {
 			case <-run.ss.done:

@@ -175,6 +175,10 @@ func (s *Server) extTaskOwner(r *Request, id string) (owner, acct string) {
 		owner = s.opts.Tasks.Owner(r)
 		return owner, ownerAccount(owner)
 	}
+	if a := authOf(r); a != nil {
+		owner = a.OwnerKey()
+		return owner, ownerAccount(owner)
+	}
 	return ownerlessTaskPrefix + id, poolAccount
 }
 
@@ -485,7 +489,7 @@ func (s *Server) listenTaskIDs(ctx context.Context, r *Request, ids []string) ([
 	if !declaresTasksExtension(r) {
 		return nil, errTasksExtensionRequired()
 	}
-	if s.opts.Tasks.Owner == nil {
+	if s.opts.Tasks.Owner == nil && authOf(r) == nil {
 		// Each task is its own scope: the id is the handle.
 		return ids, nil
 	}

@@ -529,10 +529,10 @@ func TestTasksExtOwner(t *testing.T) {
 			if r.Extra == nil {
 				return ""
 			}
-			who, _ := r.Extra.AuthInfo.(string)
+			who := r.Extra.Auth.Subject
 			return who
 		}}})
-		as := func(who string) *mcp.RequestExtra { return &mcp.RequestExtra{AuthInfo: who} }
+		as := func(who string) *mcp.RequestExtra { return &mcp.RequestExtra{Auth: &mcp.TokenInfo{Subject: who}} }
 		call := func(who string, id int, method, rest string) string {
 			t.Helper()
 			resp, _, _ := txServe(t, srv, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, txParams(txExt, rest)), as(who))
@@ -623,4 +623,42 @@ func TestTasksExtBesideSessions(t *testing.T) {
 	if err := <-g.ended; !errors.Is(err, context.Canceled) {
 		t.Errorf("the work's context ended with %v, want context.Canceled", err)
 	}
+}
+
+// TestTasksExtAuthOwner: with TaskOptions.Owner nil, a stateless-era task
+// created by a request with a verified token belongs to its user: another
+// user's requests and listen streams do not find it, even with its id.
+func TestTasksExtAuthOwner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := txServer(t, nil)
+		as := func(who string) *mcp.RequestExtra {
+			return &mcp.RequestExtra{Auth: &mcp.TokenInfo{Issuer: "https://as.example", Subject: who}}
+		}
+		call := func(who string, id int, method, rest string) string {
+			t.Helper()
+			resp, _, _ := txServe(t, srv, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, txParams(txExt, rest)), as(who))
+			return resp
+		}
+		resp := call("alice", 1, "tools/call", `,"name":"work","arguments":{}`)
+		m := txIDRE.FindStringSubmatch(resp)
+		if m == nil {
+			t.Fatalf("no task: %s", resp)
+		}
+		id := m[1]
+		txWant(t, "bob's tasks/get", call("bob", 2, "tasks/get", `,"taskId":"`+id+`"`),
+			txErr(2, -32602, "Invalid params", `"Failed to retrieve task: Task not found"`))
+		txWant(t, "bob's tasks/cancel", call("bob", 3, "tasks/cancel", `,"taskId":"`+id+`"`),
+			txErr(3, -32602, "Invalid params", `"Failed to cancel task: Task not found"`))
+		w, stop := txListen(t, srv, 5, txExt, `{"taskIds":["`+id+`"]}`, as("bob"))
+		txWant(t, "bob's listen", strings.Join(w.all(), "\n"),
+			`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":5},"notifications":{}}}`)
+		stop()
+		// The same subject at another issuer is another user.
+		resp, _, _ = txServe(t, srv, fmt.Sprintf(`{"jsonrpc":"2.0","id":6,"method":"tasks/get","params":%s}`, txParams(txExt, `,"taskId":"`+id+`"`)),
+			&mcp.RequestExtra{Auth: &mcp.TokenInfo{Issuer: "https://other.example", Subject: "alice"}})
+		txWant(t, "alice at another issuer", resp, txErr(6, -32602, "Invalid params", `"Failed to retrieve task: Task not found"`))
+		txWant(t, "alice's tasks/get", mask(call("alice", 7, "tasks/get", `,"taskId":"`+id+`"`), id), txGet(7, "working", "", "", ""))
+		close(g.release)
+		synctest.Wait()
+	})
 }

@@ -22,7 +22,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errNotSingle)
 		return
 	}
-	e := h.acquire(sid)
+	e := h.acquire(r, sid)
 	if e == nil {
 		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
 		return
@@ -54,6 +54,13 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 			return
 		}
 	}
+	for _, m := range msgs {
+		// A request lacking a scope refuses the whole batch, before any of
+		// it is served.
+		if req, ok := m.(*jsonrpc.Request); ok && !h.checkScopes(w, r, req) {
+			return
+		}
+	}
 	ctx := context.WithoutCancel(r.Context())
 	var reqs []*jsonrpc.Request
 	var early []*jsonrpc.Response
@@ -64,7 +71,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		}
 		switch m := m.(type) {
 		case *jsonrpc.Notification:
-			e.ss.HandleNotification(ctx, m)
+			e.ss.HandleNotificationExtra(ctx, m, h.notificationExtra(r))
 		case *jsonrpc.Response:
 			e.ss.HandleResponse(ctx, m)
 		case *jsonrpc.Request:
@@ -79,7 +86,8 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	extra := &mcp.RequestExtra{Header: r.Header}
+	info, _ := h.authOf(r)
+	extra := &mcp.RequestExtra{Header: r.Header, Auth: info}
 	if h.opts.JSONResponse {
 		resps := h.runBatch(ctx, e, reqs, jsonModeWriter{}, extra, nil)
 		h.writeBatchJSON(w, append(early, resps...))

@@ -28,6 +28,16 @@
 // an SSE stream that lasts until the client leaves or the Handler is
 // closed. Everything else keeps the session era's behaviour.
 //
+// With Options.Authenticate (set by [Protect] from an auth.ResourceServer)
+// the handler is an OAuth 2.1 resource server
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization):
+// every request is authenticated before anything else is read, the
+// verified token reaches handlers as mcp.RequestExtra.Auth, scopes are
+// checked per method and per tool (Options.RequiredScopes: 403
+// insufficient_scope), and a session belongs to the user who created it:
+// another user's request finds it no more than an unknown session (404),
+// whatever it asks (POST, GET, resumption with Last-Event-ID, DELETE).
+//
 // Every refusal is an HTTP status plus a JSON-RPC error body, with the id
 // of the refused request (null when it is unknown):
 //

@@ -27,7 +27,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errSessionRequired)
 		return
 	}
-	e := h.acquire(sid)
+	e := h.acquire(r, sid)
 	if e == nil {
 		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
 		return

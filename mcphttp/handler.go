@@ -104,6 +104,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, errMethodNotAllowed(allow))
 		return
 	}
+	if h.opts.Authenticate != nil {
+		// Before anything of the request is read or looked up.
+		var ok bool
+		if r, ok = h.authenticate(w, r); !ok {
+			return
+		}
+	}
 	if !h.reg.enter() {
 		h.refuse(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, errClosed)
 		return
@@ -147,10 +154,11 @@ func (h *Handler) closeEntry(e *entry) {
 	}
 }
 
-// acquire returns the live session sid, busy until h.reg.release, or nil;
-// it closes a session it finds expired.
-func (h *Handler) acquire(sid string) *entry {
-	e, evicted := h.reg.acquire(sid)
+// acquire returns the live session sid of r's user, busy until
+// h.reg.release, or nil; it closes a session it finds expired.
+func (h *Handler) acquire(r *http.Request, sid string) *entry {
+	_, owner := h.authOf(r)
+	e, evicted := h.reg.acquire(sid, owner)
 	if evicted != nil {
 		h.closeEntry(evicted)
 	}
@@ -169,7 +177,8 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errSessionRequired)
 		return
 	}
-	e, evicted := h.reg.remove(sid)
+	_, owner := h.authOf(r)
+	e, evicted := h.reg.remove(sid, owner)
 	if evicted != nil {
 		h.closeEntry(evicted)
 	}

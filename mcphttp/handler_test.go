@@ -99,7 +99,7 @@ func TestBehaviourTable(t *testing.T) {
 		{name: "initialize/live-session", run: onSession("2025-06-18", nil, strings.Replace(initBody, `"id":1`, `"id":"again"`, 1)),
 			status: 400, code: -32600, message: "Invalid Request", data: "Invalid Request: Server already initialized", id: `"again"`, sessions: 1,
 			check: func(t *testing.T, f *fixture, r *reply) {
-				e, _ := f.h.reg.acquire(f.sid)
+				e, _ := f.h.reg.acquire(f.sid, "")
 				if e == nil {
 					t.Fatal("the session is gone")
 				}

@@ -147,6 +147,8 @@ type fixture struct {
 	tools *tools
 	// sid is a session a table row's setup opened, for its check.
 	sid string
+	// done, when set, ends what the fixture started (authFixture).
+	done func()
 }
 
 func newFixture(t *testing.T, opts *Options) *fixture {

@@ -33,10 +33,12 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.refuse(w, r, http.StatusInternalServerError, req.ID, errInternal)
 		return
 	}
-	ss := h.server.NewSession(&mcp.SessionOptions{ID: id})
+	_, owner := h.authOf(r)
+	ss := h.server.NewSession(&mcp.SessionOptions{ID: id, Owner: owner})
 	ctx := context.WithoutCancel(r.Context())
 	var col collector
-	resp, err := ss.HandleRequestExtra(ctx, req, &col, &mcp.RequestExtra{Header: r.Header})
+	info, _ := h.authOf(r)
+	resp, err := ss.HandleRequestExtra(ctx, req, &col, &mcp.RequestExtra{Header: r.Header, Auth: info})
 	if err != nil || resp == nil || resp.Error != nil {
 		h.reg.unreserve()
 		_ = ss.Close()
@@ -50,7 +52,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.writeUnregistered(w, resp, col.take())
 		return
 	}
-	e, closed := h.reg.commit(id, ss)
+	e, closed := h.reg.commit(id, ss, owner)
 	if e == nil {
 		_ = ss.Close()
 		if closed {

@@ -170,7 +170,8 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 		if sid := headerValue(r.Header, headerSessionID); sid != "" {
 			var evicted *entry
 			var dup bool
-			e, evicted, dup = h.reg.acquireRequest(sid, req.ID)
+			_, owner := h.authOf(r)
+			e, evicted, dup = h.reg.acquireRequest(sid, owner, req.ID)
 			switch {
 			case evicted != nil:
 				h.closeEntry(evicted)
@@ -201,6 +202,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	}
 	mr.listen = req.Method == "subscriptions/listen"
 	extra.Header = r.Header
+	extra.Auth, _ = h.authOf(r)
 	cctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	mr.ctx.Context = cctx

@@ -2,7 +2,10 @@ package mcphttp
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // Options configures a Handler. The zero value is a useful, safe
@@ -157,6 +160,47 @@ type Options struct {
 	// requests' order. If zero, 8; if negative, every request of a batch
 	// runs at once.
 	MaxBatchConcurrency int
+
+	// Authorization: the server as an OAuth 2.1 resource server
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization).
+	// Package auth fills these fields (auth.Protect).
+
+	// Authenticate, when set, is called on every POST, GET and DELETE,
+	// after the Origin check and before anything else: the body is not
+	// read and no session is looked up before it returns. The token info
+	// it returns is put on mcp.RequestExtra.Auth of every request served
+	// for the HTTP request, and a session belongs to the user
+	// (TokenInfo.OwnerKey) who initialized it: a request with another
+	// user's token, or none, is answered 404 as for an unknown session,
+	// and the session is left as it was. An error that is (or wraps) an
+	// *auth.BearerError is answered with its Status, its Challenge as
+	// WWW-Authenticate, and a JSON-RPC error -32000 with its Message (id
+	// null); any other error with 401, "WWW-Authenticate: Bearer" and
+	// -32000 "Unauthorized". A panic is such an error. Returning nil and
+	// no error serves the request unauthenticated. If nil, requests are
+	// not authenticated.
+	Authenticate func(r *http.Request) (*mcp.TokenInfo, error)
+
+	// RequiredScopes, when set, returns the OAuth scopes a request's token
+	// must grant, after Authenticate, once its JSON-RPC message is
+	// decoded: name is the tool or prompt name of tools/call and
+	// prompts/get, the URI of resources/read, resources/subscribe and
+	// resources/unsubscribe, and "" otherwise. A request whose token lacks
+	// one is answered 403 with
+	// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<the
+	// scopes required>"` (or ScopeChallenge's value) and the JSON-RPC error
+	// -32000 "Forbidden: <method> requires the scopes <missing>, which the
+	// access token does not grant" with the request's id
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#runtime-insufficient-scope-errors).
+	// Notifications and responses need no scope. If nil, no scope is
+	// required.
+	RequiredScopes func(method, name string) []string
+
+	// ScopeChallenge, when set, builds the WWW-Authenticate value of a 403
+	// for missing scopes from the scopes the request requires (package
+	// auth adds resource_metadata). If nil or if it returns "", the
+	// challenge is `Bearer error="insufficient_scope", scope="<scopes>"`.
+	ScopeChallenge func(r *http.Request, scopes []string) string
 }
 
 // Defaults of the Options fields.

@@ -46,6 +46,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if firstByte(body) == '{' {
 		msg, id, decodeErr = jsonrpc.Decode(body)
 		if decodeErr == nil {
+			if req, ok := msg.(*jsonrpc.Request); ok && !h.checkScopes(w, r, req) {
+				return
+			}
 			if v, ok := h.modernOf(r, msg); ok {
 				h.serveModern(w, r, msg, v)
 				return
@@ -104,7 +107,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
-		e, evicted, dup := h.reg.acquireRequest(sid, req.ID)
+		_, owner := h.authOf(r)
+		e, evicted, dup := h.reg.acquireRequest(sid, owner, req.ID)
 		switch {
 		case evicted != nil:
 			h.closeEntry(evicted)
@@ -119,7 +123,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		h.serveRequest(w, r, e, req)
 		return
 	}
-	e := h.acquire(sid)
+	e := h.acquire(r, sid)
 	if e == nil {
 		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
 		return
@@ -127,7 +131,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithoutCancel(r.Context())
 	switch m := msg.(type) {
 	case *jsonrpc.Notification:
-		e.ss.HandleNotification(ctx, m)
+		e.ss.HandleNotificationExtra(ctx, m, h.notificationExtra(r))
 		h.reg.release(e)
 		w.WriteHeader(http.StatusAccepted)
 	case *jsonrpc.Response:
@@ -284,7 +288,8 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		// An initialize on a live session is refused with -32600 "Server
 		// already initialized" and changes nothing; it is answered, like
 		// every request in JSON response mode, with a single JSON body.
-		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, &mcp.RequestExtra{Header: r.Header})
+		info, _ := h.authOf(r)
+		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, &mcp.RequestExtra{Header: r.Header, Auth: info})
 		h.reg.finishRequest(e, req.ID)
 		if req.Method == "initialize" && err == nil && resp != nil && resp.Error != nil {
 			h.refuse(w, r, http.StatusBadRequest, req.ID, resp.Error)
@@ -296,6 +301,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	st := h.newStream(e, true)
 	h.reg.track(e, req.ID, st)
 	st.extra.Header = r.Header
+	st.extra.Auth, _ = h.authOf(r)
 	extra := &st.extra // allocated with the stream
 	if st.store == nil {
 		// The common case: the handler runs on this goroutine, and a quick

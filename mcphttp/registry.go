@@ -39,6 +39,9 @@ type entry struct {
 	streams map[uint64]*stream
 	// get is the standalone (GET) stream, created by the first GET.
 	get *stream
+	// owner is the user who created the session (mcp.TokenInfo.OwnerKey),
+	// "" without authentication: only requests of the same user find it.
+	owner string
 }
 
 type registry struct {
@@ -141,7 +144,7 @@ func (g *registry) unreserve() {
 // commit turns a reservation into a registered session, busy (active 1)
 // until the caller's release. It returns nil if the handler closed
 // meanwhile (closed is then true) or the id is taken.
-func (g *registry) commit(id string, ss *mcp.ServerSession) (_ *entry, closed bool) {
+func (g *registry) commit(id string, ss *mcp.ServerSession, owner string) (_ *entry, closed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.reserved--
@@ -151,7 +154,7 @@ func (g *registry) commit(id string, ss *mcp.ServerSession) (_ *entry, closed bo
 	if _, taken := g.entries[id]; taken {
 		return nil, false
 	}
-	e := &entry{id: id, ss: ss, lastActive: g.nowNanos(), active: 1, nextStream: 1}
+	e := &entry{id: id, ss: ss, lastActive: g.nowNanos(), active: 1, nextStream: 1, owner: owner}
 	if g.entries == nil {
 		g.entries = make(map[string]*entry)
 	}
@@ -162,12 +165,14 @@ func (g *registry) commit(id string, ss *mcp.ServerSession) (_ *entry, closed bo
 
 // acquire returns the live session id and marks it busy until release. An
 // idle-expired session is evicted and returned as evicted for the caller
-// to close; the result is then nil, as for an unknown id.
-func (g *registry) acquire(id string) (e, evicted *entry) {
+// to close; the result is then nil, as for an unknown id. A session of
+// another owner is not found, and left as it is (neither touched nor
+// evicted).
+func (g *registry) acquire(id, owner string) (e, evicted *entry) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e = g.entries[id]
-	if e == nil {
+	if e == nil || e.owner != owner {
 		return nil, nil
 	}
 	if g.expired(e, g.nowNanos()) {
@@ -187,12 +192,13 @@ func (g *registry) release(e *entry) {
 }
 
 // remove unregisters the session id (for DELETE). An expired entry is
-// removed too but reported as evicted, so the caller answers 404.
-func (g *registry) remove(id string) (e, evicted *entry) {
+// removed too but reported as evicted, so the caller answers 404. A
+// session of another owner is not found, and stays.
+func (g *registry) remove(id, owner string) (e, evicted *entry) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e = g.entries[id]
-	if e == nil {
+	if e == nil || e.owner != owner {
 		return nil, nil
 	}
 	delete(g.entries, id)
@@ -226,12 +232,13 @@ func (g *registry) beginLocked(e *entry, id jsonrpc.ID) bool {
 
 // acquireRequest is acquire and beginRequest under one lock: it returns the
 // live session id, busy until endRequest, with request rid recorded in
-// flight. dup reports (with e nil) that rid is in flight already.
-func (g *registry) acquireRequest(id string, rid jsonrpc.ID) (e, evicted *entry, dup bool) {
+// flight. dup reports (with e nil) that rid is in flight already. A
+// session of another owner is not found, and left as it is.
+func (g *registry) acquireRequest(id, owner string, rid jsonrpc.ID) (e, evicted *entry, dup bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e = g.entries[id]
-	if e == nil {
+	if e == nil || e.owner != owner {
 		return nil, nil, false
 	}
 	if e.active == 0 && g.expired(e, g.nowNanos()) { // a busy session is never idle

@@ -41,7 +41,8 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	ss := h.server.NewSession(opts)
 	stop := context.AfterFunc(h.closed, func() { _ = ss.Close() })
 	ctx := context.WithoutCancel(r.Context())
-	extra := &mcp.RequestExtra{Header: r.Header}
+	info, _ := h.authOf(r)
+	extra := &mcp.RequestExtra{Header: r.Header, Auth: info}
 	if h.opts.JSONResponse {
 		resp, err := ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, extra)
 		stop()
