@@ -84,7 +84,11 @@ func TestServerSendingMiddleware(t *testing.T) {
 	}
 	// The client blocks on test/never until the server cancels it.
 	started := make(chan struct{})
-	p := connectClient(t, s, &mcp.ClientOptions{Middleware: []mcp.ClientMiddleware{func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
+	// list_changed reaches a stream client on a goroutine of its own (a
+	// client that does not read delays no API call): the test waits for
+	// it before sending the next request, so that the order is known.
+	changed := make(chan struct{}, 1)
+	p := connectClient(t, s, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} }, Middleware: []mcp.ClientMiddleware{func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
 		return func(ctx context.Context, r *mcp.ClientRequest) (any, error) {
 			if r.Method == "test/never" {
 				close(started)
@@ -119,6 +123,7 @@ func TestServerSendingMiddleware(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	<-changed
 	cctx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- p.ss.Call(cctx, "test/never", nil, nil) }()
