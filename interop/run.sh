@@ -59,18 +59,15 @@ if [ "${INTEROP_NO_NPM_CI:-}" != 1 ]; then
 	echo "-- npm ci: $((SECONDS - start)) s"
 fi
 
-echo "== interop: go build ./interop/server ./cmd/mcpkit ./interop/authserver"
-(cd "$root" && go build -o "$work/server" ./interop/server && go build -o "$work/mcpkit" ./cmd/mcpkit &&
-	go build -o "$work/authserver" ./interop/authserver)
+echo "== interop: go build ./interop/server ./cmd/mcpkit"
+(cd "$root" && go build -o "$work/server" ./interop/server && go build -o "$work/mcpkit" ./cmd/mcpkit)
 
 # protected_server is the ONE command that serves mcpkit's reference server
 # over Streamable HTTP behind OAuth, for the TypeScript OAuth clients
 # (ts/client-auth.mjs). start_protected_server appends
 #   --http 127.0.0.1:PORT --auth-issuer ISSUER --auth-audience http://127.0.0.1:PORT/mcp --auth-scopes mcp
-# and reads "url=http://…/mcp" from its stderr. interop/authserver is a
-# stand-in until `mcpkit serve` takes these flags; then this becomes
-#   protected_server=("$work/mcpkit" serve)
-protected_server=("$work/authserver")
+# and reads "url=http://…/mcp" from its stderr.
+protected_server=("$work/mcpkit" serve)
 
 passed=0 failed=0 skipped=0 failures=()
 # tally FILE NAME: adds up the "interop ...: N passed, M failed, K skipped"

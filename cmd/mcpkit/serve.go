@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
@@ -37,6 +38,12 @@ type serveFlags struct {
 	readHeaderTimeout time.Duration
 	maxHeaderBytes    int
 	shutdownTimeout   time.Duration
+
+	// OAuth 2.1 resource server (docs/auth.md): on when authIssuer is set.
+	authIssuer   string
+	authAudience string
+	authScopes   string
+	authJWKSURL  string
 }
 
 // The defaults of serve --http's connection limits.
@@ -78,6 +85,10 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "with --http, the time a client has to send a request's headers")
 	fs.IntVar(&f.maxHeaderBytes, "max-header-bytes", defaultMaxHeaderBytes, "with --http, the most bytes of headers a request may have (431 past it)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "with --http, on SIGINT or SIGTERM, how long requests in flight get to finish before their connections are closed")
+	fs.StringVar(&f.authIssuer, "auth-issuer", "", "with --http, require OAuth 2.1 access tokens (JWTs) issued by the authorization server `URL` (see docs/auth.md; `mcpkit dev-auth-server` runs one for development)")
+	fs.StringVar(&f.authAudience, "auth-audience", "", "with --auth-issuer, this server's canonical `URI`, which tokens must name in their audience (RFC 8707); if empty, http://ADDR/PATH as served")
+	fs.StringVar(&f.authScopes, "auth-scopes", "", "with --auth-issuer, the `SCOPES` (comma-separated) every request's token must grant")
+	fs.StringVar(&f.authJWKSURL, "auth-jwks-url", "", "with --auth-issuer, where the issuer's signing keys are (`URL`); if empty, the jwks_uri of its metadata")
 	return fs
 }
 
@@ -127,6 +138,35 @@ func serve(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// resourceServer makes the reference server an OAuth 2.1 resource server
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization):
+// JWT access tokens from --auth-issuer, for --auth-audience (by default
+// served, the URL it is served at), granting --auth-scopes.
+func resourceServer(s *mcp.Server, f *serveFlags, served string) (*auth.ResourceServer, error) {
+	resource := f.authAudience
+	if resource == "" {
+		resource = served
+	}
+	var scopes []string
+	for sc := range strings.SplitSeq(f.authScopes, ",") {
+		if sc = strings.TrimSpace(sc); sc != "" {
+			scopes = append(scopes, sc)
+		}
+	}
+	verifier, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: f.authIssuer, Resource: resource, JWKSURL: f.authJWKSURL})
+	if err != nil {
+		return nil, err
+	}
+	return auth.NewResourceServer(auth.ResourceServerConfig{
+		Resource:             resource,
+		AuthorizationServers: []string{f.authIssuer},
+		Verifier:             verifier,
+		Scopes:               scopes,
+		Server:               s,
+		ResourceName:         "mcpkit reference server",
+	})
+}
+
 // logSink is the log output: a failed write (stderr closed) is swallowed,
 // and later ones are not tried; logs must never stop the server.
 type logSink struct {
@@ -151,7 +191,11 @@ func (l *logSink) Write(p []byte) (int, error) {
 // and the server let requests in flight finish for --shutdown-timeout,
 // and then close whatever is left.
 func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.Logger) error {
-	h := mcphttp.NewHandler(s, &mcphttp.Options{
+	ln, err := net.Listen("tcp", f.httpAddr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	opts := &mcphttp.Options{
 		Stateless:      f.stateless,
 		JSONResponse:   f.jsonResponse,
 		MaxSessions:    f.maxSessions,
@@ -159,13 +203,23 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 		AllowedOrigins: f.allowedOrigins,
 		EventStore:     &mcphttp.MemoryEventStore{},
 		Logger:         logger,
-	})
-	mux := http.NewServeMux()
-	mux.Handle(f.path, h)
-	ln, err := net.Listen("tcp", f.httpAddr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
 	}
+	mux := http.NewServeMux()
+	if f.authIssuer != "" {
+		rs, err := resourceServer(s, f, "http://"+ln.Addr().String()+f.path)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: %w", err)
+		}
+		mcphttp.Protect(opts, rs)
+		for _, path := range rs.MetadataPaths() {
+			mux.Handle(path, rs.MetadataHandler())
+		}
+		logger.Info("mcpkit serve: OAuth 2.1 access tokens required", "issuer", f.authIssuer, "metadata", rs.MetadataURL(), "scopes", f.authScopes)
+	}
+	h := mcphttp.NewHandler(s, opts)
+	mux.Handle(f.path, h)
+
 	srv := &http.Server{
 		Handler:           mux,
 		IdleTimeout:       f.connIdleTimeout,
