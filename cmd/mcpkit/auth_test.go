@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -17,9 +16,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lestrrat-go/jwx/v3/jwk"
-	"github.com/lestrrat-go/jwx/v3/jwt"
-
+	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/auth/devserver"
 	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/mcphttp"
@@ -50,10 +47,10 @@ func (c *grantCounter) count(msg string) int {
 }
 
 // protectedServer is the reference server over Streamable HTTP at /mcp,
-// behind a bearer check done by hand with the dev server's JWKS: the
-// signature, iss, exp and aud (this endpoint). Its protected resource
-// metadata names the dev server and the scope "mcp". It counts the
-// requests it refused.
+// protected as `mcpkit serve --auth-issuer` protects it: auth's JWT
+// verifier with the dev server's JWKS (signature, iss, exp, aud = this
+// endpoint), the scope "mcp" required, and the protected resource metadata
+// naming the dev server. It counts the requests it refused with 401.
 type protectedServer struct {
 	*httptest.Server
 	h       *mcphttp.Handler
@@ -67,54 +64,47 @@ func (p *protectedServer) refusals() int {
 	return p.refused
 }
 
+// statusRecorder notes the status a handler answered with.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 func newProtectedServer(t *testing.T, issuer string) *protectedServer {
 	t.Helper()
-	resp, err := http.Get(issuer + "/jwks")
+	mux := http.NewServeMux()
+	p := &protectedServer{Server: httptest.NewServer(mux)}
+	resource := p.URL + "/mcp"
+	server := everything.NewServer(nil)
+	verifier, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: issuer, Resource: resource})
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	keys, err := jwk.Parse(data)
+	rs, err := auth.NewResourceServer(auth.ResourceServerConfig{Resource: resource, AuthorizationServers: []string{issuer}, Verifier: verifier, Scopes: []string{"mcp"}, Server: server})
 	if err != nil {
-		t.Fatalf("the dev server's JWKS: %v", err)
+		t.Fatal(err)
 	}
-	p := &protectedServer{h: mcphttp.NewHandler(everything.NewServer(nil), &mcphttp.Options{Stateless: true, JSONResponse: true})}
-	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		resource := p.URL + "/mcp"
-		prm := p.URL + "/.well-known/oauth-protected-resource/mcp"
-		switch r.URL.Path {
-		case "/.well-known/oauth-protected-resource/mcp":
-			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(map[string]any{"resource": resource, "authorization_servers": []string{issuer}, "scopes_supported": []string{"mcp"}})
-			return
-		case "/mcp":
-		default:
-			http.NotFound(w, r)
-			return
-		}
-		refuse := func(extra string) {
+	opts := &mcphttp.Options{Stateless: true, JSONResponse: true}
+	mcphttp.Protect(opts, rs)
+	p.h = mcphttp.NewHandler(server, opts)
+	for _, path := range rs.MetadataPaths() {
+		mux.Handle(path, rs.MetadataHandler())
+	}
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w}
+		p.h.ServeHTTP(rec, r)
+		if rec.status == http.StatusUnauthorized {
 			p.mu.Lock()
 			p.refused++
 			p.mu.Unlock()
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+prm+`"`+extra)
-			w.WriteHeader(http.StatusUnauthorized)
 		}
-		raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok {
-			refuse("")
-			return
-		}
-		tok, err := jwt.Parse([]byte(raw), jwt.WithKeySet(keys), jwt.WithValidate(true), jwt.WithIssuer(issuer), jwt.WithAudience(resource))
-		if err != nil {
-			refuse(`, error="invalid_token"`)
-			return
-		}
-		if sub, _ := tok.Subject(); sub != "dev-user" {
-			refuse(`, error="invalid_token"`)
-			return
-		}
-		p.h.ServeHTTP(w, r)
 	}))
 	return p
 }
