@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcphttp"
 )
 
 // This file makes an MCP server an OAuth 2.1 resource server
@@ -19,14 +20,14 @@ import (
 // it takes the bearer token from the Authorization header, has a
 // TokenVerifier check it, answers what fails with the right challenge,
 // and serves the protected resource metadata (RFC 9728) that tells
-// clients where to obtain tokens. mcphttp.Protect plugs it into a
-// Streamable HTTP handler.
+// clients where to obtain tokens. Protect plugs it into a Streamable HTTP
+// handler.
 
 // BearerError is an authentication or authorization refusal: the HTTP
 // status, the WWW-Authenticate challenge (RFC 6750 section 3) and a
 // message for the JSON-RPC error of the body. ResourceServer.Authenticate
-// returns it, and mcphttp answers any Options.Authenticate error that is
-// (or wraps) one with exactly these.
+// returns it. It implements mcphttp.AuthRefusal, so mcphttp answers any
+// Options.Authenticate error that is (or wraps) one with exactly these.
 type BearerError struct {
 	// Status is the HTTP status: 400 (invalid_request), 401 (no token,
 	// invalid_token), 403 (insufficient_scope) or 503 (the token could
@@ -59,12 +60,26 @@ func (e *BearerError) HTTPStatus() int {
 	return e.Status
 }
 
+// WWWAuthenticate returns Challenge.
+func (e *BearerError) WWWAuthenticate() string { return e.Challenge }
+
 // Text returns Message, or the status text if it is empty.
 func (e *BearerError) Text() string {
 	if e.Message != "" {
 		return e.Message
 	}
 	return http.StatusText(e.HTTPStatus())
+}
+
+// Protect makes the handler opts configures an OAuth 2.1 resource server
+// with rs: it sets opts.Authenticate, opts.RequiredScopes and
+// opts.ScopeChallenge to rs's methods. Mount rs.MetadataHandler() at each
+// of rs.MetadataPaths() beside the handler, so that clients find the
+// authorization server (RFC 9728).
+func Protect(opts *mcphttp.Options, rs *ResourceServer) {
+	opts.Authenticate = rs.Authenticate
+	opts.RequiredScopes = rs.RequiredScopes
+	opts.ScopeChallenge = rs.ScopeChallenge
 }
 
 // ResourceServerConfig configures a ResourceServer.

@@ -35,7 +35,7 @@ func ExampleNewResourceServer() {
 		log.Fatal(err)
 	}
 	opts := &mcphttp.Options{}
-	mcphttp.Protect(opts, rs)
+	auth.Protect(opts, rs)
 
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcphttp.NewHandler(server, opts))

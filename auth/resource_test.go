@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -158,7 +159,7 @@ func newProtected(t *testing.T) *protected {
 	}
 	p.md = p.rs.MetadataURL()
 	opts := &mcphttp.Options{Stateless: true, JSONResponse: true}
-	mcphttp.Protect(opts, p.rs)
+	auth.Protect(opts, p.rs)
 	p.h = mcphttp.NewHandler(s, opts)
 	mux.Handle("/mcp", p.h)
 	for _, path := range p.rs.MetadataPaths() {
@@ -470,5 +471,47 @@ func TestIntrospectionVerifier(t *testing.T) {
 	}
 	if n := calls.Load(); n != 5 {
 		t.Fatalf("%d calls: refusals must not be cached", n)
+	}
+}
+
+// Package auth's client and server sides plug into mcphttp's interfaces.
+var (
+	_ mcphttp.Authorizer  = (*auth.Authorizer)(nil)
+	_ mcphttp.AuthRefusal = (*auth.BearerError)(nil)
+)
+
+// TestBearerErrorAnswer: an Options.Authenticate error that is (or wraps)
+// a *BearerError is answered with its status (401 if zero), its challenge
+// and its message (the status text if empty).
+func TestBearerErrorAnswer(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s := mcp.NewServer(mcp.Implementation{Name: "auth", Version: "1"}, nil)
+	for _, c := range []struct {
+		name            string
+		err             error
+		status          int
+		challenge, body string
+	}{
+		{"without status", fmt.Errorf("checking the token: %w", &auth.BearerError{Challenge: `Bearer realm="x"`}),
+			401, `Bearer realm="x"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized"}}`},
+		{"forbidden", &auth.BearerError{Status: 403, Challenge: `Bearer error="insufficient_scope"`, Message: "Forbidden: no", Err: errors.New("secret cause")},
+			403, `Bearer error="insufficient_scope"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: no"}}`},
+		{"without challenge", &auth.BearerError{Status: 503},
+			503, "", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := mcphttp.NewHandler(s, &mcphttp.Options{Stateless: true, JSONResponse: true,
+				Authenticate: func(*http.Request) (*mcp.TokenInfo, error) { return nil, c.err }})
+			defer h.Close()
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"ping"}`))
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != c.status || w.Header().Get("WWW-Authenticate") != c.challenge || w.Body.String() != c.body {
+				t.Errorf("got %d %q %s\nwant %d %q %s", w.Code, w.Header().Get("WWW-Authenticate"), w.Body, c.status, c.challenge, c.body)
+			}
+		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -17,7 +16,23 @@ import (
 // Authenticate hook that runs before anything else, the per-method scope
 // check, and the binding of sessions to the user who created them
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization).
-// Package auth fills the hooks; this package needs nothing of it.
+// Package auth fills the hooks (auth.Protect); this package needs nothing
+// of it, and must not import it: auth builds on mcphttp.
+
+// AuthRefusal is an Options.Authenticate error that says how to answer
+// the request it refuses. The handler finds it with errors.As, so it may
+// be wrapped; *auth.BearerError implements it.
+type AuthRefusal interface {
+	error
+	// HTTPStatus is the status of the answer, such as 401 or 403.
+	HTTPStatus() int
+	// WWWAuthenticate is the WWW-Authenticate header value (RFC 9110
+	// section 11.6.1, RFC 6750 section 3); none is sent if it is "".
+	WWWAuthenticate() string
+	// Text is the message of the JSON-RPC error -32000 (id null) in the
+	// body.
+	Text() string
+}
 
 // authKey is the context key of a request's authResult.
 type authKey struct{}
@@ -33,17 +48,17 @@ type authResult struct {
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	info, err := h.callAuthenticate(r)
 	if err != nil {
-		var be *auth.BearerError
-		if !errors.As(err, &be) {
-			h.logger.Error("mcphttp: Authenticate failed", "err", err)
-			be = &auth.BearerError{Status: http.StatusUnauthorized, Challenge: "Bearer"}
-		} else {
+		status, challenge, text := http.StatusUnauthorized, "Bearer", http.StatusText(http.StatusUnauthorized)
+		if ar, ok := errors.AsType[AuthRefusal](err); ok {
 			h.logger.Debug("mcphttp: authentication refused", "err", err)
+			status, challenge, text = ar.HTTPStatus(), ar.WWWAuthenticate(), ar.Text()
+		} else {
+			h.logger.Error("mcphttp: Authenticate failed", "err", err)
 		}
-		if be.Challenge != "" {
-			w.Header().Set("WWW-Authenticate", be.Challenge)
+		if challenge != "" {
+			w.Header().Set("WWW-Authenticate", challenge)
 		}
-		h.refuse(w, r, be.HTTPStatus(), jsonrpc.ID{}, serverError(be.Text()))
+		h.refuse(w, r, status, jsonrpc.ID{}, serverError(text))
 		return r, false
 	}
 	if info == nil {
@@ -158,16 +173,6 @@ func errInsufficientScope(method string, missing []string) *jsonrpc.Error {
 		return serverError("Forbidden: the scopes " + method + " requires could not be determined")
 	}
 	return serverError("Forbidden: " + method + " requires the scopes " + strings.Join(missing, " ") + ", which the access token does not grant")
-}
-
-// Protect makes the handler opts configures an OAuth 2.1 resource server
-// with rs: it sets Authenticate, RequiredScopes and ScopeChallenge to rs's
-// methods. Mount rs.MetadataHandler() at each of rs.MetadataPaths() beside
-// the handler, so that clients find the authorization server (RFC 9728).
-func Protect(opts *Options, rs *auth.ResourceServer) {
-	opts.Authenticate = rs.Authenticate
-	opts.RequiredScopes = rs.RequiredScopes
-	opts.ScopeChallenge = rs.ScopeChallenge
 }
 
 // notificationExtra is the RequestExtra of a notification POSTed with r:

@@ -13,7 +13,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -26,8 +25,20 @@ func testAuthenticate(r *http.Request) (*mcp.TokenInfo, error) {
 	case "Bearer bob":
 		return &mcp.TokenInfo{Issuer: "https://as.example", Subject: "bob", Scopes: []string{"mcp"}}, nil
 	}
-	return nil, &auth.BearerError{Status: http.StatusUnauthorized, Challenge: `Bearer resource_metadata="x"`, Message: "Unauthorized: an access token is required"}
+	return nil, &refusal{status: http.StatusUnauthorized, challenge: `Bearer resource_metadata="x"`, text: "Unauthorized: an access token is required"}
 }
+
+// refusal is an AuthRefusal, as *auth.BearerError is (package auth's
+// tests run the real one through a handler).
+type refusal struct {
+	status          int
+	challenge, text string
+}
+
+func (e *refusal) Error() string           { return "refused: " + e.text }
+func (e *refusal) HTTPStatus() int         { return e.status }
+func (e *refusal) WWWAuthenticate() string { return e.challenge }
+func (e *refusal) Text() string            { return e.text }
 
 // authFixture serves a server with a task tool ("quick") and a tool that
 // reports who called it ("whoami"), behind testAuthenticate, with
@@ -317,9 +328,12 @@ func TestAuthHooksFail(t *testing.T) {
 			401, "Bearer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized"}}`},
 		{"panic", Options{Authenticate: func(*http.Request) (*mcp.TokenInfo, error) { panic("boom") }},
 			401, "Bearer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized"}}`},
-		{"bearer error without status", Options{Authenticate: func(*http.Request) (*mcp.TokenInfo, error) {
-			return nil, fmtErr(&auth.BearerError{Challenge: `Bearer realm="x"`})
-		}}, 401, `Bearer realm="x"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized"}}`},
+		{"wrapped refusal", Options{Authenticate: func(*http.Request) (*mcp.TokenInfo, error) {
+			return nil, fmtErr(&refusal{status: http.StatusBadRequest, challenge: `Bearer realm="x"`, text: "Bad Request: two tokens"})
+		}}, 400, `Bearer realm="x"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: two tokens"}}`},
+		{"refusal without challenge", Options{Authenticate: func(*http.Request) (*mcp.TokenInfo, error) {
+			return nil, &refusal{status: http.StatusServiceUnavailable, text: "Service Unavailable"}
+		}}, 503, "", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable"}}`},
 		{"scopes panic", Options{
 			Authenticate:   func(*http.Request) (*mcp.TokenInfo, error) { return &mcp.TokenInfo{Subject: "a"}, nil },
 			RequiredScopes: func(string, string) []string { panic("boom") },

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mcpkit/mcpkit/auth"
+	"github.com/mcpkit/mcpkit/internal/wwwauth"
 )
 
 // Authorizer adds credentials to the client transport's requests and
@@ -29,8 +29,6 @@ type Authorizer interface {
 	Reauthorize(ctx context.Context, req *http.Request, resp *http.Response) error
 }
 
-var _ Authorizer = (*auth.Authorizer)(nil)
-
 // ErrUnauthorized is matched (errors.Is) by every error of a request the
 // server refused for want of authorization (401, or 403 with
 // error="insufficient_scope") and that the transport could not
@@ -41,8 +39,9 @@ var ErrUnauthorized = errors.New("mcphttp: unauthorized")
 type AuthError struct {
 	// StatusCode is the HTTP status of the last answer: 401 or 403.
 	StatusCode int
-	// Challenges are the answer's parsed WWW-Authenticate challenges.
-	Challenges []auth.Challenge
+	// Challenges are the answer's parsed WWW-Authenticate challenges;
+	// auth.Challenge names their type.
+	Challenges []wwwauth.Challenge
 	// Attempts is how many times the transport asked the Authorizer to
 	// reauthorize the request.
 	Attempts int
@@ -71,16 +70,16 @@ func (e *AuthError) Is(target error) bool { return target == ErrUnauthorized }
 // Unwrap returns the Authorizer's error.
 func (e *AuthError) Unwrap() error { return e.Err }
 
-func firstChallenge(cs []auth.Challenge) (auth.Challenge, bool) {
+func firstChallenge(cs []wwwauth.Challenge) (wwwauth.Challenge, bool) {
 	for _, s := range []string{"DPoP", "Bearer"} {
-		if c, ok := auth.FindChallenge(cs, s); ok {
+		if c, ok := wwwauth.FindChallenge(cs, s); ok {
 			return c, true
 		}
 	}
 	if len(cs) > 0 {
 		return cs[0], true
 	}
-	return auth.Challenge{}, false
+	return wwwauth.Challenge{}, false
 }
 
 // maxAuthAttempts is the bound of ClientTransport.MaxAuthAttempts.
@@ -93,11 +92,11 @@ func (c *clientConn) maxAuthAttempts() int {
 
 // needsAuth reports whether resp refuses the request for want of
 // authorization, and returns its challenges.
-func needsAuth(resp *http.Response) (bool, []auth.Challenge) {
+func needsAuth(resp *http.Response) (bool, []wwwauth.Challenge) {
 	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 		return false, nil
 	}
-	cs, _ := auth.ParseChallenges(resp.Header.Values("WWW-Authenticate"))
+	cs, _ := wwwauth.ParseChallenges(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusUnauthorized {
 		return true, cs
 	}

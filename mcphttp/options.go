@@ -173,9 +173,9 @@ type Options struct {
 	// (TokenInfo.OwnerKey) who initialized it: a request with another
 	// user's token, or none, is answered 404 as for an unknown session,
 	// and the session is left as it was. An error that is (or wraps) an
-	// *auth.BearerError is answered with its Status, its Challenge as
-	// WWW-Authenticate, and a JSON-RPC error -32000 with its Message (id
-	// null); any other error with 401, "WWW-Authenticate: Bearer" and
+	// AuthRefusal, such as *auth.BearerError, is answered with its
+	// HTTPStatus, its WWWAuthenticate value as WWW-Authenticate, and a
+	// JSON-RPC error -32000 with its Text (id null); any other error with 401, "WWW-Authenticate: Bearer" and
 	// -32000 "Unauthorized". A panic is such an error. Returning nil and
 	// no error serves the request unauthenticated. If nil, requests are
 	// not authenticated.
