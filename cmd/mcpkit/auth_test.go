@@ -92,7 +92,7 @@ func newProtectedServer(t *testing.T, issuer string) *protectedServer {
 		t.Fatal(err)
 	}
 	opts := &mcphttp.Options{Stateless: true, JSONResponse: true}
-	mcphttp.Protect(opts, rs)
+	auth.Protect(opts, rs)
 	p.h = mcphttp.NewHandler(server, opts)
 	for _, path := range rs.MetadataPaths() {
 		mux.Handle(path, rs.MetadataHandler())

@@ -211,7 +211,7 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 			ln.Close()
 			return fmt.Errorf("serve: %w", err)
 		}
-		mcphttp.Protect(opts, rs)
+		auth.Protect(opts, rs)
 		for _, path := range rs.MetadataPaths() {
 			mux.Handle(path, rs.MetadataHandler())
 		}
