@@ -108,7 +108,7 @@ func (ss *ServerSession) notifyUnrelated(method string, raw json.RawMessage) err
 }
 
 func (ss *ServerSession) deliverNotices() {
-	defer recoverDelivery(ss.server.logger)
+	defer recoverCallback(ss.server.logger, "a writer delivering notifications", "")
 	for {
 		n, ok := ss.notices.pop()
 		if !ok {
@@ -138,7 +138,7 @@ func (l *listener) notify(logger *slog.Logger, limit int, method string, raw jso
 	}
 	if start {
 		go func() {
-			defer recoverDelivery(logger)
+			defer recoverCallback(logger, "a writer delivering notifications", "")
 			for {
 				n, ok := l.notices.pop()
 				if !ok {
@@ -149,13 +149,4 @@ func (l *listener) notify(logger *slog.Logger, limit int, method string, raw jso
 		}()
 	}
 	return nil
-}
-
-// recoverDelivery logs a panic (of a MessageWriter or middleware) while
-// notifications are delivered on their own goroutine, so that it ends
-// only that goroutine's work.
-func recoverDelivery(logger *slog.Logger) {
-	if v := recover(); v != nil {
-		logger.Error("mcp: panic while delivering notifications", "panic", v)
-	}
 }
