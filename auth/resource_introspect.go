@@ -80,26 +80,8 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 	if cfg.CacheTTL == 0 {
 		cfg.CacheTTL = DefaultIntrospectionCacheTTL
 	}
-	if cfg.MaxCacheEntries <= 0 {
-		cfg.MaxCacheEntries = DefaultIntrospectionCacheMax
-	}
-	if cfg.ClockSkew == 0 {
-		cfg.ClockSkew = DefaultClockSkew
-	} else if cfg.ClockSkew < 0 {
-		cfg.ClockSkew = 0
-	}
-	if cfg.FetchTimeout <= 0 {
-		cfg.FetchTimeout = DefaultVerifierFetchTimeout
-	}
-	if cfg.MaxResponseBytes <= 0 {
-		cfg.MaxResponseBytes = DefaultVerifierMaxResponse
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.MaxCacheEntries = positiveOr(cfg.MaxCacheEntries, DefaultIntrospectionCacheMax)
+	verifierDefaults(&cfg.ClockSkew, &cfg.FetchTimeout, &cfg.MaxResponseBytes, &cfg.HTTPClient, &cfg.Now)
 	return &IntrospectionVerifier{cfg: cfg}, nil
 }
 

@@ -94,30 +94,39 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 			return nil, fmt.Errorf("auth: JWTConfig.JWKSURL: %w", err)
 		}
 	}
-	if cfg.ClockSkew == 0 {
-		cfg.ClockSkew = DefaultClockSkew
-	} else if cfg.ClockSkew < 0 {
-		cfg.ClockSkew = 0
-	}
-	if cfg.RefreshInterval <= 0 {
-		cfg.RefreshInterval = DefaultJWKSRefreshInterval
-	}
-	if cfg.MaxAge <= 0 {
-		cfg.MaxAge = DefaultJWKSMaxAge
-	}
-	if cfg.FetchTimeout <= 0 {
-		cfg.FetchTimeout = DefaultVerifierFetchTimeout
-	}
-	if cfg.MaxResponseBytes <= 0 {
-		cfg.MaxResponseBytes = DefaultVerifierMaxResponse
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.RefreshInterval = positiveOr(cfg.RefreshInterval, DefaultJWKSRefreshInterval)
+	cfg.MaxAge = positiveOr(cfg.MaxAge, DefaultJWKSMaxAge)
+	verifierDefaults(&cfg.ClockSkew, &cfg.FetchTimeout, &cfg.MaxResponseBytes, &cfg.HTTPClient, &cfg.Now)
 	return &JWTVerifier{cfg: cfg, jwksURL: cfg.JWKSURL}, nil
+}
+
+// positiveOr returns v if it is above zero, else def.
+func positiveOr[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// verifierDefaults fills in the settings JWTConfig and IntrospectionConfig
+// share: a zero clock skew becomes DefaultClockSkew and a negative one none;
+// a fetch timeout or response bound of zero or less becomes
+// DefaultVerifierFetchTimeout or DefaultVerifierMaxResponse; a nil client
+// becomes http.DefaultClient and a nil clock time.Now.
+func verifierDefaults(skew, fetchTimeout *time.Duration, maxResponse *int64, client **http.Client, now *func() time.Time) {
+	if *skew == 0 {
+		*skew = DefaultClockSkew
+	} else if *skew < 0 {
+		*skew = 0
+	}
+	*fetchTimeout = positiveOr(*fetchTimeout, DefaultVerifierFetchTimeout)
+	*maxResponse = positiveOr(*maxResponse, DefaultVerifierMaxResponse)
+	if *client == nil {
+		*client = http.DefaultClient
+	}
+	if *now == nil {
+		*now = time.Now
+	}
 }
 
 // jwtHeader is the protected header of a compact JWS.

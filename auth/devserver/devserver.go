@@ -169,6 +169,14 @@ func LoadKey(pemData []byte) (*ecdsa.PrivateKey, error) {
 	return ec, nil
 }
 
+// positiveOr returns v if it is above zero, else def.
+func positiveOr[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
 // Start listens on Options.Addr and serves until Close or Shutdown.
 func Start(opts Options) (*Server, error) {
 	if opts.Addr == "" {
@@ -184,24 +192,12 @@ func Start(opts Options) (*Server, error) {
 	if opts.Subject == "" {
 		opts.Subject = DefaultSubject
 	}
-	if opts.TokenLifetime <= 0 {
-		opts.TokenLifetime = DefaultTokenLifetime
-	}
-	if opts.CodeLifetime <= 0 {
-		opts.CodeLifetime = DefaultCodeLifetime
-	}
-	if opts.MaxClients <= 0 {
-		opts.MaxClients = DefaultMaxClients
-	}
-	if opts.MaxGrants <= 0 {
-		opts.MaxGrants = DefaultMaxGrants
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if opts.FetchTimeout <= 0 {
-		opts.FetchTimeout = DefaultFetchTimeout
-	}
+	opts.TokenLifetime = positiveOr(opts.TokenLifetime, DefaultTokenLifetime)
+	opts.CodeLifetime = positiveOr(opts.CodeLifetime, DefaultCodeLifetime)
+	opts.MaxClients = positiveOr(opts.MaxClients, DefaultMaxClients)
+	opts.MaxGrants = positiveOr(opts.MaxGrants, DefaultMaxGrants)
+	opts.MaxBodyBytes = positiveOr(opts.MaxBodyBytes, DefaultMaxBodyBytes)
+	opts.FetchTimeout = positiveOr(opts.FetchTimeout, DefaultFetchTimeout)
 	key := opts.Key
 	if key == nil {
 		if key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
