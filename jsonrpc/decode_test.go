@@ -272,12 +272,12 @@ func rawString(raw json.RawMessage) string {
 
 func TestDecodeErrorsAreSentinels(t *testing.T) {
 	_, _, err := jsonrpc.Decode([]byte(`{`))
-	if !errors.Is(err, jsonrpc.ErrParse) {
-		t.Errorf("errors.Is(%v, ErrParse) = false", err)
+	if !errors.Is(err, jsonrpc.ParseError(nil)) {
+		t.Errorf("errors.Is(%v, ParseError(nil)) = false", err)
 	}
 	_, _, err = jsonrpc.Decode([]byte(`[]`))
-	if !errors.Is(err, jsonrpc.ErrInvalidRequest) {
-		t.Errorf("errors.Is(%v, ErrInvalidRequest) = false", err)
+	if !errors.Is(err, jsonrpc.InvalidRequestError(nil)) {
+		t.Errorf("errors.Is(%v, InvalidRequestError(nil)) = false", err)
 	}
 }
 

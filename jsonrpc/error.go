@@ -78,7 +78,7 @@ func (e *Error) Error() string {
 }
 
 // Is reports whether target is an *Error with the same code, so that
-// errors.Is(err, ErrMethodNotFound) matches any method-not-found error.
+// errors.Is(err, MethodNotFoundError(nil)) matches any method-not-found error.
 func (e *Error) Is(target error) bool {
 	var t *Error
 	if !errors.As(target, &t) {
@@ -87,11 +87,35 @@ func (e *Error) Is(target error) bool {
 	return t.Code == e.Code
 }
 
-// Sentinels for the standard codes, for use with errors.Is.
-var (
-	ErrParse          = &Error{Code: CodeParseError, Message: "Parse error"}
-	ErrInvalidRequest = &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}
-	ErrMethodNotFound = &Error{Code: CodeMethodNotFound, Message: "Method not found"}
-	ErrInvalidParams  = &Error{Code: CodeInvalidParams, Message: "Invalid params"}
-	ErrInternal       = &Error{Code: CodeInternalError, Message: "Internal error"}
-)
+// Constructors for the standard errors
+// (https://www.jsonrpc.org/specification#error_object). Each call returns a
+// new *Error, so that no caller can change what another sends; since
+// *Error compares by code, errors.Is(err, MethodNotFoundError(nil))
+// matches any method-not-found error. data, when not nil, is encoded as by
+// NewError.
+
+// ParseError returns -32700 "Parse error": the bytes were not valid JSON.
+func ParseError(data any) *Error { return NewError(CodeParseError, "Parse error", data) }
+
+// InvalidRequestError returns -32600 "Invalid Request": valid JSON, but
+// not an acceptable message here.
+func InvalidRequestError(data any) *Error {
+	return NewError(CodeInvalidRequest, "Invalid Request", data)
+}
+
+// MethodNotFoundError returns -32601 "Method not found".
+func MethodNotFoundError(data any) *Error {
+	return NewError(CodeMethodNotFound, "Method not found", data)
+}
+
+// InvalidParamsError returns -32602 "Invalid params": the method exists but
+// its params are wrong.
+func InvalidParamsError(data any) *Error {
+	return NewError(CodeInvalidParams, "Invalid params", data)
+}
+
+// InternalError returns -32603 "Internal error": the receiver failed while
+// handling a valid request.
+func InternalError(data any) *Error {
+	return NewError(CodeInternalError, "Internal error", data)
+}

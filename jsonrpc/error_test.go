@@ -23,11 +23,11 @@ func TestErrorText(t *testing.T) {
 func TestErrorIsMatchesCode(t *testing.T) {
 	e := jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found", "x")
 	wrapped := fmt.Errorf("serving: %w", e)
-	if !errors.Is(wrapped, jsonrpc.ErrMethodNotFound) {
-		t.Error("errors.Is(wrapped, ErrMethodNotFound) = false")
+	if !errors.Is(wrapped, jsonrpc.MethodNotFoundError(nil)) {
+		t.Error("errors.Is(wrapped, MethodNotFoundError(nil)) = false")
 	}
-	if errors.Is(wrapped, jsonrpc.ErrInvalidParams) {
-		t.Error("errors.Is(wrapped, ErrInvalidParams) = true")
+	if errors.Is(wrapped, jsonrpc.InvalidParamsError(nil)) {
+		t.Error("errors.Is(wrapped, InvalidParamsError(nil)) = true")
 	}
 	var got *jsonrpc.Error
 	if !errors.As(wrapped, &got) || got != e {
@@ -38,21 +38,30 @@ func TestErrorIsMatchesCode(t *testing.T) {
 	}
 }
 
-func TestSentinelCodes(t *testing.T) {
+func TestStandardErrors(t *testing.T) {
 	for _, tc := range []struct {
 		err     *jsonrpc.Error
 		code    int64
 		message string
 	}{
-		{jsonrpc.ErrParse, -32700, "Parse error"},
-		{jsonrpc.ErrInvalidRequest, -32600, "Invalid Request"},
-		{jsonrpc.ErrMethodNotFound, -32601, "Method not found"},
-		{jsonrpc.ErrInvalidParams, -32602, "Invalid params"},
-		{jsonrpc.ErrInternal, -32603, "Internal error"},
+		{jsonrpc.ParseError(nil), -32700, "Parse error"},
+		{jsonrpc.InvalidRequestError(nil), -32600, "Invalid Request"},
+		{jsonrpc.MethodNotFoundError(nil), -32601, "Method not found"},
+		{jsonrpc.InvalidParamsError(nil), -32602, "Invalid params"},
+		{jsonrpc.InternalError(nil), -32603, "Internal error"},
 	} {
 		if tc.err.Code != tc.code || tc.err.Message != tc.message || tc.err.Data != nil {
-			t.Errorf("sentinel = %+v, want {%d %q}", tc.err, tc.code, tc.message)
+			t.Errorf("error = %+v, want {%d %q}", tc.err, tc.code, tc.message)
 		}
+	}
+	// Each call is a new value: changing one changes no other.
+	a := jsonrpc.MethodNotFoundError(nil)
+	a.Message = "changed"
+	if b := jsonrpc.MethodNotFoundError(nil); b.Message != "Method not found" {
+		t.Errorf("after changing one error, the next has message %q", b.Message)
+	}
+	if e := jsonrpc.InvalidParamsError("Unknown tool: x"); string(e.Data) != `"Unknown tool: x"` {
+		t.Errorf("data = %s, want %q", e.Data, `"Unknown tool: x"`)
 	}
 	// The MCP codes, as the specifications number them.
 	for got, want := range map[int64]int64{
@@ -94,7 +103,7 @@ func TestNewErrorData(t *testing.T) {
 }
 
 func TestNewErrorResponse(t *testing.T) {
-	resp := jsonrpc.NewErrorResponse(jsonrpc.StringID("a"), jsonrpc.ErrInternal)
+	resp := jsonrpc.NewErrorResponse(jsonrpc.StringID("a"), jsonrpc.InternalError(nil))
 	b, err := jsonrpc.Encode(resp)
 	if err != nil {
 		t.Fatal(err)

@@ -141,7 +141,7 @@ func ExampleID() {
 // matches by code.
 func ExampleError() {
 	err := fmt.Errorf("looking up tool: %w", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params", "Unknown tool: nope"))
-	fmt.Println(errors.Is(err, jsonrpc.ErrInvalidParams))
+	fmt.Println(errors.Is(err, jsonrpc.InvalidParamsError(nil)))
 	var e *jsonrpc.Error
 	if errors.As(err, &e) {
 		out, _ := jsonrpc.Encode(jsonrpc.NewErrorResponse(jsonrpc.Int64ID(4), e))

@@ -133,7 +133,7 @@ type ClientOptions struct {
 	// client declares the sampling capability
 	// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling).
 	// The request's messages and tool pairing are checked before it is
-	// called (a bad request gets -32602). Return ErrUserRejectedSampling
+	// called (a bad request gets -32602). Return UserRejectedSamplingError()
 	// when the user says no. If nil, sampling/createMessage gets -32601.
 	CreateMessageHandler func(ctx context.Context, cs *ClientSession, p *CreateMessageParams) (*CreateMessageResult, error)
 	// SamplingTools declares sampling.tools: CreateMessageHandler takes
@@ -326,7 +326,7 @@ func (cs *ClientSession) initialize(ctx context.Context, version string) error {
 		return fmt.Errorf("mcp: initialize: %w", err)
 	}
 	if !IsSupportedVersion(res.ProtocolVersion) {
-		return fmt.Errorf("%w: server answered %q, client supports %v", ErrUnsupportedVersion, res.ProtocolVersion, SupportedVersions)
+		return fmt.Errorf("%w: server answered %q, client supports %v", ErrUnsupportedVersion, res.ProtocolVersion, sessionVersions)
 	}
 	cs.mu.Lock()
 	cs.initResult = &res

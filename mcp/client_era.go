@@ -171,7 +171,7 @@ func newestShared(theirs, ours []string) string {
 // version, and once more with the version a -32022 error names
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
 func (cs *ClientSession) discover(ctx context.Context) (*discovered, error) {
-	version := ModernVersions[0]
+	version := statelessVersions[0]
 	for retried := false; ; retried = true {
 		raw, err := cs.call(ctx, "server/discover", cs.client.discoverParams(version))
 		if err != nil {
@@ -179,11 +179,11 @@ func (cs *ClientSession) discover(ctx context.Context) (*discovered, error) {
 			if !ok || retried {
 				return nil, fmt.Errorf("mcp: server/discover: %w", err)
 			}
-			if v := newestShared(supported, ModernVersions); v != "" {
+			if v := newestShared(supported, statelessVersions); v != "" {
 				version = v
 				continue
 			}
-			if v := newestShared(supported, SupportedVersions); v != "" {
+			if v := newestShared(supported, sessionVersions); v != "" {
 				return &discovered{legacy: v}, nil
 			}
 			return nil, fmt.Errorf("%w: the server speaks %v, the client %v: %w", ErrUnsupportedVersion, supported, allClientVersions(), err)
@@ -193,7 +193,7 @@ func (cs *ClientSession) discover(ctx context.Context) (*discovered, error) {
 }
 
 func allClientVersions() []string {
-	return append(slices.Clone(ModernVersions), SupportedVersions...)
+	return append(slices.Clone(statelessVersions), sessionVersions...)
 }
 
 // parseDiscover reads a DiscoverResult leniently: the server's identity
@@ -219,7 +219,7 @@ func parseDiscover(raw json.RawMessage) (*discovered, error) {
 	if d.serverInfo == nil {
 		d.serverInfo = res.ServerInfo
 	}
-	d.version = newestShared(res.SupportedVersions, ModernVersions)
+	d.version = newestShared(res.SupportedVersions, statelessVersions)
 	return d, nil
 }
 
@@ -236,7 +236,7 @@ func (cs *ClientSession) startModern(ctx context.Context) error {
 		} else {
 			theirs = []string{d.legacy}
 		}
-		return fmt.Errorf("%w: the server speaks %v; the stateless-era versions the client speaks are %v", ErrUnsupportedVersion, theirs, ModernVersions)
+		return fmt.Errorf("%w: the server speaks %v; the stateless-era versions the client speaks are %v", ErrUnsupportedVersion, theirs, statelessVersions)
 	}
 	cs.adopt(d)
 	return nil

@@ -141,7 +141,7 @@ func (cs *ClientSession) callModern(ctx context.Context, method string, params j
 		res, err := cs.call(ctx, method, p)
 		if err != nil {
 			if supported, ok := unsupportedVersionData(err); ok && !versionRetried {
-				if v := newestShared(supported, ModernVersions); v != "" {
+				if v := newestShared(supported, statelessVersions); v != "" {
 					versionRetried = true
 					cs.setVersion(v)
 					continue

@@ -261,7 +261,7 @@ func TestMRTRHandlerError(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	cs, run := connectModernFake(t, &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return nil, mcp.ErrUserRejectedSampling
+			return nil, mcp.UserRejectedSamplingError()
 		},
 	}, func(f string) []string {
 		return []string{`{"jsonrpc":"2.0","id":` + idOf(f) + `,"result":{"resultType":"input_required","inputRequests":{"q":{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":1}}}}}`}
@@ -271,8 +271,8 @@ func TestMRTRHandlerError(t *testing.T) {
 	if n := len(run.frames()); n != 2 {
 		t.Errorf("%d frames sent, want discover and one tools/call", n)
 	}
-	if !errors.Is(err, mcp.ErrUserRejectedSampling) {
-		t.Errorf("error = %v, want ErrUserRejectedSampling", err)
+	if !errors.Is(err, mcp.UserRejectedSamplingError()) {
+		t.Errorf("error = %v, want UserRejectedSamplingError()", err)
 	}
 }
 

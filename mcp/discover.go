@@ -22,7 +22,7 @@ func (s *Server) discover(_ context.Context, r *Request) (any, error) {
 		return nil, errMethodNotFound(r.Method)
 	}
 	return &DiscoverResult{
-		SupportedVersions: ServedVersions,
+		SupportedVersions: ServedVersions(),
 		Capabilities:      s.modernCapabilities(),
 		Instructions:      s.opts.Instructions,
 	}, nil

@@ -551,7 +551,7 @@ func TestURLElicitationRequired(t *testing.T) {
 	if _, ok := mcp.URLElicitations(errors.New("other")); ok {
 		t.Errorf("URLElicitations accepted a plain error")
 	}
-	if _, ok := mcp.URLElicitations(jsonrpc.ErrInvalidParams); ok {
+	if _, ok := mcp.URLElicitations(jsonrpc.InvalidParamsError(nil)); ok {
 		t.Errorf("URLElicitations accepted -32602")
 	}
 }

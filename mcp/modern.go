@@ -171,7 +171,7 @@ func errUnsupportedVersion(requested string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", struct {
 		Supported []string `json:"supported"`
 		Requested string   `json:"requested"`
-	}{ServedVersions, requested})
+	}{servedVersions, requested})
 }
 
 // MissingCapabilityError returns the -32021 error a stateless-era request

@@ -201,7 +201,7 @@ func skipOrScan(data []byte, i int, fn func(key, value []byte)) (int, error) {
 func versionValue(raw []byte) (string, bool) {
 	if len(raw) >= 2 && raw[0] == '"' {
 		inner := raw[1 : len(raw)-1]
-		for _, v := range ServedVersions {
+		for _, v := range servedVersions {
 			if string(inner) == v {
 				return v, true
 			}

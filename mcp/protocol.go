@@ -8,6 +8,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -31,39 +32,38 @@ const (
 	Version20260728 = "2026-07-28"
 )
 
-// ModernVersions lists the stateless-era versions mcpkit serves, newest
-// first.
-var ModernVersions = []string{Version20260728}
+// The version lists are kept unexported and handed out as copies, so
+// that no importer can change which versions mcpkit negotiates for every
+// other user of the package.
+var (
+	statelessVersions = []string{Version20260728}
+	servedVersions    = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+	sessionVersions   = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+)
 
-// ServedVersions lists every version mcpkit serves in either era, newest
+// ModernVersions returns the stateless-era versions mcpkit serves, newest
+// first
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
+// The slice is a fresh copy.
+func ModernVersions() []string { return slices.Clone(statelessVersions) }
+
+// ServedVersions returns every version mcpkit serves in either era, newest
 // first: what server/discover reports in supportedVersions and what an
 // UnsupportedProtocolVersion error lists
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
-var ServedVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+// The slice is a fresh copy.
+func ServedVersions() []string { return slices.Clone(servedVersions) }
 
 // IsModernVersion reports whether v is one of [ModernVersions].
-func IsModernVersion(v string) bool {
-	for _, s := range ModernVersions {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
+func IsModernVersion(v string) bool { return slices.Contains(statelessVersions, v) }
 
-// SupportedVersions lists the session-era versions, newest first
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation).
-var SupportedVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+// SupportedVersions returns the session-era versions, newest first
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation):
+// those initialize negotiates. The slice is a fresh copy.
+func SupportedVersions() []string { return slices.Clone(sessionVersions) }
 
 // IsSupportedVersion reports whether v is one of [SupportedVersions].
-func IsSupportedVersion(v string) bool {
-	for _, s := range SupportedVersions {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
+func IsSupportedVersion(v string) bool { return slices.Contains(sessionVersions, v) }
 
 // NegotiateVersion returns the version a server answers to a client that
 // asked for requested: the same version when it is supported, otherwise

@@ -25,12 +25,23 @@ import (
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#message-content-constraints).
 var ErrInvalidSamplingRequest = errors.New("mcp: invalid sampling/createMessage params")
 
-// ErrUserRejectedSampling is the error a client's CreateMessageHandler
-// returns when the user rejects a sampling request; the spec gives it code
-// -1 (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#error-handling).
-// On the server, errors.Is(err, ErrUserRejectedSampling) matches it, since
-// *jsonrpc.Error compares by code.
-var ErrUserRejectedSampling = &jsonrpc.Error{Code: -1, Message: "User rejected sampling request"}
+// CodeUserRejectedSampling is the JSON-RPC error code the spec gives a
+// sampling request the user rejected
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#error-handling).
+const CodeUserRejectedSampling = -1
+
+// UserRejectedSamplingError returns the error a client's
+// CreateMessageHandler returns when the user rejects a sampling request:
+// code [CodeUserRejectedSampling], message "User rejected sampling
+// request"
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#error-handling).
+// Each call returns a new value, so no caller can change what another
+// sends. On the server, errors.Is(err, UserRejectedSamplingError())
+// matches the error CreateMessage returns, since *jsonrpc.Error compares by
+// code.
+func UserRejectedSamplingError() *jsonrpc.Error {
+	return &jsonrpc.Error{Code: CodeUserRejectedSampling, Message: "User rejected sampling request"}
+}
 
 // Values of CreateMessageParams.IncludeContext. "thisServer" and
 // "allServers" are soft-deprecated and need the client's sampling.context
@@ -313,7 +324,7 @@ type CreateMessageResult struct {
 // for context and the client did not declare sampling.context. Params the
 // spec does not allow (see ErrInvalidSamplingRequest) are refused the same
 // way. If the client answers with an error, it is returned as a
-// *jsonrpc.Error (ErrUserRejectedSampling when the user said no).
+// *jsonrpc.Error (code CodeUserRejectedSampling when the user said no).
 func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	const method = "sampling/createMessage"
 	if err := checkStatelessCall(ctx, method); err != nil { // modern.go

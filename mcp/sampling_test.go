@@ -375,7 +375,7 @@ func TestSamplingClientErrors(t *testing.T) {
 		{"declared but no handler", &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}},
 			jsonrpc.CodeMethodNotFound, "Method not found", `"sampling/createMessage"`},
 		{"user rejected", &mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return nil, mcp.ErrUserRejectedSampling
+			return nil, mcp.UserRejectedSamplingError()
 		}}, -1, "User rejected sampling request", ""},
 		{"handler error", &mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return nil, errors.New("no model available")
@@ -401,8 +401,8 @@ func TestSamplingClientErrors(t *testing.T) {
 			askCall(t, p.cs)
 			err := <-errc
 			wantRPCError(t, err, tc.code, tc.message, tc.data)
-			if tc.code == -1 && !errors.Is(err, mcp.ErrUserRejectedSampling) {
-				t.Errorf("errors.Is(%v, ErrUserRejectedSampling) = false", err)
+			if tc.code == -1 && !errors.Is(err, mcp.UserRejectedSamplingError()) {
+				t.Errorf("errors.Is(%v, UserRejectedSamplingError()) = false", err)
 			}
 		})
 	}

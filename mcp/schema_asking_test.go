@@ -90,7 +90,7 @@ func init() {
 			}}, "sampling/createMessage", schemaAskJSON(schemaToolLoop()))},
 		schemaCase{name: "client error: user rejected sampling", message: "JSONRPCErrorResponse", code: -1,
 			produce: schemaClientAnswers(&mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-				return nil, mcp.ErrUserRejectedSampling
+				return nil, mcp.UserRejectedSamplingError()
 			}}, "sampling/createMessage", `{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":5}`)},
 		schemaCase{name: "client invalid params: tools without sampling.tools", message: "JSONRPCErrorResponse", code: jsonrpc.CodeInvalidParams,
 			produce: schemaClientAnswers(&mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {

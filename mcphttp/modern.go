@@ -96,12 +96,16 @@ func scanModern(params json.RawMessage) (v metaVersion) {
 	return v
 }
 
+// servedVersions is mcp.ServedVersions, copied once rather than per
+// request.
+var servedVersions = mcp.ServedVersions()
+
 // versionString is jsonscan.StringValue(raw) (empty if raw is not a
 // string), without a copy for the versions served.
 func versionString(raw []byte) string {
 	if len(raw) >= 2 && raw[0] == '"' {
 		inner := raw[1 : len(raw)-1]
-		for _, v := range mcp.ServedVersions {
+		for _, v := range servedVersions {
 			if string(inner) == v {
 				return v
 			}

@@ -73,7 +73,7 @@ func errCapReached(n int) *jsonrpc.Error {
 }
 
 func errUnsupportedVersion(v string) *jsonrpc.Error {
-	return serverError("Bad Request: Unsupported protocol version: " + v + " (supported versions: " + strings.Join(mcp.SupportedVersions, ", ") + ")")
+	return serverError("Bad Request: Unsupported protocol version: " + v + " (supported versions: " + strings.Join(mcp.SupportedVersions(), ", ") + ")")
 }
 
 func errDuplicateID(id jsonrpc.ID) *jsonrpc.Error {
