@@ -17,7 +17,7 @@ import (
 // TestMcpkitBothEras drives mcpkit's own interop server (interop/server,
 // built for the test, as a separate process) with mcpkit's client over
 // stdio and Streamable HTTP, in each era: pinned to the session era
-// (EraLegacy: initialize, sessions, server-to-client requests) and with
+// (EraSession: initialize, sessions, server-to-client requests) and with
 // the default EraAuto, which must select 2026-07-28 (server/discover,
 // _meta on every request, input_required results, subscriptions/listen).
 // The same checks run in both eras wherever the protocol allows it.
@@ -35,7 +35,7 @@ func TestMcpkitBothEras(t *testing.T) {
 			stateless bool
 			version   string
 		}{
-			{"2025-11-25", mcp.EraLegacy, false, mcp.LatestVersion},
+			{"2025-11-25", mcp.EraSession, false, mcp.LatestVersion},
 			{"2026-07-28", mcp.EraAuto, true, mcp.Version20260728},
 		} {
 			t.Run(transport+"/"+era.name, func(t *testing.T) {

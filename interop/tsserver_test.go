@@ -29,7 +29,7 @@ type tsRun struct {
 //   - @modelcontextprotocol/server-everything (v1 SDK, session era only)
 //     with the client's default era, EraAuto: its server/discover probe
 //     must fall back to initialize;
-//   - ts/server-v2.mjs (v2 SDK, both eras) once with EraLegacy (initialize,
+//   - ts/server-v2.mjs (v2 SDK, both eras) once with EraSession (initialize,
 //     sessions, server-to-client requests, also those the SDK's shim makes
 //     of its input_required tools) and once with EraAuto, which must
 //     select 2026-07-28.
@@ -46,7 +46,7 @@ func TestTypeScriptServers(t *testing.T) {
 		{
 			name:   "server-v2/2025-11-25",
 			script: "ts/server-v2.mjs",
-			era:    mcp.EraLegacy,
+			era:    mcp.EraSession,
 			checks: slices.Concat([]check{eraCheck(false, mcp.LatestVersion)}, commonChecks("mcpkit-interop-ts-v2"), v2Checks, v2InputChecks),
 		},
 		{

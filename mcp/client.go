@@ -170,15 +170,15 @@ type ClientOptions struct {
 	ElicitationCompleteHandler func(ctx context.Context, cs *ClientSession, p *ElicitationCompleteParams)
 	// ProtocolEra chooses how Connect starts a session: by probing for the
 	// stateless era with server/discover and falling back to initialize
-	// (EraAuto, the zero value), with initialize only (EraLegacy), or in
-	// the stateless era only (EraModern). See ProtocolEra.
+	// (EraAuto, the zero value), with initialize only (EraSession), or in
+	// the stateless era only (EraStateless). See ProtocolEra.
 	ProtocolEra ProtocolEra
 	// ProbeTimeout bounds how long EraAuto waits for the answer to its
-	// server/discover probe before it falls back to initialize, for legacy
+	// server/discover probe before it falls back to initialize, for session-era
 	// servers that never answer a request sent before initialize
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
 	// A late answer is still used if initialize then fails, so a slow
-	// starting modern server is not lost. If zero, 10 seconds; if
+	// starting stateless-era server is not lost. If zero, 10 seconds; if
 	// negative, the probe waits as long as Connect's context allows.
 	ProbeTimeout time.Duration
 	// LogLevel is the log level every request of a stateless-era session
@@ -267,12 +267,12 @@ func (c *Client) capabilities() *ClientCapabilities {
 //     that is not one of the stateless era's (-32020, -32021, -32022), or
 //     no answer within ProbeTimeout, falls back to initialize
 //     (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
-//   - EraLegacy performs the initialization phase
+//   - EraSession performs the initialization phase
 //     (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization):
 //     it sends initialize requesting LatestVersion with the client's info
 //     and capabilities, checks the version the server answers and sends
 //     notifications/initialized.
-//   - EraModern calls server/discover and fails unless the server speaks
+//   - EraStateless calls server/discover and fails unless the server speaks
 //     a stateless-era version the client speaks.
 //
 // A -32022 UnsupportedProtocolVersion error names a server of the
@@ -297,9 +297,9 @@ func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, erro
 	go cs.readLoop()
 
 	switch c.opts.ProtocolEra {
-	case EraLegacy:
+	case EraSession:
 		err = cs.initialize(ctx, LatestVersion)
-	case EraModern:
+	case EraStateless:
 		err = cs.startModern(ctx)
 	default:
 		err = cs.startAuto(ctx)

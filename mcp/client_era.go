@@ -20,9 +20,9 @@ import (
 
 // ProtocolEra chooses the protocol era a Client speaks with a server
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#terminology):
-// the session ("legacy") era of initialize and sessions, 2025-11-25 and
-// earlier, or the stateless ("modern") era of 2026-07-28, where every
-// request carries the client's version, capabilities and info.
+// the session era of initialize and sessions, 2025-11-25 and earlier, or
+// the stateless era of 2026-07-28, where every request carries the
+// client's version, capabilities and info.
 //
 // The default, EraAuto, is what the spec asks of a client that must work
 // with both kinds of servers, and what a demanding user wants: it speaks
@@ -30,9 +30,9 @@ import (
 // session-era server, at the cost of one server/discover round trip when
 // the server is of the session era (one more timeout, ProbeTimeout, for the
 // rare server that never answers a request sent before initialize). Pin
-// EraLegacy to keep a session, with what only sessions offer: ping,
+// EraSession to keep a session, with what only sessions offer: ping,
 // logging/setLevel, resources/subscribe and requests from the server while
-// a call runs. Pin EraModern for a server known to be of the stateless era.
+// a call runs. Pin EraStateless for a server known to be of the stateless era.
 type ProtocolEra int
 
 const (
@@ -42,25 +42,25 @@ const (
 	// no answer within ClientOptions.ProbeTimeout
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#backward-compatibility).
 	EraAuto ProtocolEra = iota
-	// EraLegacy starts every session with initialize, as clients of
+	// EraSession starts every session with initialize, as clients of
 	// 2025-11-25 and earlier do
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
-	EraLegacy
-	// EraModern speaks only the stateless era: Connect fails unless the
+	EraSession
+	// EraStateless speaks only the stateless era: Connect fails unless the
 	// server's server/discover names a version the client speaks
 	// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
-	EraModern
+	EraStateless
 )
 
-// String returns "auto", "legacy" or "modern".
+// String returns "auto", "session" or "stateless".
 func (e ProtocolEra) String() string {
 	switch e {
 	case EraAuto:
 		return "auto"
-	case EraLegacy:
-		return "legacy"
-	case EraModern:
-		return "modern"
+	case EraSession:
+		return "session"
+	case EraStateless:
+		return "stateless"
 	}
 	return fmt.Sprintf("ProtocolEra(%d)", int(e))
 }

@@ -346,7 +346,7 @@ func TestEraModernPinned(t *testing.T) {
 		run := runFake(fake, func(string) []string {
 			return []string{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`}
 		})
-		_, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{ProtocolEra: mcp.EraModern}).Connect(context.Background(), ct)
+		_, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{ProtocolEra: mcp.EraStateless}).Connect(context.Background(), ct)
 		wantRPCError(t, err, jsonrpc.CodeMethodNotFound, "Method not found", "")
 		wantFrames(t, run.frames(), discoverFrame1)
 	})
@@ -356,7 +356,7 @@ func TestEraModernPinned(t *testing.T) {
 		run := runFake(fake, func(string) []string {
 			return []string{`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"],"capabilities":{}}}`}
 		})
-		_, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{ProtocolEra: mcp.EraModern}).Connect(context.Background(), ct)
+		_, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{ProtocolEra: mcp.EraStateless}).Connect(context.Background(), ct)
 		if !errors.Is(err, mcp.ErrUnsupportedVersion) {
 			t.Fatalf("Connect error = %v, want ErrUnsupportedVersion", err)
 		}
@@ -368,7 +368,7 @@ func TestEraLegacyPinned(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ct, fake := newFakeServer(t)
 	run := runFake(fake, legacyInit)
-	cs, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{ProtocolEra: mcp.EraLegacy}).Connect(context.Background(), ct)
+	cs, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{ProtocolEra: mcp.EraSession}).Connect(context.Background(), ct)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -385,8 +385,8 @@ func TestEraAgainstMcpkitServer(t *testing.T) {
 		version   string
 	}{
 		{mcp.EraAuto, true, "2026-07-28"},
-		{mcp.EraModern, true, "2026-07-28"},
-		{mcp.EraLegacy, false, "2025-11-25"},
+		{mcp.EraStateless, true, "2026-07-28"},
+		{mcp.EraSession, false, "2025-11-25"},
 	} {
 		t.Run(tc.era.String(), func(t *testing.T) {
 			cs := connectEra(t, newToolServer(t, nil), &mcp.ClientOptions{ProtocolEra: tc.era})
@@ -430,4 +430,19 @@ func connectEra(t *testing.T, s *mcp.Server, copts *mcp.ClientOptions) *mcp.Clie
 		}
 	})
 	return cs
+}
+
+// The eras are named as the spec's terminology names them: the session era
+// and the stateless era.
+func TestProtocolEraString(t *testing.T) {
+	for era, want := range map[mcp.ProtocolEra]string{
+		mcp.EraAuto:        "auto",
+		mcp.EraSession:     "session",
+		mcp.EraStateless:   "stateless",
+		mcp.ProtocolEra(7): "ProtocolEra(7)",
+	} {
+		if got := era.String(); got != want {
+			t.Errorf("ProtocolEra(%d).String() = %q, want %q", int(era), got, want)
+		}
+	}
 }

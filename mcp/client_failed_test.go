@@ -81,7 +81,7 @@ func (c *failingConn) Close() error {
 func TestClientRequestFailedByTransport(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	conn := &failingConn{in: make(chan any, 4), closed: make(chan struct{})}
-	cs, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{ProtocolEra: mcp.EraLegacy}).Connect(context.Background(), conn)
+	cs, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{ProtocolEra: mcp.EraSession}).Connect(context.Background(), conn)
 	if err != nil {
 		t.Fatal(err)
 	}

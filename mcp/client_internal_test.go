@@ -24,7 +24,7 @@ func legacyOpts(copts *ClientOptions) *ClientOptions {
 		o = *copts
 	}
 	if o.ProtocolEra == EraAuto {
-		o.ProtocolEra = EraLegacy
+		o.ProtocolEra = EraSession
 	}
 	return &o
 }
@@ -40,7 +40,7 @@ func connectWithMethods(t *testing.T, methods map[string]clientMethodHandler) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(Implementation{Name: "c", Version: "1"}, &ClientOptions{ProtocolEra: EraLegacy})
+	c := NewClient(Implementation{Name: "c", Version: "1"}, &ClientOptions{ProtocolEra: EraSession})
 	for name, h := range methods {
 		c.methods[name] = h
 	}

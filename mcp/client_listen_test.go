@@ -151,7 +151,7 @@ func TestListenSessionEnds(t *testing.T) {
 }
 
 func TestListenSessionEra(t *testing.T) {
-	cs := connectEra(t, newToolServer(t, nil), &mcp.ClientOptions{ProtocolEra: mcp.EraLegacy})
+	cs := connectEra(t, newToolServer(t, nil), &mcp.ClientOptions{ProtocolEra: mcp.EraSession})
 	if _, err := cs.Listen(context.Background(), nil); !errors.Is(err, mcp.ErrStatelessEraOnly) {
 		t.Errorf("Listen on a session-era session: %v, want ErrStatelessEraOnly", err)
 	}

@@ -71,7 +71,7 @@ func legacy(copts *mcp.ClientOptions) *mcp.ClientOptions {
 		o = *copts
 	}
 	if o.ProtocolEra == mcp.EraAuto {
-		o.ProtocolEra = mcp.EraLegacy
+		o.ProtocolEra = mcp.EraSession
 	}
 	return &o
 }

@@ -310,7 +310,7 @@ func TestInitializeTimeout(t *testing.T) {
 			}
 		}()
 		start := time.Now()
-		_, err = mcp.NewClient(clientTestInfo, &mcp.ClientOptions{RequestTimeout: 5 * time.Second, ProtocolEra: mcp.EraLegacy}).Connect(context.Background(), ct)
+		_, err = mcp.NewClient(clientTestInfo, &mcp.ClientOptions{RequestTimeout: 5 * time.Second, ProtocolEra: mcp.EraSession}).Connect(context.Background(), ct)
 		if !errors.Is(err, mcp.ErrRequestTimeout) || time.Since(start) != 5*time.Second {
 			t.Errorf("Connect = %v after %v, want ErrRequestTimeout after 5s", err, time.Since(start))
 		}
@@ -405,7 +405,7 @@ func TestTimeoutCoversAHeldWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{RequestTimeout: 2 * time.Second, ProtocolEra: mcp.EraLegacy}).Connect(context.Background(), holdingTransport{ct})
+		cs, err := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{RequestTimeout: 2 * time.Second, ProtocolEra: mcp.EraSession}).Connect(context.Background(), holdingTransport{ct})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func ExampleNewLoggingHandler() {
 		// A session: the server sends info and up until the client
 		// sets a level. (In the stateless era a request without a
 		// level gets no messages.)
-		ProtocolEra: mcp.EraLegacy,
+		ProtocolEra: mcp.EraSession,
 		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, m *mcp.LoggingMessageParams) {
 			var data struct {
 				Msg  string `json:"msg"`

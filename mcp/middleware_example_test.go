@@ -94,7 +94,7 @@ func Example_metricsMiddleware() {
 		log.Fatal(err)
 	}
 	client := mcp.NewClient(mcp.Implementation{Name: "client", Version: "1.0.0"}, &mcp.ClientOptions{
-		ProtocolEra:       mcp.EraLegacy, // a session, as the counts below show
+		ProtocolEra:       mcp.EraSession, // a session, as the counts below show
 		SendingMiddleware: []mcp.SendingMiddleware{m.sent},
 	})
 	cs, err := client.Connect(ctx, clientT)

@@ -79,19 +79,19 @@ func isMRTRMethod(method string) bool {
 	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
 }
 
-// IsModernRequest reports whether params carry the stateless era's
+// IsStatelessRequest reports whether params carry the stateless era's
 // _meta["io.modelcontextprotocol/protocolVersion"]: such a request is served
 // statelessly whatever the connection did before
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
-func IsModernRequest(params json.RawMessage) bool {
-	_, ok := ModernProtocolVersion(params)
+func IsStatelessRequest(params json.RawMessage) bool {
+	_, ok := StatelessProtocolVersion(params)
 	return ok
 }
 
-// ModernProtocolVersion returns the version in params._meta, and whether
+// StatelessProtocolVersion returns the version in params._meta, and whether
 // the key is there (with any value). Transports compare it with the
 // MCP-Protocol-Version header.
-func ModernProtocolVersion(params json.RawMessage) (string, bool) {
+func StatelessProtocolVersion(params json.RawMessage) (string, bool) {
 	// Session-era requests never mention the key: a byte search keeps
 	// their path cheap.
 	if len(params) == 0 || !eraprobe.MentionsProtocolVersion(params) {
@@ -264,7 +264,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	if rpcErr != nil {
 		return jsonrpc.NewErrorResponse(req.ID, rpcErr), true, nil
 	}
-	if !IsModernVersion(m.version) {
+	if !IsStatelessVersion(m.version) {
 		return jsonrpc.NewErrorResponse(req.ID, errUnsupportedVersion(m.version)), true, nil
 	}
 	if !s.servesModern(req.Method) {

@@ -41,11 +41,11 @@ var (
 	sessionVersions   = []string{Version20251125, Version20250618, Version20250326, Version20241105}
 )
 
-// ModernVersions returns the stateless-era versions mcpkit serves, newest
+// StatelessVersions returns the stateless-era versions mcpkit serves, newest
 // first
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
 // The slice is a fresh copy.
-func ModernVersions() []string { return slices.Clone(statelessVersions) }
+func StatelessVersions() []string { return slices.Clone(statelessVersions) }
 
 // ServedVersions returns every version mcpkit serves in either era, newest
 // first: what server/discover reports in supportedVersions and what an
@@ -54,8 +54,8 @@ func ModernVersions() []string { return slices.Clone(statelessVersions) }
 // The slice is a fresh copy.
 func ServedVersions() []string { return slices.Clone(servedVersions) }
 
-// IsModernVersion reports whether v is one of [ModernVersions].
-func IsModernVersion(v string) bool { return slices.Contains(statelessVersions, v) }
+// IsStatelessVersion reports whether v is one of [StatelessVersions].
+func IsStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
 
 // SupportedVersions returns the session-era versions, newest first
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation):

@@ -129,7 +129,7 @@ func TestRootsListChanged(t *testing.T) {
 			}()
 		},
 	})
-	client := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{Roots: testRoots[:1], ProtocolEra: mcp.EraLegacy})
+	client := mcp.NewClient(clientTestInfo, &mcp.ClientOptions{Roots: testRoots[:1], ProtocolEra: mcp.EraSession})
 	var sessions []*mcp.ClientSession
 	var servers []*mcp.ServerSession
 	for range 2 {

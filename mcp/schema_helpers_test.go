@@ -519,7 +519,7 @@ func schemaClientConnect(t testing.TB) *schemaPeer {
 	client := mcp.NewClient(mcp.Implementation{
 		Name: "schema-client", Title: "Schema Client", Version: "0.9.0",
 		Icons: []mcp.Icon{{Src: "https://example.com/client.png", MIMEType: "image/png", Sizes: []string{"16x16"}}},
-	}, &mcp.ClientOptions{ProtocolEra: mcp.EraLegacy, Capabilities: &mcp.ClientCapabilities{
+	}, &mcp.ClientOptions{ProtocolEra: mcp.EraSession, Capabilities: &mcp.ClientCapabilities{
 		Experimental: map[string]json.RawMessage{"example.com/feature": json.RawMessage(`{"on":true}`)},
 		Roots:        &mcp.RootsCapability{ListChanged: true},
 		Sampling:     &mcp.SamplingCapability{Context: &struct{}{}, Tools: &struct{}{}},

@@ -213,7 +213,7 @@ func (ss *ServerSession) HandleRequestExtra(ctx context.Context, req *jsonrpc.Re
 func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
 	// A request carrying the stateless era's _meta is served on its own,
 	// whatever the session did before (modern.go).
-	if IsModernRequest(req.Params) || isModernOnlyMethod(req.Method) {
+	if IsStatelessRequest(req.Params) || isModernOnlyMethod(req.Method) {
 		resp, _, err := ss.handleModern(ctx, req, related, extra)
 		return resp, err
 	}

@@ -147,8 +147,8 @@ func connectAuth(t *testing.T, url string, era mcp.ProtocolEra, a Authorizer) (*
 // both eras; every later request (the GET stream and the DELETE
 // included) carries the new token.
 func TestClientAuthorizerRetriesAfter401(t *testing.T) {
-	for _, era := range []mcp.ProtocolEra{mcp.EraLegacy, mcp.EraAuto} {
-		t.Run(map[mcp.ProtocolEra]string{mcp.EraLegacy: "session", mcp.EraAuto: "stateless"}[era], func(t *testing.T) {
+	for _, era := range []mcp.ProtocolEra{mcp.EraSession, mcp.EraAuto} {
+		t.Run(map[mcp.ProtocolEra]string{mcp.EraSession: "session", mcp.EraAuto: "stateless"}[era], func(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 			g, ts, stop := authServer(t, "t1")
 			defer stop()
@@ -177,7 +177,7 @@ func TestClientAuthorizerRetriesAfter401(t *testing.T) {
 					t.Fatalf("request %q without the token; all: %q", r, reqs)
 				}
 			}
-			if era == mcp.EraLegacy && (!slices.Contains(reqs, "GET  Bearer t1") || !slices.Contains(reqs, "DELETE  Bearer t1")) {
+			if era == mcp.EraSession && (!slices.Contains(reqs, "GET  Bearer t1") || !slices.Contains(reqs, "DELETE  Bearer t1")) {
 				t.Fatalf("no authorized GET stream or DELETE: %q", reqs)
 			}
 		})
@@ -192,7 +192,7 @@ func TestClientAuthorizerStepUp(t *testing.T) {
 	defer stop()
 	g.forbid["Bearer t1"] = true
 	a := &scriptAuthorizer{token: "t1", script: []string{"t2"}}
-	cs, err := connectAuth(t, ts.URL, mcp.EraLegacy, a)
+	cs, err := connectAuth(t, ts.URL, mcp.EraSession, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestClientAuthorizerRetryLimit(t *testing.T) {
 		g.forbid["Bearer "+tok] = true
 	}
 	a := &scriptAuthorizer{token: "good", script: []string{"t1", "t2", "t3", "t4"}}
-	cs, err := connectAuth(t, ts.URL, mcp.EraLegacy, a)
+	cs, err := connectAuth(t, ts.URL, mcp.EraSession, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestClientAuthorizerRefused(t *testing.T) {
 	defer stop()
 	errNo := errors.New("user said no")
 	a := &scriptAuthorizer{err: errNo}
-	_, err := connectAuth(t, ts.URL, mcp.EraLegacy, a)
+	_, err := connectAuth(t, ts.URL, mcp.EraSession, a)
 	var ae *AuthError
 	if !errors.Is(err, ErrUnauthorized) || !errors.Is(err, errNo) || !errors.As(err, &ae) || ae.StatusCode != 401 || ae.Attempts != 1 {
 		t.Fatalf("err %v", err)
@@ -277,7 +277,7 @@ func TestClientAuthorizerPanics(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, at := range []string{"authorize", "reauthorize"} {
 		_, ts, stop := authServer(t, "t1")
-		_, err := connectAuth(t, ts.URL, mcp.EraLegacy, &scriptAuthorizer{panicAt: at})
+		_, err := connectAuth(t, ts.URL, mcp.EraSession, &scriptAuthorizer{panicAt: at})
 		stop()
 		if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "panicked: boom") {
 			t.Fatalf("%s: err %v", at, err)

@@ -95,7 +95,7 @@ func (f *legacyFake) connect(t *testing.T, ct *mcphttp.ClientTransport, opts *mc
 	if opts != nil {
 		o = *opts
 	}
-	o.ProtocolEra = mcp.EraLegacy
+	o.ProtocolEra = mcp.EraSession
 	cs, err := mcp.NewClient(mcp.Implementation{Name: "hostile-test", Version: "1"}, &o).Connect(context.Background(), ct)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)

@@ -61,7 +61,7 @@ func sessionEra(opts *mcp.ClientOptions) *mcp.ClientOptions {
 		o = *opts
 	}
 	if o.ProtocolEra == mcp.EraAuto {
-		o.ProtocolEra = mcp.EraLegacy
+		o.ProtocolEra = mcp.EraSession
 	}
 	return &o
 }

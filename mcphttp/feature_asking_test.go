@@ -201,7 +201,7 @@ func TestRootsOverHTTP(t *testing.T) {
 		return res.Roots[0].URI + " " + res.Roots[0].Name, nil
 	})
 	client := mcp.NewClient(mcp.Implementation{Name: "roots-client", Version: "1"}, &mcp.ClientOptions{
-		ProtocolEra: mcp.EraLegacy,
+		ProtocolEra: mcp.EraSession,
 		Roots:       []*mcp.Root{{URI: "file:///project", Name: "Project"}},
 	})
 	h := mcphttp.NewHandler(s, nil)

@@ -39,9 +39,9 @@ func (h *Handler) modernOf(r *http.Request, msg jsonrpc.Message) (v metaVersion,
 		}
 		// initialize selects the session era whatever the header says
 		// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
-		return v, m.Method != "initialize" && h.sessionless(r) && mcp.IsModernVersion(headerVersion(r.Header))
+		return v, m.Method != "initialize" && h.sessionless(r) && mcp.IsStatelessVersion(headerVersion(r.Header))
 	case *jsonrpc.Notification:
-		return v, h.sessionless(r) && (mcp.IsModernRequest(m.Params) || mcp.IsModernVersion(headerVersion(r.Header)))
+		return v, h.sessionless(r) && (mcp.IsStatelessRequest(m.Params) || mcp.IsStatelessVersion(headerVersion(r.Header)))
 	}
 	return v, false
 }
@@ -55,7 +55,7 @@ type metaVersion struct {
 	call    toolCall
 }
 
-// scanModern is mcp.ModernProtocolVersion(params) (the first _meta member
+// scanModern is mcp.StatelessProtocolVersion(params) (the first _meta member
 // that is an object, its first protocol version member), reading the
 // members of tools/call params that the header checks need (toolCall) in
 // the same scan.

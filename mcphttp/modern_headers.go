@@ -52,7 +52,7 @@ func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v me
 		return headerMismatch(&httpmeta.Error{Field: fieldProtocolVersion,
 			Reason: "value " + quoteValue(v) + " does not match body value " + quoteValue(version)})
 	}
-	if !mcp.IsModernVersion(version) {
+	if !mcp.IsStatelessVersion(version) {
 		return nil
 	}
 	value, present, err = httpmeta.FieldValue(httpmeta.HeaderMethod, r.Header[httpmeta.HeaderMethod])

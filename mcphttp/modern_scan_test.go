@@ -9,7 +9,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// FuzzScanModern: scanModern finds the version mcp.ModernProtocolVersion
+// FuzzScanModern: scanModern finds the version mcp.StatelessProtocolVersion
 // finds, and the tools/call name and arguments a plain scan of valid
 // params finds.
 func FuzzScanModern(f *testing.F) {
@@ -27,9 +27,9 @@ func FuzzScanModern(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, params []byte) {
 		v := scanModern(params)
-		version, present := mcp.ModernProtocolVersion(params)
+		version, present := mcp.StatelessProtocolVersion(params)
 		if v.version != version || v.present != present {
-			t.Fatalf("scanModern(%q) = %q, %v; ModernProtocolVersion %q, %v", params, v.version, v.present, version, present)
+			t.Fatalf("scanModern(%q) = %q, %v; StatelessProtocolVersion %q, %v", params, v.version, v.present, version, present)
 		}
 		var want toolCall
 		if present && jsonscan.Valid(params) && bytes.HasPrefix(params, []byte("{")) {

@@ -55,7 +55,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if e := checkVersion(r.Header); e != nil && !(isInitialize(msg) && mcp.IsModernVersion(headerVersion(r.Header))) {
+	if e := checkVersion(r.Header); e != nil && !(isInitialize(msg) && mcp.IsStatelessVersion(headerVersion(r.Header))) {
 		// A client that tried 2026-07-28 first may fall back to
 		// initialize with the header still naming it: initialize
 		// negotiates its version in the body.

@@ -50,9 +50,9 @@ func (f *clientFlags) protocolEra() (mcp.ProtocolEra, error) {
 	case "auto", "":
 		return mcp.EraAuto, nil
 	case "legacy":
-		return mcp.EraLegacy, nil
+		return mcp.EraSession, nil
 	case "modern":
-		return mcp.EraModern, nil
+		return mcp.EraStateless, nil
 	}
 	return 0, usagef("--era %q: want auto, legacy or modern", f.era)
 }

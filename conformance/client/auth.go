@@ -171,7 +171,7 @@ func authorized(ctx context.Context, serverURL string) error {
 	a := auth.New(opts)
 	copts := &mcp.ClientOptions{Logger: logger}
 	if os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") != mcp.Version20260728 {
-		copts.ProtocolEra = mcp.EraLegacy
+		copts.ProtocolEra = mcp.EraSession
 	}
 	c := mcp.NewClient(mcp.Implementation{Name: "mcpkit-conformance-client", Version: "0.1.0"}, copts)
 	cs, err := c.Connect(ctx, &mcphttp.ClientTransport{URL: serverURL, Logger: logger, Authorizer: a, NoStandaloneStream: true})

@@ -94,7 +94,7 @@ var logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level:
 // The era is the one the run is about: MCP_CONFORMANCE_PROTOCOL_VERSION
 // 2026-07-28 leaves ClientOptions.ProtocolEra at EraAuto (the mocks of
 // that revision answer server/discover, so the session is stateless);
-// any other version pins EraLegacy, since the mocks of the session-era
+// any other version pins EraSession, since the mocks of the session-era
 // scenarios answer server/discover too.
 func connect(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	if opts == nil {
@@ -102,7 +102,7 @@ func connect(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.Cli
 	}
 	opts.Logger = logger
 	if opts.ProtocolEra == mcp.EraAuto && os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") != mcp.Version20260728 {
-		opts.ProtocolEra = mcp.EraLegacy
+		opts.ProtocolEra = mcp.EraSession
 	}
 	rt := &getWatcher{next: http.DefaultTransport, answered: make(chan struct{})}
 	c := mcp.NewClient(mcp.Implementation{Name: "mcpkit-conformance-client", Version: "0.1.0"}, opts)

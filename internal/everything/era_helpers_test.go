@@ -12,7 +12,7 @@ func legacyEra(opts *mcp.ClientOptions) *mcp.ClientOptions {
 		o = *opts
 	}
 	if o.ProtocolEra == mcp.EraAuto {
-		o.ProtocolEra = mcp.EraLegacy
+		o.ProtocolEra = mcp.EraSession
 	}
 	return &o
 }

@@ -170,7 +170,7 @@ func TestHostileNeighbours(t *testing.T) {
 	// The well-behaved client.
 	changed := make(chan struct{}, 1)
 	client := mcp.NewClient(mcp.Implementation{Name: "good", Version: "1"}, &mcp.ClientOptions{
-		ProtocolEra: mcp.EraLegacy, // list_changed on the GET stream
+		ProtocolEra: mcp.EraSession, // list_changed on the GET stream
 		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) {
 			select {
 			case changed <- struct{}{}:

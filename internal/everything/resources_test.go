@@ -72,7 +72,7 @@ func TestWatchedResourceUpdates(t *testing.T) {
 	}
 	updated := make(chan string, 1)
 	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ProtocolEra:            mcp.EraLegacy,
+		ProtocolEra:            mcp.EraSession,
 		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
 	}).Connect(ctx, ct)
 	if err != nil {

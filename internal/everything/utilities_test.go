@@ -49,7 +49,7 @@ func utilityCall(t *testing.T, level mcp.LoggingLevel, params string) []event {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ProtocolEra: mcp.EraLegacy,
+		ProtocolEra: mcp.EraSession,
 		NotificationHandler: func(_ context.Context, _ *mcp.ClientSession, n *jsonrpc.Notification) {
 			add(n.Method + " " + string(n.Params))
 		},
@@ -161,7 +161,7 @@ func TestUtilityToolsStopWhenCancelled(t *testing.T) {
 				var mu sync.Mutex
 				var notes []string
 				cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-					ProtocolEra: mcp.EraLegacy,
+					ProtocolEra: mcp.EraSession,
 					NotificationHandler: func(_ context.Context, _ *mcp.ClientSession, n *jsonrpc.Notification) {
 						mu.Lock()
 						notes = append(notes, n.Method)

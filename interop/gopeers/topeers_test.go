@@ -94,7 +94,7 @@ func TestMcpkitClientToPeers(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, sdk := range []string{"go-sdk", "mcp-go"} {
 		for _, m := range peerModes[sdk] {
-			for _, era := range []mcp.ProtocolEra{mcp.EraLegacy, mcp.EraAuto} {
+			for _, era := range []mcp.ProtocolEra{mcp.EraSession, mcp.EraAuto} {
 				if m.accepted202 && era == mcp.EraAuto {
 					continue // one era shows it; a hang costs a check's timeout
 				}
@@ -106,7 +106,7 @@ func TestMcpkitClientToPeers(t *testing.T) {
 
 // eraName names an era in check names.
 func eraName(era mcp.ProtocolEra) string {
-	if era == mcp.EraLegacy {
+	if era == mcp.EraSession {
 		return "legacy"
 	}
 	return "auto"
@@ -160,7 +160,7 @@ func mcpkitClientSession(t *testing.T, sdk string, m peerMode, era mcp.ProtocolE
 			return f(ctx)
 		})
 	}
-	if era == mcp.EraLegacy {
+	if era == mcp.EraSession {
 		run("ping", func(ctx context.Context) error { return cs.Ping(ctx) })
 	}
 	run("tools/list", func(ctx context.Context) error {
@@ -262,7 +262,7 @@ func mcpkitClientSession(t *testing.T, sdk string, m peerMode, era mcp.ProtocolE
 // server/discover lists only session-era versions (it serves 2026-07-28
 // only when Stateless), so that the client falls back to initialize.
 func wantVersion(sdk string, m peerMode, era mcp.ProtocolEra) string {
-	if era == mcp.EraLegacy || (sdk == "go-sdk" && !m.stdio && !m.stateless) {
+	if era == mcp.EraSession || (sdk == "go-sdk" && !m.stdio && !m.stateless) {
 		return "2025-11-25"
 	}
 	return "2026-07-28"
