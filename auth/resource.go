@@ -10,9 +10,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 )
+
+// mcpPort gives the resource server what mcp keeps out of its exported
+// API: the scopes each tool requires (Tool.RequiredScopes).
+var mcpPort = bridge.Get[*mcp.Server, *mcp.ServerSession, *mcp.RequestExtra]()
 
 // This file makes an MCP server an OAuth 2.1 resource server
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization,
@@ -389,7 +394,7 @@ func validToken68(s string) bool {
 func (rs *ResourceServer) RequiredScopes(method, name string) []string {
 	need := rs.cfg.MethodScopes[method]
 	if method == "tools/call" && rs.cfg.Server != nil && name != "" {
-		if ts, ok := rs.cfg.Server.ToolRequiredScopes(name); ok && len(ts) > 0 {
+		if ts, ok := mcpPort.ToolRequiredScopes(rs.cfg.Server, name); ok && len(ts) > 0 {
 			out := slices.Clone(need)
 			for _, s := range ts {
 				if !slices.Contains(out, s) {

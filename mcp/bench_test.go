@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -31,7 +32,7 @@ func newBenchServer(b *testing.B) *Server {
 // it: decode the frame, dispatch, run a typed echo tool, encode the reply.
 func BenchmarkToolsCallRoundTrip(b *testing.B) {
 	s := newBenchServer(b)
-	ss := s.NewSession(&SessionOptions{Preinitialized: true})
+	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
 	defer ss.Close()
 	ctx := context.Background()
 	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`)
@@ -43,7 +44,7 @@ func BenchmarkToolsCallRoundTrip(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		resp, err := ss.HandleRequest(ctx, msg.(*jsonrpc.Request), nil)
+		resp, err := ss.handleRequest(ctx, msg.(*jsonrpc.Request), nil, nil)
 		if err != nil || resp.Error != nil {
 			b.Fatal(err, resp.Error)
 		}

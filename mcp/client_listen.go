@@ -104,7 +104,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	cs.listens.Add(1)
 	cs.mu.Unlock()
 
-	m := &OutgoingMessage{Method: "subscriptions/listen", ID: id, Params: params, ClientSession: cs, resp: ch}
+	m := &SentMessage{Method: "subscriptions/listen", ID: id, Params: params, ClientSession: cs, resp: ch}
 	go s.run(lctx, m)
 
 	var expired <-chan time.Time
@@ -139,7 +139,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 // graceful close, an error, or the end of ctx (the request is then
 // cancelled: notifications/cancelled, which Streamable HTTP turns into
 // closing the stream).
-func (s *Subscription) run(ctx context.Context, m *OutgoingMessage) {
+func (s *Subscription) run(ctx context.Context, m *SentMessage) {
 	cs := s.cs
 	defer cs.listens.Done()
 	defer close(s.done)

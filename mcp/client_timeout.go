@@ -46,7 +46,7 @@ func WithRequestTimeout(ctx context.Context, d time.Duration) context.Context {
 // answer: until the response, the end of ctx, the end of the session, or
 // the request's timeout. The timeout covers the write too, since a
 // transport may hold it until the answer (Streamable HTTP in JSON mode).
-func (cs *ClientSession) roundTrip(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
+func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
 	timeout := cs.client.opts.RequestTimeout
 	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
 		timeout = d
@@ -137,7 +137,7 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *OutgoingMessage) (jso
 
 // answer turns the response to request m into its result or error; ok is
 // false when the session ended first.
-func (cs *ClientSession) answer(m *OutgoingMessage, resp *jsonrpc.Response, ok bool) (json.RawMessage, error) {
+func (cs *ClientSession) answer(m *SentMessage, resp *jsonrpc.Response, ok bool) (json.RawMessage, error) {
 	if !ok {
 		if err := cs.calls.failure(m.ID); err != nil {
 			return nil, fmt.Errorf("mcp: %s: %w", m.Method, err)
@@ -154,7 +154,7 @@ func (cs *ClientSession) answer(m *OutgoingMessage, resp *jsonrpc.Response, ok b
 // notifications/cancelled, except for initialize, which the spec forbids
 // cancelling
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements).
-func (cs *ClientSession) cancelRequest(ctx context.Context, m *OutgoingMessage, reason string) {
+func (cs *ClientSession) cancelRequest(ctx context.Context, m *SentMessage, reason string) {
 	cs.calls.forget(m.ID)
 	if m.Method == "initialize" || ctx.Value(probeKey{}) != nil {
 		// Nor is the era probe's server/discover cancelled: a

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -490,7 +491,7 @@ func TestLifecycleInitializeIsNotCancellable(t *testing.T) {
 			return res, err
 		}
 	}}})
-	ss := s.NewSession(nil)
+	ss := s.newSession(bridge.SessionOptions{})
 	defer ss.Close()
 	ctx := context.Background()
 	msg, _, err := jsonrpc.Decode([]byte(lcInit(1, "2025-11-25", "c")))
@@ -503,11 +504,11 @@ func TestLifecycleInitializeIsNotCancellable(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		resp, err := ss.HandleRequest(ctx, msg.(*jsonrpc.Request), nil)
+		resp, err := ss.handleRequest(ctx, msg.(*jsonrpc.Request), nil, nil)
 		done <- result{resp, err}
 	}()
 	<-inInit
-	ss.HandleNotification(ctx, &jsonrpc.Notification{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":1}`)})
+	ss.handleNotification(ctx, &jsonrpc.Notification{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":1}`)}, nil)
 	close(release)
 	r := lcWait(t, done, "HandleRequest")
 	if r.err != nil || r.resp == nil {

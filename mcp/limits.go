@@ -25,7 +25,7 @@ func errTooManyInFlight(limit int) *jsonrpc.Error {
 	}{limit})
 }
 
-// admitRefusal turns admitLocked's refusal into HandleRequest's results: a
+// admitRefusal turns admitLocked's refusal into handleRequest's results: a
 // bound reached is answered with its JSON-RPC error; ErrSessionClosed and
 // ErrDuplicateRequestID are left to the transport.
 func admitRefusal(id jsonrpc.ID, err error) (*jsonrpc.Response, error) {

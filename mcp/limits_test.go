@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -125,13 +126,13 @@ func TestInitializeMaxClientStateBytes(t *testing.T) {
 func TestInitializeMaxClientStateBytesSavesNothing(t *testing.T) {
 	store := &MemorySessionStore{}
 	s := lcNewServer(&ServerOptions{MaxClientStateBytes: 100, SessionStore: store})
-	ss := s.NewSession(&SessionOptions{ID: "sid"})
+	ss := s.newSession(bridge.SessionOptions{ID: "sid"})
 	defer ss.Close()
 	msg, _, err := jsonrpc.Decode([]byte(lcInit(1, "2025-11-25", strings.Repeat("n", 1000))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := ss.HandleRequest(context.Background(), msg.(*jsonrpc.Request), nil)
+	resp, err := ss.handleRequest(context.Background(), msg.(*jsonrpc.Request), nil, nil)
 	if err != nil || resp == nil || resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("HandleRequest = %+v, %v; want a -32602 error response", resp, err)
 	}
@@ -171,10 +172,10 @@ func TestMaxClientStateBytesDefault(t *testing.T) {
 		t.Errorf("default MaxClientStateBytes = %d, want %d", got, 64<<10)
 	}
 	s := lcNewServer(&ServerOptions{MaxClientStateBytes: -1})
-	ss := s.NewSession(nil)
+	ss := s.newSession(bridge.SessionOptions{})
 	defer ss.Close()
 	msg, _, _ := jsonrpc.Decode([]byte(lcInit(1, "2025-11-25", strings.Repeat("n", 100<<10))))
-	resp, err := ss.HandleRequest(context.Background(), msg.(*jsonrpc.Request), nil)
+	resp, err := ss.handleRequest(context.Background(), msg.(*jsonrpc.Request), nil, nil)
 	if err != nil || resp == nil || resp.Error != nil {
 		t.Errorf("initialize with no bound = %+v, %v; want a result", resp, err)
 	}

@@ -31,7 +31,7 @@ type SubscriptionsListenParams struct {
 // listener is one open subscriptions/listen stream.
 type listener struct {
 	ss     *ServerSession
-	w      MessageWriter
+	w      messageWriter
 	filter SubscriptionFilter
 	// meta is `{"io.modelcontextprotocol/subscriptionId":<id>}`.
 	meta []byte

@@ -211,7 +211,7 @@ func (ss *ServerSession) LogEnabled(level LoggingLevel) bool {
 // Log messages are allowed before initialization completes, as the spec
 // says (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
 func (ss *ServerSession) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
-	w, _ := ctx.Value(relatedKey{}).(MessageWriter)
+	w, _ := ctx.Value(relatedKey{}).(messageWriter)
 	return ss.log(ctx, w, level, logger, data)
 }
 
@@ -247,7 +247,7 @@ func (r *Request) LogEnabled(level LoggingLevel) bool {
 	return r.Session.LogEnabled(level)
 }
 
-func (ss *ServerSession) log(ctx context.Context, w MessageWriter, level LoggingLevel, logger string, data any) error {
+func (ss *ServerSession) log(ctx context.Context, w messageWriter, level LoggingLevel, logger string, data any) error {
 	if !level.IsValid() {
 		return fmt.Errorf("mcp: log level %q is not one of %s", level, levelList())
 	}
@@ -258,7 +258,7 @@ func (ss *ServerSession) log(ctx context.Context, w MessageWriter, level Logging
 }
 
 // sendLog sends notifications/message, already filtered.
-func (ss *ServerSession) sendLog(ctx context.Context, w MessageWriter, level LoggingLevel, logger string, data any) error {
+func (ss *ServerSession) sendLog(ctx context.Context, w messageWriter, level LoggingLevel, logger string, data any) error {
 	raw, ok := data.(json.RawMessage)
 	if !ok {
 		var err error

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -262,7 +263,7 @@ func TestLoggingOutsideRequestsAndBeforeInitialize(t *testing.T) {
 
 func TestLoggingErrors(t *testing.T) {
 	s := lcNewServer(&ServerOptions{Logging: &LoggingOptions{}})
-	ss := s.NewSession(nil)
+	ss := s.newSession(bridge.SessionOptions{})
 	defer ss.Close()
 	ctx := context.Background()
 	if err := ss.Log(ctx, "verbose", "", "x"); err == nil || err.Error() != `mcp: log level "verbose" is not one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"` {
@@ -286,12 +287,12 @@ func TestLoggingErrors(t *testing.T) {
 func TestLoggingLevelIsSavedInTheSessionStore(t *testing.T) {
 	store := &MemorySessionStore{}
 	s := lcNewServer(&ServerOptions{Logging: &LoggingOptions{}, SessionStore: store})
-	ss := s.NewSession(&SessionOptions{ID: "sess-1"})
+	ss := s.newSession(bridge.SessionOptions{ID: "sess-1"})
 	defer ss.Close()
 	ctx := context.Background()
 	call := func(method, params string) string {
 		t.Helper()
-		resp, err := ss.HandleRequest(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: method, Params: json.RawMessage(params)}, nil)
+		resp, err := ss.handleRequest(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: method, Params: json.RawMessage(params)}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,14 +21,15 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// An OutgoingMessage is a request or notification that a server or client
-// is about to send, as SendingMiddleware sees it. Params are already
-// encoded.
+// A SentMessage is a request or notification that a server or client is
+// about to send, as SendingMiddleware sees it: what a middleware needs to
+// observe, change or refuse it. Params are already encoded.
 //
 // A middleware that changes a message must change a copy (m2 := *m) and
-// pass the copy on, keeping ID: the copy keeps what the session needs to
-// deliver the message and its answer.
-type OutgoingMessage struct {
+// pass the copy on, keeping ID: the copy keeps, in unexported fields, what
+// the session needs to deliver the message and its answer. A new
+// SentMessage passed on for a request fails with an error saying so.
+type SentMessage struct {
 	// Method is the JSON-RPC method, such as "notifications/progress" or
 	// "sampling/createMessage".
 	Method string
@@ -45,7 +46,7 @@ type OutgoingMessage struct {
 
 	// w is the stream a server message goes on (nil: the standalone
 	// stream).
-	w MessageWriter
+	w messageWriter
 	// resp receives the answer to a request.
 	resp chan *jsonrpc.Response
 }
@@ -56,14 +57,14 @@ type OutgoingMessage struct {
 // then cancelled with notifications/cancelled), ErrRequestTimeout on a
 // client whose timeout expired, or an error wrapping ErrSessionClosed. For
 // a notification the result is nil and the error is that of writing it.
-type SendHandler func(ctx context.Context, m *OutgoingMessage) (result json.RawMessage, err error)
+type SendHandler func(ctx context.Context, m *SentMessage) (result json.RawMessage, err error)
 
 // SendingMiddleware wraps the sending of every request and notification a
 // server (ServerOptions.SendingMiddleware) or client
 // (ClientOptions.SendingMiddleware) sends: progress, log messages,
 // list_changed, cancellations and server-to-client requests on a server;
 // every request and notification on a client. A middleware may observe,
-// change (see OutgoingMessage), delay or refuse a message; one that does
+// change (see SentMessage), delay or refuse a message; one that does
 // not call next sends nothing, and what it returns is what the caller
 // gets.
 //

@@ -50,7 +50,7 @@ func (m *metrics) received(next mcp.MethodHandler) mcp.MethodHandler {
 // sent measures every request and notification a server or client sends;
 // for a request, until its answer.
 func (m *metrics) sent(next mcp.SendHandler) mcp.SendHandler {
-	return func(ctx context.Context, msg *mcp.OutgoingMessage) (json.RawMessage, error) {
+	return func(ctx context.Context, msg *mcp.SentMessage) (json.RawMessage, error) {
 		side := "server"
 		if msg.ClientSession != nil {
 			side = "client"

@@ -42,7 +42,7 @@ func (l *mwLog) take() []string {
 // and after it is sent, tagged.
 func (l *mwLog) recordSending(tag string) mcp.SendingMiddleware {
 	return func(next mcp.SendHandler) mcp.SendHandler {
-		return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
+		return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
 			side := "server"
 			if m.ClientSession != nil {
 				side = "client"
@@ -152,7 +152,7 @@ func TestSendingMiddlewareChangesAndRefuses(t *testing.T) {
 	s := mcp.NewServer(serverTestInfo, &mcp.ServerOptions{
 		Logging: &mcp.LoggingOptions{},
 		SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
-			return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
+			return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
 				switch {
 				case m.Method == "notifications/message" && strings.Contains(string(m.Params), "secret"):
 					return nil, refused
@@ -163,7 +163,7 @@ func TestSendingMiddlewareChangesAndRefuses(t *testing.T) {
 					return next(ctx, &m2)
 				case m.Method == "ping":
 					// A new message for a request cannot be delivered.
-					return next(ctx, &mcp.OutgoingMessage{Method: m.Method, ID: m.ID, Session: m.Session})
+					return next(ctx, &mcp.SentMessage{Method: m.Method, ID: m.ID, Session: m.Session})
 				}
 				return next(ctx, m)
 			}

@@ -84,14 +84,14 @@ func isMRTRMethod(method string) bool {
 // statelessly whatever the connection did before
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 func IsStatelessRequest(params json.RawMessage) bool {
-	_, ok := StatelessProtocolVersion(params)
+	_, ok := statelessProtocolVersion(params)
 	return ok
 }
 
-// StatelessProtocolVersion returns the version in params._meta, and whether
+// statelessProtocolVersion returns the version in params._meta, and whether
 // the key is there (with any value). Transports compare it with the
 // MCP-Protocol-Version header.
-func StatelessProtocolVersion(params json.RawMessage) (string, bool) {
+func statelessProtocolVersion(params json.RawMessage) (string, bool) {
 	// Session-era requests never mention the key: a byte search keeps
 	// their path cheap.
 	if len(params) == 0 || !eraprobe.MentionsProtocolVersion(params) {
@@ -201,7 +201,7 @@ func capabilityObject(dotted string) json.RawMessage {
 	return json.RawMessage(b.String())
 }
 
-// HandleModernRequest serves one stateless-era request that arrived outside
+// serveStateless serves one stateless-era request that arrived outside
 // any session, as on a Streamable HTTP POST without Mcp-Session-Id: the
 // request stands alone, and its messages (progress, log, subscription
 // notifications) go to related. Cancellation is ctx's: the transport
@@ -218,7 +218,7 @@ func capabilityObject(dotted string) json.RawMessage {
 // (-32021). Such a handler may have sent notifications on related first;
 // a transport that already started its reply can no longer change the
 // status.
-func (s *Server) HandleModernRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (resp *jsonrpc.Response, refused bool) {
+func (s *Server) serveStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, refused bool) {
 	// The request's session lives and dies with it: nothing can reach it
 	// but the handler (through Request.Session), so it needs no in-flight
 	// table, and it shares the request's allocation.
@@ -248,15 +248,20 @@ type soloCall struct {
 
 // handleModern serves a stateless-era request on ss, which only lends its
 // in-flight table (so that notifications/cancelled reaches the request on
-// stdio) and its writers: no session state is read or written.
-func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
+// stdio, and ss's end cancels it) and its writers: no session state is
+// read or written. It is the bridge's Port.HandleStatelessRequest, for a
+// Streamable HTTP POST carrying both a live Mcp-Session-Id and the
+// 2026-07-28 _meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
+// refused and err are as for serveStateless and handleRequest.
+func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
 	return ss.serveModern(ctx, req, related, extra, new(modernCall), false)
 }
 
 // serveModern is handleModern with the request's allocation c. A solo
-// session (HandleModernRequest's own) is reachable by nobody else: the
+// session (serveStateless's own) is reachable by nobody else: the
 // request is not entered in its in-flight table.
-func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra, c *modernCall, solo bool) (*jsonrpc.Response, bool, error) {
+func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra, c *modernCall, solo bool) (*jsonrpc.Response, bool, error) {
 	s := ss.server
 	m := &c.meta
 	m.maxState = s.opts.MaxClientStateBytes
@@ -353,7 +358,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 // own.
 type statelessCtx struct {
 	context.Context
-	w MessageWriter
+	w messageWriter
 }
 
 func (c *statelessCtx) Value(key any) any {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -14,7 +15,7 @@ const benchModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"202
 
 // BenchmarkModernToolsCall is BenchmarkToolsCallRoundTrip for a
 // 2026-07-28 request served outside any session
-// (Server.HandleModernRequest): decode the frame, check its _meta, run the
+// (the bridge's ServeStatelessRequest): decode the frame, check its _meta, run the
 // typed echo tool, stamp and encode the reply.
 func BenchmarkModernToolsCall(b *testing.B) {
 	s := newBenchServer(b)
@@ -28,7 +29,7 @@ func BenchmarkModernToolsCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		resp, refused := s.HandleModernRequest(ctx, msg.(*jsonrpc.Request), nil, nil)
+		resp, refused := s.serveStateless(ctx, msg.(*jsonrpc.Request), nil, nil)
 		if refused || resp.Error != nil {
 			b.Fatal(resp.Error)
 		}
@@ -45,7 +46,7 @@ func BenchmarkModernToolsCall(b *testing.B) {
 // stdio.
 func BenchmarkModernToolsCallSession(b *testing.B) {
 	s := newBenchServer(b)
-	ss := s.NewSession(&SessionOptions{Preinitialized: true})
+	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
 	defer ss.Close()
 	ctx := context.Background()
 	pre := []byte(`{"jsonrpc":"2.0","id":`)
@@ -60,7 +61,7 @@ func BenchmarkModernToolsCallSession(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		resp, err := ss.HandleRequest(ctx, msg.(*jsonrpc.Request), nil)
+		resp, err := ss.handleRequest(ctx, msg.(*jsonrpc.Request), nil, nil)
 		if err != nil || resp.Error != nil {
 			b.Fatal(err, resp.Error)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -52,13 +53,13 @@ func TestModernHandlerContext(t *testing.T) {
 	}
 	base := context.WithValue(context.Background(), valueKey{}, "v")
 
-	if resp, refused := s.HandleModernRequest(base, call(), nil, nil); refused || resp.Error != nil {
+	if resp, refused := s.serveStateless(base, call(), nil, nil); refused || resp.Error != nil {
 		t.Fatal(resp.Error)
 	}
 	check("no session", true)
 
 	parent, cancel := context.WithCancel(base)
-	if resp, refused := s.HandleModernRequest(scoped{parent}, call(), nil, nil); refused || resp.Error != nil {
+	if resp, refused := s.serveStateless(scoped{parent}, call(), nil, nil); refused || resp.Error != nil {
 		t.Fatal(resp.Error)
 	}
 	check("no session, scoped", false)
@@ -67,9 +68,9 @@ func TestModernHandlerContext(t *testing.T) {
 		t.Error("no session, scoped: the transport's cancellation does not reach the handler's context")
 	}
 
-	ss := s.NewSession(&SessionOptions{Preinitialized: true})
+	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
 	defer ss.Close()
-	if resp, _, err := ss.HandleModernRequest(scoped{base}, call(), nil, nil); err != nil || resp.Error != nil {
+	if resp, _, err := ss.handleModern(scoped{base}, call(), nil, nil); err != nil || resp.Error != nil {
 		t.Fatal(err, resp.Error)
 	}
 	check("on a session, scoped", true)

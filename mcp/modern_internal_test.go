@@ -121,9 +121,9 @@ func TestModernProtocolVersion(t *testing.T) {
 		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`, "", false},
 		{`{"_meta" "io.modelcontextprotocol/protocolVersion"}`, "", false},
 	} {
-		v, ok := StatelessProtocolVersion(json.RawMessage(tc.params))
+		v, ok := statelessProtocolVersion(json.RawMessage(tc.params))
 		if v != tc.version || ok != tc.modern {
-			t.Errorf("StatelessProtocolVersion(%s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
+			t.Errorf("statelessProtocolVersion(%s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
 		}
 		if IsStatelessRequest(json.RawMessage(tc.params)) != tc.modern {
 			t.Errorf("IsStatelessRequest(%s) != %t", tc.params, tc.modern)
@@ -148,7 +148,7 @@ func FuzzModernMeta(f *testing.F) {
 	}
 	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
 	f.Fuzz(func(t *testing.T, params []byte) {
-		StatelessProtocolVersion(params)
+		statelessProtocolVersion(params)
 		if bytes.Contains(params, []byte(`"`+MetaProtocolVersion+`"`)) && !eraprobe.MentionsProtocolVersion(params) {
 			t.Fatalf("eraprobe.MentionsProtocolVersion(%q) missed the key", params)
 		}

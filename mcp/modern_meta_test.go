@@ -209,7 +209,7 @@ func TestModernToolsCallAllocations(t *testing.T) {
 	n := 1e9
 	for range 3 {
 		n = min(n, testing.AllocsPerRun(200, func() {
-			if resp, refused := s.HandleModernRequest(ctx, req, nil, nil); refused || resp.Error != nil {
+			if resp, refused := s.serveStateless(ctx, req, nil, nil); refused || resp.Error != nil {
 				t.Fatal(resp.Error)
 			}
 		}))

@@ -18,13 +18,13 @@ import (
 // waits for the client to read) gets a bounded queue of its own, written
 // by a goroutine that lives only while the queue is not empty.
 
-// nonBlockingWriter is a MessageWriter whose WriteMessage queues and
+// nonBlockingWriter is a messageWriter whose WriteMessage queues and
 // returns at once, never waiting for the client.
 type nonBlockingWriter interface {
 	MCPWriteNeverBlocks()
 }
 
-func neverBlocks(w MessageWriter) bool {
+func neverBlocks(w messageWriter) bool {
 	_, ok := w.(nonBlockingWriter)
 	return ok
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -120,7 +121,7 @@ func TestProgressRefusesNonFinite(t *testing.T) {
 
 func TestProgressErrorIsErrProgressDecreased(t *testing.T) {
 	s := lcNewServer(nil)
-	ss := s.NewSession(nil)
+	ss := s.newSession(bridge.SessionOptions{})
 	defer ss.Close()
 	r := &Request{Session: ss}
 	r.setMeta(&RequestMeta{ProgressToken: jsonrpc.StringID("t")})

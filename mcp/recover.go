@@ -57,7 +57,7 @@ var errSendingPanicked = errors.New("a sending middleware panicked")
 // SendingMiddleware becomes an error of that send: messages are sent from
 // read loops and other places where a panic would end the process.
 func guardSending(logger *slog.Logger, h SendHandler) SendHandler {
-	return func(ctx context.Context, m *OutgoingMessage) (res json.RawMessage, err error) {
+	return func(ctx context.Context, m *SentMessage) (res json.RawMessage, err error) {
 		defer func() {
 			if recovered(recover(), logger, "sending middleware", m.Method) {
 				res, err = nil, fmt.Errorf("mcp: %s: %w", m.Method, errSendingPanicked)

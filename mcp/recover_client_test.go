@@ -210,7 +210,7 @@ func TestRecoverClientSendingMiddleware(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	recoverClient(t, recoverServer(t), &mcp.ClientOptions{
 		SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
-			return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
+			return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
 				if m.Method == "tools/list" {
 					panic("sending boom")
 				}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -124,7 +125,7 @@ func TestRecoverMiddleware(t *testing.T) {
 // list_changed or a log message would be).
 func TestRecoverSendingMiddleware(t *testing.T) {
 	lcRecoverEach(t, ServerOptions{SendingMiddleware: []SendingMiddleware{func(next SendHandler) SendHandler {
-		return func(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
+		return func(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
 			if m.Method == "notifications/boom" {
 				panic("sending boom")
 			}
@@ -195,7 +196,7 @@ func TestRecoverSessionStore(t *testing.T) {
 	logger, logs := lcPanicLogger()
 	s := lcNewServer(&ServerOptions{Logger: logger, SessionStore: lcPanickyStore{}})
 	lcAddEcho(t, s)
-	ss := s.NewSession(&SessionOptions{ID: "sid"})
+	ss := s.newSession(bridge.SessionOptions{ID: "sid"})
 	ctx := context.Background()
 	call := func(frame string) string {
 		t.Helper()
@@ -203,7 +204,7 @@ func TestRecoverSessionStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := ss.HandleRequest(ctx, msg.(*jsonrpc.Request), nil)
+		resp, err := ss.handleRequest(ctx, msg.(*jsonrpc.Request), nil, nil)
 		if err != nil || resp == nil {
 			t.Fatalf("HandleRequest(%s) = %v, %v", frame, resp, err)
 		}
@@ -213,7 +214,7 @@ func TestRecoverSessionStore(t *testing.T) {
 	if got, want := call(lcInit(1, "2025-11-25", "c")), lcInitResultTools(1, "2025-11-25"); got != want {
 		t.Errorf("initialize answered\n\t%s\nwant\n\t%s", got, want)
 	}
-	ss.HandleNotification(ctx, &jsonrpc.Notification{Method: "notifications/initialized"})
+	ss.handleNotification(ctx, &jsonrpc.Notification{Method: "notifications/initialized"}, nil)
 	if got := ss.State().Lifecycle; got != StateReady {
 		t.Errorf("Lifecycle = %q, want %q", got, StateReady)
 	}

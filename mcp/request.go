@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -39,7 +40,7 @@ type Request struct {
 	// progress is set with the token (progress.go); copies of the Request
 	// share it.
 	progress *progressState
-	related  MessageWriter
+	related  messageWriter
 	// modern is set for a stateless-era request (modern.go).
 	modern *modernState
 }
@@ -62,14 +63,14 @@ type RequestExtra struct {
 	// 2.1 resource server and validates every request's token
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#access-token-usage).
 	Auth *TokenInfo
-	// CloseStream, when not nil, closes the HTTP connection carrying the
-	// request's SSE stream without ending the stream: the client reconnects
-	// with GET and Last-Event-ID, after the retry interval the server
-	// announced, and receives the rest of the stream, response included
+
+	// closeStream, when not nil, closes the HTTP connection carrying the
+	// request's SSE stream without ending the stream (the bridge's
+	// Port.SetCloseStream): the client reconnects with GET and
+	// Last-Event-ID and receives the rest of the stream, response
+	// included
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
-	// It lets a long-running handler avoid holding a connection open.
-	// Streamable HTTP sets it only when streams are resumable.
-	CloseStream func()
+	closeStream func()
 }
 
 // ProgressToken returns the token the client sent in _meta.progressToken,
@@ -86,13 +87,9 @@ func (r *Request) setMeta(m *RequestMeta) {
 	}
 }
 
-// A MessageWriter receives the messages a session sends: the notifications
-// and requests related to one incoming request (sent on that request's
-// stream), or those it starts on its own. Transports implement it.
-// WriteMessage must be safe for concurrent use.
-type MessageWriter interface {
-	WriteMessage(ctx context.Context, msg jsonrpc.Message) error
-}
+// messageWriter receives the messages a session sends (see
+// bridge.Writer): transports implement it.
+type messageWriter = bridge.Writer
 
 // A MethodHandler serves one method. The result is encoded as JSON; a nil
 // result encodes as {}. An error that is (or wraps) a *jsonrpc.Error is sent

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -326,12 +327,12 @@ func TestResourceSubscriptions(t *testing.T) {
 func TestResourceSubscriptionsSaved(t *testing.T) {
 	store := &MemorySessionStore{}
 	s := rsServer(t, &ServerOptions{SessionStore: store})
-	ss := s.NewSession(&SessionOptions{ID: "sess-1", Preinitialized: true})
+	ss := s.newSession(bridge.SessionOptions{ID: "sess-1", Preinitialized: true})
 	defer ss.Close()
 	ctx := context.Background()
 	call := func(id int64, method, params string) string {
 		t.Helper()
-		resp, err := ss.HandleRequest(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(id), Method: method, Params: []byte(params)}, nil)
+		resp, err := ss.handleRequest(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(id), Method: method, Params: []byte(params)}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ func (s *Server) sendingChain() SendHandler {
 
 // sendFromServer is the innermost sending handler of a server: it writes
 // the message on its stream and, for a request, waits for the answer.
-func sendFromServer(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
+func sendFromServer(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // nothing is sent on an ended context
 	}
@@ -72,19 +72,19 @@ func sendFromServer(ctx context.Context, m *OutgoingMessage) (json.RawMessage, e
 }
 
 // errLostRequest is what a request gets when a sending middleware passed
-// on a new OutgoingMessage instead of a copy of the one it was given.
+// on a new SentMessage instead of a copy of the one it was given.
 func errLostRequest(method string) error {
-	return fmt.Errorf("mcp: %s: a sending middleware passed on a new OutgoingMessage for a request; pass on a copy of the one it was given", method)
+	return fmt.Errorf("mcp: %s: a sending middleware passed on a new SentMessage for a request; pass on a copy of the one it was given", method)
 }
 
 // call sends a request to the client on w and returns its raw result.
-func (ss *ServerSession) call(ctx context.Context, w MessageWriter, method string, params json.RawMessage) (json.RawMessage, error) {
+func (ss *ServerSession) call(ctx context.Context, w messageWriter, method string, params json.RawMessage) (json.RawMessage, error) {
 	id, ch, err := ss.calls.start()
 	if err != nil {
 		return nil, err
 	}
 	defer ss.calls.forget(id)
-	m := &OutgoingMessage{Method: method, ID: id, Params: params, Session: ss, w: w, resp: ch}
+	m := &SentMessage{Method: method, ID: id, Params: params, Session: ss, w: w, resp: ch}
 	if h := ss.server.send; h != nil {
 		return h(ctx, m)
 	}
@@ -93,9 +93,9 @@ func (ss *ServerSession) call(ctx context.Context, w MessageWriter, method strin
 
 // sendNotification sends a notification to the client on w, which is
 // not nil.
-func (ss *ServerSession) sendNotification(ctx context.Context, w MessageWriter, method string, params json.RawMessage) error {
+func (ss *ServerSession) sendNotification(ctx context.Context, w messageWriter, method string, params json.RawMessage) error {
 	if h := ss.server.send; h != nil {
-		_, err := h(ctx, &OutgoingMessage{Method: method, Params: params, Session: ss, w: w})
+		_, err := h(ctx, &SentMessage{Method: method, Params: params, Session: ss, w: w})
 		return err
 	}
 	return w.WriteMessage(ctx, &jsonrpc.Notification{Method: method, Params: params})
@@ -111,7 +111,7 @@ func (c *Client) sendingChain() SendHandler {
 }
 
 // sendFromClient is the innermost sending handler of a client.
-func sendFromClient(ctx context.Context, m *OutgoingMessage) (json.RawMessage, error) {
+func sendFromClient(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // nothing is sent on an ended context
 	}
@@ -132,7 +132,7 @@ func (cs *ClientSession) call(ctx context.Context, method string, params json.Ra
 		return nil, fmt.Errorf("mcp: %s: %w", method, cs.endedErr())
 	}
 	defer cs.calls.forget(id)
-	m := &OutgoingMessage{Method: method, ID: id, Params: params, ClientSession: cs, resp: ch}
+	m := &SentMessage{Method: method, ID: id, Params: params, ClientSession: cs, resp: ch}
 	if h := cs.client.send; h != nil {
 		return h(ctx, m)
 	}
@@ -142,7 +142,7 @@ func (cs *ClientSession) call(ctx context.Context, method string, params json.Ra
 // sendNotification sends a notification to the server.
 func (cs *ClientSession) sendNotification(ctx context.Context, method string, params json.RawMessage) error {
 	if h := cs.client.send; h != nil {
-		_, err := h(ctx, &OutgoingMessage{Method: method, Params: params, ClientSession: cs})
+		_, err := h(ctx, &SentMessage{Method: method, Params: params, ClientSession: cs})
 		return err
 	}
 	return cs.w.WriteMessage(ctx, &jsonrpc.Notification{Method: method, Params: params})

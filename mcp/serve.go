@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -23,7 +24,7 @@ func (s *Server) Connect(ctx context.Context, t Transport) (*ServerSession, erro
 		return nil, fmt.Errorf("mcp: connecting transport: %w", err)
 	}
 	w := newConnWriter(conn)
-	ss := s.NewSession(&SessionOptions{Standalone: w})
+	ss := s.newSession(bridge.SessionOptions{Standalone: w})
 	ss.loopDone = make(chan struct{})
 	go func() {
 		ss.loopErr = ss.serveConn(ctx, conn, w)
@@ -236,9 +237,9 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Notification:
-			ss.HandleNotification(ctx, m)
+			ss.handleNotification(ctx, m, nil)
 		case *jsonrpc.Response:
-			ss.HandleResponse(ctx, m)
+			ss.handleResponse(ctx, m)
 		case *jsonrpc.Request:
 			if m.Method == "initialize" || (m.Method == "ping" && ss.server.handler == nil) {
 				// Served in order, so that what follows sees the result.
@@ -269,8 +270,8 @@ func (ss *ServerSession) writeResult(ctx context.Context, w *connWriter, req *js
 
 // answer handles a request from a stream transport, turning transport-level
 // refusals into error responses.
-func (ss *ServerSession) answer(ctx context.Context, req *jsonrpc.Request, related MessageWriter) *jsonrpc.Response {
-	resp, err := ss.HandleRequest(ctx, req, related)
+func (ss *ServerSession) answer(ctx context.Context, req *jsonrpc.Request, related messageWriter) *jsonrpc.Response {
+	resp, err := ss.handleRequest(ctx, req, related, nil)
 	switch {
 	case errors.Is(err, ErrDuplicateRequestID):
 		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("a request with id "+req.ID.String()+" is already in flight"))
@@ -301,9 +302,9 @@ func (ss *ServerSession) serveBatch(ctx context.Context, frame []byte, w *connWr
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Notification:
-			ss.HandleNotification(ctx, m)
+			ss.handleNotification(ctx, m, nil)
 		case *jsonrpc.Response:
-			ss.HandleResponse(ctx, m)
+			ss.handleResponse(ctx, m)
 		case *jsonrpc.Request:
 			if m.Method == "initialize" {
 				resps[i] = jsonrpc.NewErrorResponse(m.ID, errInvalidRequest("initialize must not be part of a JSON-RPC batch"))

@@ -9,14 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // A ServerSession is one client's session with a Server: a small state
 // machine (new → initialized → ready → closed) plus the runtime that serves
-// it. Transports create sessions with Server.NewSession (or Server.Connect
-// for stream transports) and feed them messages with HandleRequest,
-// HandleNotification and HandleResponse.
+// it. Server.Connect creates one for a Transport's Connection; Streamable
+// HTTP (package mcphttp) creates one per Mcp-Session-Id.
 //
 // An idle ServerSession holds no goroutine: only its state and a few
 // lazily allocated maps.
@@ -29,7 +29,7 @@ type ServerSession struct {
 	// standalone receives messages that are not related to any request
 	// (list_changed, resource updates, requests outside a handler); nil
 	// drops them.
-	standalone MessageWriter
+	standalone messageWriter
 	closed     bool
 	done       chan struct{}
 
@@ -46,7 +46,7 @@ type ServerSession struct {
 	// taskOwner is the random key that owns the tasks of a session without
 	// an id (task.go); guarded by mu.
 	taskOwner string
-	// ephemeral is SessionOptions.Ephemeral.
+	// ephemeral is bridge.SessionOptions.Ephemeral.
 	ephemeral bool
 }
 
@@ -64,41 +64,10 @@ type inflightRequest struct {
 	rctx relatedCtx
 }
 
-// SessionOptions configures a session created with Server.NewSession.
-type SessionOptions struct {
-	// ID is the session id. Stream transports may leave it empty.
-	ID string
-	// Standalone receives the messages the server sends outside any
-	// request. If nil, such messages are dropped until SetStandalone is
-	// called.
-	Standalone MessageWriter
-	// Preinitialized starts the session in the ready state with the given
-	// protocol version, for stateless transports where every request
-	// stands alone and no initialize arrives.
-	Preinitialized bool
-	// ProtocolVersion is the version of a preinitialized session; if
-	// empty, LatestVersion.
-	ProtocolVersion string
-	// Ephemeral marks a session that serves one request and is closed
-	// after it (Streamable HTTP in stateless mode): nothing it owns can be
-	// reached by a later request, so the server offers no session-owned
-	// tasks on it (see TaskOptions.Owner).
-	Ephemeral bool
-	// Owner is the user the session belongs to (TokenInfo.OwnerKey), ""
-	// if unauthenticated. It is kept in SessionState.Owner, so that a
-	// SessionStore shared by replicas keeps the binding of the session to
-	// its user
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
-	Owner string
-}
-
-// NewSession creates a session for a transport to drive. The session is
-// registered with the server (it receives list_changed notifications) until
-// Close.
-func (s *Server) NewSession(opts *SessionOptions) *ServerSession {
-	if opts == nil {
-		opts = &SessionOptions{}
-	}
+// newSession creates a session for a transport to drive (the bridge's
+// Port.NewSession). The session is registered with the server (it receives
+// list_changed notifications) until Close.
+func (s *Server) newSession(opts bridge.SessionOptions) *ServerSession {
 	now := time.Now()
 	ss := &ServerSession{
 		server:     s,
@@ -146,9 +115,9 @@ func (ss *ServerSession) ProtocolVersion() string {
 	return ss.state.ProtocolVersion
 }
 
-// SetStandalone sets where messages unrelated to any request go (for
+// setStandalone sets where messages unrelated to any request go (for
 // Streamable HTTP, the GET stream). A nil w drops them.
-func (ss *ServerSession) SetStandalone(w MessageWriter) {
+func (ss *ServerSession) setStandalone(w messageWriter) {
 	ss.mu.Lock()
 	ss.standalone = w
 	ss.mu.Unlock()
@@ -161,8 +130,8 @@ func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
 // Close ends the session: handlers in flight see their contexts cancelled,
 // server-to-client requests waiting for answers fail with ErrSessionClosed,
 // and the server forgets the session. Close is idempotent. The session a
-// 2026-07-28 request is served on outside any session
-// (Server.HandleModernRequest) belongs to that request alone: closing it
+// 2026-07-28 request is served on outside any session (a Streamable HTTP
+// POST without Mcp-Session-Id) belongs to that request alone: closing it
 // only marks it closed, and its Done channel is nil, as it never ends
 // before its request.
 func (ss *ServerSession) Close() error {
@@ -186,10 +155,10 @@ func (ss *ServerSession) Close() error {
 	return nil
 }
 
-// HandleRequest serves one request and returns its response. Messages the
-// handler sends on the way (progress, logs, server-to-client requests) go to
-// related, in order, before HandleRequest returns; a nil related sends them
-// to the standalone writer.
+// handleRequest serves one request and returns its response (the
+// bridge's Port.HandleRequest). Messages the handler sends on the way
+// (progress, logs, server-to-client requests) go to related, in order,
+// before it returns; a nil related sends them to the standalone writer.
 //
 // The response is nil when the request was cancelled by
 // notifications/cancelled: the spec forbids answering it. The error is
@@ -198,19 +167,9 @@ func (ss *ServerSession) Close() error {
 // transport then refuses the request in its own way. A request past
 // ServerOptions.MaxInFlightRequests gets an error response at once.
 //
-// HandleRequest is safe for concurrent use; requests are served
+// handleRequest is safe for concurrent use; requests are served
 // concurrently.
-func (ss *ServerSession) HandleRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter) (*jsonrpc.Response, error) {
-	return ss.handleRequest(ctx, req, related, nil)
-}
-
-// HandleRequestExtra is HandleRequest with transport information attached
-// to the Request the handler sees.
-func (ss *ServerSession) HandleRequestExtra(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
-	return ss.handleRequest(ctx, req, related, extra)
-}
-
-func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request, related MessageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
+func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
 	// A request carrying the stateless era's _meta is served on its own,
 	// whatever the session did before (modern.go).
 	if IsStatelessRequest(req.Params) || isModernOnlyMethod(req.Method) {
@@ -314,7 +273,7 @@ type relatedKey struct{}
 // allocation of its own: it lives in the inflightRequest.
 type relatedCtx struct {
 	context.Context
-	w MessageWriter
+	w messageWriter
 }
 
 func (c *relatedCtx) Value(key any) any {
@@ -326,17 +285,12 @@ func (c *relatedCtx) Value(key any) any {
 
 var emptyObject = json.RawMessage("{}")
 
-// HandleNotification processes one notification from the client.
+// handleNotification processes one notification from the client.
 // Before initialize is answered notifications are ignored, as are unknown
-// ones.
-func (ss *ServerSession) HandleNotification(ctx context.Context, n *jsonrpc.Notification) {
-	ss.HandleNotificationExtra(ctx, n, nil)
-}
-
-// HandleNotificationExtra is HandleNotification with what the transport
-// knows of the message (its verified token, say), which the middleware
-// and notification handlers see as Request.Extra; extra may be nil.
-func (ss *ServerSession) HandleNotificationExtra(ctx context.Context, n *jsonrpc.Notification, extra *RequestExtra) {
+// ones. extra is what the transport knows of the message (its verified
+// token, say), which the middleware and notification handlers see as
+// Request.Extra; it may be nil.
+func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Notification, extra *RequestExtra) {
 	ss.mu.Lock()
 	lifecycle := ss.state.Lifecycle
 	if lifecycle == StateNew && n.Method == "notifications/cancelled" {
@@ -395,11 +349,11 @@ func (ss *ServerSession) cancelInflight(params json.RawMessage) {
 	}
 }
 
-// HandleResponse delivers the client's answer to a server-to-client
+// handleResponse delivers the client's answer to a server-to-client
 // request. A response to no pending request is ignored (and reported as
 // false), which is also what happens to a response that arrives on the
 // wrong session.
-func (ss *ServerSession) HandleResponse(_ context.Context, resp *jsonrpc.Response) bool {
+func (ss *ServerSession) handleResponse(_ context.Context, resp *jsonrpc.Response) bool {
 	return ss.calls.deliver(resp)
 }
 
@@ -419,11 +373,11 @@ func (ss *ServerSession) save(ctx context.Context) {
 // being handled when ctx comes from a handler, otherwise on the standalone
 // stream.
 func (ss *ServerSession) Notify(ctx context.Context, method string, params any) error {
-	w, _ := ctx.Value(relatedKey{}).(MessageWriter)
+	w, _ := ctx.Value(relatedKey{}).(messageWriter)
 	return ss.notifyRelated(ctx, w, method, params)
 }
 
-func (ss *ServerSession) notifyRelated(ctx context.Context, w MessageWriter, method string, params any) error {
+func (ss *ServerSession) notifyRelated(ctx context.Context, w messageWriter, method string, params any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
@@ -460,7 +414,7 @@ func (ss *ServerSession) Call(ctx context.Context, method string, params, result
 	if lifecycle != StateReady && method != "ping" {
 		return ErrNotReady
 	}
-	w, _ := ctx.Value(relatedKey{}).(MessageWriter)
+	w, _ := ctx.Value(relatedKey{}).(messageWriter)
 	if w == nil {
 		ss.mu.Lock()
 		w = ss.standalone

@@ -40,9 +40,9 @@ type SessionState struct {
 	Lifecycle          LifecycleState     `json:"lifecycle"`
 	LogLevel           LoggingLevel       `json:"logLevel,omitempty"`
 	Subscriptions      []string           `json:"subscriptions,omitempty"`
-	// Owner is the user the session belongs to (SessionOptions.Owner), ""
-	// if unauthenticated; a transport serves the session to that user
-	// only.
+	// Owner is the user the session belongs to (TokenInfo.OwnerKey of the
+	// token that initialized it), "" if unauthenticated; a transport serves
+	// the session to that user only.
 	Owner      string    `json:"owner,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
 	LastActive time.Time `json:"lastActive"`

@@ -129,7 +129,7 @@ type TaskOptions struct {
 	// they are not deleted when the session closes.
 	//
 	// Streamable HTTP in stateless mode gives every request a session of
-	// its own (SessionOptions.Ephemeral): with Owner nil a task made there
+	// its own: with Owner nil a task made there
 	// could never be read, so the server neither declares the tasks
 	// capability there nor creates tasks.
 	Owner func(r *Request) string
@@ -407,7 +407,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 	}
 	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run.cancel = cancel
-	wctx = context.WithValue(wctx, relatedKey{}, MessageWriter(run.w))
+	wctx = context.WithValue(wctx, relatedKey{}, messageWriter(run.w))
 	wctx = context.WithValue(wctx, runningTaskKey{}, &RunningTask{s: s, run: run})
 	rt.mu.Lock()
 	rt.runs[run.id] = run
@@ -417,7 +417,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 	wr.related = run.w
 	if r.Extra != nil {
 		extra := *r.Extra
-		extra.CloseStream = nil // the request's stream is gone
+		extra.closeStream = nil // the request's stream is gone
 		wr.Extra = &extra
 	}
 	args := p.Arguments
@@ -832,7 +832,7 @@ type taskWriter struct {
 	ss *ServerSession
 
 	mu      sync.Mutex
-	waiters []MessageWriter
+	waiters []messageWriter
 	queue   []jsonrpc.Message
 }
 
@@ -871,7 +871,7 @@ func (w *taskWriter) WriteMessage(ctx context.Context, msg jsonrpc.Message) erro
 
 // attach sends the task's messages to dst (the stream of a tasks/result
 // call), first those that were waiting, until detach is called.
-func (w *taskWriter) attach(ctx context.Context, dst MessageWriter) (detach func()) {
+func (w *taskWriter) attach(ctx context.Context, dst messageWriter) (detach func()) {
 	w.mu.Lock()
 	queued := w.queue
 	w.queue = nil

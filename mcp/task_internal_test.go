@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -60,7 +61,7 @@ func jsonDeepEqual(a, b any) bool {
 // stream; the standalone stream when there is one.
 func TestTaskWriter(t *testing.T) {
 	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
-	ss := s.NewSession(nil) // no standalone stream
+	ss := s.newSession(bridge.SessionOptions{}) // no standalone stream
 	defer ss.Close()
 	w := &taskWriter{id: "T1", ss: ss}
 	ctx := context.Background()
@@ -111,14 +112,14 @@ func TestTaskWriter(t *testing.T) {
 
 	// The standalone stream is used when no tasks/result waits.
 	sa := &recordWriter{}
-	ss.SetStandalone(sa)
+	ss.setStandalone(sa)
 	write(&jsonrpc.Notification{Method: "notifications/progress", Params: json.RawMessage(`{"progressToken":1,"progress":2}`)})
 	if got := sa.take(); len(got) != 1 {
 		t.Errorf("standalone got %q", got)
 	}
 
 	// The queue is bounded.
-	ss.SetStandalone(nil)
+	ss.setStandalone(nil)
 	for len(w.queue) < taskQueueLimit {
 		write(&jsonrpc.Request{ID: jsonrpc.Int64ID(9), Method: "ping"})
 	}

@@ -235,7 +235,7 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 	// the client (SEP-2663: no progress or log messages for a task).
 	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run.cancel = cancel
-	wctx = context.WithValue(wctx, relatedKey{}, MessageWriter(noStream{}))
+	wctx = context.WithValue(wctx, relatedKey{}, messageWriter(noStream{}))
 	wctx = context.WithValue(wctx, runningTaskKey{}, &RunningTask{s: s, run: run})
 	rt.mu.Lock()
 	rt.runs[id] = run
@@ -255,7 +255,7 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 	}
 	if r.Extra != nil {
 		extra := *r.Extra
-		extra.CloseStream = nil // the request's stream is gone
+		extra.closeStream = nil // the request's stream is gone
 		wr.Extra = &extra
 	}
 	go s.runTaskTool(wctx, run, wr, t, slices.Clone(args), ttl, s.finishExtTask)

@@ -9,7 +9,15 @@ import (
 )
 
 // A Transport opens a Connection to a peer: stdio, an in-memory pipe, a
-// child process, or (in package mcphttp) Streamable HTTP.
+// child process, or (in package mcphttp, for a client) Streamable HTTP.
+//
+// Transport and Connection are the public route for a transport mcpkit
+// does not ship: implement them and serve the connection with
+// Server.Connect or Server.Run (or connect a client with Client.Connect).
+// The session then runs its own read loop over the Connection: framing
+// is the transport's, decoding, the lifecycle and dispatch are the
+// session's
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#custom-transports).
 type Transport interface {
 	Connect(ctx context.Context) (Connection, error)
 }

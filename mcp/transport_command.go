@@ -90,7 +90,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (Connection, error) {
 		return nil, fmt.Errorf("starting server: %w", err)
 	}
 	c := &commandConn{
-		Connection: NewStreamConnection(stdout, stdin, t.MaxMessageBytes),
+		Connection: newStreamConnection(stdout, stdin, t.MaxMessageBytes),
 		cmd:        cmd,
 		stdin:      stdin,
 		grace:      grace,

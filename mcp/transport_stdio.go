@@ -36,14 +36,14 @@ func (t *StdioTransport) Connect(context.Context) (Connection, error) {
 	if out == nil {
 		out = os.Stdout
 	}
-	return NewStreamConnection(in, out, t.MaxMessageBytes), nil
+	return newStreamConnection(in, out, t.MaxMessageBytes), nil
 }
 
-// NewStreamConnection returns a Connection that reads newline-delimited
+// newStreamConnection returns a Connection that reads newline-delimited
 // frames from r and writes them to w, each followed by '\n'. If r or w is
 // an io.Closer, Close closes it. maxLine limits an incoming line; zero
 // means DefaultMaxMessageBytes.
-func NewStreamConnection(r io.Reader, w io.Writer, maxLine int) Connection {
+func newStreamConnection(r io.Reader, w io.Writer, maxLine int) Connection {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxMessageBytes
 	}

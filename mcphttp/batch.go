@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -71,9 +72,9 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		}
 		switch m := m.(type) {
 		case *jsonrpc.Notification:
-			e.ss.HandleNotificationExtra(ctx, m, h.notificationExtra(r))
+			mcpPort.HandleNotification(e.ss, ctx, m, h.notificationExtra(r))
 		case *jsonrpc.Response:
-			e.ss.HandleResponse(ctx, m)
+			mcpPort.HandleResponse(e.ss, ctx, m)
 		case *jsonrpc.Request:
 			if !h.reg.beginRequest(e, m.ID) {
 				early = append(early, jsonrpc.NewErrorResponse(m.ID, errDuplicateID(m.ID)))
@@ -124,7 +125,7 @@ func isInitialize(m jsonrpc.Message) bool {
 // MaxBatchConcurrency at once, taken in the batch's order. With out set
 // each response is written to it as it comes; otherwise they are returned
 // in the order of the requests.
-func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Request, related mcp.MessageWriter, extra *mcp.RequestExtra, out *stream) []*jsonrpc.Response {
+func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Request, related bridge.Writer, extra *mcp.RequestExtra, out *stream) []*jsonrpc.Response {
 	resps := make([]*jsonrpc.Response, len(reqs))
 	workers := len(reqs)
 	if n := h.opts.MaxBatchConcurrency; n > 0 && n < workers {
@@ -140,7 +141,7 @@ func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Reques
 					return
 				}
 				req := reqs[i]
-				resp, err := e.ss.HandleRequestExtra(ctx, req, related, extra)
+				resp, err := mcpPort.HandleRequest(e.ss, ctx, req, related, extra)
 				resp = responseFor(req.ID, resp, err)
 				h.reg.endRequest(e, req.ID)
 				if out != nil && resp != nil {

@@ -184,7 +184,7 @@ func TestRequestTimeoutOverHTTP(t *testing.T) {
 				// POSTs: hold the cancellation until the tool runs, or it
 				// could arrive first and be ignored, as the spec allows.
 				SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
-					return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
+					return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
 						if m.Method == "notifications/cancelled" {
 							featureWait(t, started, "the tool to start")
 						}
@@ -276,7 +276,7 @@ func TestMiddlewareOverHTTP(t *testing.T) {
 			}
 		}},
 		SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
-			return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
+			return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
 				add("server sent " + m.Method)
 				return next(ctx, m)
 			}
@@ -296,7 +296,7 @@ func TestMiddlewareOverHTTP(t *testing.T) {
 			}
 		}},
 		SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
-			return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
+			return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
 				add("client sent " + m.Method)
 				return next(ctx, m)
 			}

@@ -57,7 +57,7 @@ func (h *Handler) standalone(e *entry) *stream {
 		return &stream{h: h, session: e.id, num: 0, store: h.opts.EventStore, requests: true, standalone: true}
 	})
 	if created {
-		e.ss.SetStandalone(st)
+		mcpPort.SetStandalone(e.ss, st)
 	}
 	return st
 }

@@ -101,10 +101,11 @@ func newTestServer(t testing.TB) (*mcp.Server, *tools) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "stepped"}}}, nil
 	}))
 	must(t, s.AddTool(&mcp.Tool{Name: "reconnect", Description: "reconnect"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
-		if req.Extra == nil || req.Extra.CloseStream == nil {
+		closeStream := mcpPort.CloseStream(req.Extra)
+		if closeStream == nil {
 			return nil, errors.New("no CloseStream")
 		}
-		req.Extra.CloseStream()
+		closeStream()
 		tl.started <- ctx
 		<-tl.gate
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "reconnected"}}}, nil

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -34,11 +35,11 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		return
 	}
 	_, owner := h.authOf(r)
-	ss := h.server.NewSession(&mcp.SessionOptions{ID: id, Owner: owner})
+	ss := mcpPort.NewSession(h.server, bridge.SessionOptions{ID: id, Owner: owner})
 	ctx := context.WithoutCancel(r.Context())
 	var col collector
 	info, _ := h.authOf(r)
-	resp, err := ss.HandleRequestExtra(ctx, req, &col, &mcp.RequestExtra{Header: r.Header, Auth: info})
+	resp, err := mcpPort.HandleRequest(ss, ctx, req, &col, &mcp.RequestExtra{Header: r.Header, Auth: info})
 	if err != nil || resp == nil || resp.Error != nil {
 		h.reg.unreserve()
 		_ = ss.Close()

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -55,7 +56,7 @@ type metaVersion struct {
 	call    toolCall
 }
 
-// scanModern is mcp.StatelessProtocolVersion(params) (the first _meta member
+// scanModern is mcpPort.StatelessProtocolVersion(params) (the first _meta member
 // that is an object, its first protocol version member), reading the
 // members of tools/call params that the header checks need (toolCall) in
 // the same scan.
@@ -193,7 +194,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation),
 	// or when the handler is closed.
 	var st *stream
-	var related mcp.MessageWriter = jsonModeWriter{}
+	var related bridge.Writer = jsonModeWriter{}
 	mr := &modernCall{}
 	extra := &mr.extra
 	if streaming {
@@ -254,14 +255,14 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 
 // dispatchModern serves req on session e when there is one, and on no
 // session otherwise (or when e has just ended).
-func (h *Handler) dispatchModern(ctx context.Context, e *entry, req *jsonrpc.Request, related mcp.MessageWriter, extra *mcp.RequestExtra) (*jsonrpc.Response, bool, error) {
+func (h *Handler) dispatchModern(ctx context.Context, e *entry, req *jsonrpc.Request, related bridge.Writer, extra *mcp.RequestExtra) (*jsonrpc.Response, bool, error) {
 	if e != nil {
-		resp, refused, err := e.ss.HandleModernRequest(ctx, req, related, extra)
+		resp, refused, err := mcpPort.HandleStatelessRequest(e.ss, ctx, req, related, extra)
 		if !errors.Is(err, mcp.ErrSessionClosed) {
 			return resp, refused, err
 		}
 	}
-	resp, refused := h.server.HandleModernRequest(ctx, req, related, extra)
+	resp, refused := mcpPort.ServeStatelessRequest(h.server, ctx, req, related, extra)
 	return resp, refused, nil
 }
 

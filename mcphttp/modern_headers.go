@@ -111,7 +111,7 @@ func (h *Handler) checkParamHeaders(header http.Header, call toolCall) error {
 		s, _ := jsonscan.StringValue(call.name)
 		name = []byte(s)
 	}
-	schema, ok := h.server.ToolInputSchema(string(name))
+	schema, ok := mcpPort.ToolInputSchema(h.server, string(name))
 	if !ok || !containsSplit(schema, `"`, annotationTail) {
 		return nil
 	}

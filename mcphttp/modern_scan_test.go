@@ -6,10 +6,9 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// FuzzScanModern: scanModern finds the version mcp.StatelessProtocolVersion
+// FuzzScanModern: scanModern finds the version the bridge's StatelessProtocolVersion
 // finds, and the tools/call name and arguments a plain scan of valid
 // params finds.
 func FuzzScanModern(f *testing.F) {
@@ -27,7 +26,7 @@ func FuzzScanModern(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, params []byte) {
 		v := scanModern(params)
-		version, present := mcp.StatelessProtocolVersion(params)
+		version, present := mcpPort.StatelessProtocolVersion(params)
 		if v.version != version || v.present != present {
 			t.Fatalf("scanModern(%q) = %q, %v; StatelessProtocolVersion %q, %v", params, v.version, v.present, version, present)
 		}

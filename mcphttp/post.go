@@ -131,13 +131,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithoutCancel(r.Context())
 	switch m := msg.(type) {
 	case *jsonrpc.Notification:
-		e.ss.HandleNotificationExtra(ctx, m, h.notificationExtra(r))
+		mcpPort.HandleNotification(e.ss, ctx, m, h.notificationExtra(r))
 		h.reg.release(e)
 		w.WriteHeader(http.StatusAccepted)
 	case *jsonrpc.Response:
 		// A response to no pending request of this session (one meant for
 		// another session, say) is ignored.
-		e.ss.HandleResponse(ctx, m)
+		mcpPort.HandleResponse(e.ss, ctx, m)
 		h.reg.release(e)
 		w.WriteHeader(http.StatusAccepted)
 	}
@@ -289,7 +289,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		// already initialized" and changes nothing; it is answered, like
 		// every request in JSON response mode, with a single JSON body.
 		info, _ := h.authOf(r)
-		resp, err := e.ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, &mcp.RequestExtra{Header: r.Header, Auth: info})
+		resp, err := mcpPort.HandleRequest(e.ss, ctx, req, jsonModeWriter{}, &mcp.RequestExtra{Header: r.Header, Auth: info})
 		h.reg.finishRequest(e, req.ID)
 		if req.Method == "initialize" && err == nil && resp != nil && resp.Error != nil {
 			h.refuse(w, r, http.StatusBadRequest, req.ID, resp.Error)
@@ -307,7 +307,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		// The common case: the handler runs on this goroutine, and a quick
 		// reply goes out in one write.
 		st.openInline(w, r)
-		resp, err := e.ss.HandleRequestExtra(ctx, req, st, extra)
+		resp, err := mcpPort.HandleRequest(e.ss, ctx, req, st, extra)
 		// The id is free again before the client can see the response
 		// and send its next request.
 		h.reg.finishRequest(e, req.ID)
@@ -315,19 +315,19 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		return
 	}
 	// A resumable stream: the handler runs on a goroutine of its own, so
-	// that the connection can end first (mcp.RequestExtra.CloseStream)
+	// that the connection can end first (the bridge's SetCloseStream)
 	// and the client resume the stream with GET. Only a client at
 	// 2025-11-25 or later is told to resume a closed stream: older ones
 	// get no priming event, so they would be left with no event id to
 	// resume from, and their handlers get no CloseStream.
 	if e.ss.ProtocolVersion() >= mcp.Version20251125 {
-		extra.CloseStream = st.closeConnection
+		mcpPort.SetCloseStream(extra, st.closeConnection)
 	}
 	att := st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
 	h.reg.wg.Add(1)
 	go func() {
 		defer h.reg.wg.Done()
-		resp, err := e.ss.HandleRequestExtra(ctx, req, st, extra)
+		resp, err := mcpPort.HandleRequest(e.ss, ctx, req, st, extra)
 		h.reg.endRequest(e, req.ID)
 		st.finish(ctx, h.replyOf(e, req.ID, resp, err))
 		h.reg.dropStream(e, st)

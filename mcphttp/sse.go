@@ -35,7 +35,7 @@ var (
 )
 
 // stream is one SSE stream: a POST's reply stream or a session's standalone
-// GET stream. It implements mcp.MessageWriter.
+// GET stream. It implements bridge.Writer.
 type stream struct {
 	h       *Handler
 	session string     // "" in stateless mode
@@ -336,7 +336,7 @@ func (st *stream) primeLocked(ctx context.Context) []byte {
 	return appendEvent(nil, id, nil, true, st.h.opts.RetryInterval)
 }
 
-// WriteMessage implements mcp.MessageWriter: it queues msg as the stream's
+// WriteMessage implements bridge.Writer: it queues msg as the stream's
 // next event, keeping it in the EventStore first when there is one, and
 // returns without waiting for the client.
 func (st *stream) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
@@ -625,7 +625,7 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 
 // closeConnection lets go of the connection carrying the stream without
 // ending the stream, so that the client polls it with GET and
-// Last-Event-ID (mcp.RequestExtra.CloseStream). The priming event told the
+// Last-Event-ID (the bridge's SetCloseStream). The priming event told the
 // client how long to wait. It does nothing while no event id has reached
 // the client (the store failed): there would be nothing to resume from.
 func (st *stream) closeConnection() {

@@ -373,7 +373,7 @@ func TestCloseLeaksNothing(t *testing.T) {
 	goleak.VerifyNone(t)
 }
 
-// A handler may close its stream's connection (RequestExtra.CloseStream):
+// A handler may close its stream's connection (the bridge's SetCloseStream):
 // the client polls with GET and Last-Event-ID and gets the response there.
 func TestServerClosesConnection(t *testing.T) {
 	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}, RetryInterval: 5 * time.Second})

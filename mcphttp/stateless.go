@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -33,18 +34,18 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	// Ephemeral: the session ends with this request, so the server offers
 	// no tasks owned by it, which no later request could reach (unless
 	// TaskOptions.Owner names an owner that outlives sessions).
-	opts := &mcp.SessionOptions{Ephemeral: true}
+	opts := bridge.SessionOptions{Ephemeral: true}
 	if req.Method != "initialize" {
 		opts.Preinitialized = true
 		opts.ProtocolVersion = headerVersion(r.Header)
 	}
-	ss := h.server.NewSession(opts)
+	ss := mcpPort.NewSession(h.server, opts)
 	stop := context.AfterFunc(h.closed, func() { _ = ss.Close() })
 	ctx := context.WithoutCancel(r.Context())
 	info, _ := h.authOf(r)
 	extra := &mcp.RequestExtra{Header: r.Header, Auth: info}
 	if h.opts.JSONResponse {
-		resp, err := ss.HandleRequestExtra(ctx, req, jsonModeWriter{}, extra)
+		resp, err := mcpPort.HandleRequest(ss, ctx, req, jsonModeWriter{}, extra)
 		stop()
 		_ = ss.Close()
 		h.writeJSONReply(w, r, req.ID, resp, err)
@@ -54,7 +55,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	// the client's answer would reach another session.
 	st := &stream{h: h}
 	st.openInline(w, r)
-	resp, err := ss.HandleRequestExtra(ctx, req, st, extra)
+	resp, err := mcpPort.HandleRequest(ss, ctx, req, st, extra)
 	stop()
 	_ = ss.Close()
 	reply := responseFor(req.ID, resp, err)

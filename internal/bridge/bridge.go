@@ -1,0 +1,172 @@
+// Package bridge is the boundary between package mcp and the transports
+// and layers of this module that drive its sessions from another package
+// (mcphttp, auth, the reference server). What crosses it is plumbing: how
+// a transport creates a session, feeds it messages and tells it where its
+// messages go. Keeping it here, under internal/, keeps it out of mcp's
+// exported API, so users see only what they need and mcpkit stays free to
+// change the plumbing. A transport outside this module implements
+// mcp.Transport and mcp.Connection and serves them with Server.Connect or
+// Server.Run.
+//
+// Package mcp cannot be imported from here (it imports this package), so
+// the types this package defines are the ones that need no mcp type
+// (Writer, SessionOptions), and the operations on mcp's types travel in a
+// Port whose type parameters are mcp's types. Package mcp registers its
+// Port in an init function; a consumer fetches it once with Get, with the
+// same type arguments, and from then on every call is checked by the
+// compiler.
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// A Writer receives the messages a server session sends: the
+// notifications and requests related to one incoming request (sent on that
+// request's stream), or those it starts on its own (the standalone
+// stream). Transports implement it. WriteMessage must be safe for
+// concurrent use.
+type Writer interface {
+	WriteMessage(ctx context.Context, msg jsonrpc.Message) error
+}
+
+// SessionOptions configures a session a transport creates with
+// Port.NewSession.
+type SessionOptions struct {
+	// ID is the session id. Stream transports may leave it empty.
+	ID string
+	// Standalone receives the messages the server sends outside any
+	// request. If nil, such messages are dropped until Port.SetStandalone
+	// is called.
+	Standalone Writer
+	// Preinitialized starts the session in the ready state with the given
+	// protocol version, for stateless transports where every request
+	// stands alone and no initialize arrives.
+	Preinitialized bool
+	// ProtocolVersion is the version of a preinitialized session; if
+	// empty, the latest session-era version.
+	ProtocolVersion string
+	// Ephemeral marks a session that serves one request and is closed
+	// after it (Streamable HTTP in stateless mode): nothing it owns can be
+	// reached by a later request, so the server offers no session-owned
+	// tasks on it.
+	Ephemeral bool
+	// Owner is the user the session belongs to (TokenInfo.OwnerKey), ""
+	// if unauthenticated. It is kept in the session's state, so that a
+	// session store shared by replicas keeps the binding of the session to
+	// its user
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
+	Owner string
+}
+
+// Port holds the operations package mcp lends to the transports of this
+// module. Server, Session and Extra are mcp's *Server, *ServerSession and
+// *RequestExtra. Every field is set by package mcp.
+type Port[Server, Session, Extra any] struct {
+	// NewSession creates a session for a transport to drive. The session
+	// is registered with the server (it receives list_changed
+	// notifications) until it is closed.
+	NewSession func(s Server, opts SessionOptions) Session
+
+	// HandleRequest serves one request on ss and returns its response.
+	// Messages the handler sends on the way (progress, logs,
+	// server-to-client requests) go to related, in order, before it
+	// returns; a nil related sends them to the standalone writer. extra
+	// (may be nil) is what the handler sees as Request.Extra.
+	//
+	// The response is nil when the request was cancelled by
+	// notifications/cancelled: the spec forbids answering it. The error
+	// is mcp.ErrDuplicateRequestID when a request with the same id is
+	// still in flight on the session (the first is unaffected), or
+	// mcp.ErrSessionClosed; the transport then refuses the request in its
+	// own way. It is safe for concurrent use.
+	HandleRequest func(ss Session, ctx context.Context, req *jsonrpc.Request, related Writer, extra Extra) (*jsonrpc.Response, error)
+
+	// HandleNotification processes one notification from the client.
+	// Before initialize is answered notifications are ignored (except
+	// notifications/cancelled), as are unknown ones.
+	HandleNotification func(ss Session, ctx context.Context, n *jsonrpc.Notification, extra Extra)
+
+	// HandleResponse delivers the client's answer to a server-to-client
+	// request and reports whether a request was waiting for it.
+	HandleResponse func(ss Session, ctx context.Context, resp *jsonrpc.Response) bool
+
+	// HandleStatelessRequest serves a stateless-era request that arrived
+	// on session ss (a Streamable HTTP POST carrying both a live
+	// Mcp-Session-Id and the 2026-07-28 _meta): it is served on its own,
+	// with the version and capabilities its _meta carries, but in flight
+	// on ss, so that ss's end cancels it
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
+	// refused reports that the request was turned away before any
+	// handler ran, or by its handler for a method or capability not
+	// offered; err is as for HandleRequest.
+	HandleStatelessRequest func(ss Session, ctx context.Context, req *jsonrpc.Request, related Writer, extra Extra) (resp *jsonrpc.Response, refused bool, err error)
+
+	// ServeStatelessRequest serves one stateless-era request outside any
+	// session (a Streamable HTTP POST without Mcp-Session-Id): its
+	// messages go to related, cancellation is ctx's. refused means as for
+	// HandleStatelessRequest; Streamable HTTP answers it with 400, or 404
+	// for -32601
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
+	ServeStatelessRequest func(s Server, ctx context.Context, req *jsonrpc.Request, related Writer, extra Extra) (resp *jsonrpc.Response, refused bool)
+
+	// SetStandalone sets where messages unrelated to any request go (for
+	// Streamable HTTP, the GET stream). A nil w drops them.
+	SetStandalone func(ss Session, w Writer)
+
+	// ToolInputSchema returns the inputSchema of the tool named name, and
+	// whether there is such a tool, for the check of the Mcp-Param-{Name}
+	// headers
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters).
+	// The schema is the tool's own: callers must not modify it.
+	ToolInputSchema func(s Server, name string) (json.RawMessage, bool)
+
+	// ToolRequiredScopes returns the scopes the tool named name declared
+	// in Tool.RequiredScopes, and whether there is such a tool, for an
+	// authorization layer to answer a tools/call lacking them with 403
+	// insufficient_scope
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling).
+	// The slice is the tool's own: callers must not modify it.
+	ToolRequiredScopes func(s Server, name string) ([]string, bool)
+
+	// StatelessProtocolVersion returns the version in params._meta, and
+	// whether the key is there (with any value), for a transport to
+	// compare with the MCP-Protocol-Version header.
+	StatelessProtocolVersion func(params json.RawMessage) (string, bool)
+
+	// SetCloseStream gives the handler of a request a way to close the
+	// HTTP connection carrying the request's SSE stream without ending
+	// the stream: the client reconnects with GET and Last-Event-ID and
+	// receives the rest
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+	// Streamable HTTP sets it only when streams are resumable.
+	SetCloseStream func(extra Extra, closeStream func())
+
+	// CloseStream returns what SetCloseStream set on extra, or nil (also
+	// for a nil extra).
+	CloseStream func(extra Extra) func()
+}
+
+// port is the registered *Port; its type arguments are known only to
+// package mcp and to the consumers.
+var port any
+
+// Register installs p. Package mcp calls it once, in an init function, so
+// that it has run before any importer of mcp is initialized.
+func Register[Server, Session, Extra any](p *Port[Server, Session, Extra]) { port = p }
+
+// Get returns the Port package mcp registered. The type arguments must be
+// mcp's *Server, *ServerSession and *RequestExtra; anything else is a
+// programming error inside this module, reported by a panic at package
+// initialization, never at run time.
+func Get[Server, Session, Extra any]() *Port[Server, Session, Extra] {
+	p, ok := port.(*Port[Server, Session, Extra])
+	if !ok {
+		panic(fmt.Sprintf("bridge: no Port of type %T registered (is package mcp linked?)", p))
+	}
+	return p
+}
