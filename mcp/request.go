@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -52,11 +53,14 @@ type Request struct {
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) Stateless() bool { return r.modern != nil }
 
-// RequestExtra is what a transport adds to a request. The fields are plain
-// data so that package mcp does not depend on net/http.
+// RequestExtra is what a transport adds to a request: for Streamable HTTP
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http),
+// the request's headers and verified token.
 type RequestExtra struct {
-	// Header holds the HTTP request headers, canonicalised as net/http does.
-	Header map[string][]string
+	// Header holds the headers of the HTTP request that carried the
+	// message, as net/http parsed them (read them with Header.Get); nil on
+	// stdio and in-memory connections. Handlers must not modify it.
+	Header http.Header
 	// Auth is the verified access token of the request, or nil when the
 	// transport authenticates nothing (stdio, in-memory, Streamable HTTP
 	// without mcphttp.Options.Authenticate). A server on HTTP is an OAuth

@@ -85,7 +85,7 @@ func TestStatelessModeOffersNoSessionTasks(t *testing.T) {
 // TestStatelessModeTasksWithOwner: with TaskOptions.Owner tasks outlive
 // sessions, so stateless mode declares and serves them.
 func TestStatelessModeTasksWithOwner(t *testing.T) {
-	_, post := statelessTasksServer(t, mcp.TaskOptions{Owner: func(r *mcp.Request) string { return strings.Join(r.Extra.Header["X-User"], ",") }})
+	_, post := statelessTasksServer(t, mcp.TaskOptions{Owner: func(r *mcp.Request) string { return r.Extra.Header.Get("X-User") }})
 	if got := post(statelessInit); !strings.Contains(got, `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`) {
 		t.Errorf("initialize = %s, want the tasks capability", got)
 	}
