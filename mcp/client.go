@@ -258,7 +258,7 @@ func (c *Client) capabilities() *ClientCapabilities {
 }
 
 // Connect opens t, starts the session's read loop and starts the session
-// in the era ClientOptions.ProtocolEra chooses (client_era.go):
+// in the era ClientOptions.ProtocolEra chooses (see ProtocolEra):
 //
 //   - EraAuto (the default) probes with server/discover. A server that
 //     answers with a version the client speaks is served in the stateless

@@ -20,7 +20,7 @@ import (
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http),
 // and, on the same endpoint, the sessionless 2026-07-28 era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
-// whose requests take no room in the registry (see modern.go).
+// whose requests take no room in the registry.
 // It owns the session registry; see [Options] for its limits. The
 // sessions' protocol state is kept in the server's SessionStore
 // (mcp.ServerOptions.SessionStore, in memory by default); their open
