@@ -1,0 +1,55 @@
+package bridge_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// TestPortComplete: package mcp registers a Port with every operation set,
+// so no transport of the module can call a nil function.
+func TestPortComplete(t *testing.T) {
+	p := bridge.Get[*mcp.Server, *mcp.ServerSession, *mcp.RequestExtra]()
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		if v.Field(i).IsNil() {
+			t.Errorf("Port.%s is nil", v.Type().Field(i).Name)
+		}
+	}
+}
+
+// TestGetWrongTypes: asking for a Port over other types is a programming
+// error inside the module, reported at once with what was asked for.
+func TestGetWrongTypes(t *testing.T) {
+	defer func() {
+		r := recover()
+		msg, _ := r.(string)
+		if want := "bridge: no Port of type *bridge.Port[int,string,bool] registered (is package mcp linked?)"; msg != want {
+			t.Errorf("panic = %#v, want %q", r, want)
+		}
+	}()
+	bridge.Get[int, string, bool]()
+	t.Error("Get over the wrong types returned")
+}
+
+// TestCloseStream: what a transport sets with SetCloseStream is what a
+// handler's fixture reads with CloseStream; a nil or fresh RequestExtra has
+// none.
+func TestCloseStream(t *testing.T) {
+	p := bridge.Get[*mcp.Server, *mcp.ServerSession, *mcp.RequestExtra]()
+	if p.CloseStream(nil) != nil {
+		t.Error("CloseStream(nil) is not nil")
+	}
+	extra := &mcp.RequestExtra{}
+	if p.CloseStream(extra) != nil {
+		t.Error("CloseStream of a new RequestExtra is not nil")
+	}
+	called := 0
+	p.SetCloseStream(extra, func() { called++ })
+	p.CloseStream(extra)()
+	if called != 1 {
+		t.Errorf("the function set was called %d times, want 1", called)
+	}
+}
