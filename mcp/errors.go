@@ -10,11 +10,6 @@ var (
 	// ErrProgressDecreased is returned by Request.ReportProgress for a
 	// progress value lower than the last one sent.
 	ErrProgressDecreased = errors.New("mcp: progress must not decrease")
-	// ErrDuplicateRequestID is what a transport is told when a request
-	// arrives with the id of one still being handled on the same session;
-	// the first is unaffected, and the transport refuses the second in its
-	// own way (Streamable HTTP: a -32600 error naming the id).
-	ErrDuplicateRequestID = errors.New("mcp: a request with this id is already in flight")
 	// ErrSessionClosed is returned by operations on a closed session.
 	ErrSessionClosed = errors.New("mcp: session closed")
 	// ErrNotReady is returned when the server would send a request before

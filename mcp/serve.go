@@ -273,7 +273,7 @@ func (ss *ServerSession) writeResult(ctx context.Context, w *connWriter, req *js
 func (ss *ServerSession) answer(ctx context.Context, req *jsonrpc.Request, related messageWriter) *jsonrpc.Response {
 	resp, err := ss.handleRequest(ctx, req, related, nil)
 	switch {
-	case errors.Is(err, ErrDuplicateRequestID):
+	case errors.Is(err, bridge.ErrDuplicateRequestID):
 		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("a request with id "+req.ID.String()+" is already in flight"))
 	case err != nil:
 		return nil

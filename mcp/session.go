@@ -237,7 +237,7 @@ func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
 		return ErrSessionClosed
 	}
 	if _, dup := ss.inflight[id]; dup {
-		return ErrDuplicateRequestID
+		return bridge.ErrDuplicateRequestID
 	}
 	if limit := ss.server.opts.MaxInFlightRequests; limit > 0 && len(ss.inflight) >= limit {
 		return errTooManyInFlight(limit)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -206,7 +207,7 @@ func (h *Handler) newStream(e *entry, track bool) *stream {
 // send (a cancelled request, a closed session).
 func responseFor(id jsonrpc.ID, resp *jsonrpc.Response, err error) *jsonrpc.Response {
 	switch {
-	case errors.Is(err, mcp.ErrDuplicateRequestID):
+	case errors.Is(err, bridge.ErrDuplicateRequestID):
 		return jsonrpc.NewErrorResponse(id, errDuplicateID(id))
 	case err != nil:
 		return nil

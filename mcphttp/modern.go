@@ -228,7 +228,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	}
 	status := http.StatusOK
 	switch {
-	case errors.Is(err, mcp.ErrDuplicateRequestID):
+	case errors.Is(err, bridge.ErrDuplicateRequestID):
 		status, resp = http.StatusConflict, jsonrpc.NewErrorResponse(req.ID, errDuplicateID(req.ID))
 	case resp != nil:
 		status = modernStatus(resp, refused)

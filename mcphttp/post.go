@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -356,7 +357,7 @@ func (h *Handler) replyOf(e *entry, id jsonrpc.ID, resp *jsonrpc.Response, err e
 // when the session refused to serve it.
 func (h *Handler) writeJSONReply(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, resp *jsonrpc.Response, err error) {
 	switch {
-	case errors.Is(err, mcp.ErrDuplicateRequestID):
+	case errors.Is(err, bridge.ErrDuplicateRequestID):
 		h.refuse(w, r, http.StatusConflict, id, errDuplicateID(id))
 	case err != nil:
 		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)

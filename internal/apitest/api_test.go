@@ -63,6 +63,7 @@ var plumbing = []string{
 	"HandleNotification", "HandleNotificationExtra", "HandleResponse", "HandleModernRequest",
 	"SetStandalone", "ToolInputSchema", "ToolRequiredScopes", "MessageWriter", "OutgoingMessage",
 	"CloseStream", "NewStreamConnection", "ModernProtocolVersion", "StatelessProtocolVersion",
+	"ErrDuplicateRequestID",
 }
 
 // TestNoPlumbingExported: no name of the transport plumbing, and no name

@@ -20,6 +20,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -63,6 +64,12 @@ type SessionOptions struct {
 	Owner string
 }
 
+// ErrDuplicateRequestID is what Port.HandleRequest returns for a request
+// that arrives with the id of one still being handled on the same
+// session; the first is unaffected, and the transport refuses the second
+// in its own way (Streamable HTTP: a -32600 error naming the id).
+var ErrDuplicateRequestID = errors.New("mcp: a request with this id is already in flight")
+
 // Port holds the operations package mcp lends to the transports of this
 // module. Server, Session and Extra are mcp's *Server, *ServerSession and
 // *RequestExtra. Every field is set by package mcp.
@@ -80,7 +87,7 @@ type Port[Server, Session, Extra any] struct {
 	//
 	// The response is nil when the request was cancelled by
 	// notifications/cancelled: the spec forbids answering it. The error
-	// is mcp.ErrDuplicateRequestID when a request with the same id is
+	// is ErrDuplicateRequestID when a request with the same id is
 	// still in flight on the session (the first is unaffected), or
 	// mcp.ErrSessionClosed; the transport then refuses the request in its
 	// own way. It is safe for concurrent use.
