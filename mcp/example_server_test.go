@@ -118,3 +118,50 @@ func ExampleAddTool() {
 	// {"text":42} -> isError=true invalid arguments for tool count_words: arguments/text: type: got integer, want string
 	// {"text":""} -> isError=true text is empty
 }
+
+// This example shows what each kind of Out is sent as: only a value whose
+// JSON is an object becomes structuredContent, and only a struct (or a
+// pointer to one) gets an inferred outputSchema.
+func ExampleTypedToolHandler() {
+	ctx := context.Background()
+	server := mcp.NewServer(mcp.Implementation{Name: "outputs", Version: "1.0.0"}, nil)
+	tools := []*mcp.Tool{{Name: "string"}, {Name: "struct"}, {Name: "map"}, {Name: "slice"}}
+	must := func(err error) {
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	must(mcp.AddTool(server, tools[0], func(context.Context, *mcp.Request, struct{}) (string, error) {
+		return "four", nil
+	}))
+	must(mcp.AddTool(server, tools[1], func(context.Context, *mcp.Request, struct{}) (WordsResult, error) {
+		return WordsResult{Words: 4}, nil
+	}))
+	must(mcp.AddTool(server, tools[2], func(context.Context, *mcp.Request, struct{}) (map[string]int, error) {
+		return map[string]int{"words": 4}, nil
+	}))
+	must(mcp.AddTool(server, tools[3], func(context.Context, *mcp.Request, struct{}) ([]string, error) {
+		return []string{"a", "b"}, nil
+	}))
+
+	clientT, serverT := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, serverT)
+	must(err)
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "example-client", Version: "1.0.0"}, nil).Connect(ctx, clientT)
+	must(err)
+	defer func() {
+		cs.Close()
+		ss.Wait()
+	}()
+	for _, tool := range tools {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name})
+		must(err)
+		fmt.Printf("%-6s outputSchema=%t text=%s structuredContent=%s\n",
+			tool.Name, tool.OutputSchema != nil, res.Content[0].(*mcp.TextContent).Text, res.StructuredContent)
+	}
+	// Output:
+	// string outputSchema=false text=four structuredContent=
+	// struct outputSchema=true text={"words":4} structuredContent={"words":4}
+	// map    outputSchema=false text={"words":4} structuredContent={"words":4}
+	// slice  outputSchema=false text=["a","b"] structuredContent=
+}

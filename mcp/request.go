@@ -103,6 +103,5 @@ type MethodHandler func(ctx context.Context, req *Request) (result any, err erro
 // or policy without touching handlers. It sees every request and
 // notification a server receives (notifications/cancelled included, after
 // it has cancelled its request), with raw params. SendingMiddleware sees
-// what the server sends; ClientMiddleware is the client's counterpart
-// (middleware.go).
+// what the server sends; ClientMiddleware is the client's counterpart.
 type Middleware func(next MethodHandler) MethodHandler

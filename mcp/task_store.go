@@ -44,7 +44,7 @@ type TaskState struct {
 	Error *jsonrpc.Error `json:"error,omitempty"`
 	// InputRequests, for a task of the stateless era's tasks extension
 	// that is input_required, is the object of its outstanding input
-	// requests by key, as tasks/get shows them (task_modern_input.go).
+	// requests by key, as tasks/get shows them.
 	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
 }
 
