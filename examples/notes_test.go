@@ -55,12 +55,18 @@ func TestNotesWithTheCLI(t *testing.T) {
 		{"stdio, era auto", append(append([]string{}, add...), "--", notes)},
 		{"stdio, era legacy", append(append([]string{}, add...), "--era", "legacy", "--", notes)},
 		{"http, era auto", append(append([]string{}, add...), "--url", url)},
+		{"http, era legacy", append(append([]string{}, add...), "--era", "legacy", "--url", url)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := run(t, mcpkit, c.args...)
-			// Each server starts with the welcome note, note 1.
-			const wantOut = `{"id":2,"title":"Milk","text":"Buy milk."}` + "\n"
-			const wantLog = `server log [info] "added note 2: Milk"` + "\n"
+			// Each server starts with the welcome note, note 1; the
+			// HTTP server lives on, and the second call adds note 3.
+			id := 2
+			if c.name == "http, era legacy" {
+				id = 3
+			}
+			wantOut := fmt.Sprintf(`{"id":%d,"title":"Milk","text":"Buy milk."}`+"\n", id)
+			wantLog := fmt.Sprintf(`server log [info] "added note %d: Milk"`+"\n", id)
 			if code != 0 || out != wantOut || !strings.Contains(errOut, wantLog) {
 				t.Errorf("mcpkit %s: exit %d, stdout %q, stderr %q; want exit 0, stdout %q, stderr with %q",
 					strings.Join(c.args, " "), code, out, errOut, wantOut, wantLog)
