@@ -17,7 +17,14 @@ import (
 // and must exit 0 after logging that it stopped.
 func startHTTPServer(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(binary(t, "./http-server"), "-addr", "127.0.0.1:0")
+	return startServer(t, binary(t, "./http-server"), "-addr", "127.0.0.1:0")
+}
+
+// startServer runs an example HTTP server, the executable bin with args,
+// as startHTTPServer describes.
+func startServer(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -55,13 +62,13 @@ func startHTTPServer(t *testing.T) string {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
-			t.Errorf("http-server: %v; its stderr:\n%s", err, logs.String())
+			t.Errorf("%s: %v; its stderr:\n%s", bin, err, logs.String())
 		} else if !strings.HasSuffix(logs.String(), " stopped\n") {
-			t.Errorf("http-server did not log that it stopped; its stderr:\n%s", logs.String())
+			t.Errorf("%s did not log that it stopped; its stderr:\n%s", bin, logs.String())
 		}
 	})
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
-		t.Fatalf("http-server did not log a URL on 127.0.0.1; its stderr:\n%s", logs.String())
+		t.Fatalf("%s did not log a URL on 127.0.0.1; its stderr:\n%s", bin, logs.String())
 	}
 	return url
 }

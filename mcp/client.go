@@ -117,6 +117,12 @@ type ClientOptions struct {
 	ProgressHandler func(ctx context.Context, cs *ClientSession, p *ProgressParams)
 	// LoggingMessageHandler, if set, is called for notifications/message
 	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications).
+	// In the session era the server sends its default level and up (info,
+	// for an mcpkit server) until SetLogLevel. In the stateless era, which
+	// Connect chooses by default for a server that speaks it, a request
+	// gets log messages only if it carries a level: set LogLevel (or call
+	// SetLogLevel, or WithLogLevel per call), or this handler is never
+	// called.
 	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageParams)
 	// TaskStatusHandler, if set, is called for notifications/tasks/status
 	// (experimental), which a server may send when a task's status changes
@@ -174,8 +180,9 @@ type ClientOptions struct {
 	// the stateless era only (EraStateless). See ProtocolEra.
 	ProtocolEra ProtocolEra
 	// ProbeTimeout bounds how long EraAuto waits for the answer to its
-	// server/discover probe before it falls back to initialize, for session-era
-	// servers that never answer a request sent before initialize
+	// server/discover probe before it falls back to initialize, for
+	// session-era servers that never answer a request sent before
+	// initialize
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
 	// A late answer is still used if initialize then fails, so a slow
 	// starting stateless-era server is not lost. If zero, 10 seconds; if
@@ -258,7 +265,7 @@ func (c *Client) capabilities() *ClientCapabilities {
 }
 
 // Connect opens t, starts the session's read loop and starts the session
-// in the era ClientOptions.ProtocolEra chooses (see ProtocolEra):
+// in the era ClientOptions.ProtocolEra chooses:
 //
 //   - EraAuto (the default) probes with server/discover. A server that
 //     answers with a version the client speaks is served in the stateless

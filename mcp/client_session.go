@@ -13,12 +13,16 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// A ClientSession is one connection from a Client to a server, after a
-// successful initialization. Its methods send requests and wait for their
-// answers; one goroutine (the read loop) reads what the server sends,
-// delivers responses to the calls waiting for them, answers the server's
-// requests (ping, and later sampling, elicitation and roots) and passes
-// notifications to the Client's callbacks.
+// A ClientSession is one connection from a Client to a server, once
+// Connect has started it: by initialize in the session era, or by
+// server/discover in the stateless era (see Stateless). Its methods send
+// requests and wait for their answers; one goroutine (the read loop) reads
+// what the server sends, delivers responses to the calls waiting for them,
+// answers the server's requests (ping, sampling, elicitation and roots,
+// through the ClientOptions handlers) and passes notifications to the
+// Client's callbacks. In the stateless era the server asks for sampling,
+// elicitation and roots with input_required results instead, which the
+// session answers through the same handlers and retries the call.
 //
 // A ClientSession is safe for concurrent use: calls may be made from any
 // number of goroutines. Close it when done, to end the read loop and

@@ -147,6 +147,12 @@ func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*Eli
 
 // Elicit is ServerSession.Elicit on the request's session, sent on the
 // request's stream.
+//
+// In the stateless era there is no session to send it on: it is one
+// Request.Input under a key of its own, so the handler is run again with
+// the client's answer, and until then it returns ErrInputRequired, which
+// the handler must return as it is (or wrapped)
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	if r.modern != nil {
 		raw, err := r.askOne(ctx, ElicitationInput(params))

@@ -220,6 +220,12 @@ func (ss *ServerSession) Log(ctx context.Context, level LoggingLevel, logger str
 // response). It is ServerSession.Log with the request's stream; see there
 // for the filtering and the errors.
 //
+// It sends nothing unless the server declares logging: set
+// ServerOptions.Logging (&LoggingOptions{} will do) or a
+// ServerOptions.Capabilities with Logging. Without it Log returns nil and
+// the client sees nothing
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#capabilities).
+//
 // In the stateless era the level is the request's own
 // _meta["io.modelcontextprotocol/logLevel"], and a request without one is
 // sent no log messages

@@ -10,10 +10,13 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// A Server holds the features (tools, and later resources and prompts) that
-// it offers and serves any number of sessions over any transports. Features
-// may be added and removed while sessions are live; sessions are told with
-// list_changed notifications.
+// A Server holds the features it offers (tools, resources, resource
+// templates, prompts, completion, logging, tasks) and serves any number of
+// sessions over any transports, in both protocol eras
+// (https://modelcontextprotocol.io/specification/2025-11-25/architecture#servers).
+// Features may be added and removed while sessions are live; sessions are
+// told with list_changed notifications (in the stateless era, the clients
+// listening with subscriptions/listen).
 //
 // A Server is safe for concurrent use.
 type Server struct {
@@ -138,7 +141,10 @@ type ServerOptions struct {
 	// line most HTTP servers accept, and far above any real resource URI.
 	// If zero, 8192; a negative value lifts the bound.
 	MaxResourceURIBytes int
-	// SessionStore keeps session state. If nil, a MemorySessionStore.
+	// SessionStore receives a copy of each session's state when it changes
+	// and is told when the session ends; sessions are served from memory
+	// whatever it is (see SessionStore for what holds today). If nil, a
+	// MemorySessionStore.
 	SessionStore SessionStore
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.
@@ -252,7 +258,8 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 // Implementation returns what the server says about itself in initialize.
 func (s *Server) Implementation() Implementation { return s.impl }
 
-// SessionStore returns the store that keeps the server's session state.
+// SessionStore returns the store that receives the server's session state
+// (ServerOptions.SessionStore, or the default MemorySessionStore).
 func (s *Server) SessionStore() SessionStore { return s.store }
 
 // dispatch runs a request through the middleware and the method table,

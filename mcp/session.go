@@ -399,8 +399,8 @@ func (ss *ServerSession) notifyRelated(ctx context.Context, w messageWriter, met
 // when ctx comes from a handler. Except for ping, the server sends no
 // request before the client's notifications/initialized (ErrNotReady).
 // If ctx ends first, the request is cancelled with notifications/cancelled.
-// A stateless-era request's handler sends none: it asks with
-// Request.Input.
+// A stateless-era request's handler sends none: it asks with Request.Input
+// (or Request.Elicit, CreateMessage, ListRoots).
 func (ss *ServerSession) Call(ctx context.Context, method string, params, result any) error {
 	if err := checkStatelessCall(ctx, method); err != nil {
 		return err

@@ -30,8 +30,10 @@ type LoggingLevel string
 // SessionState is the protocol state of one session: plain, serializable
 // data and nothing else. Open streams, pending requests and cancel
 // functions live beside it in the ServerSession, never inside it, so that a
-// SessionStore can keep it anywhere (in memory, or in Redis for many
-// replicas) and any replica can load it.
+// SessionStore can keep it anywhere. Today the live ServerSession is what
+// serves requests and the store holds a copy of its state (see
+// SessionStore); serving one session from many replicas, each loading this
+// state, is planned.
 type SessionState struct {
 	ID                 string             `json:"id"`
 	ProtocolVersion    string             `json:"protocolVersion,omitempty"`
@@ -52,11 +54,23 @@ type SessionState struct {
 // an id.
 var ErrSessionNotFound = errors.New("mcp: session not found")
 
-// A SessionStore keeps SessionState by session id. Implementations must be
-// safe for concurrent use. Load returns ErrSessionNotFound (possibly
-// wrapped) for an unknown id; Delete of an unknown id is not an error.
-// The state passed to Save and returned by Load is a copy: neither side
-// keeps a reference to the other's value.
+// A SessionStore keeps SessionState by session id
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+// Implementations must be safe for concurrent use. Load returns
+// ErrSessionNotFound (possibly wrapped) for an unknown id; Delete of an
+// unknown id is not an error. The state passed to Save and returned by
+// Load is a copy: neither side keeps a reference to the other's value.
+//
+// What holds today: the server calls Save when a session's state changes
+// (initialize answered, notifications/initialized, logging/setLevel,
+// resources/subscribe and unsubscribe) and Delete when the session ends; a
+// failed Save is logged, never sent to the client. The server never calls
+// Load: a session is served by its live ServerSession, which a transport
+// keeps in its own process (mcphttp's registry is a map in the Handler),
+// so a request that reaches another process does not find the session,
+// whatever store both use. A store shared by replicas is therefore a
+// record of the sessions, not yet a way to serve them anywhere; that
+// (Redis-backed scale-out) is planned.
 type SessionStore interface {
 	Load(ctx context.Context, id string) (*SessionState, error)
 	Save(ctx context.Context, state *SessionState) error

@@ -24,14 +24,27 @@ import (
 type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error)
 
 // A TypedToolHandler serves a tool whose arguments decode into In and
-// whose result is Out. What Out becomes:
-//   - a string: one text content with that text;
-//   - a *CallToolResult: sent as it is;
-//   - anything else: structuredContent, and its JSON as a text content, as
-//     the spec advises for backwards compatibility.
+// whose result is Out
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#structured-content).
+// What Out becomes:
+//   - a string: one text content with that text, and no structuredContent;
+//   - a *CallToolResult: sent as it is (nil: a result with no content);
+//   - anything else is encoded with encoding/json and sent as one text
+//     content. Only when that JSON is an object (a struct, a non-nil
+//     pointer to one, a map) is it also sent as structuredContent, which
+//     the spec requires to be an object; a slice, a number or a nil
+//     pointer ("null") is text only, so a handler whose Out is a pointer
+//     should not return nil once an output schema is declared. AddTool
+//     infers an output schema only when Out is a struct or a pointer to
+//     one (set Tool.OutputSchema for a map).
 //
 // A returned error becomes a result with isError set and the error's text,
-// unless it is a *jsonrpc.Error, which is sent as a protocol error.
+// for the model to read, except: a *jsonrpc.Error (anywhere in the chain,
+// as errors.As finds it) is sent as a protocol error; ctx's own error,
+// once ctx has ended (the call was cancelled or timed out), is not made a
+// result; and in the stateless era ErrInputRequired (from Request.Input
+// and the asking helpers) and a *CapabilityError stay protocol matters: an
+// input_required result and -32021.
 type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
 
 type serverTool struct {
@@ -70,7 +83,8 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 }
 
 // AddTool adds a typed tool to s. The input schema is inferred from In
-// (and the output schema from Out, when Out is a struct or a pointer to one) with
+// (and the output schema from Out, when Out is a struct or a pointer to
+// one; see TypedToolHandler for what each Out is sent as) with
 // github.com/google/jsonschema-go unless t sets them. Arguments are
 // validated against the input schema before h runs; a failure is a result
 // with isError set that names the problem, as 2025-11-25 requires

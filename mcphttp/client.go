@@ -124,7 +124,7 @@ type ClientTransport struct {
 	Logger *slog.Logger
 	// Authorizer, if set, authorizes every request (POST, GET stream,
 	// DELETE) and is asked to reauthorize on a 401 or a 403
-	// insufficient_scope (see Authorizer). If nil, requests carry only
+	// insufficient_scope. If nil, requests carry only
 	// Header, and such an answer is a *StatusError.
 	Authorizer Authorizer
 	// MaxAuthAttempts bounds the reauthorizations of one request

@@ -49,4 +49,27 @@
 // a single request object". Transport refusals with code -32000 carry the
 // explanation in message, for example "Bad Request: Mcp-Session-Id header
 // is required".
+//
+// # Mounting the handler, with its limits
+//
+// A Handler is an http.Handler: mount it on any path of any mux. Every
+// bound a client can reach has an Options field whose zero value is a safe
+// default (the session cap, idle expiry, body size and body read time,
+// per-stream queue and write deadline, batch size), and a precise refusal
+// past it. What only the http.Server can bound is the connection: set its
+// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes, but not ReadTimeout or
+// WriteTimeout, which would cut the long-lived SSE streams the Handler
+// bounds itself. To stop, call Handler.Shutdown before (or with)
+// http.Server.Shutdown: the Handler refuses new work with 503, ends its
+// GET and listen streams, and gives requests in flight until the context
+// ends.
+//
+//	h := mcphttp.NewHandler(server, &mcphttp.Options{MaxSessions: 1000, MaxBodyBytes: 1 << 20})
+//	mux.Handle("/mcp", h)
+//	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+//	go srv.ListenAndServe()
+//	// ... on SIGTERM:
+//	err := errors.Join(h.Shutdown(ctx), srv.Shutdown(ctx))
+//
+// The example of NewHandler runs this whole.
 package mcphttp

@@ -15,9 +15,12 @@ import (
 // Append for every event, in order, before sending it; it calls Replay when
 // a client resumes, and DeleteSession when a session ends.
 //
-// Implementations must be safe for concurrent use. The in-memory
-// [MemoryEventStore] is the embedded default; a shared store (for example
-// on Redis) lets any replica resume any stream.
+// Implementations must be safe for concurrent use. [MemoryEventStore] is
+// the in-memory implementation; Options.EventStore has no default (nil:
+// streams are not resumable). A Handler resumes only the streams of
+// sessions in its own registry, so a store shared by replicas does not yet
+// let one replica resume another's stream; that is part of the planned
+// shared-state scale-out.
 type EventStore interface {
 	// Append records the next event of the stream streamID of session
 	// sessionID. data is the event's JSON-RPC message, empty for a priming

@@ -22,10 +22,14 @@ import (
 // and, on the same endpoint, the sessionless 2026-07-28 era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
 // whose requests take no room in the registry.
-// It owns the session registry; see [Options] for its limits. The
-// sessions' protocol state is kept in the server's SessionStore
-// (mcp.ServerOptions.SessionStore, in memory by default); their open
-// streams and requests in flight live in the Handler.
+// It owns the session registry, a map in this Handler of the live sessions
+// with their open streams and requests in flight; see [Options] for its
+// limits. A copy of each session's protocol state is saved to the
+// server's SessionStore (mcp.ServerOptions.SessionStore, in memory by
+// default), but requests are served from the registry only: a request for
+// a session another process created is answered 404, whatever store they
+// share, so replicas behind a load balancer need sticky sessions until
+// shared-state scale-out (planned) lands.
 //
 // A Handler is safe for concurrent use. Close it to end its sessions and
 // stop its reaper goroutine.

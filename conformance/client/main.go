@@ -80,16 +80,19 @@ var logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level:
 // session-era session and the server gave a session id, waits until the
 // server has answered the transport's standalone GET stream.
 //
-// mcphttp's client transport opens that stream in the background once
-// notifications/initialized has been accepted, and Client.Connect does
-// not wait for it, so a request made right after Connect can reach the
-// server before the GET. Two mocks of the suite then misbehave: the
-// TypeScript SDK server of elicitation-sep1034-client-defaults drops the
-// elicitation/create it sends outside the tools/call (it has no stream to
-// put it on yet), and the sse-retry mock takes the late standalone GET
-// for the reconnection it waits for (and answers the tool call on it).
-// Waiting makes the order the one the TypeScript client produces in
-// practice: GET first, then the scenario's requests.
+// mcphttp's client transport opens that stream once
+// notifications/initialized has been accepted and itself waits, at most
+// 2 s, for the server to answer the GET before sending
+// notifications/initialized returns, so Client.Connect usually returns
+// after the GET was answered. This wait (at most 5 s) covers a mock that
+// takes longer to answer it: if a request reached the server before the
+// GET, two mocks of the suite would misbehave: the TypeScript SDK server
+// of elicitation-sep1034-client-defaults drops the elicitation/create it
+// sends outside the tools/call (it has no stream to put it on yet), and
+// the sse-retry mock takes the late standalone GET for the reconnection it
+// waits for (and answers the tool call on it). Waiting makes the order the
+// one the TypeScript client produces in practice: GET first, then the
+// scenario's requests.
 //
 // The era is the one the run is about: MCP_CONFORMANCE_PROTOCOL_VERSION
 // 2026-07-28 leaves ClientOptions.ProtocolEra at EraAuto (the mocks of

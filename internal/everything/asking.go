@@ -3,7 +3,8 @@ package everything
 // This file holds the tools that ask the client for something while they
 // run: the conformance fixtures test_sampling, test_elicitation,
 // test_elicitation_sep1034_defaults and test_elicitation_sep1330_enums,
-// with the requests and result texts CONFORMANCE_NOTES.md gives, and
+// with the requests and result texts the official conformance suite's
+// scenarios check (conformance/README.md), and
 // list_roots, an example of roots/list.
 
 import (

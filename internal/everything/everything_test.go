@@ -56,7 +56,8 @@ const (
 )
 
 // TestToolResults calls every tool with raw params and checks the raw
-// result, exactly as CONFORMANCE_NOTES.md gives it.
+// result, exactly as the official conformance suite's tools-call-*
+// scenarios expect it (conformance/README.md).
 func TestToolResults(t *testing.T) {
 	cs := connect(t)
 	for _, tc := range []struct {

@@ -18,9 +18,9 @@ type EmbeddedResourceArgs struct {
 	ResourceURI string `json:"resourceUri" description:"URI of the resource to embed"`
 }
 
-// addPrompts registers the conformance prompts (CONFORMANCE_NOTES.md,
-// section 2), with the exact messages the suite's prompts-get-* scenarios
-// check.
+// addPrompts registers the conformance prompts, with the exact messages
+// the prompts-get-* scenarios of the official suite check
+// (@modelcontextprotocol/conformance, pinned in conformance/package.json).
 func addPrompts(s *mcp.Server) {
 	user := func(c mcp.Content) *mcp.PromptMessage { return &mcp.PromptMessage{Role: mcp.RoleUser, Content: c} }
 	result := func(messages ...*mcp.PromptMessage) *mcp.GetPromptResult {

@@ -7,9 +7,9 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// The conformance suite's resources (CONFORMANCE_NOTES.md, section 2):
-// URIs, names, MIME types and contents are the ones the suite's
-// resources-* scenarios read.
+// The conformance suite's resources (@modelcontextprotocol/conformance,
+// pinned in conformance/package.json): URIs, names, MIME types and
+// contents are the ones the suite's resources-* scenarios read.
 const (
 	StaticTextURI   = "test://static-text"
 	StaticBinaryURI = "test://static-binary"

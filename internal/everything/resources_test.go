@@ -21,8 +21,9 @@ func call(t *testing.T, cs *mcp.ClientSession, method, params string) json.RawMe
 	return got
 }
 
-// TestResources checks the conformance resources exactly as
-// CONFORMANCE_NOTES.md gives them, raw.
+// TestResources checks the conformance resources, raw, exactly as the
+// resources-* scenarios of the official suite read them
+// (@modelcontextprotocol/conformance, pinned in conformance/package.json).
 func TestResources(t *testing.T) {
 	cs := connect(t)
 	for _, tc := range []struct {

@@ -6,7 +6,8 @@ package everything
 // https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging)
 // and test_tool_with_progress (notifications/progress,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress),
-// with the messages, values and pacing CONFORMANCE_NOTES.md gives.
+// with the messages, values and pacing the official conformance suite's
+// scenarios check (conformance/README.md).
 
 import (
 	"context"

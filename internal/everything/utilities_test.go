@@ -1,8 +1,9 @@
 package everything_test
 
-// The logging and progress fixtures, exactly as CONFORMANCE_NOTES.md gives
-// them: the notifications, their order before the result, and their pacing
-// (about 50 ms apart) on the fake clock of testing/synctest.
+// The logging and progress fixtures, exactly as the official conformance
+// suite's scenarios expect them (conformance/README.md): the
+// notifications, their order before the result, and their pacing (about
+// 50 ms apart) on the fake clock of testing/synctest.
 
 import (
 	"context"
