@@ -209,7 +209,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools"}, "mcpkit: tools: want a subcommand: list or call"},
 		{[]string{"tools", "frob"}, `mcpkit: tools: unknown subcommand "frob": want list or call`},
 		{[]string{"tools", "list"}, "mcpkit: no server to talk to: give --url URL, or the command that starts it after --, as in"},
-		{[]string{"tools", "list", "--era", "x", "--", "true"}, `mcpkit: --era "x": want auto, legacy or modern`},
+		{[]string{"tools", "list", "--era", "x", "--", "true"}, `mcpkit: --era "x": want auto, session or stateless`},
 		{[]string{"tools", "call", "echo"}, "mcpkit: no server to talk to: give --url URL, or the command that starts it after --, as in"},
 		{[]string{"tools", "call", "--", "x"}, "mcpkit: tools call: want exactly one tool name before --, got 0 arguments"},
 		{[]string{"tools", "call", "a", "b", "--", "x"}, "mcpkit: tools call: want exactly one tool name before --, got 2 arguments"},
@@ -217,6 +217,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools", "call", "echo", "--args", "{", "--", "x"}, "mcpkit: tools call: --args must be a JSON object, got {"},
 		{[]string{"tools", "list", "--bogus", "--", "x"}, "mcpkit: tools list: flag provided but not defined: -bogus"},
 		{[]string{"tools", "list", "extra", "--", "x"}, `mcpkit: tools list: unexpected argument "extra" (the server command goes after --)`},
+		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "X-A"}, `mcpkit: --header "X-A": want NAME:VALUE, such as 'Authorization: Bearer TOKEN'`},
+		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", ":v"}, `mcpkit: --header ":v": "" is not an HTTP header name (letters, digits and !#$%&'*+-.^_` + "`" + `|~ only)`},
+		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "X A: v"}, `mcpkit: --header "X A: v": "X A" is not an HTTP header name (letters, digits and !#$%&'*+-.^_` + "`" + `|~ only)`},
+		{[]string{"tools", "call", "echo", "--url", "http://127.0.0.1:1/mcp", "--header", "X-A: a\r\nX-B: b"}, `mcpkit: --header "X-A: a\r\nX-B: b": the value of X-A holds a line break or NUL`},
+		{[]string{"prompts", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "mcp-session-id: 1"}, `mcpkit: --header "mcp-session-id: 1": mcpkit sets Mcp-Session-Id itself`},
+		{[]string{"resources", "list", "--header", "X-A: 1", "--", "x"}, `mcpkit: --header goes with --url: a server started after -- gets no HTTP headers`},
+		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer x", "--client-id", "c"}, `mcpkit: --header Authorization: mcpkit does not log in then, so --client-id and --auth-auto-approve have no use`},
+		{[]string{"auth", "login", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer x"}, `mcpkit: auth login: --header Authorization: there is nothing to log in to when the token is given`},
 		{[]string{"serve", "extra"}, `mcpkit: serve: unexpected argument "extra"`},
 		{[]string{"serve", "--log-level", "loud"}, `mcpkit: serve: invalid value "loud" for flag -log-level: slog: level string "loud": unknown name`},
 	} {
@@ -229,7 +237,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"--help"}, {"tools", "list", "-h"}} {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
 		code, out, errOut := runCLI(t, "", args...)
 		if code != 0 || !strings.HasPrefix(out, "mcpkit is a command-line tool") || errOut != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
@@ -239,7 +247,7 @@ func TestHelp(t *testing.T) {
 
 func TestServerCommandMissing(t *testing.T) {
 	code, out, errOut := runCLI(t, "", "tools", "list", "--", "/nonexistent/server")
-	want := "mcpkit: connecting to /nonexistent/server: mcp: connecting transport: starting server: fork/exec /nonexistent/server: no such file or directory\n"
+	want := "mcpkit: cannot start `/nonexistent/server`: no such file or directory\n"
 	if code != 1 || out != "" || errOut != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1, \"\", %q", code, out, errOut, want)
 	}
