@@ -195,7 +195,7 @@ func TestVersion(t *testing.T) {
 		}
 	}
 	code, out, errOut = runCLI(t, "", "version", "extra")
-	if code != 2 || out != "" || errOut != "mcpkit: version: unexpected argument \"extra\"\nRun 'mcpkit help' for usage.\n" {
+	if code != 2 || out != "" || errOut != "mcpkit: version: unexpected argument \"extra\"\nRun 'mcpkit help version' for usage.\n" {
 		t.Errorf("version extra: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
@@ -345,6 +345,43 @@ func TestConnectErrors(t *testing.T) {
 			if code != 1 || out != "" || errOut != want {
 				t.Errorf("%s, --era %s: exit %d, stdout %q, stderr\n\t%q\nwant 1, \"\",\n\t%q", tc.name, era, code, out, errOut, want)
 			}
+		}
+	}
+}
+
+// --args that is not JSON is a syntax error, said where it is, exit 2,
+// before any server is started; arguments that are JSON but do not fit
+// the tool's schema are the server's refusal, exit 1.
+func TestArgsErrors(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tools", "call", "echo", "--args", `{"text":}`},
+			"mcpkit: tools call: --args is not valid JSON: line 1, column 9: invalid character '}' looking for beginning of value\n\t{\"text\":}\n\t        ^\nRun 'mcpkit help tools call' for usage.\n"},
+		{[]string{"tools", "call", "echo", "--args", "{\"a\": 1,\n\t\"text\": hi}"},
+			"mcpkit: tools call: --args is not valid JSON: line 2, column 10: invalid character 'h' looking for beginning of value\n\t\t\"text\": hi}\n\t\t        ^\nRun 'mcpkit help tools call' for usage.\n"},
+		{[]string{"tools", "call", "echo", "--args", `{"text":"hi"`},
+			"mcpkit: tools call: --args is not valid JSON: line 1, column 13: unexpected end of JSON input\n\t{\"text\":\"hi\"\n\t            ^\nRun 'mcpkit help tools call' for usage.\n"},
+		{[]string{"tools", "call", "echo", "--args", `"hi"`},
+			"mcpkit: tools call: --args must be a JSON object, such as '{\"name\":\"value\"}', not \"hi\"\nRun 'mcpkit help tools call' for usage.\n"},
+		{[]string{"prompts", "get", "p", "--args", `{'a':1}`},
+			"mcpkit: prompts get: --args is not valid JSON: line 1, column 2: invalid character '\\'' looking for beginning of object key string\n\t{'a':1}\n\t ^\nRun 'mcpkit help prompts get' for usage.\n"},
+		{[]string{"prompts", "get", "p", "--args", `{"a":1}`},
+			"mcpkit: prompts get: --args must be a JSON object of strings (prompt arguments are strings), not {\"a\":1}\nRun 'mcpkit help prompts get' for usage.\n"},
+	} {
+		// The server is never started: a command that does not exist.
+		code, out, errOut := runCLI(t, "", append(tc.args, "--", "/nonexistent/server")...)
+		if code != 2 || out != "" || errOut != tc.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr\n%s\nwant 2, \"\",\n%s", tc.args, code, out, errOut, tc.want)
+		}
+	}
+	for _, era := range []string{"session", "stateless"} {
+		code, out, errOut := client(t, "tools", "call", "echo", "--era", era, "--args", `{"text":5}`)
+		want := "mcpkit: tool echo reported an error: invalid arguments for tool echo: arguments/text: type: got integer, want string\n"
+		if code != 1 || out != "" || errOut != want {
+			t.Errorf("--era %s, schema mismatch: exit %d, stdout %q, stderr %q; want 1, \"\", %q", era, code, out, errOut, want)
 		}
 	}
 }

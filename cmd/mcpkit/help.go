@@ -180,6 +180,18 @@ func helpCommand(args []string) ([]string, error) {
 	return append(slices.Clone(args), "--help"), nil
 }
 
+// helpTopicOf returns " COMMAND" or " COMMAND SUBCOMMAND" for the help
+// topic of a command line, or "" when it names none (or help itself).
+func helpTopicOf(args []string) string {
+	for n := min(len(args), 2); n > 0; n-- {
+		topic := strings.Join(args[:n], " ")
+		if _, ok := helpTopics[topic]; ok && topic != "help" {
+			return " " + topic
+		}
+	}
+	return ""
+}
+
 // isHelpFlag reports whether arg asks for help.
 func isHelpFlag(arg string) bool {
 	return arg == "-h" || arg == "-help" || arg == "--help"

@@ -197,7 +197,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		writeHelp(stdout, helpReq)
 		return exitOK
 	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "mcpkit: %v\nRun 'mcpkit help' for usage.\n", err)
+		fmt.Fprintf(stderr, "mcpkit: %v\nRun 'mcpkit help%s' for usage.\n", err, helpTopicOf(args))
 		return exitUsage
 	case errors.As(err, &exitErr):
 		if exitErr.msg != "" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -72,11 +71,9 @@ func toolsCall(ctx context.Context, e *env, args []string) error {
 	name := positional[0]
 	var arguments json.RawMessage
 	if argsJSON != "" {
-		trimmed := bytes.TrimSpace([]byte(argsJSON))
-		if !json.Valid(trimmed) || trimmed[0] != '{' {
-			return usagef("tools call: --args must be a JSON object, got %s", argsJSON)
+		if arguments, err = parseArgs("tools call", argsJSON); err != nil {
+			return err
 		}
-		arguments = trimmed
 	}
 	cs, err := f.connect(ctx, e, command)
 	if err != nil {
