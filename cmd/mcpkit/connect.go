@@ -69,7 +69,8 @@ func (f *clientFlags) protocolEra() (mcp.ProtocolEra, error) {
 
 // transport returns the transport to the server: Streamable HTTP with
 // --url, otherwise a child process started from the command after "--",
-// spoken to over stdio. Its stderr (the server's logs) goes to ours.
+// spoken to over stdio. Its stderr (the server's logs) goes to ours,
+// through e.status.
 //
 // Over HTTP, a server that asks for OAuth authorization gets it: see
 // authFlags.authorizer.
@@ -111,7 +112,7 @@ func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error)
 		return nil, usagef("no server to talk to: give --url URL, or the command that starts it after --, as in\n\tmcpkit tools list -- mcpkit serve")
 	}
 	cmd := exec.Command(command[0], command[1:]...)
-	cmd.Stderr = e.stderr
+	cmd.Stderr = e.status
 	return &mcp.CommandTransport{Command: cmd}, nil
 }
 
@@ -182,6 +183,9 @@ func (f *clientFlags) connect(ctx context.Context, e *env, command []string) (*m
 	if err != nil {
 		return nil, err
 	}
+	status := newStatusLine(e.stderr)
+	e.status = status
+	e.closers = append(e.closers, status.clear)
 	t, err := f.transport(e, command)
 	if err != nil {
 		return nil, err
@@ -206,7 +210,11 @@ func (f *clientFlags) connect(ctx context.Context, e *env, command []string) (*m
 		LogLevel: mcp.LevelInfo,
 		// The server's log messages are for the person at the terminal.
 		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
-			fmt.Fprintf(e.stderr, "server log [%s] %s\n", p.Level, p.Data)
+			status.println(fmt.Sprintf("server log [%s] %s", p.Level, p.Data))
+		},
+		// So is the progress of the calls that asked for it.
+		ProgressHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ProgressParams) {
+			status.progress(p)
 		},
 	})
 	cs, err := client.Connect(ctx, t)

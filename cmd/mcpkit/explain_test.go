@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -19,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpkit/mcpkit/internal/everything"
+	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 )
 
@@ -383,5 +385,72 @@ func TestArgsErrors(t *testing.T) {
 		if code != 1 || out != "" || errOut != want {
 			t.Errorf("--era %s, schema mismatch: exit %d, stdout %q, stderr %q; want 1, \"\", %q", era, code, out, errOut, want)
 		}
+	}
+}
+
+// A tool's progress goes to stderr, one plain line per notification when
+// stderr is not a terminal, in both eras; stdout has the result only.
+func TestProgressPlain(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, era := range []string{"session", "stateless"} {
+		code, out, errOut := client(t, "tools", "call", "test_tool_with_progress", "--era", era)
+		wantOut := "Progress test completed: progress 0, 50 and 100 of 100 sent for progressToken \"mcpkit-call\"\n"
+		wantErr := "progress 0/100\nprogress 50/100\nprogress 100/100\n"
+		if code != 0 || out != wantOut || errOut != wantErr {
+			t.Errorf("--era %s: exit %d, stdout %q, stderr %q; want 0, %q, %q", era, code, out, errOut, wantOut, wantErr)
+		}
+	}
+}
+
+// On a terminal the progress is one line redrawn in place, erased for a
+// log line and when the call ends.
+func TestProgressLive(t *testing.T) {
+	var b strings.Builder
+	s := &statusLine{w: &b, live: true}
+	s.progress(&mcp.ProgressParams{Progress: 0, Total: 100})
+	s.progress(&mcp.ProgressParams{Progress: 50, Total: 100, Message: "half way"})
+	s.println("server log [info] \"working\"")
+	s.progress(&mcp.ProgressParams{Progress: 100, Total: 100})
+	s.clear()
+	s.clear() // nothing shown: nothing written
+	s.println("server log [info] \"done\"")
+	want := "\r\x1b[Kprogress 0/100\r\x1b[Kprogress 50/100: half way\r\x1b[Kserver log [info] \"working\"\n\r\x1b[Kprogress 100/100\r\x1b[Kserver log [info] \"done\"\n"
+	if b.String() != want {
+		t.Errorf("live status line wrote %q, want %q", b.String(), want)
+	}
+
+	for _, tc := range []struct {
+		p    mcp.ProgressParams
+		want string
+	}{
+		{mcp.ProgressParams{Progress: 3}, "progress 3"},
+		{mcp.ProgressParams{Progress: 0.25, Total: 1}, "progress 0.25/1"},
+		{mcp.ProgressParams{Progress: 1500000, Total: 3000000, Message: "bytes"}, "progress 1500000/3000000: bytes"},
+		{mcp.ProgressParams{Progress: 2, Message: "two files"}, "progress 2: two files"},
+	} {
+		if got := progressText(&tc.p); got != tc.want {
+			t.Errorf("progressText(%+v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+
+	// Only a character device is a terminal, and not with TERM=dumb.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	t.Setenv("TERM", "xterm")
+	if isTerminal(&b) || isTerminal(w) || !isTerminal(devNull) {
+		t.Errorf("isTerminal: buffer %v, pipe %v, %s %v; want false, false, true", isTerminal(&b), isTerminal(w), os.DevNull, isTerminal(devNull))
+	}
+	t.Setenv("TERM", "dumb")
+	if isTerminal(devNull) {
+		t.Errorf("isTerminal(%s) with TERM=dumb", os.DevNull)
 	}
 }

@@ -119,6 +119,9 @@ type env struct {
 	// timeout is the --timeout of the client verb being run, once its
 	// flags are parsed.
 	timeout time.Duration
+	// status shows the server's progress and log messages on stderr,
+	// once a client verb connected.
+	status *statusLine
 	// closers release what the command opened (such as the OAuth
 	// redirect listener) when it ends, in reverse order.
 	closers []func()

@@ -85,7 +85,9 @@ func toolsCall(ctx context.Context, e *env, args []string) error {
 	// restarts --timeout (up to --max-timeout).
 	params := &mcp.CallToolParams{Name: name, Arguments: arguments, Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("mcpkit-call")}}
 	var raw json.RawMessage
-	if err := cs.Call(ctx, "tools/call", params, &raw); err != nil {
+	err = cs.Call(ctx, "tools/call", params, &raw)
+	e.status.clear() // the result goes where the progress was shown
+	if err != nil {
 		return fmt.Errorf("tools/call %s: %w", name, err)
 	}
 	var res mcp.CallToolResult
