@@ -4,6 +4,8 @@ package main
 // --header, progress, tools list's arguments, and its error messages.
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -452,5 +454,59 @@ func TestProgressLive(t *testing.T) {
 	t.Setenv("TERM", "dumb")
 	if isTerminal(devNull) {
 		t.Errorf("isTerminal(%s) with TERM=dumb", os.DevNull)
+	}
+}
+
+func init() {
+	// test-args-server offers tools whose input schemas have every kind
+	// of argument tools list shows.
+	testServers["test-args-server"] = func([]string) {
+		s := mcp.NewServer(mcp.Implementation{Name: "args", Version: "1"}, nil)
+		noop := func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		}
+		for _, tool := range []*mcp.Tool{
+			{Name: "search", Description: "Searches the notes.\nSecond line not shown.", InputSchema: json.RawMessage(`{"type":"object",
+				"properties":{
+					"query":{"type":"string","description":"what to look for\nand more"},
+					"limit":{"type":"integer","description":"at most this many"},
+					"tags":{"type":"array","items":{"type":"string"},"description":"only notes with these tags"},
+					"since":{"type":["string","null"]},
+					"where":{"$ref":"#/$defs/place"},
+					"mode":{"enum":["fast","exact"],"description":"how to match"},
+					"either":{"anyOf":[{"type":"number"},{"type":"boolean"}]},
+					"raw":{}
+				},
+				"required":["query","tags"],
+				"$defs":{"place":{"type":"object"}}}`)},
+			{Name: "ping", Description: "Answers at once."},
+		} {
+			if err := s.AddTool(tool, noop); err != nil {
+				panic(err)
+			}
+		}
+		s.Run(context.Background(), &mcp.StdioTransport{})
+	}
+}
+
+// tools list shows each tool's arguments, in the order of the schema's
+// properties: name, type, "required", and the first line of the
+// description.
+func TestToolsListArguments(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	code, out, errOut := runCLI(t, "", append([]string{"tools", "list", "--"}, selfCommand(t, "test-args-server")...)...)
+	want := `ping                                Answers at once.
+search                              Searches the notes.
+  query (string, required)          what to look for
+  limit (integer)                   at most this many
+  tags (array of string, required)  only notes with these tags
+  since (string|null)
+  where (place)
+  mode (enum)                       how to match
+  either (number|boolean)
+  raw (any)
+`
+	if code != 0 || out != want || errOut != "" {
+		t.Errorf("exit %d, stderr %q, stdout\n%s\nwant\n%s", code, errOut, out, want)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -28,26 +29,43 @@ func toolsList(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(tools))
-	descriptions := make([]string, len(tools))
+	decoded := make([]mcp.Tool, len(tools))
 	for i, raw := range tools {
-		var t mcp.Tool
-		if err := json.Unmarshal(raw, &t); err != nil {
+		if err := json.Unmarshal(raw, &decoded[i]); err != nil {
 			return fmt.Errorf("tools/list: undecodable tool %s: %w", raw, err)
 		}
-		names[i], descriptions[i] = t.Name, firstLine(t.Description)
 	}
 	if f.json {
 		return printJSON(e.stdout, map[string]any{"tools": tools})
 	}
-	if len(names) == 0 {
+	if len(decoded) == 0 {
 		return sayNone(e.stdout, "tools")
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
-	for i, name := range names {
-		fmt.Fprintf(tw, "%s\t%s\n", name, descriptions[i])
+	// A line per tool, then one per argument, indented: name (type,
+	// required), and the descriptions in one column.
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	for _, t := range decoded {
+		fmt.Fprintf(tw, "%s\t%s\n", t.Name, firstLine(t.Description))
+		for _, a := range toolArguments(t.InputSchema) {
+			attrs := a.typ
+			if a.required {
+				attrs += ", required"
+			}
+			fmt.Fprintf(tw, "  %s (%s)\t%s\n", a.name, attrs, a.description)
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// An argument without a description leaves the column's padding.
+	var out strings.Builder
+	for line := range strings.Lines(b.String()) {
+		out.WriteString(strings.TrimRight(line, " \n"))
+		out.WriteString("\n")
+	}
+	_, err = io.WriteString(e.stdout, out.String())
+	return err
 }
 
 // toolsCall implements `mcpkit tools call NAME`. People get the text
