@@ -273,6 +273,19 @@ func (f *clientFlags) connectFailed(t mcp.Transport, command []string, era mcp.P
 	return fmt.Errorf("connecting to %s: %w", who, err)
 }
 
+// callFailed is the error of a call of method, said as what failed: the
+// library's own naming of the method, when it did not come from the
+// server, is not said twice.
+func callFailed(what, method string, err error) error {
+	msg := err.Error()
+	for _, prefix := range []string{"mcp: " + method + ": ", "mcp: sending " + method + ": "} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			return &explainedError{msg: what + ": " + rest, err: err}
+		}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
 // explainedError is an error the CLI says in its own words, msg; err
 // is what it explains, for errors.Is and errors.As.
 type explainedError struct {

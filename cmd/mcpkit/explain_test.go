@@ -510,3 +510,28 @@ search                              Searches the notes.
 		t.Errorf("exit %d, stderr %q, stdout\n%s\nwant\n%s", code, errOut, out, want)
 	}
 }
+
+func init() {
+	// test-dying-server exits with status 3 when its tool is called.
+	testServers["test-dying-server"] = func([]string) {
+		s := mcp.NewServer(mcp.Implementation{Name: "dying", Version: "1"}, nil)
+		if err := s.AddTool(&mcp.Tool{Name: "die"}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+			os.Exit(3)
+			return nil, nil
+		}); err != nil {
+			panic(err)
+		}
+		s.Run(context.Background(), &mcp.StdioTransport{})
+	}
+}
+
+// A server that exits during a call: the call's error names it once.
+func TestServerDiesDuringCall(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, era := range []string{"session", "stateless"} {
+		code, out, errOut := runCLI(t, "", append([]string{"tools", "call", "die", "--era", era, "--"}, selfCommand(t, "test-dying-server")...)...)
+		if want := "mcpkit: tools/call die: mcp: session closed\n"; code != 1 || out != "" || errOut != want {
+			t.Errorf("--era %s: exit %d, stdout %q, stderr %q; want 1, \"\", %q", era, code, out, errOut, want)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func promptsGet(ctx context.Context, e *env, args []string) error {
 
 	var raw json.RawMessage
 	if err := cs.Call(ctx, "prompts/get", &mcp.GetPromptParams{Name: name, Arguments: arguments}, &raw); err != nil {
-		return fmt.Errorf("prompts/get %s: %w", name, err)
+		return callFailed("prompts/get "+name, "prompts/get", err)
 	}
 	if f.json {
 		return printJSON(e.stdout, raw)

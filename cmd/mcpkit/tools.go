@@ -106,7 +106,7 @@ func toolsCall(ctx context.Context, e *env, args []string) error {
 	err = cs.Call(ctx, "tools/call", params, &raw)
 	e.status.clear() // the result goes where the progress was shown
 	if err != nil {
-		return fmt.Errorf("tools/call %s: %w", name, err)
+		return callFailed("tools/call "+name, "tools/call", err)
 	}
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(raw, &res); err != nil {
