@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -336,5 +337,12 @@ func TestBuiltBinary(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "mcpkit serve: input closed, exiting") {
 		t.Errorf("stderr = %q: the server did not end on the closing of its stdin", stderr.String())
+	}
+
+	// The built binary knows its module version: "(devel)", or the
+	// version the go command stamped from version control.
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil || !regexp.MustCompile(`^mcpkit (\(devel\)|v\S+) \(go\S+, `+runtime.GOOS+`/`+runtime.GOARCH+`\)\n$`).Match(out) {
+		t.Errorf("mcpkit version: %q, %v", out, err)
 	}
 }
