@@ -117,9 +117,11 @@ func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error)
 }
 
 // transportHeaders are the headers the Streamable HTTP transport sets
-// itself (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http),
-// in canonical form: --header cannot set them.
-var transportHeaders = []string{"Accept", "Content-Type", "Content-Length", "Host", "Last-Event-Id", "Mcp-Protocol-Version", "Mcp-Session-Id"}
+// itself (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
+// in canonical form: --header cannot set them, nor any Mcp-Param-*
+// header (the transport derives those from a tool's arguments).
+var transportHeaders = []string{"Accept", "Content-Type", "Content-Length", "Host", "Last-Event-Id", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id"}
 
 // parseHeaders parses the --header values, each NAME:VALUE: NAME an HTTP
 // field name (https://www.rfc-editor.org/rfc/rfc9110#section-5.1), VALUE
@@ -139,7 +141,7 @@ func parseHeaders(list []string) (http.Header, error) {
 			return nil, usagef("--header %q: the value of %s holds a line break or NUL", kv, name)
 		}
 		name = http.CanonicalHeaderKey(name)
-		if slices.Contains(transportHeaders, name) {
+		if slices.Contains(transportHeaders, name) || strings.HasPrefix(name, "Mcp-Param-") {
 			return nil, usagef("--header %q: mcpkit sets %s itself", kv, name)
 		}
 		header.Add(name, value)

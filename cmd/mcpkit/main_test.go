@@ -191,6 +191,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "X A: v"}, `mcpkit: --header "X A: v": "X A" is not an HTTP header name (letters, digits and !#$%&'*+-.^_` + "`" + `|~ only)`},
 		{[]string{"tools", "call", "echo", "--url", "http://127.0.0.1:1/mcp", "--header", "X-A: a\r\nX-B: b"}, `mcpkit: --header "X-A: a\r\nX-B: b": the value of X-A holds a line break or NUL`},
 		{[]string{"prompts", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "mcp-session-id: 1"}, `mcpkit: --header "mcp-session-id: 1": mcpkit sets Mcp-Session-Id itself`},
+		{[]string{"tools", "call", "echo", "--url", "http://127.0.0.1:1/mcp", "--header", "MCP-METHOD: tools/list"}, `mcpkit: --header "MCP-METHOD: tools/list": mcpkit sets Mcp-Method itself`},
+		{[]string{"tools", "call", "echo", "--url", "http://127.0.0.1:1/mcp", "--header", "mcp-param-region: eu"}, `mcpkit: --header "mcp-param-region: eu": mcpkit sets Mcp-Param-Region itself`},
 		{[]string{"resources", "list", "--header", "X-A: 1", "--", "x"}, `mcpkit: --header goes with --url: a server started after -- gets no HTTP headers`},
 		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer x", "--client-id", "c"}, `mcpkit: --header Authorization: mcpkit does not log in then, so --client-id and --auth-auto-approve have no use`},
 		{[]string{"auth", "login", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer x"}, `mcpkit: auth login: --header Authorization: there is nothing to log in to when the token is given`},
