@@ -535,3 +535,25 @@ func TestServerDiesDuringCall(t *testing.T) {
 		}
 	}
 }
+
+// A usage error's hint names the help of the command given.
+func TestUsageHintNamesHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"bogus", "x"}, ""},
+		{[]string{"help", "nosuch"}, ""},
+		{[]string{"tools"}, " tools"},
+		{[]string{"tools", "frob"}, " tools"},
+		{[]string{"tools", "call", "echo"}, " tools call"},
+		{[]string{"auth", "login"}, " auth login"},
+		{[]string{"serve", "--bogus"}, " serve"},
+		{[]string{"dev-auth-server", "extra"}, " dev-auth-server"},
+	} {
+		if got := helpTopicOf(tc.args); got != tc.want {
+			t.Errorf("helpTopicOf(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
