@@ -53,16 +53,16 @@ func TestNotesWithTheCLI(t *testing.T) {
 		args []string
 	}{
 		{"stdio, era auto", append(append([]string{}, add...), "--", notes)},
-		{"stdio, era legacy", append(append([]string{}, add...), "--era", "legacy", "--", notes)},
+		{"stdio, era session", append(append([]string{}, add...), "--era", "session", "--", notes)},
 		{"http, era auto", append(append([]string{}, add...), "--url", url)},
-		{"http, era legacy", append(append([]string{}, add...), "--era", "legacy", "--url", url)},
+		{"http, era session", append(append([]string{}, add...), "--era", "session", "--url", url)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := run(t, mcpkit, c.args...)
 			// Each server starts with the welcome note, note 1; the
 			// HTTP server lives on, and the second call adds note 3.
 			id := 2
-			if c.name == "http, era legacy" {
+			if c.name == "http, era session" {
 				id = 3
 			}
 			wantOut := fmt.Sprintf(`{"id":%d,"title":"Milk","text":"Buy milk."}`+"\n", id)

@@ -71,8 +71,9 @@ func TestOAuthTypeScriptServer(t *testing.T) {
 	runChecks(t, test, nil, []check{
 		{"first tools list: 401, discovery, registration, one authorization, the tools", func(t *testing.T, _ *session) {
 			code, out, errOut := run("tools", "list", "--url", url, "--auth-auto-approve")
-			want := "echo    Echoes the text back (interop fixture).\n" +
-				"whoami  Says who the bearer token belongs to (interop fixture).\n"
+			want := "echo                       Echoes the text back (interop fixture).\n" +
+				"  text (string, required)\n" +
+				"whoami                     Says who the bearer token belongs to (interop fixture).\n"
 			prompt := regexp.MustCompile(`^mcpkit: to authorize mcpkit, open this URL in a browser:\n  ` + regexp.QuoteMeta(ds.Issuer()) +
 				`/authorize\?client_id=dev-[A-Z0-9]+&code_challenge=[A-Za-z0-9_-]{43}&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fcallback&resource=` +
 				regexp.QuoteMeta(strings.NewReplacer(":", "%3A", "/", "%2F").Replace(url)) + `&response_type=code&scope=mcp\+offline_access&state=\S+\n$`)

@@ -330,7 +330,7 @@ func (cs *ClientSession) initialize(ctx context.Context, version string) error {
 		ClientInfo:      &c.impl,
 	}
 	if err := cs.Call(ctx, "initialize", params, &res); err != nil {
-		return fmt.Errorf("mcp: initialize: %w", err)
+		return callFailed("initialize", err)
 	}
 	if !IsSupportedVersion(res.ProtocolVersion) {
 		return fmt.Errorf("%w: server answered %q, client supports %v", ErrUnsupportedVersion, res.ProtocolVersion, sessionVersions)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -177,7 +178,7 @@ func (cs *ClientSession) discover(ctx context.Context) (*discovered, error) {
 		if err != nil {
 			supported, ok := unsupportedVersionData(err)
 			if !ok || retried {
-				return nil, fmt.Errorf("mcp: server/discover: %w", err)
+				return nil, callFailed("server/discover", err)
 			}
 			if v := newestShared(supported, statelessVersions); v != "" {
 				version = v
@@ -327,10 +328,34 @@ func (cs *ClientSession) afterProbe(ctx context.Context, a probeAnswer) error {
 		return a.err
 	}
 	err := cs.initialize(ctx, LatestVersion)
-	if err != nil && a.err != nil {
+	if err != nil && a.err != nil && rootCause(err).Error() != rootCause(a.err).Error() {
 		return fmt.Errorf("%w (after %v)", err, a.err)
 	}
 	return err
+}
+
+// callFailed names the handshake method whose call failed, unless the
+// error names it already: the errors of a call that are not the server's
+// answer (sending, the session ending, a timeout) do.
+func callFailed(method string, err error) error {
+	msg := err.Error()
+	if errors.Is(err, ErrRequestTimeout) || strings.HasPrefix(msg, "mcp: "+method+": ") || strings.HasPrefix(msg, "mcp: sending "+method+": ") {
+		return err
+	}
+	return fmt.Errorf("mcp: %s: %w", method, err)
+}
+
+// rootCause is the innermost error of err's chain of single wraps: the
+// probe's failure is worth reporting next to initialize's only when
+// their causes differ (not when, say, both found the server unreachable).
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // adopt makes cs a stateless-era session.

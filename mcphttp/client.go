@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -331,7 +332,7 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := c.do(req)
 	if err != nil {
-		return fmt.Errorf("mcphttp: POST %s: %w", c.t.URL, err)
+		return postFailed(c.t.URL, err)
 	}
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		c.mu.Lock()
@@ -410,6 +411,15 @@ func (c *clientConn) newRequest(ctx context.Context, method string, body io.Read
 		req.Header.Set("MCP-Protocol-Version", version)
 	}
 	return req, nil
+}
+
+// postFailed is the error of a POST to endpoint that got no response.
+// A *url.Error names the method and the URL already.
+func postFailed(endpoint string, err error) error {
+	if _, ok := errors.AsType[*url.Error](err); ok {
+		return fmt.Errorf("mcphttp: %w", err)
+	}
+	return fmt.Errorf("mcphttp: POST %s: %w", endpoint, err)
 }
 
 // checkStatus turns an unusable response into an error, closing its body.

@@ -82,7 +82,7 @@ func (c *clientConn) writeModern(ctx context.Context, req *jsonrpc.Request, vers
 	}
 	if err != nil {
 		finish()
-		return fmt.Errorf("mcphttp: POST %s: %w", c.t.URL, err)
+		return postFailed(c.t.URL, err)
 	}
 	if err := c.checkStatus(resp); err != nil {
 		finish()

@@ -276,7 +276,8 @@ func TestAuthUsageErrors(t *testing.T) {
 		{[]string{"dev-auth-server", "extra"}, `dev-auth-server: unexpected argument "extra"`},
 	} {
 		code, out, errOut := runCLI(t, "", tc.args...)
-		if want := "mcpkit: " + tc.want + "\nRun 'mcpkit help' for usage.\n"; code != exitUsage || out != "" || errOut != want {
+		// The hint names the help of the command given.
+		if want := "mcpkit: " + tc.want + "\nRun 'mcpkit help" + helpTopicOf(tc.args) + "' for usage.\n"; code != exitUsage || out != "" || errOut != want {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, %q", tc.args, code, out, errOut, want)
 		}
 	}

@@ -281,6 +281,11 @@ func authLogin(ctx context.Context, e *env, args []string) error {
 	if f.url == "" {
 		return usagef("auth login: --url is required")
 	}
+	if h, err := parseHeaders(f.headers); err != nil {
+		return err
+	} else if h.Get("Authorization") != "" {
+		return usagef("auth login: --header Authorization: there is nothing to log in to when the token is given")
+	}
 	key, err := storeKey(f.url)
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, errHelp
+				return nil, &helpRequest{topic: fs.Name(), fs: fs}
 			}
 			return nil, usagef("%s: %v", fs.Name(), err)
 		}

@@ -1,16 +1,21 @@
 // Command mcpkit is the command-line tool of the mcpkit MCP SDK: it runs
 // the reference server and speaks to any MCP server as a client.
 //
-//	mcpkit serve                                  run the reference server on stdio
-//	mcpkit tools list [--json] -- COMMAND [ARG...]
-//	mcpkit tools call NAME [--args JSON] [--json] -- COMMAND [ARG...]
-//	mcpkit resources list [--json] -- COMMAND [ARG...]
-//	mcpkit resources read URI [--json] -- COMMAND [ARG...]
-//	mcpkit prompts list [--json] -- COMMAND [ARG...]
-//	mcpkit prompts get NAME [--args JSON] [--json] -- COMMAND [ARG...]
+//	mcpkit serve [--http ADDR]                    run the reference server
+//	mcpkit tools list [--json] SERVER
+//	mcpkit tools call NAME [--args JSON] [--json] SERVER
+//	mcpkit resources list [--json] SERVER
+//	mcpkit resources read URI [--json] SERVER
+//	mcpkit prompts list [--json] SERVER
+//	mcpkit prompts get NAME [--args JSON] [--json] SERVER
 //	mcpkit auth login|logout --url URL            OAuth login and logout
 //	mcpkit auth status                            the servers logged in to
 //	mcpkit dev-auth-server [--addr ADDR]          a development OAuth server
+//	mcpkit version                                mcpkit's version
+//	mcpkit help [COMMAND [SUBCOMMAND]]            the help of a command
+//
+// SERVER is --url URL [--header NAME:VALUE]... for a Streamable HTTP
+// server, or -- COMMAND [ARG...] for a server on stdio.
 //
 // The client verbs start the server as COMMAND and speak MCP over its stdin
 // and stdout (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio).
@@ -114,6 +119,9 @@ type env struct {
 	// timeout is the --timeout of the client verb being run, once its
 	// flags are parsed.
 	timeout time.Duration
+	// status shows the server's progress and log messages on stderr,
+	// once a client verb connected.
+	status *statusLine
 	// closers release what the command opened (such as the OAuth
 	// redirect listener) when it ends, in reverse order.
 	closers []func()
@@ -122,56 +130,50 @@ type env struct {
 const usage = `mcpkit is a command-line tool for the Model Context Protocol.
 
 Usage:
-  mcpkit serve [--log-level LEVEL]
-        run the reference server (internal/everything) on stdin/stdout
-  mcpkit serve --http ADDR [--path /mcp] [--stateless] [--json-response]
-               [--max-sessions N] [--idle-timeout D] [--allowed-origin URL]
-               [--conn-idle-timeout D] [--read-header-timeout D]
-               [--max-header-bytes N] [--shutdown-timeout D]
-        serve it over Streamable HTTP at http://ADDR/mcp
-  mcpkit tools list [--json] (--url URL | -- COMMAND [ARG...])
-        list the tools of the server at URL, or of the one COMMAND starts
-  mcpkit tools call NAME [--args JSON] [--json] (--url URL | -- COMMAND [ARG...])
+  mcpkit serve [--http ADDR] [flags]
+        run the reference server (internal/everything) on stdin/stdout,
+        or over Streamable HTTP at http://ADDR/mcp
+  mcpkit tools list [--json] SERVER
+        list the tools of the server, each with its arguments
+  mcpkit tools call NAME [--args JSON] [--json] SERVER
         call tool NAME with the JSON object ARGS as arguments
-  mcpkit resources list [--json] (--url URL | -- COMMAND [ARG...])
+  mcpkit resources list [--json] SERVER
         list the resources and resource templates of the server
-  mcpkit resources read URI [--json] (--url URL | -- COMMAND [ARG...])
+  mcpkit resources read URI [--json] SERVER
         read the resource at URI
-  mcpkit prompts list [--json] (--url URL | -- COMMAND [ARG...])
+  mcpkit prompts list [--json] SERVER
         list the prompts of the server
-  mcpkit prompts get NAME [--args JSON] [--json] (--url URL | -- COMMAND [ARG...])
+  mcpkit prompts get NAME [--args JSON] [--json] SERVER
         get prompt NAME with the JSON object of strings ARGS as arguments
+  mcpkit auth login|logout|status [--url URL]
+        manage the OAuth credentials mcpkit keeps for servers
+  mcpkit dev-auth-server [--addr 127.0.0.1:0]
+        run a development OAuth authorization server (NOT FOR PRODUCTION)
+  mcpkit version
+        print mcpkit's version
+  mcpkit help [COMMAND [SUBCOMMAND]]
+        show the help of a command, with all its flags (also COMMAND --help)
 
-  mcpkit auth login --url URL [--client-id ID [--client-secret S]] [--auth-auto-approve]
-        authorize mcpkit with the OAuth authorization server of the server at URL
-  mcpkit auth logout --url URL
-        forget the tokens and client registration kept for the server at URL
-  mcpkit auth status
-        list the servers mcpkit keeps OAuth credentials for
-  mcpkit dev-auth-server [--addr 127.0.0.1:0] [--subject dev-user] [--key FILE]
-        run a development OAuth authorization server that approves every
-        request at once (NOT FOR PRODUCTION); prints its issuer URL
+  SERVER is the server to talk to, either
+    --url URL [--header NAME:VALUE]...   a Streamable HTTP server; each
+                                         --header is sent on every request
+    -- COMMAND [ARG...]                  a server COMMAND starts, spoken to
+                                         on its stdin and stdout
+  --era auto|session|stateless picks the protocol era (default auto: ask
+  with server/discover, fall back to initialize). --timeout D (default 60s)
+  is how long a request waits for its answer, restarted by each progress
+  notification up to --max-timeout D (default 10m).
 
-  Every client verb takes --timeout D (default 60s): how long a request
-  waits for its answer, restarted by each progress notification up to
-  --max-timeout D (default 10m).
+  With --url, a server that answers 401 is authorized with OAuth 2.1 (see
+  'mcpkit help auth'), unless --header gives an Authorization header.
 
-  With --url, a server that answers 401 is authorized with OAuth 2.1: the
-  authorization URL is printed on stderr (and opened in a browser when
-  there is a display), the browser comes back to a listener on
-  127.0.0.1, and the tokens are kept per server under the user's config
-  directory (mcpkit/auth, files of mode 0600) and reused until they
-  expire. --client-id/--client-secret name a pre-registered client;
-  otherwise mcpkit registers itself. --auth-auto-approve (or
-  MCPKIT_AUTH_AUTO_APPROVE=1) makes mcpkit GET the authorization URL
-  itself, without following its redirect, and deliver the redirect to its
-  listener: for authorization servers that approve at once, such as
-  mcpkit dev-auth-server, in tests.
+Exit status: 0 on success, 1 when the server, the tool or the connection
+failed, 2 for a mistake on the command line, 128+N when signal N stopped it.
 
 Examples:
   mcpkit tools call echo --args '{"text":"hi"}' -- mcpkit serve
   mcpkit serve --http 127.0.0.1:8080 &
-  mcpkit tools call echo --args '{"text":"hi"}' --url http://127.0.0.1:8080/mcp
+  mcpkit tools list --url http://127.0.0.1:8080/mcp --header 'Authorization: Bearer TOKEN'
 `
 
 // run is main without the process: it returns the exit status.
@@ -184,6 +186,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var usageErr *usageError
 	var exitErr *exitCodeError
 	var sigErr *signalError
+	var helpReq *helpRequest
 	switch {
 	case err == nil:
 		return exitOK
@@ -193,11 +196,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case errors.Is(err, mcp.ErrRequestTimeout) && e.timeout > 0:
 		fmt.Fprintf(stderr, "mcpkit: timed out: the server did not answer within %v (see --timeout)\n", e.timeout)
 		return exitError
-	case errors.Is(err, errHelp):
-		fmt.Fprint(stdout, usage)
+	case errors.As(err, &helpReq):
+		writeHelp(stdout, helpReq)
 		return exitOK
 	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "mcpkit: %v\nRun 'mcpkit help' for usage.\n", err)
+		fmt.Fprintf(stderr, "mcpkit: %v\nRun 'mcpkit help%s' for usage.\n", err, helpTopicOf(args))
 		return exitUsage
 	case errors.As(err, &exitErr):
 		if exitErr.msg != "" {
@@ -210,15 +213,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
-var errHelp = errors.New("help requested")
-
 func dispatch(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
 		return usagef("no command given")
 	}
+	if len(args) > 1 && isHelpFlag(args[1]) {
+		if _, group := helpTopics[args[0]+" list"]; group || args[0] == "auth" {
+			return &helpRequest{topic: args[0]}
+		}
+	}
 	switch args[0] {
-	case "help", "-h", "-help", "--help":
-		return errHelp
+	case "-h", "-help", "--help":
+		return &helpRequest{}
+	case "help":
+		cmd, err := helpCommand(args[1:])
+		if err != nil {
+			return err
+		}
+		return dispatch(ctx, e, cmd)
+	case "version":
+		return versionCommand(ctx, e, args[1:])
 	case "serve":
 		return serve(ctx, e, args[1:])
 	case "dev-auth-server":

@@ -8,7 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
+	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -134,48 +135,16 @@ func TestToolsList(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	want := []string{
-		"confirm_delete                              Asks the user to confirm (an elicitation with a boolean \"confirm\"), then says whether it deleted the file; it deletes nothing. It may run as a task, which waits in input_required for the answer.",
-		"countdown                                   Counts down one second at a time, reporting progress, then answers. It may run as a task (execution.taskSupport optional): its status message says how many seconds are left.",
-		"echo                                        Returns the text it is given, unchanged.",
-		"failing_job                                 Works for a second, then fails with a tool error (isError). It runs only as a task (execution.taskSupport required).",
-		"greet                                       Answers \"Hello, {name}!\" at once. It never runs as a task.",
-		"json_schema_2020_12_tool                    Has an input schema that uses JSON Schema 2020-12 keywords ($schema, $defs, $anchor, $ref, allOf, anyOf, if/then/else) (conformance fixture).",
-		"list_roots                                  Returns the roots the client shares with the server (roots/list).",
-		"multi_input                                 Asks two questions at once (elicitations \"first\" and \"second\") and repeats the names given. It may run as a task, which stays input_required until both are answered.",
-		"protocol_error_job                          Fails with a JSON-RPC error (-32603), which fails its task. It may run as a task.",
-		"slow_compute                                Works for the given number of seconds, then answers. It runs as a task when the client allows it (execution.taskSupport optional); cancelling the task stops it.",
-		"test_audio_content                          Returns a WAV audio content (conformance fixture).",
-		"test_elicitation                            Asks the user for a username and an email address (elicitation/create; conformance fixture).",
-		"test_elicitation_sep1034_defaults           Asks for a form whose fields all have defaults (SEP-1034; conformance fixture).",
-		"test_elicitation_sep1330_enums              Asks for a form with every kind of enum: single and multi select, titled and untitled, legacy enumNames (SEP-1330; conformance fixture).",
-		"test_embedded_resource                      Returns an embedded text resource (conformance fixture).",
-		"test_error_handling                         Always reports a tool error with isError (conformance fixture).",
-		"test_header_param                           Echoes its region argument, which Streamable HTTP clients also send in the Mcp-Param-Region header (x-mcp-header; conformance fixture).",
-		"test_image_content                          Returns a PNG image content (conformance fixture).",
-		"test_input_required_result_capabilities     Asks for each kind of input the request's client capabilities declare (elicitation, sampling, roots), and for nothing else (SEP-2322 conformance fixture).",
-		"test_input_required_result_elicitation      Asks the user's name (elicitation under user_name), then greets them (SEP-2322 conformance fixture).",
-		"test_input_required_result_list_roots       Asks for the client's roots (roots/list under client_roots), then lists them (SEP-2322 conformance fixture).",
-		"test_input_required_result_multi_round      Asks in two rounds: a name (elicitation under step1), then a favourite colour (elicitation under step2), each round with a new requestState (SEP-2322 conformance fixture).",
-		"test_input_required_result_multiple_inputs  Asks for three inputs at once: a name (elicitation under user_name), a greeting (sampling under greeting) and the roots (roots/list under client_roots) (SEP-2322 conformance fixture).",
-		"test_input_required_result_request_state    Asks for a confirmation (elicitation under confirm) with a signed requestState; the retry answers \"state-ok\" once the state is verified (SEP-2322 conformance fixture).",
-		"test_input_required_result_sampling         Asks the client's LLM for the capital of France (sampling under capital_question), then quotes the answer (SEP-2322 conformance fixture).",
-		"test_input_required_result_tampered_state   Asks for a confirmation (elicitation under confirm) with a signed requestState; a retry whose state was altered is refused with -32602 (SEP-2322 conformance fixture).",
-		"test_logging_tool                           Logs three messages at level info: in the stateless era only when the request's _meta asks for a log level, in the session era as logging/setLevel allows (conformance fixture).",
-		"test_missing_capability                     Needs the client's sampling capability: a stateless-era request that does not declare it is refused with -32021 (conformance fixture).",
-		"test_multiple_content_types                 Returns text, image and resource contents together (conformance fixture).",
-		"test_reconnection                           Closes its response stream before answering, so the answer must be fetched by resuming the stream (conformance fixture).",
-		"test_sampling                               Asks the client's LLM to answer the prompt (sampling/createMessage; conformance fixture).",
-		"test_simple_text                            Returns a simple text content (conformance fixture).",
-		"test_streaming_elicitation                  Streams notifications (progress, when the request has a progressToken; a log message, when it asks for a level) and asks the user for a name by multi round-trip in the stateless era, never by a request on the response stream (conformance fixture).",
-		"test_tool_with_logging                      Sends three log messages at level info, about 50 ms apart, then answers (conformance fixture).",
-		"test_tool_with_progress                     Reports progress 0, 50 and 100 of 100, about 50 ms apart, with the request's progressToken, then answers (conformance fixture).",
-		"test_trigger_prompt_change                  Adds test_temporary_prompt and removes it again, so that clients are sent notifications/prompts/list_changed (on subscriptions/listen streams and session streams) and the list ends as it was (conformance fixture).",
-		"test_trigger_tool_change                    Adds test_temporary_tool and removes it again, so that clients are sent notifications/tools/list_changed (on subscriptions/listen streams and session streams) and the list ends as it was (conformance fixture).",
+	// A line per tool, then a line per argument (testdata/tools-list.txt
+	// is the reference server's list as people see it).
+	golden, err := os.ReadFile(filepath.Join("testdata", "tools-list.txt"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); !reflect.DeepEqual(got, want) {
-		t.Errorf("stdout =\n%s\nwant\n%s", out, strings.Join(want, "\n"))
+	if out != string(golden) {
+		t.Errorf("stdout =\n%s\nwant\n%s", out, golden)
 	}
+	want := regexp.MustCompile(`(?m)^\S`).FindAllString(string(golden), -1) // the tools
 
 	code, out, errOut = client(t, "tools", "list", "--json")
 	if code != 0 || errOut != "" {
@@ -209,14 +178,24 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools"}, "mcpkit: tools: want a subcommand: list or call"},
 		{[]string{"tools", "frob"}, `mcpkit: tools: unknown subcommand "frob": want list or call`},
 		{[]string{"tools", "list"}, "mcpkit: no server to talk to: give --url URL, or the command that starts it after --, as in"},
-		{[]string{"tools", "list", "--era", "x", "--", "true"}, `mcpkit: --era "x": want auto, legacy or modern`},
+		{[]string{"tools", "list", "--era", "x", "--", "true"}, `mcpkit: --era "x": want auto, session or stateless`},
 		{[]string{"tools", "call", "echo"}, "mcpkit: no server to talk to: give --url URL, or the command that starts it after --, as in"},
 		{[]string{"tools", "call", "--", "x"}, "mcpkit: tools call: want exactly one tool name before --, got 0 arguments"},
 		{[]string{"tools", "call", "a", "b", "--", "x"}, "mcpkit: tools call: want exactly one tool name before --, got 2 arguments"},
-		{[]string{"tools", "call", "echo", "--args", "[1]", "--", "x"}, "mcpkit: tools call: --args must be a JSON object, got [1]"},
-		{[]string{"tools", "call", "echo", "--args", "{", "--", "x"}, "mcpkit: tools call: --args must be a JSON object, got {"},
+		{[]string{"tools", "call", "echo", "--args", "[1]", "--", "x"}, `mcpkit: tools call: --args must be a JSON object, such as '{"name":"value"}', not [1]`},
+		{[]string{"tools", "call", "echo", "--args", "{", "--", "x"}, "mcpkit: tools call: --args is not valid JSON: line 1, column 2: unexpected end of JSON input"},
 		{[]string{"tools", "list", "--bogus", "--", "x"}, "mcpkit: tools list: flag provided but not defined: -bogus"},
 		{[]string{"tools", "list", "extra", "--", "x"}, `mcpkit: tools list: unexpected argument "extra" (the server command goes after --)`},
+		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "X-A"}, `mcpkit: --header "X-A": want NAME:VALUE, such as 'Authorization: Bearer TOKEN'`},
+		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", ":v"}, `mcpkit: --header ":v": "" is not an HTTP header name (letters, digits and !#$%&'*+-.^_` + "`" + `|~ only)`},
+		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "X A: v"}, `mcpkit: --header "X A: v": "X A" is not an HTTP header name (letters, digits and !#$%&'*+-.^_` + "`" + `|~ only)`},
+		{[]string{"tools", "call", "echo", "--url", "http://127.0.0.1:1/mcp", "--header", "X-A: a\r\nX-B: b"}, `mcpkit: --header "X-A: a\r\nX-B: b": the value of X-A holds a line break or NUL`},
+		{[]string{"prompts", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "mcp-session-id: 1"}, `mcpkit: --header "mcp-session-id: 1": mcpkit sets Mcp-Session-Id itself`},
+		{[]string{"tools", "call", "echo", "--url", "http://127.0.0.1:1/mcp", "--header", "MCP-METHOD: tools/list"}, `mcpkit: --header "MCP-METHOD: tools/list": mcpkit sets Mcp-Method itself`},
+		{[]string{"tools", "call", "echo", "--url", "http://127.0.0.1:1/mcp", "--header", "mcp-param-region: eu"}, `mcpkit: --header "mcp-param-region: eu": mcpkit sets Mcp-Param-Region itself`},
+		{[]string{"resources", "list", "--header", "X-A: 1", "--", "x"}, `mcpkit: --header goes with --url: a server started after -- gets no HTTP headers`},
+		{[]string{"tools", "list", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer x", "--client-id", "c"}, `mcpkit: --header Authorization: mcpkit does not log in then, so --client-id and --auth-auto-approve have no use`},
+		{[]string{"auth", "login", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer x"}, `mcpkit: auth login: --header Authorization: there is nothing to log in to when the token is given`},
 		{[]string{"serve", "extra"}, `mcpkit: serve: unexpected argument "extra"`},
 		{[]string{"serve", "--log-level", "loud"}, `mcpkit: serve: invalid value "loud" for flag -log-level: slog: level string "loud": unknown name`},
 	} {
@@ -229,7 +208,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"--help"}, {"tools", "list", "-h"}} {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
 		code, out, errOut := runCLI(t, "", args...)
 		if code != 0 || !strings.HasPrefix(out, "mcpkit is a command-line tool") || errOut != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
@@ -239,7 +218,7 @@ func TestHelp(t *testing.T) {
 
 func TestServerCommandMissing(t *testing.T) {
 	code, out, errOut := runCLI(t, "", "tools", "list", "--", "/nonexistent/server")
-	want := "mcpkit: connecting to /nonexistent/server: mcp: connecting transport: starting server: fork/exec /nonexistent/server: no such file or directory\n"
+	want := "mcpkit: cannot start `/nonexistent/server`: no such file or directory\n"
 	if code != 1 || out != "" || errOut != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1, \"\", %q", code, out, errOut, want)
 	}
@@ -360,5 +339,12 @@ func TestBuiltBinary(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "mcpkit serve: input closed, exiting") {
 		t.Errorf("stderr = %q: the server did not end on the closing of its stdin", stderr.String())
+	}
+
+	// The built binary knows its module version: "(devel)", or the
+	// version the go command stamped from version control.
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil || !regexp.MustCompile(`^mcpkit (\(devel\)|v\S+) \(go\S+, `+runtime.GOOS+`/`+runtime.GOARCH+`\)\n$`).Match(out) {
+		t.Errorf("mcpkit version: %q, %v", out, err)
 	}
 }

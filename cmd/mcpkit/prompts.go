@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -78,9 +77,12 @@ func promptsGet(ctx context.Context, e *env, args []string) error {
 	name := positional[0]
 	var arguments map[string]string
 	if argsJSON != "" {
-		trimmed := bytes.TrimSpace([]byte(argsJSON))
-		if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &arguments) != nil {
-			return usagef("prompts get: --args must be a JSON object of strings, got %s", argsJSON)
+		raw, err := parseArgs("prompts get", argsJSON)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &arguments); err != nil {
+			return usagef("prompts get: --args must be a JSON object of strings (prompt arguments are strings), not %s", raw)
 		}
 	}
 	cs, err := f.connect(ctx, e, command)
@@ -91,7 +93,7 @@ func promptsGet(ctx context.Context, e *env, args []string) error {
 
 	var raw json.RawMessage
 	if err := cs.Call(ctx, "prompts/get", &mcp.GetPromptParams{Name: name, Arguments: arguments}, &raw); err != nil {
-		return fmt.Errorf("prompts/get %s: %w", name, err)
+		return callFailed("prompts/get "+name, "prompts/get", err)
 	}
 	if f.json {
 		return printJSON(e.stdout, raw)

@@ -73,7 +73,7 @@ func listAll(ctx context.Context, cs *mcp.ClientSession, method, member string) 
 	for {
 		var page map[string]json.RawMessage
 		if err := cs.Call(ctx, method, &mcp.PaginatedParams{Cursor: cursor}, &page); err != nil {
-			return nil, fmt.Errorf("%s: %w", method, err)
+			return nil, callFailed(method, method, err)
 		}
 		var some []json.RawMessage
 		if raw, ok := page[member]; ok {
@@ -117,7 +117,7 @@ func resourcesRead(ctx context.Context, e *env, args []string) error {
 
 	var raw json.RawMessage
 	if err := cs.Call(ctx, "resources/read", &mcp.ReadResourceParams{URI: uri}, &raw); err != nil {
-		return fmt.Errorf("resources/read %s: %w", uri, err)
+		return callFailed("resources/read "+uri, "resources/read", err)
 	}
 	if f.json {
 		return printJSON(e.stdout, raw)

@@ -149,14 +149,14 @@ func TestResourcesPromptsUsageErrors(t *testing.T) {
 		{[]string{"prompts", "frob"}, `mcpkit: prompts: unknown subcommand "frob": want list or get`},
 		{[]string{"prompts", "list", "--bogus", "--", "x"}, "mcpkit: prompts list: flag provided but not defined: -bogus"},
 		{[]string{"prompts", "get", "--", "x"}, "mcpkit: prompts get: want exactly one prompt name before --, got 0 arguments"},
-		{[]string{"prompts", "get", "p", "--args", `{"a":1}`, "--", "x"}, `mcpkit: prompts get: --args must be a JSON object of strings, got {"a":1}`},
-		{[]string{"prompts", "get", "p", "--args", `["a"]`, "--", "x"}, `mcpkit: prompts get: --args must be a JSON object of strings, got ["a"]`},
-		{[]string{"prompts", "get", "p", "--args", ``, "--", "/nonexistent"}, "mcpkit: connecting to /nonexistent: mcp: connecting transport: starting server: fork/exec /nonexistent: no such file or directory"},
+		{[]string{"prompts", "get", "p", "--args", `{"a":1}`, "--", "x"}, `mcpkit: prompts get: --args must be a JSON object of strings (prompt arguments are strings), not {"a":1}`},
+		{[]string{"prompts", "get", "p", "--args", `["a"]`, "--", "x"}, `mcpkit: prompts get: --args must be a JSON object, such as '{"name":"value"}', not ["a"]`},
+		{[]string{"prompts", "get", "p", "--args", ``, "--", "/nonexistent"}, "mcpkit: cannot start `/nonexistent`: no such file or directory"},
 	} {
 		code, out, errOut := runCLI(t, "", tc.args...)
 		first, _, _ := strings.Cut(errOut, "\n")
 		wantCode := 2
-		if strings.Contains(tc.want, "connecting to") {
+		if strings.Contains(tc.want, "cannot start") {
 			wantCode = 1
 		}
 		if code != wantCode || out != "" || first != tc.want {

@@ -29,26 +29,43 @@ func toolsList(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(tools))
-	descriptions := make([]string, len(tools))
+	decoded := make([]mcp.Tool, len(tools))
 	for i, raw := range tools {
-		var t mcp.Tool
-		if err := json.Unmarshal(raw, &t); err != nil {
+		if err := json.Unmarshal(raw, &decoded[i]); err != nil {
 			return fmt.Errorf("tools/list: undecodable tool %s: %w", raw, err)
 		}
-		names[i], descriptions[i] = t.Name, firstLine(t.Description)
 	}
 	if f.json {
 		return printJSON(e.stdout, map[string]any{"tools": tools})
 	}
-	if len(names) == 0 {
+	if len(decoded) == 0 {
 		return sayNone(e.stdout, "tools")
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
-	for i, name := range names {
-		fmt.Fprintf(tw, "%s\t%s\n", name, descriptions[i])
+	// A line per tool, then one per argument, indented: name (type,
+	// required), and the descriptions in one column.
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	for _, t := range decoded {
+		fmt.Fprintf(tw, "%s\t%s\n", t.Name, firstLine(t.Description))
+		for _, a := range toolArguments(t.InputSchema) {
+			attrs := a.typ
+			if a.required {
+				attrs += ", required"
+			}
+			fmt.Fprintf(tw, "  %s (%s)\t%s\n", a.name, attrs, a.description)
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// An argument without a description leaves the column's padding.
+	var out strings.Builder
+	for line := range strings.Lines(b.String()) {
+		out.WriteString(strings.TrimRight(line, " \n"))
+		out.WriteString("\n")
+	}
+	_, err = io.WriteString(e.stdout, out.String())
+	return err
 }
 
 // toolsCall implements `mcpkit tools call NAME`. People get the text
@@ -72,11 +89,9 @@ func toolsCall(ctx context.Context, e *env, args []string) error {
 	name := positional[0]
 	var arguments json.RawMessage
 	if argsJSON != "" {
-		trimmed := bytes.TrimSpace([]byte(argsJSON))
-		if !json.Valid(trimmed) || trimmed[0] != '{' {
-			return usagef("tools call: --args must be a JSON object, got %s", argsJSON)
+		if arguments, err = parseArgs("tools call", argsJSON); err != nil {
+			return err
 		}
-		arguments = trimmed
 	}
 	cs, err := f.connect(ctx, e, command)
 	if err != nil {
@@ -88,8 +103,10 @@ func toolsCall(ctx context.Context, e *env, args []string) error {
 	// restarts --timeout (up to --max-timeout).
 	params := &mcp.CallToolParams{Name: name, Arguments: arguments, Meta: &mcp.RequestMeta{ProgressToken: jsonrpc.StringID("mcpkit-call")}}
 	var raw json.RawMessage
-	if err := cs.Call(ctx, "tools/call", params, &raw); err != nil {
-		return fmt.Errorf("tools/call %s: %w", name, err)
+	err = cs.Call(ctx, "tools/call", params, &raw)
+	e.status.clear() // the result goes where the progress was shown
+	if err != nil {
+		return callFailed("tools/call "+name, "tools/call", err)
 	}
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(raw, &res); err != nil {
