@@ -33,8 +33,9 @@ type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (
 //     content. Only when that JSON is an object (a struct, a non-nil
 //     pointer to one, a map) is it also sent as structuredContent, which
 //     the spec requires to be an object; a slice, a number or a nil
-//     pointer ("null") is text only, so a handler whose Out is a pointer
-//     should not return nil once an output schema is declared. AddTool
+//     pointer ("null") is text only. When the tool has an output schema
+//     (inferred or set), such a result is sent as a tool error instead,
+//     since the spec requires structured content that conforms to it. AddTool
 //     infers an output schema only when Out is a struct or a pointer to
 //     one (set Tool.OutputSchema for a map).
 //
@@ -145,7 +146,18 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 			// result is not boxed on the heap on its way to typedResult.
 			return newTextResult(s), nil
 		}
-		return typedResult(out)
+		res, err := typedResult(out)
+		if err == nil && res.StructuredContent == nil && t.OutputSchema != nil {
+			if _, own := any(out).(*CallToolResult); !own {
+				// A tool with an output schema must return structured
+				// content that conforms to it
+				// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#output-schema):
+				// a nil pointer or a non-object is the handler's mistake,
+				// told to the model rather than sent as a broken result.
+				return toolError("tool " + t.Name + " returned " + res.Content[0].(*TextContent).Text + ", not the object its output schema requires"), nil
+			}
+		}
+		return res, err
 	}})
 	return nil
 }

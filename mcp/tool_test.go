@@ -50,6 +50,8 @@ func lcToolServer(t testing.TB, calls *atomic.Int32) *Server {
 			return nil, fmt.Errorf("refused: %w", jsonrpc.NewError(-32042, "Negative divisor", map[string]int{"b": in.B}))
 		case in.A < 0:
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params", "a must not be negative")
+		case in.Note == "nil":
+			return nil, nil
 		}
 		return &lcAddOut{Sum: in.A / in.B}, nil
 	}))
@@ -111,9 +113,14 @@ func TestToolTypedSchemasAndResults(t *testing.T) {
 			# Map output is structured too.
 			-> {"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"counts","arguments":{"text":"four"}}}
 			<- {"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"{\"length\":4}"}],"structuredContent":{"length":4}}}
+
+			# A nil *T from a tool with an output schema is the handler's
+			# mistake: a tool error, never a result without structuredContent.
+			-> {"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"div","arguments":{"a":1,"b":1,"note":"nil"}}}
+			<- {"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"tool div returned null, not the object its output schema requires"}],"isError":true}}
 		`)
-		if n := calls.Load(); n != 10 {
-			t.Errorf("handlers ran %d times, want 10", n)
+		if n := calls.Load(); n != 11 {
+			t.Errorf("handlers ran %d times, want 11", n)
 		}
 		c.finish()
 	})
