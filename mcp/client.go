@@ -77,15 +77,20 @@ type ClientOptions struct {
 	// RequestTimeout is how long a request waits for its answer before the
 	// client cancels it with notifications/cancelled and the call returns
 	// an error wrapping ErrRequestTimeout and context.DeadlineExceeded
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
-	// WithRequestTimeout overrides it for one call. If zero, requests wait
-	// as long as their context allows.
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts),
+	// so that no call waits forever on a server that never answers.
+	// WithRequestTimeout overrides it for one call. If zero,
+	// DefaultRequestTimeout (60 seconds); if negative, requests wait as
+	// long as their context allows, up to MaxRequestTimeout.
 	RequestTimeout time.Duration
 	// MaxRequestTimeout bounds every request, whatever its progress: each
 	// notifications/progress for a request (one sent with
 	// _meta.progressToken) restarts its RequestTimeout, but never past
-	// MaxRequestTimeout from when it was sent. If zero, progress does not
-	// extend a request's timeout and there is no bound beyond it.
+	// MaxRequestTimeout from when it was sent, as the spec asks
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
+	// If zero, DefaultMaxRequestTimeout (10 minutes); if negative, there is
+	// no bound beyond RequestTimeout (progress does not extend it then) and
+	// ctx's deadline.
 	MaxRequestTimeout time.Duration
 
 	// Middleware wraps the handling of every request and notification the

@@ -108,7 +108,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	go s.run(lctx, m)
 
 	var expired <-chan time.Time
-	timeout := cs.client.opts.RequestTimeout
+	timeout, _ := cs.client.timeouts()
 	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
 		timeout = d
 	}

@@ -25,6 +25,34 @@ import (
 // notifications/cancelled.
 var ErrRequestTimeout = errors.New("mcp: request timed out")
 
+// The defaults of ClientOptions.RequestTimeout and MaxRequestTimeout: a
+// request waits a minute for its answer, and progress keeps it going for
+// ten minutes at most
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
+const (
+	DefaultRequestTimeout    = 60 * time.Second
+	DefaultMaxRequestTimeout = 10 * time.Minute
+)
+
+// timeouts returns the request timeout and the hard maximum in force,
+// defaults applied; zero means none.
+func (c *Client) timeouts() (timeout, max time.Duration) {
+	timeout, max = c.opts.RequestTimeout, c.opts.MaxRequestTimeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultRequestTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	switch {
+	case max == 0:
+		max = DefaultMaxRequestTimeout
+	case max < 0:
+		max = 0
+	}
+	return timeout, max
+}
+
 type requestTimeoutKey struct{}
 
 // WithRequestTimeout returns a context under which calls on a
@@ -47,11 +75,10 @@ func WithRequestTimeout(ctx context.Context, d time.Duration) context.Context {
 // the request's timeout. The timeout covers the write too, since a
 // transport may hold it until the answer (Streamable HTTP in JSON mode).
 func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
-	timeout := cs.client.opts.RequestTimeout
+	timeout, max := cs.client.timeouts()
 	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
 		timeout = d
 	}
-	max := cs.client.opts.MaxRequestTimeout
 	if ctx.Value(untimedKey{}) != nil {
 		// A subscriptions/listen stream lasts as long as its caller
 		// wants (client_listen.go).

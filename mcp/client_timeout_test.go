@@ -162,7 +162,7 @@ func TestRequestTimeoutCancelsTheRequest(t *testing.T) {
 
 func TestWithRequestTimeoutOverridesTheDefault(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := newTimeoutPair(t, &mcp.ClientOptions{RequestTimeout: time.Second})
+		p := newTimeoutPair(t, &mcp.ClientOptions{RequestTimeout: time.Second, MaxRequestTimeout: -1})
 		ctx := context.Background()
 		// Longer than the default.
 		if err, elapsed := p.callSlow(mcp.WithRequestTimeout(ctx, 3*time.Second), nil, slowArgs{Then: 2 * time.Second}); err != nil || elapsed != 2*time.Second {
@@ -171,7 +171,7 @@ func TestWithRequestTimeoutOverridesTheDefault(t *testing.T) {
 		// Shorter than the default.
 		err, elapsed := p.callSlow(mcp.WithRequestTimeout(ctx, 100*time.Millisecond), nil, slowArgs{Then: time.Hour})
 		wantTimeout(t, err, elapsed, 100*time.Millisecond)
-		// Zero: no timeout at all.
+		// Zero: no timeout at all (MaxRequestTimeout is off here).
 		if err, elapsed := p.callSlow(mcp.WithRequestTimeout(ctx, 0), nil, slowArgs{Then: time.Hour}); err != nil || elapsed != time.Hour {
 			t.Errorf("call without a timeout = %v after %v, want success after 1h", err, elapsed)
 		}
@@ -215,14 +215,20 @@ func TestProgressExtendsTheTimeoutUpToTheMaximum(t *testing.T) {
 			mcp.ClientOptions{RequestTimeout: time.Second, MaxRequestTimeout: 5 * time.Second}, "tok",
 			slowArgs{Every: 500 * time.Millisecond, Reports: 100, Then: time.Hour}, 5 * time.Second, true},
 		{"no maximum: progress does not extend",
-			mcp.ClientOptions{RequestTimeout: time.Second}, "tok",
+			mcp.ClientOptions{RequestTimeout: time.Second, MaxRequestTimeout: -1}, "tok",
 			slowArgs{Every: 500 * time.Millisecond, Reports: 100, Then: time.Hour}, time.Second, true},
 		{"no progress token: progress cannot be tied to the call",
 			mcp.ClientOptions{RequestTimeout: time.Second, MaxRequestTimeout: 10 * time.Second}, nil,
 			slowArgs{Every: 500 * time.Millisecond, Reports: 100, Then: time.Hour}, time.Second, true},
 		{"the maximum alone bounds a call",
-			mcp.ClientOptions{MaxRequestTimeout: 3 * time.Second}, "tok",
+			mcp.ClientOptions{RequestTimeout: -1, MaxRequestTimeout: 3 * time.Second}, "tok",
 			slowArgs{Every: 500 * time.Millisecond, Reports: 100, Then: time.Hour}, 3 * time.Second, true},
+		{"by default a silent server is given up on after a minute",
+			mcp.ClientOptions{}, nil,
+			slowArgs{Then: time.Hour}, mcp.DefaultRequestTimeout, true},
+		{"by default progress keeps a call alive for ten minutes at most",
+			mcp.ClientOptions{}, "tok",
+			slowArgs{Every: 30 * time.Second, Reports: 100, Then: time.Hour}, mcp.DefaultMaxRequestTimeout, true},
 		{"a timeout above the maximum is cut to it",
 			mcp.ClientOptions{RequestTimeout: time.Hour, MaxRequestTimeout: 2 * time.Second}, "tok",
 			slowArgs{Then: time.Hour}, 2 * time.Second, true},
