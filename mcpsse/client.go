@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -100,7 +101,8 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &clientConn{
 		t:        t,
 		client:   t.HTTPClient,
-		incoming: make(chan []byte, 64),
+		incoming: make(chan inbound, 64),
+		pending:  make(map[jsonrpc.ID]struct{}),
 		closed:   make(chan struct{}),
 		readDone: make(chan struct{}),
 	}
@@ -117,7 +119,11 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if wait <= 0 {
 		wait = DefaultEndpointTimeout
 	}
-	timer := time.AfterFunc(wait, c.cancel)
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(wait, func() {
+		timedOut.Store(true)
+		c.cancel()
+	})
 	stop := context.AfterFunc(ctx, c.cancel)
 	fail := func(err error) (mcp.Connection, error) {
 		timer.Stop()
@@ -126,7 +132,7 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("mcpsse: connecting to %s: %w", t.URL, ctx.Err())
 		}
-		if c.bg.Err() != nil {
+		if timedOut.Load() {
 			return nil, fmt.Errorf("%w within %s from %s", ErrNoEndpoint, wait, t.URL)
 		}
 		return nil, err
@@ -170,9 +176,7 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		c.endpoint = ep.String()
 		break
 	}
-	timer.Stop()
-	stop()
-	if c.bg.Err() != nil {
+	if !timer.Stop() || !stop() {
 		resp.Body.Close()
 		return fail(nil)
 	}
@@ -202,8 +206,13 @@ type clientConn struct {
 	body     io.ReadCloser
 	events   *eventReader
 
-	incoming chan []byte
+	incoming chan inbound
 	readErr  error // set before readDone is closed
+
+	// pending are the requests sent and not yet answered: when the
+	// stream drops, each fails with a *mcp.RequestFailedError.
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]struct{}
 	readDone chan struct{}
 
 	bg        context.Context
@@ -220,7 +229,15 @@ func (c *clientConn) addHeader(req *http.Request) {
 	}
 }
 
-// readLoop delivers the stream's message events until it ends.
+// inbound is what Read returns next: a frame, or the failure of a request
+// (a *mcp.RequestFailedError).
+type inbound struct {
+	frame []byte
+	err   error
+}
+
+// readLoop delivers the stream's message events until it ends; then it
+// fails the requests still waiting, and Read returns the drop.
 func (c *clientConn) readLoop() {
 	defer close(c.readDone)
 	defer c.body.Close()
@@ -233,13 +250,31 @@ func (c *clientConn) readLoop() {
 				err = fmt.Errorf("%w: %w", ErrStreamDropped, err)
 			}
 			c.readErr = err
+			c.mu.Lock()
+			lost := c.pending
+			c.pending = nil
+			c.mu.Unlock()
+			for id := range lost {
+				select {
+				case c.incoming <- inbound{err: &mcp.RequestFailedError{ID: id, Err: err}}:
+				case <-c.closed:
+					return
+				}
+			}
 			return
 		}
 		if (ev.name != "" && ev.name != "message") || len(bytes.TrimSpace(ev.data)) == 0 {
 			continue
 		}
+		if msg, _, err := jsonrpc.Decode(ev.data); err == nil {
+			if resp, ok := msg.(*jsonrpc.Response); ok {
+				c.mu.Lock()
+				delete(c.pending, resp.ID)
+				c.mu.Unlock()
+			}
+		}
 		select {
-		case c.incoming <- ev.data:
+		case c.incoming <- inbound{frame: ev.data}:
 		case <-c.closed:
 			c.readErr = ErrStreamDropped
 			return
@@ -251,14 +286,14 @@ func (c *clientConn) readLoop() {
 // error wrapping ErrStreamDropped; after Close, io.EOF.
 func (c *clientConn) Read(ctx context.Context) ([]byte, error) {
 	select {
-	case f := <-c.incoming:
-		return f, nil
+	case in := <-c.incoming:
+		return in.frame, in.err
 	case <-c.closed:
 		return nil, io.EOF
 	case <-c.readDone:
 		select {
-		case f := <-c.incoming:
-			return f, nil
+		case in := <-c.incoming:
+			return in.frame, in.err
 		case <-c.closed:
 			return nil, io.EOF
 		default:
@@ -279,6 +314,32 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 		return c.readErr
 	default:
 	}
+	var id jsonrpc.ID
+	if msg, _, err := jsonrpc.Decode(frame); err == nil {
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			id = req.ID
+		}
+	}
+	if id.IsValid() {
+		c.mu.Lock()
+		if c.pending == nil {
+			c.mu.Unlock()
+			return c.readErr
+		}
+		c.pending[id] = struct{}{}
+		c.mu.Unlock()
+	}
+	err := c.post(ctx, frame)
+	if err != nil && id.IsValid() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// post POSTs one frame to the endpoint.
+func (c *clientConn) post(ctx context.Context, frame []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(bytes.Clone(frame)))
 	if err != nil {
 		return fmt.Errorf("mcpsse: %w", err)
