@@ -211,8 +211,8 @@ type clientConn struct {
 
 	// pending are the requests sent and not yet answered: when the
 	// stream drops, each fails with a *mcp.RequestFailedError.
-	mu      sync.Mutex
-	pending map[jsonrpc.ID]struct{}
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]struct{}
 	readDone chan struct{}
 
 	bg        context.Context
