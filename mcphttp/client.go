@@ -182,6 +182,9 @@ type clientConn struct {
 	// tools/list results described (client_modern.go).
 	modern map[jsonrpc.ID]*modernRequest
 	tools  map[string][]httpmeta.Param
+	// legacy is the 2024-11-05 HTTP+SSE connection everything goes
+	// through once initialize fell back to it (client_legacy.go).
+	legacy mcp.Connection
 
 	bg        context.Context
 	cancel    context.CancelFunc
@@ -296,6 +299,9 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 		return mcp.ErrConnectionClosed
 	default:
 	}
+	if l := c.legacyConn(); l != nil {
+		return l.Write(ctx, frame)
+	}
 	msg, _, err := jsonrpc.Decode(frame)
 	if err != nil {
 		return fmt.Errorf("mcphttp: refusing to send an invalid message: %w", err)
@@ -341,6 +347,9 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 		c.mu.Unlock()
 	}
 	if err := c.checkStatus(resp); err != nil {
+		if method == "initialize" {
+			return c.fallBack(ctx, err, frame) // client_legacy.go
+		}
 		return err
 	}
 	if isInitialized {
@@ -798,6 +807,7 @@ func (c *clientConn) Close() error {
 		}
 		close(c.closed)
 		c.cancel()
+		c.closeLegacy()
 		c.wg.Wait()
 	})
 	return nil
