@@ -128,7 +128,9 @@ Usage:
                [--max-sessions N] [--idle-timeout D] [--allowed-origin URL]
                [--conn-idle-timeout D] [--read-header-timeout D]
                [--max-header-bytes N] [--shutdown-timeout D]
-        serve it over Streamable HTTP at http://ADDR/mcp
+               [--sse-path /sse] [--messages-path /messages]
+        serve it over Streamable HTTP at http://ADDR/mcp, and over the
+        2024-11-05 HTTP+SSE transport at http://ADDR/sse (+ /messages)
   mcpkit tools list [--json] (--url URL | -- COMMAND [ARG...])
         list the tools of the server at URL, or of the one COMMAND starts
   mcpkit tools call NAME [--args JSON] [--json] (--url URL | -- COMMAND [ARG...])
