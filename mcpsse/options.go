@@ -13,9 +13,10 @@ import (
 // its zero value means.
 type Options struct {
 	// MessagePath is the path the endpoint event tells clients to POST
-	// their messages to; the Handler must be reachable there too. If
-	// empty, the path of the GET that opened the stream, so that one
-	// mount point serves both.
+	// their messages to, as clients see it (behind http.StripPrefix or a
+	// proxy, the full path); the Handler must be reachable there too. If
+	// empty, the path of the GET that opened the stream as the Handler
+	// sees it, so that one mount point serves both.
 	MessagePath string
 
 	// MaxSessions caps the open streams (each one is a session). At the
