@@ -279,15 +279,24 @@ func (h *Handler) pump(ctx context.Context, w http.ResponseWriter, rc *http.Resp
 	}
 }
 
-// write writes b to the stream and flushes it, under WriteTimeout.
+// write writes b to the stream and flushes it, under WriteTimeout. The
+// deadline is cleared afterwards: a quiet stream is not a slow one (over
+// HTTP/2 a deadline that passes resets the stream even with no write).
 func (h *Handler) write(w http.ResponseWriter, rc *http.ResponseController, b []byte) error {
-	if d := h.opts.WriteTimeout; d > 0 {
+	d := h.opts.WriteTimeout
+	if d > 0 {
 		_ = rc.SetWriteDeadline(time.Now().Add(d))
 	}
 	if _, err := w.Write(b); err != nil {
 		return err
 	}
-	return rc.Flush()
+	if err := rc.Flush(); err != nil {
+		return err
+	}
+	if d > 0 {
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+	return nil
 }
 
 // register adds a new stream, closing idle-expired ones at the cap. ok is
