@@ -91,6 +91,13 @@ func (e *StatusError) Unwrap() error {
 // most MaxReconnects times) when its events had ids, and otherwise fails
 // the call with ErrStreamLost; a response over MaxMessageBytes fails it
 // with a *mcp.FrameTooLargeError.
+//
+// A server that answers the initialize POST with 400, 404 or 405 may speak
+// only the HTTP+SSE transport of 2024-11-05: the transport then GETs URL,
+// expecting the endpoint event, and carries the whole session over
+// package mcpsse instead, as the spec's backwards-compatibility section
+// asks (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
+// Header and HTTPClient apply there too; Authorizer does not.
 type ClientTransport struct {
 	// URL is the MCP endpoint, such as http://127.0.0.1:8080/mcp.
 	URL string
