@@ -22,9 +22,10 @@ var (
 
 // summaryNames are the summary lines' names of the tests.
 var summaryNames = map[string]string{
-	"TestTypeScriptServers":     "interop mcpkit client vs TypeScript servers",
-	"TestMcpkitBothEras":        "interop mcpkit client vs mcpkit",
-	"TestOAuthTypeScriptServer": "interop mcpkit CLI OAuth vs TypeScript server",
+	"TestTypeScriptServers":       "interop mcpkit client vs TypeScript servers",
+	"TestMcpkitBothEras":          "interop mcpkit client vs mcpkit",
+	"TestOAuthTypeScriptServer":   "interop mcpkit CLI OAuth vs TypeScript server",
+	"TestHTTPSSETypeScriptServer": "interop mcpkit client vs TypeScript HTTP+SSE server",
 }
 
 func tallyFor(test string) *tally {

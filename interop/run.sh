@@ -9,7 +9,11 @@
 #   2. mcpkit's client against TypeScript servers (server-everything on the
 #      v1 SDK; ts/server-v2.mjs on the v2 SDK, in both eras) and against
 #      mcpkit's own interop server in both eras, over stdio and Streamable
-#      HTTP: the Go tests in this directory.
+#      HTTP: the Go tests in this directory;
+#   3. the 2024-11-05 HTTP+SSE transport both ways: the v1 SSEClientTransport
+#      against mcpkit's server at /sse, and mcpkit's client (falling back
+#      from Streamable HTTP by itself) against server-everything's
+#      SSEServerTransport and go-sdk's SSEHandler (gopeers).
 #
 # Prints every check and how many ran. Fails if any check fails, and if any
 # check is skipped ("not yet": a server feature or the era missing) or a
@@ -131,6 +135,14 @@ echo "   mcpkit interop server at $url (pid $server_pid)"
 ts_client v1 http "$url"
 ts_client v2 http "$url"
 ts_modern http "$url"
+# The same server serves the 2024-11-05 HTTP+SSE transport at /sse (issue
+# 17); only the v1 SDK still has a client for it (SSEClientTransport).
+sse_url=$(grep -o 'sse=http://[^ ]*' "$work/server.log" | head -n 1 | cut -d= -f2- || true)
+if [ -z "$sse_url" ]; then
+	failures+=("the interop server logged no sse=URL")
+else
+	ts_client v1 sse "$sse_url"
+fi
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 server_pid=""
@@ -200,7 +212,7 @@ start=$SECONDS
 rc=0
 # INTEROP_REQUIRE_NODE=1: missing node_modules fail TestTypeScriptServers
 # rather than skip it.
-(cd "$root" && INTEROP_REQUIRE_NODE=1 go test -race -count=1 -v -run 'TestTypeScriptServers|TestMcpkitBothEras|TestOAuthTypeScriptServer' ./interop/) >"$work/out" 2>&1 || rc=$?
+(cd "$root" && INTEROP_REQUIRE_NODE=1 go test -race -count=1 -v -run 'TestTypeScriptServers|TestMcpkitBothEras|TestOAuthTypeScriptServer|TestHTTPSSETypeScriptServer' ./interop/) >"$work/out" 2>&1 || rc=$?
 # Leaf checks and the summary, without the === RUN noise.
 grep -E '^\s+--- (PASS|FAIL|SKIP)|^interop |^(ok|FAIL|---)' "$work/out" || true
 if [ $rc -ne 0 ]; then
@@ -210,7 +222,7 @@ fi
 tally "$work/out" "$name"
 # Each Go test prints its own summary; a test that skipped itself whole
 # prints none.
-for label in "interop mcpkit client vs TypeScript servers" "interop mcpkit client vs mcpkit" "interop mcpkit CLI OAuth vs TypeScript server"; do
+for label in "interop mcpkit client vs TypeScript servers" "interop mcpkit client vs mcpkit" "interop mcpkit CLI OAuth vs TypeScript server" "interop mcpkit client vs TypeScript HTTP+SSE server"; do
 	grep -q "^$label: " "$work/out" || failures+=("$name: no summary line \"$label\" (the test did not run its checks)")
 done
 echo "-- $name: $((SECONDS - start)) s"

@@ -183,6 +183,13 @@ var urlLine = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
 // listens on 127.0.0.1, and stops it (by its PID) at cleanup.
 func startHTTPServer(t *testing.T, command string, args ...string) string {
 	t.Helper()
+	return startHTTPServerAt(t, urlLine, command, args...)
+}
+
+// startHTTPServerAt is startHTTPServer for a server whose URL line
+// matches line (its first group is the URL).
+func startHTTPServerAt(t *testing.T, line *regexp.Regexp, command string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(command, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -200,7 +207,7 @@ func startHTTPServer(t *testing.T, command string, args ...string) string {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			if m := urlLine.FindStringSubmatch(sc.Text()); m != nil {
+			if m := line.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case found <- m[1]:
 				default:

@@ -92,6 +92,13 @@ func (e *StatusError) Unwrap() error {
 // most MaxReconnects times) when its events had ids, and otherwise fails
 // the call with ErrStreamLost; a response over MaxMessageBytes fails it
 // with a *mcp.FrameTooLargeError.
+//
+// A server that answers the initialize POST with 400, 404 or 405 may speak
+// only the HTTP+SSE transport of 2024-11-05: the transport then GETs URL,
+// expecting the endpoint event, and carries the whole session over
+// package mcpsse instead, as the spec's backwards-compatibility section
+// asks (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
+// Header and HTTPClient apply there too; Authorizer does not.
 type ClientTransport struct {
 	// URL is the MCP endpoint, such as http://127.0.0.1:8080/mcp.
 	URL string
@@ -183,6 +190,9 @@ type clientConn struct {
 	// tools/list results described (client_modern.go).
 	modern map[jsonrpc.ID]*modernRequest
 	tools  map[string][]httpmeta.Param
+	// legacy is the 2024-11-05 HTTP+SSE connection everything goes
+	// through once initialize fell back to it (client_legacy.go).
+	legacy mcp.Connection
 
 	bg        context.Context
 	cancel    context.CancelFunc
@@ -297,6 +307,9 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 		return mcp.ErrConnectionClosed
 	default:
 	}
+	if l := c.legacyConn(); l != nil {
+		return l.Write(ctx, frame)
+	}
 	msg, _, err := jsonrpc.Decode(frame)
 	if err != nil {
 		return fmt.Errorf("mcphttp: refusing to send an invalid message: %w", err)
@@ -342,6 +355,9 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 		c.mu.Unlock()
 	}
 	if err := c.checkStatus(resp); err != nil {
+		if method == "initialize" {
+			return c.fallBack(ctx, err, frame) // client_legacy.go
+		}
 		return err
 	}
 	if isInitialized {
@@ -808,6 +824,7 @@ func (c *clientConn) Close() error {
 		}
 		close(c.closed)
 		c.cancel()
+		c.closeLegacy()
 		c.wg.Wait()
 	})
 	return nil

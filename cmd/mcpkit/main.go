@@ -132,7 +132,8 @@ const usage = `mcpkit is a command-line tool for the Model Context Protocol.
 Usage:
   mcpkit serve [--http ADDR] [flags]
         run the reference server (internal/everything) on stdin/stdout,
-        or over Streamable HTTP at http://ADDR/mcp
+        or over Streamable HTTP at http://ADDR/mcp and the 2024-11-05
+        HTTP+SSE transport at http://ADDR/sse (+ /messages)
   mcpkit tools list [--json] SERVER
         list the tools of the server, each with its arguments
   mcpkit tools call NAME [--args JSON] [--json] SERVER

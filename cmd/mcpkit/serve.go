@@ -20,6 +20,7 @@ import (
 	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
+	"github.com/mcpkit/mcpkit/mcpsse"
 )
 
 // serveFlags are the options of `mcpkit serve`: stdio by default, or
@@ -28,6 +29,8 @@ type serveFlags struct {
 	logLevel       slog.Level
 	httpAddr       string
 	path           string
+	ssePath        string
+	messagesPath   string
 	stateless      bool
 	jsonResponse   bool
 	maxSessions    int
@@ -76,6 +79,8 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log `LEVEL` on stderr: debug, info, warn or error")
 	fs.StringVar(&f.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio")
 	fs.StringVar(&f.path, "path", "/mcp", "with --http, the `PATH` of the MCP endpoint")
+	fs.StringVar(&f.ssePath, "sse-path", "/sse", "with --http, also serve the 2024-11-05 HTTP+SSE transport for older clients: the `PATH` of its GET stream (empty: not served; not with --stateless or --auth-issuer)")
+	fs.StringVar(&f.messagesPath, "messages-path", "/messages", "with --http and --sse-path, the `PATH` HTTP+SSE clients POST their messages to")
 	fs.BoolVar(&f.stateless, "stateless", false, "with --http, keep no sessions: every POST stands alone")
 	fs.BoolVar(&f.jsonResponse, "json-response", false, "with --http, answer POSTs with one JSON body instead of an SSE stream")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcphttp.DefaultMaxSessions, "with --http, the most sessions open at once")
@@ -219,6 +224,27 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 	}
 	h := mcphttp.NewHandler(s, opts)
 	mux.Handle(f.path, h)
+	// Older clients get the 2024-11-05 HTTP+SSE transport beside
+	// Streamable HTTP, as the spec's backwards-compatibility section
+	// describes; it has sessions and no authorization, so it is not
+	// served with --stateless or --auth-issuer.
+	var sse *mcpsse.Handler
+	sseURL := ""
+	if f.ssePath != "" && !f.stateless && f.authIssuer == "" {
+		sse = mcpsse.NewHandler(s, &mcpsse.Options{
+			MessagePath:    f.messagesPath,
+			MaxSessions:    f.maxSessions,
+			IdleTimeout:    f.idleTimeout,
+			AllowedOrigins: f.allowedOrigins,
+			Logger:         logger,
+		})
+		mux.Handle(f.ssePath, sse)
+		if f.messagesPath != f.ssePath {
+			mux.Handle(f.messagesPath, sse)
+		}
+		defer sse.Close()
+		sseURL = "http://" + ln.Addr().String() + f.ssePath
+	}
 
 	srv := &http.Server{
 		Handler:           mux,
@@ -228,7 +254,7 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("mcpkit serve: serving the reference server", "transport", "http",
-		"url", "http://"+ln.Addr().String()+f.path, "stateless", f.stateless, "json_response", f.jsonResponse,
+		"url", "http://"+ln.Addr().String()+f.path, "http_sse", sseURL, "stateless", f.stateless, "json_response", f.jsonResponse,
 		"server", everything.Name, "version", everything.Version)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -245,6 +271,9 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 	// waits for every response to end, can finish.
 	handlerDone := make(chan error, 1)
 	go func() { handlerDone <- h.Shutdown(shutdownCtx) }()
+	if sse != nil {
+		go sse.Close() // its streams are its sessions: they end now
+	}
 	srvErr := srv.Shutdown(shutdownCtx)
 	select {
 	case err := <-handlerDone:

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
@@ -29,13 +30,20 @@ type peerMode struct {
 	// accepted202 answers every POST that gets an event stream with 202
 	// instead of 200, as mcp-go v0.32.0 did (item 9).
 	accepted202 bool
+	// sse serves the 2024-11-05 HTTP+SSE transport (go-sdk's SSEHandler)
+	// instead of Streamable HTTP: mcpkit's Streamable HTTP client must
+	// fall back to it by itself (issue 17).
+	sse bool
 }
 
 // peerModes are the ways each peer SDK can serve: go-sdk has stateful,
 // stateless and JSON-reply Streamable HTTP; mcp-go v1.2.1 has no option
 // for JSON replies on net/http.
 var peerModes = map[string][]peerMode{
-	"go-sdk": {{name: "stdio", stdio: true}, {name: "http"}, {name: "http-stateless", stateless: true}, {name: "http-json", jsonResponse: true}},
+	"go-sdk": {
+		{name: "stdio", stdio: true}, {name: "http"}, {name: "http-stateless", stateless: true}, {name: "http-json", jsonResponse: true},
+		{name: "http+sse (2024-11-05)", sse: true},
+	},
 	"mcp-go": {
 		{name: "stdio", stdio: true}, {name: "http"}, {name: "http-stateless", stateless: true},
 		{name: "http answering 202 with an event stream", accepted202: true},
@@ -47,6 +55,9 @@ var peerModes = map[string][]peerMode{
 func peerHTTPHandler(sdk string, m peerMode, toolsOnly bool) (http.Handler, func()) {
 	if sdk == "go-sdk" {
 		s := peers.GoSDKServer("go-sdk-peer", toolsOnly)
+		if m.sse {
+			return gosdk.NewSSEHandler(func(*http.Request) *gosdk.Server { return s }, nil), func() {}
+		}
 		return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return s },
 			&gosdk.StreamableHTTPOptions{Stateless: m.stateless, JSONResponse: m.jsonResponse}), func() {}
 	}
@@ -86,7 +97,9 @@ func (w accepted202Writer) Unwrap() http.ResponseWriter { return w.ResponseWrite
 // TestMcpkitClientToPeers drives a go-sdk server and an mcp-go server with
 // mcpkit's client, over stdio (cmd/peerserver, through
 // mcp.CommandTransport) and Streamable HTTP (in-process, on 127.0.0.1,
-// through mcphttp.ClientTransport) in each mode the peer has, pinned to the
+// through mcphttp.ClientTransport; for go-sdk's 2024-11-05 SSEHandler too,
+// which the client reaches by falling back by itself) in each mode the
+// peer has, pinned to the
 // session era and with the default EraAuto: tools, a tool that sends
 // notifications while it runs (item 9: mcp-go answers it with an event
 // stream), resources, prompts.
@@ -117,6 +130,7 @@ func eraName(era mcp.ProtocolEra) string {
 // returns.
 func mcpkitClientSession(t *testing.T, sdk string, m peerMode, era mcp.ProtocolEra) {
 	prefix := fmt.Sprintf("mcpkit (%s) -> %s server %s", eraName(era), sdk, m.name)
+	var ssePosts atomic.Int64
 	n := newNotes()
 	client := mcp.NewClient(mcp.Implementation{Name: "mcpkit-interop", Version: "0"}, &mcp.ClientOptions{
 		ProtocolEra: era,
@@ -134,6 +148,15 @@ func mcpkitClientSession(t *testing.T, sdk string, m peerMode, era mcp.ProtocolE
 		tr = &mcp.CommandTransport{Command: exec.Command(peerBin, sdk)}
 	} else {
 		h, stop := peerHTTPHandler(sdk, m, false)
+		if m.sse {
+			inner := h
+			h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost && r.URL.Query().Get("sessionid") != "" {
+					ssePosts.Add(1)
+				}
+				inner.ServeHTTP(w, r)
+			})
+		}
 		ts := httptest.NewServer(h)
 		hc := &http.Client{Transport: &http.Transport{}}
 		defer func() {
@@ -158,6 +181,14 @@ func mcpkitClientSession(t *testing.T, sdk string, m peerMode, era mcp.ProtocolE
 				return errNotConnected
 			}
 			return f(ctx)
+		})
+	}
+	if m.sse {
+		run("fell back to HTTP+SSE (POSTs to the endpoint's ?sessionid=)", func(context.Context) error {
+			if ssePosts.Load() == 0 {
+				return errors.New("no POST reached the HTTP+SSE session endpoint")
+			}
+			return nil
 		})
 	}
 	if era == mcp.EraSession {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,9 @@ type serverMode struct {
 	name  string
 	flags []string // for `mcpkit serve --http`; nil for stdio
 	http  bool
+	// sse reaches the 2024-11-05 HTTP+SSE transport `mcpkit serve --http`
+	// serves at /sse beside /mcp (issue 17), on mode "http"'s server.
+	sse bool
 }
 
 var serverModes = []serverMode{
@@ -36,10 +40,13 @@ var serverModes = []serverMode{
 	{name: "http", http: true},
 	{name: "http-stateless", flags: []string{"--stateless"}, http: true},
 	{name: "http-json", flags: []string{"--json-response"}, http: true},
+	{name: "http+sse (2024-11-05)", sse: true},
 }
 
 // TestPeerClientsToMcpkit drives `mcpkit serve` with the go-sdk and mcp-go
-// clients, over stdio and the three HTTP modes, at every protocol version
+// clients, over stdio, the three HTTP modes and the 2024-11-05 HTTP+SSE
+// transport at /sse (their SSE client transports; session-era versions
+// only), at every protocol version
 // each client can ask for: connect, ping, tools, echo, progress, logging,
 // resources, prompts; over HTTP also test_reconnection (item 8, for
 // 2025-06-18 and 2025-03-26 in particular: their response must arrive after
@@ -58,12 +65,22 @@ func TestPeerClientsToMcpkit(t *testing.T) {
 			for _, v := range versions {
 				prefix := fmt.Sprintf("%s -> mcpkit serve %s %s", sdk, m.name, v)
 				var url string
-				if m.http {
+				switch {
+				case m.http:
 					if serverErr[m.name] != nil {
 						check(t, prefix+": connect", func(context.Context) error { return serverErr[m.name] })
 						continue
 					}
 					url = servers[m.name].url
+				case m.sse:
+					if v == "2026-07-28" {
+						continue // the stateless era has no HTTP+SSE transport
+					}
+					if serverErr["http"] != nil {
+						check(t, prefix+": connect", func(context.Context) error { return serverErr["http"] })
+						continue
+					}
+					url = strings.TrimSuffix(servers["http"].url, "/mcp") + "/sse"
 				}
 				peerClientSession(t, prefix, sdk, m, url, v)
 			}
@@ -81,10 +98,17 @@ func dialPeer(ctx context.Context, sdk string, url, version string, withListChan
 	switch sdk {
 	case "go-sdk":
 		var tr gosdk.Transport = &gosdk.StreamableClientTransport{Endpoint: url}
+		connectCtx := ctx
+		if strings.HasSuffix(url, "/sse") {
+			tr = &gosdk.SSEClientTransport{Endpoint: url}
+			// go-sdk's SSE client GETs its stream with Connect's context:
+			// the stream, and so the session, ends with it.
+			connectCtx = context.WithoutCancel(ctx)
+		}
 		if url == "" {
 			tr = &gosdk.CommandTransport{Command: exec.Command(mcpkitBin, "serve")}
 		}
-		c, err := connectGoSDK(ctx, tr, version, withListChanged)
+		c, err := connectGoSDK(connectCtx, tr, version, withListChanged)
 		if err != nil {
 			return nil, err // not a nil *goSDKClient in a non-nil interface
 		}
@@ -99,6 +123,12 @@ func dialPeer(ctx context.Context, sdk string, url, version string, withListChan
 					cmd.Env = append(cmd.Environ(), env...)
 					return cmd, nil
 				}))
+		} else if strings.HasSuffix(url, "/sse") {
+			sse, err := mcpgotransport.NewSSE(url)
+			if err != nil {
+				return nil, err
+			}
+			tr = sse
 		} else {
 			var err error
 			tr, err = mcpgotransport.NewStreamableHTTP(url)
@@ -214,7 +244,7 @@ func peerClientSession(t *testing.T, prefix, sdk string, m serverMode, url, vers
 		})
 	}
 	name := "close"
-	if sdk == "mcp-go" && !m.http {
+	if sdk == "mcp-go" && !m.http && !m.sse {
 		name = "close: mcpkit serve exits 0 though its stderr was closed (item 10)"
 	}
 	run(name, func(context.Context) error {

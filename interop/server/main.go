@@ -22,7 +22,9 @@
 //
 // It serves stdio by default, or Streamable HTTP with --http ADDR (ADDR
 // may use port 0), logging "url=http://HOST:PORT/mcp" on stderr once it
-// listens, like `mcpkit serve --http`.
+// listens, like `mcpkit serve --http`; the 2024-11-05 HTTP+SSE transport
+// is served beside it at /sse and /messages, logged on the same line as
+// "sse=http://HOST:PORT/sse".
 package main
 
 import (
@@ -44,6 +46,7 @@ import (
 	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
+	"github.com/mcpkit/mcpkit/mcpsse"
 )
 
 func main() {
@@ -77,12 +80,16 @@ func serveHTTP(ctx context.Context, s *mcp.Server, addr string, logger *slog.Log
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	sse := mcpsse.NewHandler(s, &mcpsse.Options{MessagePath: "/messages", Logger: logger})
+	defer sse.Close()
+	mux.Handle("/sse", sse)
+	mux.Handle("/messages", sse)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(os.Stderr, "interop server: url=http://%s/mcp\n", ln.Addr())
+	fmt.Fprintf(os.Stderr, "interop server: url=http://%s/mcp sse=http://%s/sse\n", ln.Addr(), ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -91,6 +98,7 @@ func serveHTTP(ctx context.Context, s *mcp.Server, addr string, logger *slog.Log
 	case <-ctx.Done():
 	}
 	h.Close()
+	sse.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)

@@ -4,6 +4,7 @@
 //
 //   node ts/client.mjs v1|v2 stdio SERVER_BINARY
 //   node ts/client.mjs v1|v2 http  http://127.0.0.1:PORT/mcp
+//   node ts/client.mjs v1    sse   http://127.0.0.1:PORT/sse   (2024-11-05 HTTP+SSE)
 //
 // Prints one line per check (ok, skip or FAIL) and a summary line
 // "interop <sdk> <transport>: N passed, M failed, K skipped". A check is
@@ -16,8 +17,8 @@ import { load } from './sdk.mjs';
 import { Skip, fill, harness, httpStatus, signal, textOf, until } from './harness.mjs';
 
 const [generation, transportKind, target] = process.argv.slice(2);
-if (!generation || !['stdio', 'http'].includes(transportKind) || !target) {
-  console.error('usage: node ts/client.mjs v1|v2 stdio SERVER_BINARY | http URL');
+if (!generation || !['stdio', 'http', 'sse'].includes(transportKind) || !target) {
+  console.error('usage: node ts/client.mjs v1|v2 stdio SERVER_BINARY | http URL | sse URL (v1)');
   process.exit(2);
 }
 const sdk = await load(generation);
@@ -27,6 +28,10 @@ const clientInfo = { name: `mcpkit-interop-${generation}`, version: '1.0.0' };
 const PROTOCOL = '2025-11-25';
 
 function newTransport(opts) {
+  if (transportKind === 'sse') {
+    if (!sdk.sse) throw new Error(`${sdk.package} has no HTTP+SSE client transport`);
+    return sdk.sse(target);
+  }
   return transportKind === 'stdio' ? sdk.stdio(target, []) : sdk.http(target, opts);
 }
 
@@ -264,11 +269,29 @@ await check('duplicate initialize is an error; the session goes on', async () =>
   await assert.rejects(sdk.request(s.client, {
     method: 'initialize',
     params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo },
-  }), (e) => (transportKind === 'stdio' ? e.code === -32600 : httpStatus(e) === 400));
+  }), (e) => (transportKind === 'http' ? httpStatus(e) === 400 : e.code === -32600));
   assert.equal(s.transport.sessionId, sessionId, 'session id unchanged');
   assert.deepEqual(await s.client.ping(), {});
   await s.client.close();
 });
+
+if (transportKind === 'sse') {
+  await check('HTTP+SSE: a second stream is a second session; an unknown session is refused 404', async () => {
+    const other = await connect();
+    const a = main.transport._endpoint, b = other.transport._endpoint;
+    assert.ok(a && b, 'both endpoints known');
+    assert.equal(a.origin, new URL(target).origin);
+    assert.match(a.searchParams.get('sessionId') ?? '', /^[A-Z2-7]{26}$/, 'a 130-bit session id');
+    assert.notEqual(a.searchParams.get('sessionId'), b.searchParams.get('sessionId'));
+    assert.deepEqual(await other.client.ping(), {});
+    await other.client.close();
+    const gone = new URL(a);
+    gone.searchParams.set('sessionId', 'NO-SUCH-SESSION');
+    const res = await fetch(gone, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    assert.equal(res.status, 404);
+    assert.equal((await res.json()).error.code, -32001);
+  });
+}
 
 if (transportKind === 'http') {
   await check('session deleted (DELETE), then refused with 404', async () => {

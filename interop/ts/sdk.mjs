@@ -9,6 +9,7 @@ export async function load(generation) {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
     const t = await import('@modelcontextprotocol/sdk/types.js');
     const requests = {
       'sampling/createMessage': t.CreateMessageRequestSchema,
@@ -25,6 +26,8 @@ export async function load(generation) {
       newClient: (info, capabilities) => new Client(info, { capabilities }),
       stdio: (command, args) => new StdioClientTransport({ command, args, stderr: 'inherit' }),
       http: (url, opts = {}) => new StreamableHTTPClientTransport(new URL(url), opts),
+      // The 2024-11-05 HTTP+SSE transport (v1 only; v2 dropped it).
+      sse: (url, opts = {}) => new SSEClientTransport(new URL(url), opts),
       onRequest: (client, method, fn) => client.setRequestHandler(requests[method], fn),
       onNotification: (client, method, fn) => client.setNotificationHandler(notifications[method], fn),
       callTool: (client, params, opts) => client.callTool(params, undefined, opts),
