@@ -51,6 +51,9 @@ type base struct {
 	timeout time.Duration
 }
 
+// Prefix reports the prefix of the store's keys.
+func (b *base) Prefix() string { return b.prefix }
+
 func newBase(rdb redis.UniversalClient, prefix string, timeout time.Duration) (base, error) {
 	if rdb == nil {
 		return base{}, ErrNilClient
