@@ -308,6 +308,26 @@ func (e *EventStore) Watch(ctx context.Context, sessionID string) (<-chan struct
 			return nil, err
 		}
 	}
+	// The newest entry now, for the poller to compare with; reading it
+	// also tells a caller at once that Redis is not answering (a
+	// subscription is only written, never answered, until a message).
+	var last []redis.XMessage
+	err := e.call(ctx, "watching events", func(ctx context.Context) error {
+		var err error
+		last, err = e.rdb.XRevRangeN(ctx, eventsKey(e.prefix, sessionID), "+", "-", 1).Result()
+		return err
+	})
+	if err != nil {
+		e.unwatch(sessionID, ch)
+		return nil, err
+	}
+	if first && len(last) > 0 {
+		e.mu.Lock()
+		if ws.last == "" {
+			ws.last = last[0].ID
+		}
+		e.mu.Unlock()
+	}
 	go func() {
 		<-ctx.Done()
 		e.unwatch(sessionID, ch)

@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
@@ -31,8 +32,15 @@ func redisAddr(t *testing.T) string {
 // defer after goleak's, so the check sees it closed).
 func newClient(t *testing.T) *redis.Client {
 	t.Helper()
-	return redis.NewClient(&redis.Options{Addr: redisAddr(t), DisableIdentity: true})
+	return redis.NewClient(&redis.Options{Addr: redisAddr(t), DisableIdentity: true, ContextTimeoutEnabled: true})
 }
+
+// go-redis logs failed dials on its own; the error tests cause many.
+func init() { redis.SetLogger(quiet{}) }
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
 
 // testPrefix is a key prefix no other test uses, so tests share one
 // server without seeing each other's keys.

@@ -43,6 +43,13 @@ var ErrBadPrefix = errors.New("redisstore: Prefix must not contain '{' or '}'")
 // ErrNilClient is returned by the constructors for a nil client.
 var ErrNilClient = errors.New("redisstore: nil redis client")
 
+// ErrNoContextTimeout is returned by the constructors for a client whose
+// options leave ContextTimeoutEnabled false: go-redis then ignores the
+// deadline of a call's context, so no call could be bounded by the
+// store's Timeout and a stalled Redis would hold requests for the
+// client's own read timeout and retries instead.
+var ErrNoContextTimeout = errors.New("redisstore: the redis client must be made with ContextTimeoutEnabled: true")
+
 // base is what every store shares: the client, the key prefix and the
 // per-call timeout.
 type base struct {
@@ -58,6 +65,9 @@ func newBase(rdb redis.UniversalClient, prefix string, timeout time.Duration) (b
 	if rdb == nil {
 		return base{}, ErrNilClient
 	}
+	if !contextTimeouts(rdb) {
+		return base{}, ErrNoContextTimeout
+	}
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
@@ -70,6 +80,20 @@ func newBase(rdb redis.UniversalClient, prefix string, timeout time.Duration) (b
 	return base{rdb: rdb, prefix: prefix, timeout: timeout}, nil
 }
 
+// contextTimeouts reports whether rdb honours context deadlines, as far as
+// its type tells.
+func contextTimeouts(rdb redis.UniversalClient) bool {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return true
+}
+
 // call runs fn with the store's timeout and classifies its error.
 func (b *base) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
 	cctx, cancel := context.WithTimeout(ctx, b.timeout)
@@ -77,6 +101,11 @@ func (b *base) call(ctx context.Context, op string, fn func(ctx context.Context)
 	err := fn(cctx)
 	if err == nil {
 		return nil
+	}
+	// The store's own deadline passed (go-redis reports it as the
+	// connection's i/o timeout, or as the context's error).
+	if deadline, _ := cctx.Deadline(); ctx.Err() == nil && !time.Now().Before(deadline) {
+		return fmt.Errorf("redisstore: %s: %w: no answer within %v (%v): %w", op, ErrUnavailable, b.timeout, err, context.DeadlineExceeded)
 	}
 	return classify(ctx, op, err)
 }
