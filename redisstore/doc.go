@@ -12,7 +12,6 @@
 // share a hash tag, so that every script touches one Redis Cluster slot;
 // running on a Cluster is not tested yet.
 //
-//
 //   - SessionStore: create under a cluster-wide cap, touch, expiry after
 //     IdleTimeout by Redis's clock, load, delete (which ends the session
 //     for every replica, and which a late save cannot undo), each one
