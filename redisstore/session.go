@@ -291,6 +291,13 @@ func (s *SessionStore) put(ctx context.Context, mode string, st *mcp.SessionStat
 			}
 			return "", err
 		}
+		if rep[0] == "gone" && mode == "create" {
+			// A deleted session's place was given back; give back the
+			// one just taken for it too.
+			if err := s.unreserve(ctx, st.ID); err != nil {
+				return "", err
+			}
+		}
 		if rep[0] != "renew" {
 			return rep[0], nil
 		}
@@ -317,15 +324,9 @@ func (s *SessionStore) Create(ctx context.Context, st *mcp.SessionState) error {
 	switch rep {
 	case "ok":
 		return nil
-	case "gone":
-		// A deleted session's place was given back; give back the one
-		// just taken for it too.
-		if err := s.unreserve(ctx, st.ID); err != nil {
-			return err
-		}
-		return fmt.Errorf("%w: %q", ErrSessionExists, st.ID)
-	case "exists":
-		// The place under the cap is the live session's: keep it.
+	case "gone", "exists":
+		// A live session keeps its place under the cap; put gave back
+		// the one taken for a deleted id.
 		return fmt.Errorf("%w: %q", ErrSessionExists, st.ID)
 	}
 	return fmt.Errorf("redisstore: unexpected reply %q", rep)
