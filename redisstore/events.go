@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,10 @@ import (
 // DefaultEventSessionBytes is the per-session byte cap of an EventStore
 // whose MaxSessionBytes is zero (as mcphttp.DefaultEventStoreSessionBytes).
 const DefaultEventSessionBytes = mcphttp.DefaultEventStoreSessionBytes
+
+// DefaultEventBytes is the total byte cap of an EventStore whose MaxBytes
+// is zero.
+const DefaultEventBytes = 256 << 20
 
 // DefaultEventSessionEvents is the per-session event cap of an EventStore
 // whose MaxSessionEvents is zero.
@@ -51,11 +56,18 @@ type EventOptions struct {
 	// with a gap). If zero, DefaultEventSessionBytes (4 MiB); if negative,
 	// only MaxSessionEvents bounds a session.
 	//
-	// The total across sessions is bounded by this times the number of
-	// live sessions, which SessionOptions.MaxSessions caps cluster-wide;
-	// run Redis with maxmemory-policy noeviction so that eviction never
-	// drops a session silently.
+	// Run Redis with maxmemory-policy noeviction so that Redis's own
+	// eviction never drops a session silently.
 	MaxSessionBytes int64
+	// MaxBytes caps the bytes kept for all sessions together, counted as
+	// for MaxSessionBytes: past it, Append drops the oldest events of the
+	// session holding the most bytes, so a session that sends a lot never
+	// costs a quieter one its events (as mcphttp.MemoryEventStore does).
+	// The count lives in one key that every Append visits (a second round
+	// trip); a session counts from its last Append for TTL. If zero,
+	// DefaultEventBytes (256 MiB); if negative, no total cap and no
+	// global key.
+	MaxBytes int64
 	// MaxSessionEvents caps the events kept for one session, as
 	// MaxSessionBytes does bytes. If zero, DefaultEventSessionEvents
 	// (10000).
@@ -84,6 +96,7 @@ type EventStore struct {
 	base
 	ttl       time.Duration
 	maxBytes  int64
+	maxTotal  int64
 	maxEvents int64
 	poll      time.Duration
 
@@ -122,6 +135,12 @@ func NewEventStore(rdb redis.UniversalClient, opts *EventOptions) (*EventStore, 
 	case e.maxBytes < 0:
 		e.maxBytes = 0
 	}
+	switch {
+	case opts.MaxBytes == 0:
+		e.maxTotal = DefaultEventBytes
+	case opts.MaxBytes > 0:
+		e.maxTotal = opts.MaxBytes
+	}
 	if e.maxEvents <= 0 {
 		e.maxEvents = DefaultEventSessionEvents
 	}
@@ -135,16 +154,11 @@ func NewEventStore(rdb redis.UniversalClient, opts *EventOptions) (*EventStore, 
 // stream id), e (the event id), d (the data) and n (its cost for the
 // byte cap), in that order.
 
-// evAppend: KEYS[1] events, KEYS[2] bytes; ARGV: stream id, event id,
-// data, cost, max bytes (0: none), max events, ttl ms, channel. It adds
-// the entry, then drops the oldest entries (XTRIM MINID) until the session
-// is within both caps, and rings the doorbell. Replies the bytes kept.
-var evAppend = redis.NewScript(`
-redis.call('XADD', KEYS[1], '*', 's', ARGV[1], 'e', ARGV[2], 'd', ARGV[3], 'n', ARGV[4])
-local bytes = redis.call('INCRBY', KEYS[2], ARGV[4])
-local maxb = tonumber(ARGV[5])
-local maxe = tonumber(ARGV[6])
-local count = redis.call('XLEN', KEYS[1])
+// evTrimLua drops a session's oldest entries while it holds more than
+// maxb bytes (if maxb > 0) or more than maxe entries, with one XTRIM
+// MINID; it deletes both keys when nothing is left. It expects the locals
+// bytes, count, maxb and maxe, and leaves bytes as what is kept.
+const evTrimLua = `
 if (maxb > 0 and bytes > maxb) or count > maxe then
 	local from = '-'
 	local keep = nil
@@ -163,18 +177,82 @@ if (maxb > 0 and bytes > maxb) or count > maxe then
 	end
 	if keep then
 		redis.call('XTRIM', KEYS[1], 'MINID', keep)
-		redis.call('SET', KEYS[2], bytes)
+		redis.call('SET', KEYS[2], bytes, 'KEEPTTL')
 	else
 		redis.call('DEL', KEYS[1], KEYS[2])
 		bytes = 0
 	end
 end
+`
+
+// evAppend: KEYS[1] events, KEYS[2] bytes; ARGV: stream id, event id,
+// data, cost, max bytes (0: none), max events, ttl ms, channel. It adds
+// the entry, trims the session to its caps, and rings the doorbell.
+// Replies the bytes kept.
+var evAppend = redis.NewScript(`
+redis.call('XADD', KEYS[1], '*', 's', ARGV[1], 'e', ARGV[2], 'd', ARGV[3], 'n', ARGV[4])
+local bytes = redis.call('INCRBY', KEYS[2], ARGV[4])
+local maxb = tonumber(ARGV[5])
+local maxe = tonumber(ARGV[6])
+local count = redis.call('XLEN', KEYS[1])
+` + evTrimLua + `
 if bytes > 0 then
 	redis.call('PEXPIRE', KEYS[1], ARGV[7])
 	redis.call('PEXPIRE', KEYS[2], ARGV[7])
 end
 redis.call('PUBLISH', ARGV[8], ARGV[2])
 return bytes
+`)
+
+// evShrink: KEYS[1] events, KEYS[2] bytes; ARGV: bytes to keep at most.
+// Drops the session's oldest entries to get there, for the total cap.
+// Replies the bytes kept.
+var evShrink = redis.NewScript(`
+local bytes = tonumber(redis.call('GET', KEYS[2]) or '0')
+local count = redis.call('XLEN', KEYS[1])
+local maxb = math.max(tonumber(ARGV[1]), 0)
+local maxe = count
+if maxb == 0 then
+	redis.call('DEL', KEYS[1], KEYS[2])
+	return 0
+end
+` + evTrimLua + `
+return bytes
+`)
+
+// evAccount: KEYS[1] sizes (sorted set: session -> bytes), KEYS[2]
+// deadlines (sorted set: session -> when its events expire, ms), KEYS[3]
+// total; ARGV: session, its bytes now, ttl ms, max total (0: none). It
+// first forgets sessions whose events have expired, then records the
+// session's size. Replies {total} or, over the cap, {total, biggest
+// session, its bytes}.
+var evAccount = redis.NewScript(redisNow + `
+for _, d in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 100)) do
+	local b = redis.call('ZSCORE', KEYS[1], d)
+	if b then redis.call('DECRBY', KEYS[3], b) end
+	redis.call('ZREM', KEYS[1], d)
+	redis.call('ZREM', KEYS[2], d)
+end
+local old = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '0')
+local new = tonumber(ARGV[2])
+if new > 0 then
+	redis.call('ZADD', KEYS[1], new, ARGV[1])
+	redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+else
+	redis.call('ZREM', KEYS[1], ARGV[1])
+	redis.call('ZREM', KEYS[2], ARGV[1])
+end
+local total = redis.call('INCRBY', KEYS[3], new - old)
+if total < 0 then
+	redis.call('SET', KEYS[3], 0)
+	total = 0
+end
+local max = tonumber(ARGV[4])
+if max > 0 and total > max then
+	local top = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+	if #top == 2 then return {tostring(total), top[1], top[2]} end
+end
+return {tostring(total)}
 `)
 
 // evReplay: KEYS[1] events; ARGV: stream id, event id. Looks for the
@@ -205,15 +283,74 @@ end
 return out
 `)
 
-// Append implements mcphttp.EventStore.
+// Append implements mcphttp.EventStore. It trims the session to its own
+// caps in the same step; then, unless MaxBytes is negative, it records
+// the session's size for the total cap and, past that cap, drops the
+// oldest events of the session holding the most.
 func (e *EventStore) Append(ctx context.Context, sessionID, streamID, eventID string, data []byte) error {
 	cost := len(eventID) + len(data) + eventOverhead
-	return e.call(ctx, "appending an event", func(ctx context.Context) error {
-		return evAppend.Run(ctx, e.rdb,
+	var kept int64
+	err := e.call(ctx, "appending an event", func(ctx context.Context) error {
+		var err error
+		kept, err = evAppend.Run(ctx, e.rdb,
 			[]string{eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)},
-			streamID, eventID, data, cost, e.maxBytes, e.maxEvents, ms(e.ttl), eventChannel(e.prefix, sessionID)).Err()
+			streamID, eventID, data, cost, e.maxBytes, e.maxEvents, ms(e.ttl), eventChannel(e.prefix, sessionID)).Int64()
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return e.account(ctx, sessionID, kept)
 }
+
+// The keys of the total cap: one slot for all sessions, visited once per
+// Append.
+func (e *EventStore) totalKeys() []string {
+	return []string{e.prefix + "evsize:{events}", e.prefix + "evdeadline:{events}", e.prefix + "evtotal:{events}"}
+}
+
+// account records that sessionID holds bytes, then shrinks the biggest
+// sessions while the total is over MaxBytes, at most maxShrinks times.
+func (e *EventStore) account(ctx context.Context, sessionID string, bytes int64) error {
+	if e.maxTotal <= 0 {
+		return nil
+	}
+	for range maxShrinks {
+		var rep []string
+		err := e.call(ctx, "counting events", func(ctx context.Context) error {
+			v, err := evAccount.Run(ctx, e.rdb, e.totalKeys(), sessionID, bytes, ms(e.ttl), e.maxTotal).Result()
+			if err != nil {
+				return err
+			}
+			rep, err = replyStrings(v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(rep) != 3 {
+			return nil
+		}
+		total, _ := strconv.ParseInt(rep[0], 10, 64)
+		top, _ := strconv.ParseInt(rep[2], 10, 64)
+		sessionID = rep[1]
+		err = e.call(ctx, "dropping events", func(ctx context.Context) error {
+			var err error
+			bytes, err = evShrink.Run(ctx, e.rdb,
+				[]string{eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)},
+				top-(total-e.maxTotal)).Int64()
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxShrinks bounds the sessions one Append shrinks for the total cap;
+// the next Append goes on where it stopped.
+const maxShrinks = 8
 
 // Replay implements mcphttp.EventStore: it reads, in one step, every
 // event of the stream after afterID, then calls fn for each in order. An
@@ -246,11 +383,31 @@ func (e *EventStore) Replay(ctx context.Context, sessionID, streamID, afterID st
 
 // DeleteSession implements mcphttp.EventStore: it frees every event of
 // the session at once. (SessionStore.Delete does too, for a store with
-// the same Prefix.)
+// the same Prefix; the total cap then forgets the session's bytes when
+// its TTL passes.)
 func (e *EventStore) DeleteSession(ctx context.Context, sessionID string) error {
-	return e.call(ctx, "deleting events", func(ctx context.Context) error {
+	err := e.call(ctx, "deleting events", func(ctx context.Context) error {
 		return e.rdb.Del(ctx, eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)).Err()
 	})
+	if err != nil {
+		return err
+	}
+	return e.account(ctx, sessionID, 0)
+}
+
+// TotalSize reports the bytes the total cap counts: those of the sessions
+// that appended events within TTL.
+func (e *EventStore) TotalSize(ctx context.Context) (int64, error) {
+	var n int64
+	err := e.call(ctx, "sizing events", func(ctx context.Context) error {
+		var err error
+		n, err = e.rdb.Get(ctx, e.totalKeys()[2]).Int64()
+		if errors.Is(err, redis.Nil) {
+			n, err = 0, nil
+		}
+		return err
+	})
+	return n, err
 }
 
 // SessionSize reports the bytes kept for a session, as counted against

@@ -28,8 +28,9 @@ func replayed(t *testing.T, s mcphttp.EventStore, session, stream, after string)
 
 // testEventStoreContract checks the rules of mcphttp.EventStore, run
 // unchanged against the in-memory store and the Redis one. newStore makes
-// a store holding at most sessionBytes for one session.
-func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionBytes int64) mcphttp.EventStore) {
+// a store holding at most sessionBytes for one session and totalBytes in
+// all.
+func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionBytes, totalBytes int64) mcphttp.EventStore) {
 	ctx := context.Background()
 	appendAll := func(t *testing.T, s mcphttp.EventStore, session string, evs ...string) {
 		t.Helper()
@@ -43,11 +44,12 @@ func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionByt
 	}
 	tests := []struct {
 		name string
-		// capBytes is the session's byte cap; 0 for 1 MiB.
-		capBytes int64
-		run      func(t *testing.T, s mcphttp.EventStore)
+		// capBytes is the session's byte cap and totalBytes the store's;
+		// 0 for 1 MiB.
+		capBytes, totalBytes int64
+		run                  func(t *testing.T, s mcphttp.EventStore)
 	}{
-		{"replay gives exactly the events after the id, of that stream, in order", 0, func(t *testing.T, s mcphttp.EventStore) {
+		{"replay gives exactly the events after the id, of that stream, in order", 0, 0, func(t *testing.T, s mcphttp.EventStore) {
 			appendAll(t, s, "s1", "A/a0=", "A/a1=one", "B/b0=", "A/a2=two", "B/b1=x", "A/a3=three")
 			appendAll(t, s, "s2", "A/z0=", "A/z1=other session")
 			for after, want := range map[string][]string{
@@ -65,7 +67,7 @@ func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionByt
 				t.Errorf("Replay of B = %q, %v", got, err)
 			}
 		}},
-		{"an unknown id, or one of another stream or session, is ErrEventNotFound", 0, func(t *testing.T, s mcphttp.EventStore) {
+		{"an unknown id, or one of another stream or session, is ErrEventNotFound", 0, 0, func(t *testing.T, s mcphttp.EventStore) {
 			appendAll(t, s, "s1", "A/a0=", "B/b0=")
 			for _, c := range [][3]string{{"s1", "A", "nope"}, {"s1", "A", "b0"}, {"s2", "A", "a0"}, {"s1", "C", "a0"}} {
 				called := false
@@ -75,7 +77,7 @@ func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionByt
 				}
 			}
 		}},
-		{"fn's error stops the replay and is returned", 0, func(t *testing.T, s mcphttp.EventStore) {
+		{"fn's error stops the replay and is returned", 0, 0, func(t *testing.T, s mcphttp.EventStore) {
 			appendAll(t, s, "s1", "A/a0=", "A/a1=one", "A/a2=two")
 			boom := errors.New("boom")
 			n := 0
@@ -84,7 +86,7 @@ func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionByt
 				t.Fatalf("Replay = %v after %d calls, want boom after 1", err, n)
 			}
 		}},
-		{"delete session forgets its events only", 0, func(t *testing.T, s mcphttp.EventStore) {
+		{"delete session forgets its events only", 0, 0, func(t *testing.T, s mcphttp.EventStore) {
 			appendAll(t, s, "s1", "A/a0=", "A/a1=one")
 			appendAll(t, s, "s2", "A/z0=", "A/z1=two")
 			if err := s.DeleteSession(ctx, "s1"); err != nil {
@@ -100,7 +102,24 @@ func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionByt
 				t.Errorf("DeleteSession of an unknown session = %v", err)
 			}
 		}},
-		{"past the session's cap the oldest events go, and cannot be resumed from", 3 * 76, func(t *testing.T, s mcphttp.EventStore) {
+		{"past the total cap the biggest session loses its oldest events, and only it", 0, 6 * 76, func(t *testing.T, s mcphttp.EventStore) {
+			for i := range 5 {
+				appendAll(t, s, "big", fmt.Sprintf("A/e%d=0123456789", i))
+			}
+			appendAll(t, s, "small", "A/q0=0123456789", "A/q1=0123456789")
+			if _, err := replayed(t, s, "big", "A", "e0"); !errors.Is(err, mcphttp.ErrEventNotFound) {
+				t.Errorf("Replay after an evicted event = %v, want ErrEventNotFound", err)
+			}
+			got, err := replayed(t, s, "big", "A", "e1")
+			if err != nil || len(got) != 3 {
+				t.Errorf("the big session after e1 = %q, %v; want e2..e4", got, err)
+			}
+			got, err = replayed(t, s, "small", "A", "q0")
+			if err != nil || !slices.Equal(got, []string{"q1=0123456789"}) {
+				t.Errorf("the small session = %q, %v; want it whole", got, err)
+			}
+		}},
+		{"past the session's cap the oldest events go, and cannot be resumed from", 3 * 76, 0, func(t *testing.T, s mcphttp.EventStore) {
 			// Each event costs 2 + 10 + 64 = 76 bytes; the cap holds
 			// three.
 			for i := range 6 {
@@ -117,11 +136,14 @@ func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionByt
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := tt.capBytes
+			n, total := tt.capBytes, tt.totalBytes
 			if n == 0 {
 				n = 1 << 20
 			}
-			tt.run(t, newStore(t, n))
+			if total == 0 {
+				total = 1 << 20
+			}
+			tt.run(t, newStore(t, n, total))
 		})
 	}
 }
@@ -141,15 +163,15 @@ func newEventStore(t *testing.T, rdb *redis.Client, opts redisstore.EventOptions
 func TestEventStoreContract(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	t.Run("memory", func(t *testing.T) {
-		testEventStoreContract(t, func(_ *testing.T, n int64) mcphttp.EventStore {
-			return &mcphttp.MemoryEventStore{MaxSessionBytes: n}
+		testEventStoreContract(t, func(_ *testing.T, n, total int64) mcphttp.EventStore {
+			return &mcphttp.MemoryEventStore{MaxSessionBytes: n, MaxBytes: total}
 		})
 	})
 	t.Run("redis", func(t *testing.T) {
 		rdb := newClient(t)
 		defer rdb.Close()
-		testEventStoreContract(t, func(t *testing.T, n int64) mcphttp.EventStore {
-			return newEventStore(t, rdb, redisstore.EventOptions{MaxSessionBytes: n})
+		testEventStoreContract(t, func(t *testing.T, n, total int64) mcphttp.EventStore {
+			return newEventStore(t, rdb, redisstore.EventOptions{MaxSessionBytes: n, MaxBytes: total})
 		})
 	})
 }
@@ -199,6 +221,31 @@ func TestEventStoreReplicas(t *testing.T) {
 		}
 		if _, err := replayed(t, a, "s1", "st1", "e1"); !errors.Is(err, mcphttp.ErrEventNotFound) {
 			t.Errorf("Replay after a dropped event = %v", err)
+		}
+	})
+
+	t.Run("the total cap holds across replicas, and forgets deleted sessions", func(t *testing.T) {
+		a := newEventStore(t, rdb, redisstore.EventOptions{MaxBytes: 4 * 67})
+		b := newEventStore(t, rdb, redisstore.EventOptions{Prefix: a.Prefix(), MaxBytes: 4 * 67})
+		for i, s := range []*redisstore.EventStore{a, b, a, b} {
+			if err := s.Append(ctx, fmt.Sprint("s", i%2), "A", fmt.Sprint("e", i), []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := a.TotalSize(ctx); err != nil || n != 4*67 {
+			t.Fatalf("TotalSize = %d, %v; want %d", n, err, 4*67)
+		}
+		if err := b.Append(ctx, "s2", "A", "e4", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := b.TotalSize(ctx); err != nil || n != 4*67 {
+			t.Fatalf("TotalSize past the cap = %d, %v; want %d", n, err, 4*67)
+		}
+		if err := a.DeleteSession(ctx, "s2"); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := b.TotalSize(ctx); err != nil || n != 3*67 {
+			t.Fatalf("TotalSize after DeleteSession = %d, %v; want %d", n, err, 3*67)
 		}
 	})
 
