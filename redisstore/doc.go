@@ -7,10 +7,9 @@
 //
 // # What holds today
 //
-// Each store works on its own against one Redis (tested with
-// redis-server 7.0). The keys of one session, or of one owner's tasks,
-// share a hash tag, so that every script touches one Redis Cluster slot;
-// running on a Cluster is not tested yet.
+// Each store works on its own, against one Redis or a Redis Cluster (both
+// tested, with redis-server 7.0). The keys of one session, or of one
+// owner's tasks, share a hash tag, so that every script touches one slot.
 //
 //   - SessionStore: create under a cluster-wide cap, touch, expiry after
 //     IdleTimeout by Redis's clock, load, delete (which ends the session
@@ -19,7 +18,8 @@
 //     finds nothing
 //     (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
 //   - EventStore: one Redis stream per session, trimmed to a byte and an
-//     event cap, expiring and deleted with its session; Replay gives
+//     event cap per session and a byte cap in total, expiring and deleted
+//     with its session; Replay gives
 //     exactly the events after Last-Event-ID, in order, or
 //     mcphttp.ErrEventNotFound
 //     (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
@@ -42,6 +42,9 @@
 //	mcpkit:ev:{SID}       stream: a session's SSE events, all its streams
 //	mcpkit:evb:{SID}      string: the bytes those events hold
 //	mcpkit:evn:{SID}      pub/sub channel: rung by each append
+//	mcpkit:evsize:{events}      sorted set: bytes by session, total cap
+//	mcpkit:evdeadline:{events}  sorted set: when each session's count lapses
+//	mcpkit:evtotal:{events}     string: the bytes of all sessions
 //	mcpkit:t:{OWNER}:TID  hash: a task's state, owner, revision
 //	mcpkit:tl:{OWNER}     sorted set: an owner's task ids by creation
 //	mcpkit:tn:{OWNER}     string: an owner's task creation counter

@@ -148,7 +148,7 @@ func testEventStoreContract(t *testing.T, newStore func(t *testing.T, sessionByt
 	}
 }
 
-func newEventStore(t *testing.T, rdb *redis.Client, opts redisstore.EventOptions) *redisstore.EventStore {
+func newEventStore(t *testing.T, rdb redis.UniversalClient, opts redisstore.EventOptions) *redisstore.EventStore {
 	t.Helper()
 	if opts.Prefix == "" {
 		opts.Prefix = testPrefix(t)
@@ -167,9 +167,7 @@ func TestEventStoreContract(t *testing.T) {
 			return &mcphttp.MemoryEventStore{MaxSessionBytes: n, MaxBytes: total}
 		})
 	})
-	t.Run("redis", func(t *testing.T) {
-		rdb := newClient(t)
-		defer rdb.Close()
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
 		testEventStoreContract(t, func(t *testing.T, n, total int64) mcphttp.EventStore {
 			return newEventStore(t, rdb, redisstore.EventOptions{MaxSessionBytes: n, MaxBytes: total})
 		})
@@ -178,8 +176,10 @@ func TestEventStoreContract(t *testing.T) {
 
 func TestEventStoreReplicas(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	rdb := newClient(t)
-	defer rdb.Close()
+	forBackends(t, testEventStoreReplicas)
+}
+
+func testEventStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 
 	t.Run("a stream cut on one replica resumes on the other, without duplicates", func(t *testing.T) {

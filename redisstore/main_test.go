@@ -30,9 +30,45 @@ func redisAddr(t *testing.T) string {
 
 // newClient connects to the test server. The caller closes it (with a
 // defer after goleak's, so the check sees it closed).
-func newClient(t *testing.T) *redis.Client {
+func newClient(t *testing.T) redis.UniversalClient {
 	t.Helper()
 	return redis.NewClient(&redis.Options{Addr: redisAddr(t), DisableIdentity: true, ContextTimeoutEnabled: true})
+}
+
+// newClusterClient connects to the test Redis Cluster, whose seed
+// addresses are MCPKIT_REDIS_CLUSTER_ADDRS (scripts/redis.sh --cluster,
+// and scripts/test.sh, set it); skipped or failed without it as
+// redisAddr is.
+func newClusterClient(t *testing.T) redis.UniversalClient {
+	t.Helper()
+	addrs := os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS")
+	if addrs == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("MCPKIT_REDIS_CLUSTER_ADDRS is unset and CI=true: run the tests through scripts/test.sh or scripts/redis.sh --cluster")
+		}
+		t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset: run `scripts/redis.sh --cluster go test ./redisstore/` for the Redis Cluster tests")
+	}
+	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ","), DisableIdentity: true, ContextTimeoutEnabled: true})
+}
+
+// backends are the Redis deployments every store test runs against.
+var backends = []struct {
+	name string
+	dial func(t *testing.T) redis.UniversalClient
+}{
+	{"redis", newClient},
+	{"redis-cluster", newClusterClient},
+}
+
+// forBackends runs test once for each backend, as a subtest.
+func forBackends(t *testing.T, test func(t *testing.T, rdb redis.UniversalClient)) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			rdb := be.dial(t)
+			defer rdb.Close()
+			test(t, rdb)
+		})
+	}
 }
 
 // go-redis logs failed dials on its own; the error tests cause many.

@@ -124,9 +124,7 @@ func TestSessionStoreContract(t *testing.T) {
 	t.Run("memory", func(t *testing.T) {
 		testSessionStoreContract(t, func(*testing.T) mcp.SessionStore { return &mcp.MemorySessionStore{} })
 	})
-	t.Run("redis", func(t *testing.T) {
-		rdb := newClient(t)
-		defer rdb.Close()
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
 		testSessionStoreContract(t, func(t *testing.T) mcp.SessionStore {
 			s, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: testPrefix(t)})
 			if err != nil {
@@ -139,7 +137,7 @@ func TestSessionStoreContract(t *testing.T) {
 
 // twoSessionReplicas returns two stores on one Redis and prefix: two
 // replicas of a server.
-func twoSessionReplicas(t *testing.T, rdb *redis.Client, opts redisstore.SessionOptions) (a, b *redisstore.SessionStore) {
+func twoSessionReplicas(t *testing.T, rdb redis.UniversalClient, opts redisstore.SessionOptions) (a, b *redisstore.SessionStore) {
 	t.Helper()
 	opts.Prefix = testPrefix(t)
 	var err error
@@ -154,8 +152,10 @@ func twoSessionReplicas(t *testing.T, rdb *redis.Client, opts redisstore.Session
 
 func TestSessionStoreReplicas(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	rdb := newClient(t)
-	defer rdb.Close()
+	forBackends(t, testSessionStoreReplicas)
+}
+
+func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 
 	t.Run("a session created on one replica is served by the other", func(t *testing.T) {

@@ -193,7 +193,7 @@ func testTaskStoreContract(t *testing.T, newStore func(t *testing.T) mcp.TaskSto
 	}
 }
 
-func newTaskStore(t *testing.T, rdb *redis.Client, opts redisstore.TaskOptions) *redisstore.TaskStore {
+func newTaskStore(t *testing.T, rdb redis.UniversalClient, opts redisstore.TaskOptions) *redisstore.TaskStore {
 	t.Helper()
 	if opts.Prefix == "" {
 		opts.Prefix = testPrefix(t)
@@ -210,9 +210,7 @@ func TestTaskStoreContract(t *testing.T) {
 	t.Run("memory", func(t *testing.T) {
 		testTaskStoreContract(t, func(*testing.T) mcp.TaskStore { return &mcp.MemoryTaskStore{} })
 	})
-	t.Run("redis", func(t *testing.T) {
-		rdb := newClient(t)
-		defer rdb.Close()
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
 		testTaskStoreContract(t, func(t *testing.T) mcp.TaskStore {
 			return newTaskStore(t, rdb, redisstore.TaskOptions{})
 		})
@@ -221,8 +219,10 @@ func TestTaskStoreContract(t *testing.T) {
 
 func TestTaskStoreReplicas(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	rdb := newClient(t)
-	defer rdb.Close()
+	forBackends(t, testTaskStoreReplicas)
+}
+
+func testTaskStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 
 	t.Run("a task created on one replica is read, updated and deleted through the other", func(t *testing.T) {

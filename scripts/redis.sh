@@ -3,6 +3,9 @@
 # free port, with persistence off and eviction off (an evicted key would be
 # a session silently lost), in a directory of its own under a temp dir.
 #
+# With --cluster first, it also starts a 3-node Redis Cluster and sets
+# MCPKIT_REDIS_CLUSTER_ADDRS (comma-separated seed addresses).
+#
 # Three ways to use it:
 #   scripts/redis.sh go test -race ./redisstore/
 #       runs the command with MCPKIT_REDIS_ADDR set, then stops the server;
@@ -101,9 +104,80 @@ mcpkit_redis_start() {
 	return 1
 }
 
-# mcpkit_redis_stop stops the server mcpkit_redis_start started and removes
-# its directory. Calling it again does nothing.
+# mcpkit_redis_cluster_start starts a private 3-node Redis Cluster (no
+# replicas) beside the single server, in the same directory, and exports
+# MCPKIT_REDIS_CLUSTER_ADDRS (host:port,host:port,host:port); call it after
+# mcpkit_redis_start, whose EXIT trap stops it too.
+mcpkit_redis_cluster_start() {
+	local try port pid i ports=() addrs=()
+	MCPKIT_REDIS_CLUSTER_PIDS=""
+	for i in 1 2 3; do
+		for try in 1 2 3 4 5 6 7 8 9 10; do
+			# The cluster bus listens on port + 10000.
+			port=$((20000 + RANDOM % 35000))
+			redis-server --bind 127.0.0.1 --port "$port" --protected-mode yes \
+				--save '' --appendonly no --dir "$MCPKIT_REDIS_DIR" \
+				--cluster-enabled yes --cluster-config-file "nodes-$port.conf" \
+				--maxmemory 256mb --maxmemory-policy noeviction \
+				--daemonize no --logfile "$MCPKIT_REDIS_DIR/cluster-$port.log" &
+			pid=$!
+			local up=""
+			for _ in $(seq 1 50); do
+				if redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null | grep -q PONG; then
+					up=1
+					break
+				fi
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.1
+			done
+			if [ -n "$up" ]; then
+				MCPKIT_REDIS_CLUSTER_PIDS="$MCPKIT_REDIS_CLUSTER_PIDS $pid"
+				ports+=("$port")
+				addrs+=("127.0.0.1:$port")
+				break
+			fi
+			kill "$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+		done
+	done
+	if [ "${#ports[@]}" != 3 ]; then
+		echo "scripts/redis.sh: could not start three cluster nodes" >&2
+		return 1
+	fi
+	if ! redis-cli --cluster create "${addrs[@]}" --cluster-replicas 0 --cluster-yes >"$MCPKIT_REDIS_DIR/cluster-create.log" 2>&1; then
+		echo "scripts/redis.sh: redis-cli --cluster create failed:" >&2
+		cat "$MCPKIT_REDIS_DIR/cluster-create.log" >&2
+		return 1
+	fi
+	# Up to 10 s for every node to agree that the cluster is up.
+	for _ in $(seq 1 100); do
+		local ok=0
+		for port in "${ports[@]}"; do
+			if redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; then
+				ok=$((ok + 1))
+			fi
+		done
+		if [ "$ok" = 3 ]; then
+			MCPKIT_REDIS_CLUSTER_ADDRS=$(IFS=,; echo "${addrs[*]}")
+			export MCPKIT_REDIS_CLUSTER_ADDRS MCPKIT_REDIS_CLUSTER_PIDS
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "scripts/redis.sh: the cluster did not reach cluster_state:ok" >&2
+	return 1
+}
+
+# mcpkit_redis_stop stops the servers mcpkit_redis_start and
+# mcpkit_redis_cluster_start started and removes their directory. Calling
+# it again does nothing.
 mcpkit_redis_stop() {
+	local pid
+	for pid in ${MCPKIT_REDIS_CLUSTER_PIDS:-}; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	MCPKIT_REDIS_CLUSTER_PIDS=""
 	if [ -n "${MCPKIT_REDIS_PID:-}" ]; then
 		kill "$MCPKIT_REDIS_PID" 2>/dev/null || true
 		wait "$MCPKIT_REDIS_PID" 2>/dev/null || true
@@ -120,6 +194,11 @@ mcpkit_redis_stop() {
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	set -euo pipefail
 	mcpkit_redis_start
+	if [ "${1:-}" = --cluster ]; then
+		shift
+		mcpkit_redis_cluster_start
+		echo "MCPKIT_REDIS_CLUSTER_ADDRS=$MCPKIT_REDIS_CLUSTER_ADDRS"
+	fi
 	if [ "$#" -gt 0 ]; then
 		rc=0
 		"$@" || rc=$?

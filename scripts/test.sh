@@ -45,13 +45,14 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
-# A private redis-server (installed from Debian's packages when missing) for
-# the redisstore tests, stopped when this script exits; they fail rather
-# than skip without it when CI=true.
+# A private redis-server and a 3-node Redis Cluster (installed from Debian's
+# packages when missing) for the redisstore tests, stopped when this script
+# exits; the tests fail rather than skip without them when CI=true.
 echo "== redis-server (scripts/redis.sh)"
 . scripts/redis.sh
 mcpkit_redis_start
-echo "MCPKIT_REDIS_ADDR=$MCPKIT_REDIS_ADDR"
+mcpkit_redis_cluster_start
+echo "MCPKIT_REDIS_ADDR=$MCPKIT_REDIS_ADDR MCPKIT_REDIS_CLUSTER_ADDRS=$MCPKIT_REDIS_CLUSTER_ADDRS"
 
 echo "== go test -race -count=1 ./..."
 go test -race -count=1 ./...
