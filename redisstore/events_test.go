@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -322,6 +323,32 @@ func testEventStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 		}
 		for range other {
 		}
+	})
+
+	t.Run("watchers come and go concurrently, and leave nothing running", func(t *testing.T) {
+		e := newEventStore(t, rdb, redisstore.EventOptions{PollInterval: time.Millisecond})
+		var wg sync.WaitGroup
+		for i := range 16 {
+			wg.Go(func() {
+				for range 5 {
+					wctx, cancel := context.WithCancel(ctx)
+					ch, err := e.Watch(wctx, fmt.Sprint("s", i%3))
+					if err != nil {
+						cancel()
+						t.Error(err)
+						return
+					}
+					if err := e.Append(ctx, fmt.Sprint("s", i%3), "A", fmt.Sprint("e", i), nil); err != nil {
+						t.Error(err)
+					}
+					<-ch
+					cancel()
+					for range ch {
+					}
+				}
+			})
+		}
+		wg.Wait()
 	})
 
 	t.Run("a lost publish costs latency, not the event", func(t *testing.T) {
