@@ -80,9 +80,9 @@ type SessionOptions struct {
 // identity finds nothing
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
 //
-// Every operation is one Lua script on the session's key, timed by
-// Redis's clock; only Create, and Touch once per IdleTimeout, also visit
-// the cap's sorted set. It is safe for concurrent use.
+// Every operation is one Lua script on the session's keys, timed by
+// Redis's clock; only Create, Delete, and a touch once per IdleTimeout
+// also visit the cap's sorted set. It is safe for concurrent use.
 type SessionStore struct {
 	base
 	idle    time.Duration
