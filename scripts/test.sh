@@ -45,6 +45,15 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
+# A private redis-server and a 3-node Redis Cluster (installed from Debian's
+# packages when missing) for the redisstore tests, stopped when this script
+# exits; the tests fail rather than skip without them when CI=true.
+echo "== redis-server (scripts/redis.sh)"
+. scripts/redis.sh
+mcpkit_redis_start
+mcpkit_redis_cluster_start
+echo "MCPKIT_REDIS_ADDR=$MCPKIT_REDIS_ADDR MCPKIT_REDIS_CLUSTER_ADDRS=$MCPKIT_REDIS_CLUSTER_ADDRS"
+
 echo "== go test -race -count=1 ./..."
 go test -race -count=1 ./...
 

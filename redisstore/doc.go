@@ -1,0 +1,64 @@
+// Package redisstore keeps what an MCP server must share between its
+// replicas in Redis, so that many processes behind a load balancer can
+// serve one session: the session state (SessionStore), the SSE events
+// that make streams resumable (EventStore), and tasks (TaskStore). They
+// implement the interfaces of packages mcp and mcphttp, whose in-memory
+// implementations stay the default for one process.
+//
+// # What holds today
+//
+// Each store works on its own, against one Redis or a Redis Cluster (both
+// tested, with redis-server 7.0). The keys of one session, or of one
+// owner's tasks, share a hash tag, so that every script touches one slot.
+//
+//   - SessionStore: create under a cluster-wide cap, touch, expiry after
+//     IdleTimeout by Redis's clock, load, delete (which ends the session
+//     for every replica, and which a late save cannot undo), each one
+//     atomic Lua script; a session id presented under another owner
+//     finds nothing
+//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
+//   - EventStore: one Redis stream per session, trimmed to a byte and an
+//     event cap per session and a byte cap in total, expiring and deleted
+//     with its session; Replay gives
+//     exactly the events after Last-Event-ID, in order, or
+//     mcphttp.ErrEventNotFound
+//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
+//     Watch wakes a replica when another appends: pub/sub rings, polling
+//     backs it up.
+//   - TaskStore: tasks keyed by their owner, capped per owner, expiring
+//     at their ExpiresAt, updated without lost writes
+//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks).
+//
+// Every call is bounded by the store's Timeout (the client must be made
+// with ContextTimeoutEnabled). When Redis cannot answer, errors wrap
+// ErrUnavailable, never a not-found error: a server answers them with
+// 503 and Retry-After, because a 404 would make the client start over.
+// No store falls back to local memory.
+//
+// Default key layout, with Prefix "mcpkit:":
+//
+//	mcpkit:s:{SID}        hash: a session's state, owner, times, revision
+//	mcpkit:sessions       sorted set: the sessions the cap counts
+//	mcpkit:ev:{SID}       stream: a session's SSE events, all its streams
+//	mcpkit:evb:{SID}      string: the bytes those events hold
+//	mcpkit:evn:{SID}      pub/sub channel: rung by each append
+//	mcpkit:evsize:{events}      sorted set: bytes by session, total cap
+//	mcpkit:evdeadline:{events}  sorted set: when each session's count lapses
+//	mcpkit:evtotal:{events}     string: the bytes of all sessions
+//	mcpkit:t:{OWNER}:TID  hash: a task's state, owner, revision
+//	mcpkit:tl:{OWNER}     sorted set: an owner's task ids by creation
+//	mcpkit:tn:{OWNER}     string: an owner's task creation counter
+//
+// where OWNER is a digest of the owner. Give the three stores of a server
+// the same Prefix: the SessionStore extends and deletes the session's
+// events with it.
+//
+// # What the wiring into mcphttp will add
+//
+// The HTTP handler does not use these stores yet. Wiring them in will
+// make a replica load a session it does not hold (Touch) instead of
+// answering 404, create sessions with Create, map ErrUnavailable to 503,
+// keep a GET stream fed from Watch and Replay, and route what is
+// addressed to one replica (responses to server-to-client requests,
+// cancellations, notifications) through Redis.
+package redisstore

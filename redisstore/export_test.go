@@ -1,0 +1,4 @@
+package redisstore
+
+// OwnerTag exposes ownerTag to the tests of the key layout.
+var OwnerTag = ownerTag
