@@ -32,8 +32,8 @@ if [ -n "$no_node" ] && [ "${MCPKIT_REQUIRE_NODE:-}" = 1 ]; then
 	exit 1
 fi
 
-# The repository is a Go workspace (go.work): the core module and the
-# CLI's module. A ./... pattern stops at a module's
+# The repository is a Go workspace (go.work): the core module, the
+# OpenTelemetry module and the CLI's module. A ./... pattern stops at a module's
 # edge even in a workspace, so the Go steps name the module path's
 # pattern, which matches the packages of every workspace module. bench/
 # and interop/gopeers are modules outside the workspace, each with a
