@@ -121,4 +121,3 @@ func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
 		}
 	}
 }
-
