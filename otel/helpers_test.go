@@ -29,6 +29,8 @@ type telemetry struct {
 	spans  *tracetest.SpanRecorder
 	reader *sdkmetric.ManualReader
 	tp     *sdktrace.TracerProvider
+	// onSample, if set, sees the context of the client's sampling handler.
+	onSample func(context.Context)
 }
 
 func newTelemetry(t testing.TB) *telemetry {
@@ -173,7 +175,10 @@ func connect(t testing.TB, tm *telemetry, s *mcp.Server, transport string, era m
 	t.Helper()
 	copts := &mcp.ClientOptions{
 		ProtocolEra: era,
-		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		CreateMessageHandler: func(ctx context.Context, _ *mcp.ClientSession, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			if tm.onSample != nil {
+				tm.onSample(ctx)
+			}
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "hi"}}, Model: "m1"}, nil
 		},
 		ProgressHandler: func(context.Context, *mcp.ClientSession, *mcp.ProgressParams) {},
