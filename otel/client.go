@@ -23,12 +23,11 @@ func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.Sendin
 	pr := cfg.peer()
 	return func(next mcp.SendHandler) mcp.SendHandler {
 		return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
-			p := readParams(m.Params)
 			version := ""
 			if m.Method != "initialize" && m.ClientSession != nil {
 				version = m.ClientSession.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, false, m.Method, m.ID, &p, version, "", pr.attrs, nil)
+			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, network: pr.attrs})
 			defer o.endPanic(ctx)
 			m2 := *m
 			m2.Params = ins.inject(ctx, m.Params)
@@ -42,7 +41,7 @@ func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.Sendin
 			}
 			o.end(ctx, out)
 			if m.Method == "initialize" && err == nil && m.ClientSession != nil {
-				ins.measureClientSession(m.ClientSession, o.start, pr)
+				ins.measureClientSession(m.ClientSession, startOf(o), pr)
 			}
 			return res, err
 		}
@@ -80,7 +79,7 @@ func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddlew
 			if r.Session != nil {
 				version = r.Session.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, true, r.Method, r.ID, &p, version, "", pr.attrs, links)
+			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, p: p, version: version, network: pr.attrs})
 			defer o.endPanic(ctx)
 			res, err := next(ctx, r)
 			out := outcomeOf(err, true)

@@ -163,9 +163,24 @@ func stringValue(v []byte) (string, bool) {
 // paramsInfo is what the middleware reads of a message's params: the
 // target of the operation, by method, and the raw _meta object.
 type paramsInfo struct {
-	name string // params.name: the tool or prompt
-	uri  string // params.uri: the resource
+	name string // params.name: the tool or prompt (after decode)
+	uri  string // params.uri: the resource (after decode)
 	meta []byte // params._meta, when an object
+
+	rawName, rawURI []byte
+}
+
+// decode fills name and uri from their raw values: only an operation
+// whose telemetry records pays for the strings.
+func (p *paramsInfo) decode() {
+	if p.rawName != nil {
+		p.name, _ = stringValue(p.rawName)
+		p.rawName = nil
+	}
+	if p.rawURI != nil {
+		p.uri, _ = stringValue(p.rawURI)
+		p.rawURI = nil
+	}
 }
 
 // readParams reads the members of params that the method's telemetry
@@ -182,9 +197,9 @@ func readParams(params []byte) paramsInfo {
 				p.meta = value
 			}
 		case keyIs(key, "name"):
-			p.name, _ = stringValue(value)
+			p.rawName = value
 		case keyIs(key, "uri"):
-			p.uri, _ = stringValue(value)
+			p.rawURI = value
 		}
 		return true
 	})
@@ -193,14 +208,39 @@ func readParams(params []byte) paramsInfo {
 
 // metaCarrier reads the string members of a raw _meta object for a
 // propagator's Extract (propagation.TextMapCarrier). Set does nothing.
-type metaCarrier []byte
+// The W3C keys are read in one pass, on the first Get.
+type metaCarrier struct {
+	raw     []byte
+	scanned bool
+	w3c     [3][]byte // raw values of traceparent, tracestate, baggage
+}
 
-func (m metaCarrier) Get(key string) string {
+var w3cKeys = [3]string{"traceparent", "tracestate", "baggage"}
+
+func (m *metaCarrier) Get(key string) string {
+	for i, k := range w3cKeys {
+		if k != key {
+			continue
+		}
+		if !m.scanned {
+			m.scanned = true
+			_ = members(m.raw, func(k, v []byte) bool {
+				for j, w := range w3cKeys {
+					if keyIs(k, w) {
+						m.w3c[j] = v
+					}
+				}
+				return true
+			})
+		}
+		s, _ := stringValue(m.w3c[i])
+		return s
+	}
 	var out string
-	if len(m) == 0 {
+	if len(m.raw) == 0 {
 		return ""
 	}
-	_ = members(m, func(k, v []byte) bool {
+	_ = members(m.raw, func(k, v []byte) bool {
 		if keyIs(k, key) {
 			out, _ = stringValue(v)
 			return false
@@ -210,14 +250,14 @@ func (m metaCarrier) Get(key string) string {
 	return out
 }
 
-func (m metaCarrier) Set(string, string) {}
+func (m *metaCarrier) Set(string, string) {}
 
-func (m metaCarrier) Keys() []string {
+func (m *metaCarrier) Keys() []string {
 	var keys []string
-	if len(m) == 0 {
+	if len(m.raw) == 0 {
 		return nil
 	}
-	_ = members(m, func(k, v []byte) bool {
+	_ = members(m.raw, func(k, v []byte) bool {
 		if s, ok := stringValue(append(append([]byte{'"'}, k...), '"')); ok {
 			keys = append(keys, s)
 		}
@@ -227,8 +267,11 @@ func (m metaCarrier) Keys() []string {
 }
 
 // injectCarrier collects what a propagator's Inject writes, in order.
+// The W3C propagators write at most three keys: they fit in kb and vb
+// without more allocation.
 type injectCarrier struct {
 	keys, values []string
+	kb, vb       [3]string
 }
 
 func (c *injectCarrier) Get(key string) string {
@@ -246,6 +289,9 @@ func (c *injectCarrier) Set(key, value string) {
 			c.values[i] = value
 			return
 		}
+	}
+	if c.keys == nil {
+		c.keys, c.values = c.kb[:0], c.vb[:0]
 	}
 	c.keys = append(c.keys, key)
 	c.values = append(c.values, value)
@@ -267,7 +313,26 @@ func injectMeta(params json.RawMessage, c *injectCarrier) (json.RawMessage, erro
 	if len(trimmed) == 0 || string(trimmed) == "null" {
 		trimmed = []byte("{}")
 	}
-	out := make([]byte, 0, len(trimmed)+64+32*len(c.keys))
+	var meta []byte
+	hasMeta, others := false, false
+	if err := members(trimmed, func(key, value []byte) bool {
+		if !hasMeta && keyIs(key, "_meta") {
+			hasMeta, meta = true, value
+		} else {
+			others = true
+		}
+		return true
+	}); err != nil {
+		return params, err
+	}
+	if hasMeta && (len(meta) == 0 || meta[0] != '{') {
+		return params, errors.New("otel: params._meta is not an object")
+	}
+	size := len(trimmed) + len(`{"_meta":{},`)
+	for i, k := range c.keys {
+		size += len(k) + len(c.values[i]) + 6
+	}
+	out := make([]byte, 0, size)
 	out = append(out, `{"_meta":{`...)
 	for i, k := range c.keys {
 		if i > 0 {
@@ -277,49 +342,40 @@ func injectMeta(params json.RawMessage, c *injectCarrier) (json.RawMessage, erro
 		out = append(out, ':')
 		out = appendString(out, c.values[i])
 	}
-	var bad error
-	metaDone := false
-	rest := make([]byte, 0, len(trimmed))
-	err := members(trimmed, func(key, value []byte) bool {
-		if !metaDone && keyIs(key, "_meta") {
-			metaDone = true
-			if len(value) == 0 || value[0] != '{' {
-				bad = errors.New("otel: params._meta is not an object")
-				return false
-			}
-			if err := members(value, func(mk, mv []byte) bool {
-				for _, k := range c.keys {
-					if keyIs(mk, k) {
-						return true
-					}
-				}
-				out = append(out, ',', '"')
-				out = append(out, mk...)
-				out = append(out, '"', ':')
-				out = append(out, mv...)
-				return true
-			}); err != nil {
-				bad = err
-				return false
-			}
-			return true
+	if !hasMeta {
+		// The common case: the members of params follow as they are.
+		if others {
+			out = append(out, '}', ',')
+			return append(out, trimmed[skipSpace(trimmed, 1):]...), nil
 		}
-		rest = append(rest, ',', '"')
-		rest = append(rest, key...)
-		rest = append(rest, '"', ':')
-		rest = append(rest, value...)
+		return append(out, '}', '}'), nil
+	}
+	_ = members(meta, func(mk, mv []byte) bool {
+		for _, k := range c.keys {
+			if keyIs(mk, k) {
+				return true
+			}
+		}
+		out = append(out, ',', '"')
+		out = append(out, mk...)
+		out = append(out, '"', ':')
+		out = append(out, mv...)
 		return true
 	})
-	if err != nil {
-		return params, err
-	}
-	if bad != nil {
-		return params, bad
-	}
 	out = append(out, '}')
-	out = append(out, rest...)
-	out = append(out, '}')
-	return out, nil
+	metaSeen := false
+	_ = members(trimmed, func(key, value []byte) bool {
+		if !metaSeen && keyIs(key, "_meta") {
+			metaSeen = true
+			return true
+		}
+		out = append(out, ',', '"')
+		out = append(out, key...)
+		out = append(out, '"', ':')
+		out = append(out, value...)
+		return true
+	})
+	return append(out, '}'), nil
 }
 
 // appendString appends s as a JSON string.

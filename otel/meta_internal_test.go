@@ -18,6 +18,7 @@ func TestInjectMeta(t *testing.T) {
 		{`{}`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"}}`},
 		{`{"name":"x","arguments":{"a":[1,{"b":"}"}]}}`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"},"name":"x","arguments":{"a":[1,{"b":"}"}]}}`},
 		{` { "_meta" : { "progressToken" : "p1", "traceparent":"old" } , "name" : "x" } `, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v","progressToken":"p1"},"name":"x"}`},
+		{`{"a":1}`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"},"a":1}`},
 		{`{"name":"a\"b","_meta":{}}`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"},"name":"a\"b"}`},
 	}
 	for _, tt := range tests {
@@ -39,10 +40,11 @@ func TestInjectMeta(t *testing.T) {
 // TestReadParams checks the members the middleware reads.
 func TestReadParams(t *testing.T) {
 	p := readParams([]byte(`{"arguments":{"name":"inner","_meta":{}},"name":"t\u0031","uri":"test://x","_meta":{"traceparent":"tp","x":{"y":"z"}}}`))
+	p.decode()
 	if p.name != "t1" || p.uri != "test://x" || string(p.meta) != `{"traceparent":"tp","x":{"y":"z"}}` {
 		t.Errorf("readParams = %+v", p)
 	}
-	m := metaCarrier(p.meta)
+	m := &metaCarrier{raw: p.meta}
 	if m.Get("traceparent") != "tp" || m.Get("x") != "" || m.Get("missing") != "" {
 		t.Errorf("metaCarrier.Get: traceparent %q, x %q", m.Get("traceparent"), m.Get("x"))
 	}
@@ -50,7 +52,8 @@ func TestReadParams(t *testing.T) {
 		t.Errorf("metaCarrier.Keys = %v", keys)
 	}
 	for _, bad := range []string{``, `[1]`, `{"name":`, `{"name":1}`, `{"_meta":"s"}`} {
-		if p := readParams([]byte(bad)); p.name != "" || p.meta != nil {
+		p := readParams([]byte(bad))
+		if p.decode(); p.name != "" || p.meta != nil {
 			t.Errorf("readParams(%s) = %+v, want nothing", bad, p)
 		}
 	}

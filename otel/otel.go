@@ -51,6 +51,8 @@ type Instrumentation struct {
 	clientOp   mcpconv.ClientOperationDuration
 	serverSess mcpconv.ServerSessionDuration
 	clientSess mcpconv.ClientSessionDuration
+	// The options of every span's start, made once.
+	serverStart, clientStart []trace.SpanStartOption
 }
 
 // New returns an Instrumentation for opts (nil is the zero Options). It
@@ -74,6 +76,9 @@ func New(opts *Options) (*Instrumentation, error) {
 		meter:     o.MeterProvider.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL)),
 		prop:      o.Propagator,
 		uriInName: o.ResourceURIInSpanName,
+
+		serverStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
+		clientStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)},
 	}
 	var err error
 	if ins.serverOp, err = mcpconv.NewServerOperationDuration(ins.meter); err != nil {

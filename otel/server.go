@@ -50,8 +50,10 @@ func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 			if req.Session != nil && !req.Stateless() {
 				session = req.Session.ID()
 			}
-			ctx, o := ins.begin(ctx, true, req.Method, req.ID, &p, req.ProtocolVersion, session, network, links)
-			ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
+			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, p: p, version: req.ProtocolVersion, session: session, network: network})
+			if o.active {
+				ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
+			}
 			defer o.endPanic(ctx)
 			result, err = next(ctx, req)
 			if req.Method == "initialize" && err == nil && req.Session != nil {
@@ -63,7 +65,7 @@ func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 			}
 			o.end(ctx, out)
 			if req.Method == "initialize" && err == nil && req.Session != nil {
-				ins.measureServerSession(req.Session, o.start, network)
+				ins.measureServerSession(req.Session, startOf(o), network)
 			}
 			return result, err
 		}
@@ -93,7 +95,6 @@ func (ins *Instrumentation) measureServerSession(ss *mcp.ServerSession, start ti
 func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
 	return func(next mcp.SendHandler) mcp.SendHandler {
 		return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {
-			p := readParams(m.Params)
 			version, session := "", ""
 			var network []attribute.KeyValue
 			if sv, ok := ctx.Value(servedKey{}).(*served); ok {
@@ -107,7 +108,7 @@ func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
 					session = ss.ID()
 				}
 			}
-			ctx, o := ins.begin(ctx, false, m.Method, m.ID, &p, version, session, network, nil)
+			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, session: session, network: network})
 			defer o.endPanic(ctx)
 			m2 := *m
 			m2.Params = ins.inject(ctx, m.Params)

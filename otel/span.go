@@ -50,52 +50,92 @@ type op struct {
 	method string
 	start  time.Time
 	span   trace.Span
-	// attrs are the span's attributes; metric holds those of them the
-	// operation histogram takes (low cardinality only).
-	attrs, metric []attribute.KeyValue
+	// active is set when the span records or the histogram is enabled:
+	// only then are attributes worth building. An unsampled span with
+	// metrics off costs its start, its end and the trace context's trip.
+	active bool
+	// metric holds the attributes the operation histogram takes (low
+	// cardinality only).
+	metric []attribute.KeyValue
 }
 
-// begin starts the span of an operation whose parent is in ctx, with the
-// attributes that describe it. It returns the context carrying the span.
-func (ins *Instrumentation) begin(ctx context.Context, server bool, method string, id jsonrpc.ID, p *paramsInfo, version, session string, network []attribute.KeyValue, links []trace.Link) (context.Context, *op) {
-	o := &op{ins: ins, server: server, method: method, start: time.Now()}
-	o.attrs = make([]attribute.KeyValue, 0, 12+len(network))
-	o.attrs = append(o.attrs, semconv.McpMethodNameKey.String(method))
-	if id.IsValid() {
-		o.attrs = append(o.attrs, semconv.JSONRPCRequestID(idString(id)))
+// desc describes an operation for its attributes.
+type desc struct {
+	id jsonrpc.ID
+	// p is what params say; a sender leaves it to begin to read from raw,
+	// only when the operation records.
+	p                paramsInfo
+	raw              []byte
+	version, session string
+	network          []attribute.KeyValue
+}
+
+// begin starts the span of an operation whose parent is in ctx; links are
+// those of a SERVER span (the ambient context). The span starts named by
+// its method only, and gets its full name and its attributes once it is
+// known to record: samplers see mcp.method.name alone
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#spans). It
+// returns the context carrying the span.
+func (ins *Instrumentation) begin(ctx context.Context, server bool, method string, links []trace.Link, d *desc) (context.Context, op) {
+	o := op{ins: ins, server: server, method: method}
+	startOpts := ins.clientStart
+	hist := ins.clientOp.Float64Histogram
+	if server {
+		startOpts = ins.serverStart
+		hist = ins.serverOp.Float64Histogram
 	}
-	if session != "" {
-		o.attrs = append(o.attrs, semconv.McpSessionID(session))
+	if len(links) > 0 {
+		ctx, o.span = ins.tracer.Start(ctx, method, startOpts[0], trace.WithLinks(links...))
+	} else {
+		ctx, o.span = ins.tracer.Start(ctx, method, startOpts...)
 	}
-	if hasResourceURI(method) && p.uri != "" {
-		o.attrs = append(o.attrs, semconv.McpResourceURI(p.uri))
+	recording := o.span.IsRecording()
+	o.active = recording || hist.Enabled(ctx)
+	if !o.active {
+		return ctx, o
+	}
+	o.start = time.Now()
+	if d.raw != nil {
+		d.p = readParams(d.raw)
+	}
+	d.p.decode()
+	attrs := make([]attribute.KeyValue, 0, 12+len(d.network))
+	attrs = append(attrs, semconv.McpMethodNameKey.String(method))
+	if d.id.IsValid() {
+		attrs = append(attrs, semconv.JSONRPCRequestID(idString(d.id)))
+	}
+	if d.session != "" {
+		attrs = append(attrs, semconv.McpSessionID(d.session))
+	}
+	if hasResourceURI(method) && d.p.uri != "" {
+		attrs = append(attrs, semconv.McpResourceURI(d.p.uri))
 	}
 	// From here on, the attributes go on the histogram too.
-	nspan := len(o.attrs)
-	if version != "" {
-		o.attrs = append(o.attrs, semconv.McpProtocolVersion(version))
+	nspan := len(attrs)
+	if d.version != "" {
+		attrs = append(attrs, semconv.McpProtocolVersion(d.version))
 	}
 	switch {
-	case method == "tools/call" && p.name != "":
-		o.attrs = append(o.attrs, semconv.GenAIToolName(p.name), semconv.GenAIOperationNameExecuteTool)
-	case method == "prompts/get" && p.name != "":
-		o.attrs = append(o.attrs, semconv.GenAIPromptName(p.name))
+	case method == "tools/call" && d.p.name != "":
+		attrs = append(attrs, semconv.GenAIToolName(d.p.name), semconv.GenAIOperationNameExecuteTool)
+	case method == "prompts/get" && d.p.name != "":
+		attrs = append(attrs, semconv.GenAIPromptName(d.p.name))
 	}
-	o.attrs = append(o.attrs, network...)
-	o.metric = o.attrs[nspan:]
-	kind := trace.SpanKindClient
-	if server {
-		kind = trace.SpanKindServer
+	attrs = append(attrs, d.network...)
+	o.metric = attrs[nspan:]
+	if recording {
+		if name := ins.spanName(method, &d.p); name != method {
+			o.span.SetName(name)
+		}
+		o.span.SetAttributes(attrs...)
 	}
-	ctx, o.span = ins.tracer.Start(ctx, ins.spanName(method, p),
-		trace.WithSpanKind(kind), trace.WithAttributes(o.attrs...), trace.WithLinks(links...), trace.WithTimestamp(o.start))
 	return ctx, o
 }
 
 // setVersion adds mcp.protocol.version once an initialize has negotiated
 // it: the request does not carry it yet.
 func (o *op) setVersion(v string) {
-	if v == "" {
+	if v == "" || !o.active {
 		return
 	}
 	kv := semconv.McpProtocolVersion(v)
@@ -144,10 +184,15 @@ const ErrorTypeToolError = "tool_error"
 // server a plain handler error, which goes on the wire as -32603; on a
 // sender, a timeout, a cancellation, or _OTHER.
 func outcomeOf(err error, server bool) outcome {
+	if err == nil {
+		return outcome{}
+	}
+	return errorOutcome(err, server)
+}
+
+func errorOutcome(err error, server bool) outcome {
 	var je *jsonrpc.Error
 	switch {
-	case err == nil:
-		return outcome{}
 	case errors.As(err, &je):
 		c := strconv.FormatInt(je.Code, 10)
 		return outcome{errType: c, code: c, message: je.Message}
@@ -181,6 +226,13 @@ func toolFailed(raw []byte) bool {
 // end records the outcome on the span, ends it, and records the
 // operation's duration.
 func (o *op) end(ctx context.Context, out outcome) {
+	if !o.active {
+		if out.errType != "" {
+			o.span.SetStatus(codes.Error, out.message)
+		}
+		o.span.End()
+		return
+	}
 	if out.errType != "" {
 		kv := []attribute.KeyValue{semconv.ErrorTypeKey.String(out.errType)}
 		if out.code != "" {
@@ -190,9 +242,8 @@ func (o *op) end(ctx context.Context, out outcome) {
 		o.span.SetStatus(codes.Error, out.message)
 		o.metric = append(o.metric[:len(o.metric):len(o.metric)], kv...)
 	}
-	now := time.Now()
-	o.span.End(trace.WithTimestamp(now))
-	d := now.Sub(o.start).Seconds()
+	o.span.End()
+	d := time.Since(o.start).Seconds()
 	if o.server {
 		o.ins.serverOp.Record(ctx, d, mcpconv.MethodNameAttr(o.method), o.metric...)
 	} else {
@@ -242,7 +293,7 @@ func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.C
 		return ctx, nil
 	}
 	ambient := trace.SpanContextFromContext(ctx)
-	out := ins.prop.Extract(ctx, metaCarrier(meta))
+	out := ins.prop.Extract(ctx, &metaCarrier{raw: meta})
 	remote := trace.SpanContextFromContext(out)
 	if ambient.IsValid() && remote.IsValid() && !ambient.Equal(remote) {
 		return out, []trace.Link{{SpanContext: ambient}}
@@ -260,4 +311,13 @@ func (ins *Instrumentation) inject(ctx context.Context, params json.RawMessage) 
 		return params
 	}
 	return out
+}
+
+// startOf is when an operation started, for a session's duration: now
+// when the operation measured nothing.
+func startOf(o op) time.Time {
+	if o.start.IsZero() {
+		return time.Now()
+	}
+	return o.start
 }
