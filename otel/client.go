@@ -18,7 +18,8 @@ import (
 // server continues the trace. A successful initialize also starts the
 // measure of mcp.client.session.duration, recorded when the session ends
 // (one goroutine per session, parked on its Done channel, only while that
-// histogram is enabled).
+// histogram is enabled). See
+// https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation.
 func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.SendingMiddleware {
 	pr := cfg.peer()
 	return func(next mcp.SendHandler) mcp.SendHandler {
@@ -68,7 +69,8 @@ func (ins *Instrumentation) measureClientSession(cs *mcp.ClientSession, start ti
 // params._meta (the server's span of the tool that asked), and a point on
 // mcp.server.operation.duration, the receiver's histogram. The handler's
 // context carries the span, so that a sampling handler calling a model
-// continues the trace.
+// continues the trace
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling).
 func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddleware {
 	pr := cfg.peer()
 	return func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {

@@ -9,15 +9,18 @@ import (
 )
 
 // The names of the gauges ObserveHandler registers. The semantic
-// conventions have no instrument for them, so they sit under mcpkit's
-// own namespace rather than in mcp.*.
+// conventions (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#metrics)
+// have no instrument for them, so they sit under mcpkit's own namespace
+// rather than in mcp.*.
 const (
 	MetricHTTPSessions = "mcpkit.http.sessions"
 	MetricHTTPStreams  = "mcpkit.http.streams"
 )
 
 // A StatsSource reports what an HTTP handler holds open; *mcphttp.Handler
-// is one.
+// is one. It is an interface so that a handler of another kind (a proxy,
+// say) can feed the same gauges
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
 type StatsSource interface {
 	Stats() mcphttp.Stats
 }

@@ -16,11 +16,14 @@ import (
 )
 
 // ScopeName is the instrumentation scope of the tracer and meter this
-// package uses, so that a pipeline can tell its telemetry apart.
+// package uses, so that a pipeline can tell its telemetry apart
+// (https://opentelemetry.io/docs/specs/otel/common/instrumentation-scope/).
 const ScopeName = "github.com/mcpkit/mcpkit/otel"
 
 // Options configures an Instrumentation. The zero value uses
-// OpenTelemetry's global providers and the W3C propagators.
+// OpenTelemetry's global providers, as instrumentation libraries do, and
+// the W3C propagators SEP-414 names
+// (https://modelcontextprotocol.io/community/seps/414-request-meta).
 type Options struct {
 	// TracerProvider makes the spans. If nil, the global provider
 	// (go.opentelemetry.io/otel.GetTracerProvider) is used.
@@ -40,7 +43,10 @@ type Options struct {
 }
 
 // An Instrumentation holds the tracer, instruments and propagator that the
-// middleware of both sides share. It is safe for concurrent use; one
+// middleware of both sides share, so that the spans and metrics of the
+// MCP semantic conventions
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/) come out
+// alike on every server and client. It is safe for concurrent use; one
 // Instrumentation may instrument many servers and clients.
 type Instrumentation struct {
 	tracer     trace.Tracer
@@ -55,7 +61,9 @@ type Instrumentation struct {
 	serverStart, clientStart []trace.SpanStartOption
 }
 
-// New returns an Instrumentation for opts (nil is the zero Options). It
+// New returns an Instrumentation for opts (nil is the zero Options), with
+// the four histograms of the MCP semantic conventions
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#metrics). It
 // fails only when the MeterProvider refuses an instrument.
 func New(opts *Options) (*Instrumentation, error) {
 	var o Options
@@ -99,14 +107,17 @@ func New(opts *Options) (*Instrumentation, error) {
 // InstrumentServer adds the Instrumentation's middleware to opts, after
 // what is there (innermost): Middleware for what the server handles,
 // SendingMiddleware for what it sends (server-to-client requests carry the
-// trace context back to the client).
+// trace context back to the client), the server side of
+// https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#server.
 func (ins *Instrumentation) InstrumentServer(opts *mcp.ServerOptions) {
 	opts.Middleware = append(opts.Middleware, ins.ServerMiddleware())
 	opts.SendingMiddleware = append(opts.SendingMiddleware, ins.ServerSendingMiddleware())
 }
 
 // ClientConfig says what a client's telemetry cannot learn from its
-// messages: where its server is.
+// messages: where its server is, for server.address, server.port and
+// network.transport
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#client).
 type ClientConfig struct {
 	// URL is the Streamable HTTP endpoint the client talks to: it sets
 	// server.address and server.port, network.transport "tcp" and
@@ -118,7 +129,8 @@ type ClientConfig struct {
 // InstrumentClient adds the Instrumentation's middleware to opts, after
 // what is there (innermost): SendingMiddleware for what the client sends,
 // Middleware for the server-to-client requests and notifications it
-// handles.
+// handles, the client side of
+// https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#client.
 func (ins *Instrumentation) InstrumentClient(opts *mcp.ClientOptions, cfg ClientConfig) {
 	opts.SendingMiddleware = append(opts.SendingMiddleware, ins.ClientSendingMiddleware(cfg))
 	opts.Middleware = append(opts.Middleware, ins.ClientMiddleware(cfg))

@@ -36,7 +36,8 @@ type served struct {
 // only while that histogram is enabled).
 //
 // The handler's context carries the span: what the handler logs (see
-// NewSlogHandler), calls or sends is part of the trace.
+// NewSlogHandler), calls or sends is part of the trace
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#server).
 func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, req *mcp.Request) (result any, err error) {
@@ -91,7 +92,8 @@ func (ins *Instrumentation) measureServerSession(ss *mcp.ServerSession, start ti
 // and the sender of its notifications), a point on
 // mcp.client.operation.duration, and the trace context written into the
 // message's params._meta, so that the client's handling continues the
-// trace of the tool that asked.
+// trace of the tool that asked
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation).
 func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
 	return func(next mcp.SendHandler) mcp.SendHandler {
 		return func(ctx context.Context, m *mcp.OutgoingMessage) (json.RawMessage, error) {

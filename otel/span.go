@@ -177,7 +177,8 @@ type outcome struct {
 }
 
 // ErrorTypeToolError is error.type for a tools/call whose result has
-// isError set: the call succeeded, the tool failed.
+// isError set: the call succeeded, the tool failed
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#client).
 const ErrorTypeToolError = "tool_error"
 
 // outcomeOf classifies an error: a JSON-RPC error by its code; on a
