@@ -176,11 +176,9 @@ func errInsufficientScope(method string, missing []string) *jsonrpc.Error {
 }
 
 // notificationExtra is the RequestExtra of a notification POSTed with r:
-// nil without authentication, as before there was any.
+// its headers, as a request's, so that middleware (tracing) sees that it
+// came over HTTP, and its token when there is authentication.
 func (h *Handler) notificationExtra(r *http.Request) *mcp.RequestExtra {
 	info, _ := h.authOf(r)
-	if info == nil {
-		return nil
-	}
 	return &mcp.RequestExtra{Header: r.Header, Auth: info}
 }

@@ -57,6 +57,9 @@ type Handler struct {
 	shutdownOnce sync.Once
 	forced       atomic.Bool
 
+	// sseOpen counts the SSE responses in progress (Stats).
+	sseOpen atomic.Int64
+
 	// onDetach, if set, is called when a client's disconnection lets go of
 	// a stream (a test hook).
 	onDetach func()
@@ -121,6 +124,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.reg.leave()
+	defer h.endSSE(w)
 	switch r.Method {
 	case http.MethodPost:
 		h.servePOST(w, r)

@@ -140,12 +140,12 @@ type attachment struct {
 	pending bool
 }
 
-// start writes the SSE headers of a lazy stream before the first
+// start writes the SSE headers of a lazy stream of h before the first
 // thing it sends.
-func (att *attachment) start() {
+func (att *attachment) start(h *Handler) {
 	if att.pending {
 		att.pending = false
-		writeSSEHeaders(att.w)
+		h.writeSSEHeaders(att.w)
 	}
 }
 
@@ -175,9 +175,11 @@ func parseEventID(id string) (num uint64, ok bool) {
 
 func (st *stream) streamID() string { return strconv.FormatUint(st.num, 10) }
 
-// writeSSEHeaders starts an SSE response. Nothing is sent until the first
-// flush, or until the handler returns.
-func writeSSEHeaders(w http.ResponseWriter) {
+// writeSSEHeaders starts an SSE response, counted in Stats until
+// ServeHTTP returns (endSSE). Nothing is sent until the first flush, or
+// until the handler returns.
+func (h *Handler) writeSSEHeaders(w http.ResponseWriter) {
+	h.sseOpen.Add(1)
 	hdr := w.Header()
 	hdr["Content-Type"] = hdrSSE
 	hdr["Cache-Control"] = hdrNoCache
@@ -294,7 +296,7 @@ func (st *stream) attachLocked(w http.ResponseWriter, headerSent bool) *attachme
 	if headerSent {
 		att.flushed = true // by the replay
 	} else {
-		writeSSEHeaders(w)
+		st.h.writeSSEHeaders(w)
 	}
 	st.att = att
 	return att
@@ -487,7 +489,7 @@ func (st *stream) drain() {
 // giving the buffers back.
 func (st *stream) writeQueued(att *attachment, frames []*[]byte) error {
 	st.armDeadline(att)
-	att.start()
+	att.start(st.h)
 	var err error
 	for _, p := range frames {
 		if err == nil {
@@ -506,7 +508,7 @@ func (st *stream) writeQueued(att *attachment, frames []*[]byte) error {
 // it, headers included. The caller holds wmu.
 func (st *stream) writeFrames(att *attachment, frame []byte, flush bool) error {
 	st.armDeadline(att)
-	att.start()
+	att.start(st.h)
 	if len(frame) > 0 {
 		if _, err := att.w.Write(frame); err != nil {
 			return err
@@ -536,7 +538,7 @@ func (st *stream) armDeadline(att *attachment) {
 // write deadline.
 func (st *stream) release(att *attachment) {
 	st.wmu.Lock()
-	att.start()
+	att.start(st.h)
 	if att.flushed {
 		st.armDeadline(att)
 	}
@@ -612,7 +614,7 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 		if att.flushed {
 			st.armDeadline(att)
 		}
-		att.start()
+		att.start(st.h)
 		if frame != nil {
 			_, err = att.w.Write(frame)
 		}
@@ -692,7 +694,7 @@ func (st *stream) resume(ctx context.Context, w http.ResponseWriter, lastID stri
 		att = st.attachLocked(w, false)
 	}
 	st.mu.Unlock()
-	if err := writeReplay(w, frames, st.h.opts.WriteTimeout, att == nil); err != nil {
+	if err := st.h.writeReplay(w, frames, st.h.opts.WriteTimeout, att == nil); err != nil {
 		if att != nil {
 			st.detach(att)
 		}
@@ -721,7 +723,7 @@ func missedEvents(ctx context.Context, store EventStore, session, streamID, last
 
 // writeReplay writes replayed frames to w and flushes them, the SSE
 // headers first when headers is set, within timeout (if positive).
-func writeReplay(w http.ResponseWriter, frames []byte, timeout time.Duration, headers bool) error {
+func (h *Handler) writeReplay(w http.ResponseWriter, frames []byte, timeout time.Duration, headers bool) error {
 	rc := http.NewResponseController(w)
 	if timeout > 0 {
 		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
@@ -729,7 +731,7 @@ func writeReplay(w http.ResponseWriter, frames []byte, timeout time.Duration, he
 		_ = rc.SetWriteDeadline(time.Time{})
 	}
 	if headers {
-		writeSSEHeaders(w)
+		h.writeSSEHeaders(w)
 	}
 	if len(frames) > 0 {
 		if _, err := w.Write(frames); err != nil {
@@ -742,12 +744,12 @@ func writeReplay(w http.ResponseWriter, frames []byte, timeout time.Duration, he
 // replay writes to w the stored events of a stream that has ended after
 // lastID; sent reports whether anything was written (nothing is when the
 // store cannot replay them).
-func replay(ctx context.Context, store EventStore, session, streamID, lastID string, w http.ResponseWriter, timeout time.Duration) (sent bool, err error) {
+func (h *Handler) replay(ctx context.Context, store EventStore, session, streamID, lastID string, w http.ResponseWriter, timeout time.Duration) (sent bool, err error) {
 	frames, err := missedEvents(ctx, store, session, streamID, lastID)
 	if err != nil {
 		return false, err
 	}
-	return true, writeReplay(w, frames, timeout, true)
+	return true, h.writeReplay(w, frames, timeout, true)
 }
 
 // pump serves an attachment's HTTP request until the stream ends or lets
@@ -809,7 +811,7 @@ func (st *stream) openInline(w http.ResponseWriter, r *http.Request) {
 	if st.lazy {
 		att.pending = true
 	} else {
-		writeSSEHeaders(w)
+		st.h.writeSSEHeaders(w)
 	}
 	st.mu.Lock()
 	st.att = att

@@ -47,6 +47,11 @@ type serveFlags struct {
 	authAudience string
 	authScopes   string
 	authJWKSURL  string
+
+	// otel exports traces and metrics with OTLP (otel.go); tel is what it
+	// set up.
+	otel bool
+	tel  *serveTelemetry
 }
 
 // The defaults of serve --http's connection limits.
@@ -94,6 +99,7 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.StringVar(&f.authAudience, "auth-audience", "", "with --auth-issuer, this server's canonical `URI`, which tokens must name in their audience (RFC 8707); if empty, http://ADDR/PATH as served")
 	fs.StringVar(&f.authScopes, "auth-scopes", "", "with --auth-issuer, the `SCOPES` (comma-separated) every request's token must grant")
 	fs.StringVar(&f.authJWKSURL, "auth-jwks-url", "", "with --auth-issuer, where the issuer's signing keys are (`URL`); if empty, the jwks_uri of its metadata")
+	fs.BoolVar(&f.otel, "otel", false, "export traces and metrics with OTLP over HTTP, configured by the standard OTEL_* environment variables (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318)")
 	return fs
 }
 
@@ -119,7 +125,20 @@ func serve(ctx context.Context, e *env, args []string) error {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 	logger := slog.New(slog.NewTextHandler(&logSink{w: e.stderr}, &slog.HandlerOptions{Level: f.logLevel}))
-	s := everything.NewServer(&everything.Options{ServerOptions: &mcp.ServerOptions{Logger: logger}})
+	sopts := &mcp.ServerOptions{Logger: logger}
+	if f.otel {
+		if f.tel, err = newServeTelemetry(ctx); err != nil {
+			return err
+		}
+		f.tel.instrument(sopts)
+		logger = sopts.Logger
+		defer func() {
+			if err := f.tel.shutdown(); err != nil {
+				logger.Warn("mcpkit serve: " + err.Error())
+			}
+		}()
+	}
+	s := everything.NewServer(&everything.Options{ServerOptions: sopts})
 	if f.httpAddr != "" {
 		return serveHTTP(ctx, s, &f, logger)
 	}
@@ -244,6 +263,12 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 		}
 		defer sse.Close()
 		sseURL = "http://" + ln.Addr().String() + f.ssePath
+	}
+	if f.tel != nil {
+		if err := f.tel.observe(h); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 
 	srv := &http.Server{

@@ -1,0 +1,95 @@
+package otel
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+)
+
+// ClientSendingMiddleware returns the mcp.SendingMiddleware that traces
+// and measures every request and notification a client sends: a CLIENT
+// span, child of the caller's span in ctx, a point on
+// mcp.client.operation.duration, and the span's trace context written
+// into params._meta (traceparent, tracestate, baggage) so that the
+// server continues the trace. A successful initialize also starts the
+// measure of mcp.client.session.duration, recorded when the session ends
+// (one goroutine per session, parked on its Done channel, only while that
+// histogram is enabled). See
+// https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation.
+func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.SendingMiddleware {
+	pr := cfg.peer()
+	return func(next mcp.SendHandler) mcp.SendHandler {
+		return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
+			version := ""
+			if m.Method != "initialize" && m.ClientSession != nil {
+				version = m.ClientSession.ProtocolVersion()
+			}
+			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, network: pr.attrs})
+			defer o.endPanic(ctx)
+			m2 := *m
+			m2.Params = ins.inject(ctx, m.Params)
+			res, err := next(ctx, &m2)
+			if m.Method == "initialize" && err == nil {
+				o.setVersion(resultVersion(res))
+			}
+			out := outcomeOf(err, false)
+			if err == nil {
+				out = resultOutcome(m.Method, res)
+			}
+			o.end(ctx, out)
+			if m.Method == "initialize" && err == nil && m.ClientSession != nil {
+				ins.measureClientSession(m.ClientSession, startOf(o), pr)
+			}
+			return res, err
+		}
+	}
+}
+
+// measureClientSession records mcp.client.session.duration when cs ends.
+func (ins *Instrumentation) measureClientSession(cs *mcp.ClientSession, start time.Time, pr peer) {
+	done := cs.Done()
+	if done == nil || !ins.clientSess.Enabled(context.Background()) {
+		return
+	}
+	go func() {
+		<-done
+		attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(cs.ProtocolVersion())}, pr.attrs...)
+		ins.clientSess.Record(context.Background(), time.Since(start).Seconds(), attrs...)
+	}()
+}
+
+// ClientMiddleware returns the mcp.ClientMiddleware that traces and
+// measures what a client handles: server-to-client requests
+// (sampling/createMessage, elicitation/create, roots/list, ping) and
+// notifications, each a SERVER span whose parent is the trace context in
+// params._meta (the server's span of the tool that asked), and a point on
+// mcp.server.operation.duration, the receiver's histogram. The handler's
+// context carries the span, so that a sampling handler calling a model
+// continues the trace
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling).
+func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddleware {
+	pr := cfg.peer()
+	return func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
+		return func(ctx context.Context, r *mcp.ClientRequest) (any, error) {
+			p := readParams(r.Params)
+			ctx, links := ins.extract(ctx, p.meta)
+			version := ""
+			if r.Session != nil {
+				version = r.Session.ProtocolVersion()
+			}
+			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, p: p, version: version, network: pr.attrs})
+			defer o.endPanic(ctx)
+			res, err := next(ctx, r)
+			out := outcomeOf(err, true)
+			if err == nil {
+				out = resultOutcome(r.Method, res)
+			}
+			o.end(ctx, out)
+			return res, err
+		}
+	}
+}

@@ -1,0 +1,392 @@
+package otel
+
+// This file holds the trace context's trip through params._meta: what a
+// sender injects and a receiver extracts, as SEP-414 specifies
+// (https://modelcontextprotocol.io/community/seps/414-request-meta), with
+// unprefixed keys (traceparent, tracestate, baggage, or whatever the
+// configured propagator writes). It reads params with a small scanner of
+// its own rather than a full decode: the arguments of a tool call may be
+// large, and the middleware needs only a few top-level members.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
+
+var errSyntax = errors.New("otel: params are not a JSON object")
+
+// skipSpace returns the index of the first non-space byte at or after i.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at b[i]
+// (b[i] == '"').
+func skipString(b []byte, i int) (int, error) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, nil
+		}
+	}
+	return i, errSyntax
+}
+
+// skipValue returns the index just past the value that starts at b[i].
+// It checks only what it needs to find the end: brackets balance outside
+// strings. The mcp package has validated the message before middleware
+// sees it.
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return i, errSyntax
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end, err := skipString(b, i)
+				if err != nil {
+					return end, err
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, nil
+				}
+			}
+		}
+		return i, errSyntax
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i, nil
+		}
+	}
+	return i, nil
+}
+
+// members calls fn for each member of the object obj, with the raw key
+// (without quotes, escapes left as they are) and the raw value, until fn
+// returns false. It reports an error for what is not an object.
+func members(obj []byte, fn func(key, value []byte) bool) error {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return errSyntax
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return nil
+	}
+	for i < len(obj) {
+		if obj[i] != '"' {
+			return errSyntax
+		}
+		kend, err := skipString(obj, i)
+		if err != nil {
+			return err
+		}
+		key := obj[i+1 : kend-1]
+		i = skipSpace(obj, kend)
+		if i >= len(obj) || obj[i] != ':' {
+			return errSyntax
+		}
+		i = skipSpace(obj, i+1)
+		vend, err := skipValue(obj, i)
+		if err != nil {
+			return err
+		}
+		if !fn(key, obj[i:vend]) {
+			return nil
+		}
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+			continue
+		}
+		if i < len(obj) && obj[i] == '}' {
+			return nil
+		}
+		return errSyntax
+	}
+	return errSyntax
+}
+
+// keyIs reports whether the raw key equals name; a key with escapes is
+// decoded first.
+func keyIs(raw []byte, name string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == name
+	}
+	var s string
+	q := make([]byte, 0, len(raw)+2)
+	q = append(append(append(q, '"'), raw...), '"')
+	return json.Unmarshal(q, &s) == nil && s == name
+}
+
+// stringValue returns the Go string of a raw JSON string value, or false
+// if it is not a string.
+func stringValue(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// paramsInfo is what the middleware reads of a message's params: the
+// target of the operation, by method, and the raw _meta object.
+type paramsInfo struct {
+	name string // params.name: the tool or prompt (after decode)
+	uri  string // params.uri: the resource (after decode)
+	meta []byte // params._meta, when an object
+
+	rawName, rawURI []byte
+}
+
+// decode fills name and uri from their raw values: only an operation
+// whose telemetry records pays for the strings.
+func (p *paramsInfo) decode() {
+	if p.rawName != nil {
+		p.name, _ = stringValue(p.rawName)
+		p.rawName = nil
+	}
+	if p.rawURI != nil {
+		p.uri, _ = stringValue(p.rawURI)
+		p.rawURI = nil
+	}
+}
+
+// readParams reads the members of params that the method's telemetry
+// uses. Params that are absent or not an object read as nothing.
+func readParams(params []byte) paramsInfo {
+	var p paramsInfo
+	if len(params) == 0 {
+		return p
+	}
+	_ = members(params, func(key, value []byte) bool {
+		switch {
+		case keyIs(key, "_meta"):
+			if len(value) > 0 && value[0] == '{' {
+				p.meta = value
+			}
+		case keyIs(key, "name"):
+			p.rawName = value
+		case keyIs(key, "uri"):
+			p.rawURI = value
+		}
+		return true
+	})
+	return p
+}
+
+// metaCarrier reads the string members of a raw _meta object for a
+// propagator's Extract (propagation.TextMapCarrier). Set does nothing.
+// The W3C keys are read in one pass, on the first Get.
+type metaCarrier struct {
+	raw     []byte
+	scanned bool
+	w3c     [3][]byte // raw values of traceparent, tracestate, baggage
+}
+
+var w3cKeys = [3]string{"traceparent", "tracestate", "baggage"}
+
+func (m *metaCarrier) Get(key string) string {
+	for i, k := range w3cKeys {
+		if k != key {
+			continue
+		}
+		if !m.scanned {
+			m.scanned = true
+			_ = members(m.raw, func(k, v []byte) bool {
+				for j, w := range w3cKeys {
+					if keyIs(k, w) {
+						m.w3c[j] = v
+					}
+				}
+				return true
+			})
+		}
+		s, _ := stringValue(m.w3c[i])
+		return s
+	}
+	var out string
+	if len(m.raw) == 0 {
+		return ""
+	}
+	_ = members(m.raw, func(k, v []byte) bool {
+		if keyIs(k, key) {
+			out, _ = stringValue(v)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+func (m *metaCarrier) Set(string, string) {}
+
+func (m *metaCarrier) Keys() []string {
+	var keys []string
+	if len(m.raw) == 0 {
+		return nil
+	}
+	_ = members(m.raw, func(k, v []byte) bool {
+		if s, ok := stringValue(append(append([]byte{'"'}, k...), '"')); ok {
+			keys = append(keys, s)
+		}
+		return true
+	})
+	return keys
+}
+
+// injectCarrier collects what a propagator's Inject writes, in order.
+// The W3C propagators write at most three keys: they fit in kb and vb
+// without more allocation.
+type injectCarrier struct {
+	keys, values []string
+	kb, vb       [3]string
+}
+
+func (c *injectCarrier) Get(key string) string {
+	for i, k := range c.keys {
+		if k == key {
+			return c.values[i]
+		}
+	}
+	return ""
+}
+
+func (c *injectCarrier) Set(key, value string) {
+	for i, k := range c.keys {
+		if k == key {
+			c.values[i] = value
+			return
+		}
+	}
+	if c.keys == nil {
+		c.keys, c.values = c.kb[:0], c.vb[:0]
+	}
+	c.keys = append(c.keys, key)
+	c.values = append(c.values, value)
+}
+
+func (c *injectCarrier) Keys() []string { return c.keys }
+
+// injectMeta returns params with the carrier's members written into its
+// _meta object: first the carrier's, then the members _meta already had
+// except those of the same names, then the other members of params.
+// Params that are absent or null become {"_meta":{...}}. It returns
+// params unchanged when the carrier is empty, and an error when params is
+// not an object or its _meta is not one.
+func injectMeta(params json.RawMessage, c *injectCarrier) (json.RawMessage, error) {
+	if len(c.keys) == 0 {
+		return params, nil
+	}
+	trimmed := bytes.TrimSpace(params)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		trimmed = []byte("{}")
+	}
+	var meta []byte
+	hasMeta, others := false, false
+	if err := members(trimmed, func(key, value []byte) bool {
+		if !hasMeta && keyIs(key, "_meta") {
+			hasMeta, meta = true, value
+		} else {
+			others = true
+		}
+		return true
+	}); err != nil {
+		return params, err
+	}
+	if hasMeta && (len(meta) == 0 || meta[0] != '{') {
+		return params, errors.New("otel: params._meta is not an object")
+	}
+	size := len(trimmed) + len(`{"_meta":{},`)
+	for i, k := range c.keys {
+		size += len(k) + len(c.values[i]) + 6
+	}
+	out := make([]byte, 0, size)
+	out = append(out, `{"_meta":{`...)
+	for i, k := range c.keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendString(out, k)
+		out = append(out, ':')
+		out = appendString(out, c.values[i])
+	}
+	if !hasMeta {
+		// The common case: the members of params follow as they are.
+		if others {
+			out = append(out, '}', ',')
+			return append(out, trimmed[skipSpace(trimmed, 1):]...), nil
+		}
+		return append(out, '}', '}'), nil
+	}
+	_ = members(meta, func(mk, mv []byte) bool {
+		for _, k := range c.keys {
+			if keyIs(mk, k) {
+				return true
+			}
+		}
+		out = append(out, ',', '"')
+		out = append(out, mk...)
+		out = append(out, '"', ':')
+		out = append(out, mv...)
+		return true
+	})
+	out = append(out, '}')
+	metaSeen := false
+	_ = members(trimmed, func(key, value []byte) bool {
+		if !metaSeen && keyIs(key, "_meta") {
+			metaSeen = true
+			return true
+		}
+		out = append(out, ',', '"')
+		out = append(out, key...)
+		out = append(out, '"', ':')
+		out = append(out, value...)
+		return true
+	})
+	return append(out, '}'), nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			b, _ := json.Marshal(s)
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}

@@ -1,0 +1,60 @@
+package otel
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestInjectMeta checks what the sender writes into params: its members
+// first in _meta, then _meta's own (minus those it replaces), then the
+// other members, for each shape params can have.
+func TestInjectMeta(t *testing.T) {
+	c := &injectCarrier{}
+	c.Set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	c.Set("baggage", "k=v")
+	tests := []struct{ in, want string }{
+		{``, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"}}`},
+		{`null`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"}}`},
+		{`{}`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"}}`},
+		{`{"name":"x","arguments":{"a":[1,{"b":"}"}]}}`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"},"name":"x","arguments":{"a":[1,{"b":"}"}]}}`},
+		{` { "_meta" : { "progressToken" : "p1", "traceparent":"old" } , "name" : "x" } `, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v","progressToken":"p1"},"name":"x"}`},
+		{`{"a":1}`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"},"a":1}`},
+		{`{"name":"a\"b","_meta":{}}`, `{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v"},"name":"a\"b"}`},
+	}
+	for _, tt := range tests {
+		got, err := injectMeta(json.RawMessage(tt.in), c)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("injectMeta(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+		if !json.Valid(got) {
+			t.Errorf("injectMeta(%s) = %s: not valid JSON", tt.in, got)
+		}
+	}
+	for _, bad := range []string{`[]`, `{"_meta":3}`, `{"a":`, `"s"`} {
+		if got, err := injectMeta(json.RawMessage(bad), c); err == nil || string(got) != bad {
+			t.Errorf("injectMeta(%s) = %s, %v; want it unchanged and an error", bad, got, err)
+		}
+	}
+}
+
+// TestReadParams checks the members the middleware reads.
+func TestReadParams(t *testing.T) {
+	p := readParams([]byte(`{"arguments":{"name":"inner","_meta":{}},"name":"t\u0031","uri":"test://x","_meta":{"traceparent":"tp","x":{"y":"z"}}}`))
+	p.decode()
+	if p.name != "t1" || p.uri != "test://x" || string(p.meta) != `{"traceparent":"tp","x":{"y":"z"}}` {
+		t.Errorf("readParams = %+v", p)
+	}
+	m := &metaCarrier{raw: p.meta}
+	if m.Get("traceparent") != "tp" || m.Get("x") != "" || m.Get("missing") != "" {
+		t.Errorf("metaCarrier.Get: traceparent %q, x %q", m.Get("traceparent"), m.Get("x"))
+	}
+	if keys := m.Keys(); len(keys) != 2 || keys[0] != "traceparent" || keys[1] != "x" {
+		t.Errorf("metaCarrier.Keys = %v", keys)
+	}
+	for _, bad := range []string{``, `[1]`, `{"name":`, `{"name":1}`, `{"_meta":"s"}`} {
+		p := readParams([]byte(bad))
+		if p.decode(); p.name != "" || p.meta != nil {
+			t.Errorf("readParams(%s) = %+v, want nothing", bad, p)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package otel
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	otelglobal "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope of the tracer and meter this
+// package uses, so that a pipeline can tell its telemetry apart
+// (https://opentelemetry.io/docs/specs/otel/common/instrumentation-scope/).
+const ScopeName = "github.com/mcpkit/mcpkit/otel"
+
+// Options configures an Instrumentation. The zero value uses
+// OpenTelemetry's global providers, as instrumentation libraries do, and
+// the W3C propagators SEP-414 names
+// (https://modelcontextprotocol.io/community/seps/414-request-meta).
+type Options struct {
+	// TracerProvider makes the spans. If nil, the global provider
+	// (go.opentelemetry.io/otel.GetTracerProvider) is used.
+	TracerProvider trace.TracerProvider
+	// MeterProvider makes the histograms and gauges. If nil, the global
+	// provider (go.opentelemetry.io/otel.GetMeterProvider) is used.
+	MeterProvider metric.MeterProvider
+	// Propagator writes and reads the trace context in params._meta. If
+	// nil, W3C Trace Context and W3C Baggage (traceparent, tracestate,
+	// baggage), the keys SEP-414 reserves
+	// (https://modelcontextprotocol.io/community/seps/414-request-meta).
+	Propagator propagation.TextMapPropagator
+	// ResourceURIInSpanName names resource spans "{method} {uri}". Off by
+	// default: the semantic conventions advise against it, a URI being of
+	// high cardinality; the URI is always in mcp.resource.uri.
+	ResourceURIInSpanName bool
+}
+
+// An Instrumentation holds the tracer, instruments and propagator that the
+// middleware of both sides share, so that the spans and metrics of the
+// MCP semantic conventions
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/) come out
+// alike on every server and client. It is safe for concurrent use; one
+// Instrumentation may instrument many servers and clients.
+type Instrumentation struct {
+	tracer     trace.Tracer
+	meter      metric.Meter
+	prop       propagation.TextMapPropagator
+	uriInName  bool
+	serverOp   mcpconv.ServerOperationDuration
+	clientOp   mcpconv.ClientOperationDuration
+	serverSess mcpconv.ServerSessionDuration
+	clientSess mcpconv.ClientSessionDuration
+	// The options of every span's start, made once.
+	serverStart, clientStart []trace.SpanStartOption
+}
+
+// New returns an Instrumentation for opts (nil is the zero Options), with
+// the four histograms of the MCP semantic conventions
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#metrics). It
+// fails only when the MeterProvider refuses an instrument.
+func New(opts *Options) (*Instrumentation, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.TracerProvider == nil {
+		o.TracerProvider = otelglobal.GetTracerProvider()
+	}
+	if o.MeterProvider == nil {
+		o.MeterProvider = otelglobal.GetMeterProvider()
+	}
+	if o.Propagator == nil {
+		o.Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	}
+	ins := &Instrumentation{
+		tracer:    o.TracerProvider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)),
+		meter:     o.MeterProvider.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL)),
+		prop:      o.Propagator,
+		uriInName: o.ResourceURIInSpanName,
+
+		serverStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
+		clientStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)},
+	}
+	var err error
+	if ins.serverOp, err = mcpconv.NewServerOperationDuration(ins.meter); err != nil {
+		return nil, fmt.Errorf("otel: %s: %w", ins.serverOp.Name(), err)
+	}
+	if ins.clientOp, err = mcpconv.NewClientOperationDuration(ins.meter); err != nil {
+		return nil, fmt.Errorf("otel: %s: %w", ins.clientOp.Name(), err)
+	}
+	if ins.serverSess, err = mcpconv.NewServerSessionDuration(ins.meter); err != nil {
+		return nil, fmt.Errorf("otel: %s: %w", ins.serverSess.Name(), err)
+	}
+	if ins.clientSess, err = mcpconv.NewClientSessionDuration(ins.meter); err != nil {
+		return nil, fmt.Errorf("otel: %s: %w", ins.clientSess.Name(), err)
+	}
+	return ins, nil
+}
+
+// InstrumentServer adds the Instrumentation's middleware to opts, after
+// what is there (innermost): Middleware for what the server handles,
+// SendingMiddleware for what it sends (server-to-client requests carry the
+// trace context back to the client), the server side of
+// https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#server.
+func (ins *Instrumentation) InstrumentServer(opts *mcp.ServerOptions) {
+	opts.Middleware = append(opts.Middleware, ins.ServerMiddleware())
+	opts.SendingMiddleware = append(opts.SendingMiddleware, ins.ServerSendingMiddleware())
+}
+
+// ClientConfig says what a client's telemetry cannot learn from its
+// messages: where its server is, for server.address, server.port and
+// network.transport
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#client).
+type ClientConfig struct {
+	// URL is the Streamable HTTP endpoint the client talks to: it sets
+	// server.address and server.port, network.transport "tcp" and
+	// network.protocol.name "http". Empty means a pipe (stdio, or the
+	// in-memory transport): network.transport "pipe".
+	URL string
+}
+
+// InstrumentClient adds the Instrumentation's middleware to opts, after
+// what is there (innermost): SendingMiddleware for what the client sends,
+// Middleware for the server-to-client requests and notifications it
+// handles, the client side of
+// https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#client.
+func (ins *Instrumentation) InstrumentClient(opts *mcp.ClientOptions, cfg ClientConfig) {
+	opts.SendingMiddleware = append(opts.SendingMiddleware, ins.ClientSendingMiddleware(cfg))
+	opts.Middleware = append(opts.Middleware, ins.ClientMiddleware(cfg))
+}
+
+// peer is the network attributes of a side's connection.
+type peer struct {
+	attrs []attribute.KeyValue // network.*, server.*
+	tcp   bool
+}
+
+func (c ClientConfig) peer() peer {
+	if c.URL == "" {
+		return peer{attrs: []attribute.KeyValue{semconv.NetworkTransportPipe}}
+	}
+	p := peer{tcp: true, attrs: []attribute.KeyValue{semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http")}}
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" {
+		return p
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	p.attrs = append(p.attrs, semconv.ServerAddress(host))
+	if n, err := strconv.Atoi(port); err == nil {
+		p.attrs = append(p.attrs, semconv.ServerPort(n))
+	}
+	return p
+}
+
+// transport is the peer's network transport, as the session metrics take
+// it.
+func (p peer) transport() mcpconv.NetworkTransportAttr {
+	if p.tcp {
+		return mcpconv.NetworkTransportTCP
+	}
+	return mcpconv.NetworkTransportPipe
+}

@@ -1,0 +1,126 @@
+package otel
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+)
+
+// The network attributes of what a server serves, by transport.
+var (
+	networkHTTP = []attribute.KeyValue{semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http")}
+	networkPipe = []attribute.KeyValue{semconv.NetworkTransportPipe}
+)
+
+// servedKey carries, in a handler's context, what the messages the
+// handler sends share with the request it serves.
+type servedKey struct{}
+
+// served is the protocol version and network attributes of a request
+// being served.
+type served struct {
+	version string
+	network []attribute.KeyValue
+}
+
+// ServerMiddleware returns the mcp.Middleware that traces and measures
+// every request and notification a server handles: a SERVER span whose
+// parent is the trace context in params._meta (the client's span), and a
+// point on mcp.server.operation.duration. A successful initialize also
+// starts the measure of mcp.server.session.duration, recorded when the
+// session closes (one goroutine per session, parked on its Done channel,
+// only while that histogram is enabled).
+//
+// The handler's context carries the span: what the handler logs (see
+// NewSlogHandler), calls or sends is part of the trace
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#server).
+func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, req *mcp.Request) (result any, err error) {
+			p := readParams(req.Params)
+			ctx, links := ins.extract(ctx, p.meta)
+			network := networkPipe
+			if req.Extra != nil && req.Extra.Header != nil {
+				network = networkHTTP
+			}
+			session := ""
+			if req.Session != nil && !req.Stateless() {
+				session = req.Session.ID()
+			}
+			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, p: p, version: req.ProtocolVersion, session: session, network: network})
+			if o.active {
+				ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
+			}
+			defer o.endPanic(ctx)
+			result, err = next(ctx, req)
+			if req.Method == "initialize" && err == nil && req.Session != nil {
+				o.setVersion(req.Session.ProtocolVersion())
+			}
+			out := outcomeOf(err, true)
+			if err == nil {
+				out = resultOutcome(req.Method, result)
+			}
+			o.end(ctx, out)
+			if req.Method == "initialize" && err == nil && req.Session != nil {
+				ins.measureServerSession(req.Session, startOf(o), network)
+			}
+			return result, err
+		}
+	}
+}
+
+// measureServerSession records mcp.server.session.duration when ss ends.
+func (ins *Instrumentation) measureServerSession(ss *mcp.ServerSession, start time.Time, network []attribute.KeyValue) {
+	done := ss.Done()
+	if done == nil || !ins.serverSess.Enabled(context.Background()) {
+		return
+	}
+	go func() {
+		<-done
+		attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(ss.ProtocolVersion())}, network...)
+		ins.serverSess.Record(context.Background(), time.Since(start).Seconds(), attrs...)
+	}()
+}
+
+// ServerSendingMiddleware returns the mcp.SendingMiddleware that traces
+// and measures what a server sends: a CLIENT span (the server is the
+// requester of a sampling/createMessage, elicitation/create or roots/list,
+// and the sender of its notifications), a point on
+// mcp.client.operation.duration, and the trace context written into the
+// message's params._meta, so that the client's handling continues the
+// trace of the tool that asked
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation).
+func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
+	return func(next mcp.SendHandler) mcp.SendHandler {
+		return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
+			version, session := "", ""
+			var network []attribute.KeyValue
+			if sv, ok := ctx.Value(servedKey{}).(*served); ok {
+				version, network = sv.version, sv.network
+			}
+			if ss := m.Session; ss != nil {
+				if version == "" {
+					version = ss.ProtocolVersion()
+				}
+				if ss.Done() != nil {
+					session = ss.ID()
+				}
+			}
+			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, session: session, network: network})
+			defer o.endPanic(ctx)
+			m2 := *m
+			m2.Params = ins.inject(ctx, m.Params)
+			res, err := next(ctx, &m2)
+			out := outcomeOf(err, false)
+			if err == nil {
+				out = resultOutcome(m.Method, res)
+			}
+			o.end(ctx, out)
+			return res, err
+		}
+	}
+}

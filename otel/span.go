@@ -1,0 +1,324 @@
+package otel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// This file holds what the four middlewares share: the span's name and
+// attributes by the semantic conventions
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#spans), and
+// how an outcome is recorded on the span and the operation histogram.
+
+// The methods whose params name a resource (mcp.resource.uri).
+func hasResourceURI(method string) bool {
+	switch method {
+	case "resources/read", "resources/subscribe", "resources/unsubscribe", "notifications/resources/updated":
+		return true
+	}
+	return false
+}
+
+// spanName is "{mcp.method.name} {target}": the tool's or prompt's name,
+// or the resource URI when Options.ResourceURIInSpanName asks for it.
+func (ins *Instrumentation) spanName(method string, p *paramsInfo) string {
+	switch {
+	case (method == "tools/call" || method == "prompts/get") && p.name != "":
+		return method + " " + p.name
+	case ins.uriInName && p.uri != "" && hasResourceURI(method):
+		return method + " " + p.uri
+	}
+	return method
+}
+
+// op is one operation being traced: a message handled or sent.
+type op struct {
+	ins    *Instrumentation
+	server bool // SERVER span and the server histogram; else CLIENT
+	method string
+	start  time.Time
+	span   trace.Span
+	// active is set when the span records or the histogram is enabled:
+	// only then are attributes worth building. An unsampled span with
+	// metrics off costs its start, its end and the trace context's trip.
+	active bool
+	// metric holds the attributes the operation histogram takes (low
+	// cardinality only).
+	metric []attribute.KeyValue
+}
+
+// desc describes an operation for its attributes.
+type desc struct {
+	id jsonrpc.ID
+	// p is what params say; a sender leaves it to begin to read from raw,
+	// only when the operation records.
+	p                paramsInfo
+	raw              []byte
+	version, session string
+	network          []attribute.KeyValue
+}
+
+// begin starts the span of an operation whose parent is in ctx; links are
+// those of a SERVER span (the ambient context). The span starts named by
+// its method only, and gets its full name and its attributes once it is
+// known to record: samplers see mcp.method.name alone
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#spans). It
+// returns the context carrying the span.
+func (ins *Instrumentation) begin(ctx context.Context, server bool, method string, links []trace.Link, d *desc) (context.Context, op) {
+	o := op{ins: ins, server: server, method: method}
+	startOpts := ins.clientStart
+	hist := ins.clientOp.Float64Histogram
+	if server {
+		startOpts = ins.serverStart
+		hist = ins.serverOp.Float64Histogram
+	}
+	if len(links) > 0 {
+		ctx, o.span = ins.tracer.Start(ctx, method, startOpts[0], trace.WithLinks(links...))
+	} else {
+		ctx, o.span = ins.tracer.Start(ctx, method, startOpts...)
+	}
+	recording := o.span.IsRecording()
+	o.active = recording || hist.Enabled(ctx)
+	if !o.active {
+		return ctx, o
+	}
+	o.start = time.Now()
+	if d.raw != nil {
+		d.p = readParams(d.raw)
+	}
+	d.p.decode()
+	attrs := make([]attribute.KeyValue, 0, 12+len(d.network))
+	attrs = append(attrs, semconv.McpMethodNameKey.String(method))
+	if d.id.IsValid() {
+		attrs = append(attrs, semconv.JSONRPCRequestID(idString(d.id)))
+	}
+	if d.session != "" {
+		attrs = append(attrs, semconv.McpSessionID(d.session))
+	}
+	if hasResourceURI(method) && d.p.uri != "" {
+		attrs = append(attrs, semconv.McpResourceURI(d.p.uri))
+	}
+	// From here on, the attributes go on the histogram too.
+	nspan := len(attrs)
+	if d.version != "" {
+		attrs = append(attrs, semconv.McpProtocolVersion(d.version))
+	}
+	switch {
+	case method == "tools/call" && d.p.name != "":
+		attrs = append(attrs, semconv.GenAIToolName(d.p.name), semconv.GenAIOperationNameExecuteTool)
+	case method == "prompts/get" && d.p.name != "":
+		attrs = append(attrs, semconv.GenAIPromptName(d.p.name))
+	}
+	attrs = append(attrs, d.network...)
+	o.metric = attrs[nspan:]
+	if recording {
+		if name := ins.spanName(method, &d.p); name != method {
+			o.span.SetName(name)
+		}
+		o.span.SetAttributes(attrs...)
+	}
+	return ctx, o
+}
+
+// setVersion adds mcp.protocol.version once an initialize has negotiated
+// it: the request does not carry it yet.
+func (o *op) setVersion(v string) {
+	if v == "" || !o.active {
+		return
+	}
+	kv := semconv.McpProtocolVersion(v)
+	o.span.SetAttributes(kv)
+	o.metric = append(o.metric[:len(o.metric):len(o.metric)], kv)
+}
+
+// resultVersion is the protocolVersion member of a raw initialize result.
+func resultVersion(raw []byte) string {
+	v := ""
+	_ = members(raw, func(k, val []byte) bool {
+		if keyIs(k, "protocolVersion") {
+			v, _ = stringValue(val)
+			return false
+		}
+		return true
+	})
+	return v
+}
+
+// idString is jsonrpc.request.id: the id as the client wrote it, a
+// string without its quotes.
+func idString(id jsonrpc.ID) string {
+	if s, ok := id.Str(); ok {
+		return s
+	}
+	if n, ok := id.Int64(); ok {
+		return strconv.FormatInt(n, 10)
+	}
+	return id.String()
+}
+
+// outcome is how an operation ended, by the conventions' error rules
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#client).
+type outcome struct {
+	errType string // error.type; "" on success
+	code    string // rpc.response.status_code: a JSON-RPC error's code
+	message string // the span status's description
+}
+
+// ErrorTypeToolError is error.type for a tools/call whose result has
+// isError set: the call succeeded, the tool failed
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#client).
+const ErrorTypeToolError = "tool_error"
+
+// outcomeOf classifies an error: a JSON-RPC error by its code; on a
+// server a plain handler error, which goes on the wire as -32603; on a
+// sender, a timeout, a cancellation, or _OTHER.
+func outcomeOf(err error, server bool) outcome {
+	if err == nil {
+		return outcome{}
+	}
+	return errorOutcome(err, server)
+}
+
+func errorOutcome(err error, server bool) outcome {
+	var je *jsonrpc.Error
+	switch {
+	case errors.As(err, &je):
+		c := strconv.FormatInt(je.Code, 10)
+		return outcome{errType: c, code: c, message: je.Message}
+	case server:
+		c := strconv.Itoa(jsonrpc.CodeInternalError)
+		return outcome{errType: c, code: c, message: err.Error()}
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, mcp.ErrRequestTimeout):
+		return outcome{errType: "timeout", message: err.Error()}
+	case errors.Is(err, context.Canceled):
+		return outcome{errType: "cancelled", message: err.Error()}
+	}
+	return outcome{errType: string(mcpconv.ErrorTypeOther), message: err.Error()}
+}
+
+// toolFailed reports whether a raw tools/call result has isError true.
+func toolFailed(raw []byte) bool {
+	if !bytes.Contains(raw, []byte(`"isError"`)) {
+		return false
+	}
+	failed := false
+	_ = members(raw, func(k, v []byte) bool {
+		if keyIs(k, "isError") {
+			failed = string(v) == "true"
+			return false
+		}
+		return true
+	})
+	return failed
+}
+
+// end records the outcome on the span, ends it, and records the
+// operation's duration.
+func (o *op) end(ctx context.Context, out outcome) {
+	if !o.active {
+		if out.errType != "" {
+			o.span.SetStatus(codes.Error, out.message)
+		}
+		o.span.End()
+		return
+	}
+	if out.errType != "" {
+		kv := []attribute.KeyValue{semconv.ErrorTypeKey.String(out.errType)}
+		if out.code != "" {
+			kv = append(kv, semconv.RPCResponseStatusCode(out.code))
+		}
+		o.span.SetAttributes(kv...)
+		o.span.SetStatus(codes.Error, out.message)
+		o.metric = append(o.metric[:len(o.metric):len(o.metric)], kv...)
+	}
+	o.span.End()
+	d := time.Since(o.start).Seconds()
+	if o.server {
+		o.ins.serverOp.Record(ctx, d, mcpconv.MethodNameAttr(o.method), o.metric...)
+	} else {
+		o.ins.clientOp.Record(ctx, d, mcpconv.MethodNameAttr(o.method), o.metric...)
+	}
+}
+
+// endPanic ends an operation whose handler or sender panicked, then lets
+// the panic go on: the recovery of package mcp answers it.
+func (o *op) endPanic(ctx context.Context) {
+	if r := recover(); r != nil {
+		c := strconv.Itoa(jsonrpc.CodeInternalError)
+		o.end(ctx, outcome{errType: c, code: c, message: "panic"})
+		panic(r)
+	}
+}
+
+// resultOutcome is the outcome of an operation that returned without a
+// Go error, by its result: a tool result with isError set is a tool_error.
+func resultOutcome(method string, result any) outcome {
+	if method != "tools/call" {
+		return outcome{}
+	}
+	failed := false
+	switch r := result.(type) {
+	case *mcp.CallToolResult:
+		failed = r != nil && r.IsError
+	case json.RawMessage:
+		failed = toolFailed(r)
+	case []byte:
+		failed = toolFailed(r)
+	}
+	if failed {
+		return outcome{errType: ErrorTypeToolError}
+	}
+	return outcome{}
+}
+
+// extract returns ctx with the remote span context and baggage from a raw
+// _meta as the parent, and a link to the ambient span ctx already had,
+// if any: "MCP server instrumentation SHOULD, by default, use context
+// extracted from MCP params._meta as a parent for MCP server span and
+// SHOULD link current ambient context, if it's present"
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation).
+func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.Context, []trace.Link) {
+	if len(meta) == 0 {
+		return ctx, nil
+	}
+	ambient := trace.SpanContextFromContext(ctx)
+	out := ins.prop.Extract(ctx, &metaCarrier{raw: meta})
+	remote := trace.SpanContextFromContext(out)
+	if ambient.IsValid() && remote.IsValid() && !ambient.Equal(remote) {
+		return out, []trace.Link{{SpanContext: ambient}}
+	}
+	return out, nil
+}
+
+// inject returns params with the trace context of ctx in its _meta; on
+// params it cannot write into, params unchanged.
+func (ins *Instrumentation) inject(ctx context.Context, params json.RawMessage) json.RawMessage {
+	var c injectCarrier
+	ins.prop.Inject(ctx, &c)
+	out, err := injectMeta(params, &c)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// startOf is when an operation started, for a session's duration: now
+// when the operation measured nothing.
+func startOf(o op) time.Time {
+	if o.start.IsZero() {
+		return time.Now()
+	}
+	return o.start
+}
