@@ -12,14 +12,14 @@ import (
 // schema of the size real tools have (nested object, enum, array,
 // descriptions).
 type benchListIn struct {
-	Query   string   `json:"query" jsonschema:"the text to search for, in the user's words"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"how many results at most; 10 if zero"`
-	Sort    string   `json:"sort,omitempty" jsonschema:"the order of the results: relevance or date"`
-	Tags    []string `json:"tags,omitempty" jsonschema:"only results with all of these tags"`
 	Filters struct {
 		Author string `json:"author,omitempty" jsonschema:"only results by this author"`
 		Since  string `json:"since,omitempty" jsonschema:"only results after this date (RFC 3339)"`
 	} `json:"filters" jsonschema:"what the results must match"`
+	Tags  []string `json:"tags,omitempty" jsonschema:"only results with all of these tags"`
+	Query string   `json:"query" jsonschema:"the text to search for, in the user's words"`
+	Limit int      `json:"limit,omitempty" jsonschema:"how many results at most; 10 if zero"`
+	Sort  string   `json:"sort,omitempty" jsonschema:"the order of the results: relevance or date"`
 }
 
 type benchListOut struct {
