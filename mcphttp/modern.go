@@ -153,7 +153,12 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if e := h.checkModernHeaders(r, req, v); e != nil {
+	srv, status, rerr := h.modernServer(r) // perrequest.go
+	if rerr != nil {
+		h.refuse(w, r, status, req.ID, rerr)
+		return
+	}
+	if e := h.checkModernHeaders(r, req, v, srv); e != nil {
 		h.refuse(w, r, http.StatusBadRequest, req.ID, e)
 		return
 	}
@@ -217,11 +222,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	if streaming {
 		st.openInline(w, r)
 	}
-	resp, refused, err := h.dispatchModern(ctx, e, req, related, extra)
+	resp, refused, err := h.dispatchModern(ctx, e, srv, req, related, extra)
 	if e != nil {
 		h.reg.finishRequest(e, req.ID)
 	}
-	status := http.StatusOK
+	status = http.StatusOK
 	switch {
 	case errors.Is(err, mcp.ErrDuplicateRequestID):
 		status, resp = http.StatusConflict, jsonrpc.NewErrorResponse(req.ID, errDuplicateID(req.ID))
@@ -249,15 +254,15 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 }
 
 // dispatchModern serves req on session e when there is one, and on no
-// session otherwise (or when e has just ended).
-func (h *Handler) dispatchModern(ctx context.Context, e *entry, req *jsonrpc.Request, related mcp.MessageWriter, extra *mcp.RequestExtra) (*jsonrpc.Response, bool, error) {
+// session of srv otherwise (or when e has just ended).
+func (h *Handler) dispatchModern(ctx context.Context, e *entry, srv *mcp.Server, req *jsonrpc.Request, related mcp.MessageWriter, extra *mcp.RequestExtra) (*jsonrpc.Response, bool, error) {
 	if e != nil {
 		resp, refused, err := e.ss.HandleModernRequest(ctx, req, related, extra)
 		if !errors.Is(err, mcp.ErrSessionClosed) {
 			return resp, refused, err
 		}
 	}
-	resp, refused := h.server.HandleModernRequest(ctx, req, related, extra)
+	resp, refused := srv.HandleModernRequest(ctx, req, related, extra)
 	return resp, refused, nil
 }
 
