@@ -30,11 +30,6 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	srv, status, rerr := h.serverFor(r) // perrequest.go
-	if rerr != nil {
-		h.refuse(w, r, status, req.ID, rerr)
-		return
-	}
 	// Ephemeral: the session ends with this request, so the server offers
 	// no tasks owned by it, which no later request could reach (unless
 	// TaskOptions.Owner names an owner that outlives sessions).
@@ -42,6 +37,11 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	if req.Method != "initialize" {
 		opts.Preinitialized = true
 		opts.ProtocolVersion = headerVersion(r.Header)
+	}
+	srv, status, rerr := h.serverFor(r) // perrequest.go
+	if rerr != nil {
+		h.refuse(w, r, status, req.ID, rerr)
+		return
 	}
 	ss := srv.NewSession(opts)
 	stop := context.AfterFunc(h.closed, func() { _ = ss.Close() })
