@@ -13,6 +13,11 @@ import (
 	"iter"
 )
 
+// Cursors are opaque, so a client cannot tell a page it saw from a new
+// one by the cursor alone
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination);
+// these bound what a server whose cursors never end can make an iterator
+// do.
 var (
 	// ErrCursorRepeated is wrapped by the error an iterator over a list
 	// (ClientSession.Tools and the like) yields when the server answers a
