@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"go.uber.org/goleak"
 )
 
 // listStateless is the params of a stateless-era list request on a
@@ -28,6 +31,7 @@ func listStamp(ttl int, scope string) string {
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination,
 // https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
 func TestListPagesBothEras(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var ttl atomic.Int64
 	s := lcNewServer(&ServerOptions{PageSize: 2, CacheHint: func(string) CacheHint {
 		return CacheHint{TTL: time.Duration(ttl.Load()) * time.Millisecond, Scope: CachePublic}
@@ -139,6 +143,7 @@ func TestListPagesBothEras(t *testing.T) {
 // eras, and that the change reaches no other response: the cached page is
 // served only for a result that still holds exactly it.
 func TestListMiddlewareChangesResult(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var mode atomic.Int32
 	s := lcNewServer(&ServerOptions{Middleware: []Middleware{func(next MethodHandler) MethodHandler {
 		return func(ctx context.Context, r *Request) (any, error) {
@@ -209,6 +214,7 @@ func TestListMiddlewareChangesResult(t *testing.T) {
 // cursor may name any key, but only pages that start where the first
 // page's successors start are kept.
 func TestListCacheBound(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s := lcNewServer(&ServerOptions{PageSize: 3})
 	noTool := func(context.Context, *Request, json.RawMessage) (*CallToolResult, error) { return nil, nil }
 	var keys []string
@@ -252,5 +258,66 @@ func TestListCacheBound(t *testing.T) {
 	}
 	if n := cached(); n != 1 {
 		t.Errorf("%d pages cached after a change and one call, want 1", n)
+	}
+}
+
+// TestListCacheConcurrent lists in both eras while tools come and go: every
+// answer is a whole, sorted list of one version (run with -race).
+func TestListCacheConcurrent(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s := lcNewServer(&ServerOptions{PageSize: 1000})
+	noTool := func(context.Context, *Request, json.RawMessage) (*CallToolResult, error) { return nil, nil }
+	for i := range 20 {
+		if err := s.AddTool(&Tool{Name: "t" + strconv.Itoa(100+i)}, noTool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	errs := make(chan string, 8)
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 200 {
+				res, err := s.listTools(context.Background(), &Request{Method: "tools/list"})
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				raw := s.cachedListEncoding("tools/list", res, g%2 == 1)
+				if raw == nil {
+					raw = s.makeResponse(jsonrpc.Int64ID(1), res, nil).Result
+				}
+				var got struct {
+					Tools []struct{ Name string } `json:"tools"`
+				}
+				if err := json.Unmarshal(raw, &got); err != nil {
+					errs <- err.Error()
+					return
+				}
+				for i := 1; i < len(got.Tools); i++ {
+					if got.Tools[i-1].Name >= got.Tools[i].Name {
+						errs <- "unsorted list: " + string(raw)
+						return
+					}
+				}
+			}
+		}()
+	}
+	for i := range 200 {
+		name := "t" + strconv.Itoa(200+i%10)
+		if i%2 == 0 {
+			if err := s.AddTool(&Tool{Name: name}, noTool); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			s.RemoveTools(name)
+		}
+	}
+	for range 4 {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
