@@ -16,8 +16,8 @@ import (
 // server getServer chooses for it, so that one endpoint can offer each
 // tenant, or each user, its own tools, prompts and resources (a
 // multi-tenant deployment), choosing by a header, the path or the
-// authenticated identity (mcp.TokenInfo of Options.Authenticate, on the
-// request's context by then).
+// authenticated user (VerifiedToken: Options.Authenticate has run by
+// then).
 //
 // getServer is asked when a session is created, by initialize, and the
 // session keeps that server for its life: its later requests, its GET
@@ -40,6 +40,18 @@ func NewHandlerFunc(getServer func(*http.Request) *mcp.Server, opts *Options) *H
 	h := NewHandler(nil, opts)
 	h.getServer = getServer
 	return h
+}
+
+// VerifiedToken returns the token Options.Authenticate verified for r,
+// for a getServer (NewHandlerFunc) that gives each user a server of their
+// own; nil when the Handler authenticates nothing or r carries no token
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#access-token-usage).
+// Only a request the Handler is serving carries it.
+func VerifiedToken(r *http.Request) *mcp.TokenInfo {
+	if res, ok := r.Context().Value(authKey{}).(*authResult); ok {
+		return res.info
+	}
+	return nil
 }
 
 // errNoServer answers a request for which no server was chosen.

@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -258,4 +259,57 @@ func TestServerPerRequestShutdown(t *testing.T) {
 	if n := f.h.SessionCount() + len(a.srv.Sessions()) + len(b.srv.Sessions()); n != 0 {
 		t.Errorf("%d sessions after Shutdown, want 0", n)
 	}
+}
+
+// Authenticate runs before getServer, which can choose by the verified
+// user (VerifiedToken); a refused request never reaches getServer, and a
+// session stays its user's.
+func TestServerPerRequestByUser(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	a, b := newTenant(t, "a"), newTenant(t, "b")
+	var asked atomic.Int32
+	h := NewHandlerFunc(func(r *http.Request) *mcp.Server {
+		asked.Add(1)
+		switch VerifiedToken(r).Subject {
+		case "alice":
+			return a.srv
+		case "bob":
+			return b.srv
+		}
+		return nil
+	}, &Options{JSONResponse: true, Authenticate: func(r *http.Request) (*mcp.TokenInfo, error) {
+		switch tok := r.Header.Get("Authorization"); tok {
+		case "Bearer alice", "Bearer bob", "Bearer carol":
+			return &mcp.TokenInfo{Issuer: "test", Subject: tok[len("Bearer "):]}, nil
+		}
+		return nil, errors.New("unknown token")
+	}})
+	srv := httptest.NewServer(h)
+	f := &fixture{t: t, h: h, srv: srv, url: srv.URL}
+	defer func() {
+		h.Close()
+		srv.Close()
+		srv.Client().CloseIdleConnections()
+	}()
+	checkRefusal(t, f.do(http.MethodPost, hdrs{"Authorization": "Bearer mallory"}, initBody), http.StatusUnauthorized, -32000, "Unauthorized")
+	if n := asked.Load(); n != 0 {
+		t.Errorf("getServer asked %d times for a refused request, want 0", n)
+	}
+	wantReply(t, "initialize for carol", f.do(http.MethodPost, hdrs{"Authorization": "Bearer carol"}, initBody),
+		404, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Not Found: no MCP server for this request"}}`)
+	sids := map[string]string{}
+	for _, user := range []string{"alice", "bob"} {
+		r := f.do(http.MethodPost, hdrs{"Authorization": "Bearer " + user}, initBody)
+		if sids[user] = r.header.Get("Mcp-Session-Id"); r.status != 200 || sids[user] == "" {
+			t.Fatalf("initialize for %s: %d %s", user, r.status, r.body)
+		}
+	}
+	wantReply(t, "tools/list of alice", f.do(http.MethodPost, hdrs{"Authorization": "Bearer alice", "Mcp-Session-Id": sids["alice"]}, listBody), 200, tenantTools("a"))
+	wantReply(t, "tools/list of bob", f.do(http.MethodPost, hdrs{"Authorization": "Bearer bob", "Mcp-Session-Id": sids["bob"]}, listBody), 200, tenantTools("b"))
+	// Bob cannot use alice's session.
+	checkRefusal(t, f.do(http.MethodPost, hdrs{"Authorization": "Bearer bob", "Mcp-Session-Id": sids["alice"]}, listBody), http.StatusNotFound, -32001, "Session not found")
+	listModern := mbody("2", "tools/list", "")
+	hd := modernHeaders(listModern)
+	hd["Authorization"] = "Bearer bob"
+	wantReply(t, "2026-07-28 tools/list of bob", f.do(http.MethodPost, hd, listModern), 200, tenantToolsStateless("b"))
 }
