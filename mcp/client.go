@@ -210,6 +210,15 @@ type ClientOptions struct {
 	// If zero, 8; if negative, an input_required result is an error at
 	// once.
 	MaxInputRounds int
+	// MaxListPages bounds the pages one iterator over a list
+	// (ClientSession.Tools, Prompts, Resources, ResourceTemplates, Tasks)
+	// asks for, so that a server whose cursors never end cannot keep it
+	// going for ever
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
+	// Past it the iterator yields an error wrapping ErrTooManyPages and
+	// stops; a cursor the server gives a second time stops it sooner, with
+	// ErrCursorRepeated. If zero, 10000; if negative, no bound.
+	MaxListPages int
 
 	// Roots, if not nil (an empty list counts), is the list the client
 	// serves with roots/list, and the client declares roots with

@@ -17,9 +17,5 @@ func (cs *ClientSession) Complete(ctx context.Context, params *CompleteParams) (
 	if params == nil || params.Ref == nil {
 		return nil, errors.New("mcp: Complete: params with a ref are required")
 	}
-	var res CompleteResult
-	if err := cs.Call(ctx, "completion/complete", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return call[CompleteResult](ctx, cs, "completion/complete", params)
 }

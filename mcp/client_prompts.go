@@ -9,29 +9,20 @@ import (
 	"iter"
 )
 
-// ListPrompts returns one page of the server's prompts
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#listing-prompts).
-// A nil params asks for the first page. Use Prompts to go through every
-// page.
-func (cs *ClientSession) ListPrompts(ctx context.Context, params *ListPromptsParams) (*ListPromptsResult, error) {
-	if params == nil {
-		params = &ListPromptsParams{}
-	}
-	var res ListPromptsResult
-	if err := cs.Call(ctx, "prompts/list", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
 // Prompts iterates over the server's prompts, page after page
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination), starting
 // at params.Cursor (nil params starts at the first page). An error ends
 // the iteration after being yielded once.
 func (cs *ClientSession) Prompts(ctx context.Context, params *ListPromptsParams) iter.Seq2[*Prompt, error] {
-	return paginate(ctx, params, cs.ListPrompts, func(r *ListPromptsResult) ([]*Prompt, string) {
-		return r.Prompts, r.NextCursor
-	})
+	return paginate(ctx, cs, "prompts/list", params, (*ListPromptsResult).pageOf)
+}
+
+// ListPrompts returns one page of the server's prompts
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#listing-prompts).
+// A nil params asks for the first page. Use Prompts to go through every
+// page.
+func (cs *ClientSession) ListPrompts(ctx context.Context, params *ListPromptsParams) (*ListPromptsResult, error) {
+	return callList[ListPromptsResult](ctx, cs, "prompts/list", params)
 }
 
 // GetPrompt gets a prompt's messages with the given arguments
@@ -42,9 +33,5 @@ func (cs *ClientSession) GetPrompt(ctx context.Context, params *GetPromptParams)
 	if params == nil || params.Name == "" {
 		return nil, errors.New("mcp: GetPrompt: params with the prompt's name are required")
 	}
-	var res GetPromptResult
-	if err := cs.Call(ctx, "prompts/get", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return call[GetPromptResult](ctx, cs, "prompts/get", params)
 }

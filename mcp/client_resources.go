@@ -18,14 +18,7 @@ import (
 // A nil params asks for the first page. Use Resources to go through every
 // page.
 func (cs *ClientSession) ListResources(ctx context.Context, params *ListResourcesParams) (*ListResourcesResult, error) {
-	if params == nil {
-		params = &ListResourcesParams{}
-	}
-	var res ListResourcesResult
-	if err := cs.Call(ctx, "resources/list", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return callList[ListResourcesResult](ctx, cs, "resources/list", params)
 }
 
 // Resources iterates over the server's resources, page after page
@@ -33,9 +26,7 @@ func (cs *ClientSession) ListResources(ctx context.Context, params *ListResource
 // starting at params.Cursor (nil params starts at the first page). An
 // error ends the iteration after being yielded once.
 func (cs *ClientSession) Resources(ctx context.Context, params *ListResourcesParams) iter.Seq2[*Resource, error] {
-	return paginate(ctx, params, cs.ListResources, func(r *ListResourcesResult) ([]*Resource, string) {
-		return r.Resources, r.NextCursor
-	})
+	return paginate(ctx, cs, "resources/list", params, (*ListResourcesResult).pageOf)
 }
 
 // ListResourceTemplates returns one page of the server's resource
@@ -44,14 +35,7 @@ func (cs *ClientSession) Resources(ctx context.Context, params *ListResourcesPar
 // A nil params asks for the first page. Use ResourceTemplates to go
 // through every page.
 func (cs *ClientSession) ListResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) (*ListResourceTemplatesResult, error) {
-	if params == nil {
-		params = &ListResourceTemplatesParams{}
-	}
-	var res ListResourceTemplatesResult
-	if err := cs.Call(ctx, "resources/templates/list", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return callList[ListResourceTemplatesResult](ctx, cs, "resources/templates/list", params)
 }
 
 // ResourceTemplates iterates over the server's resource templates, page
@@ -60,9 +44,7 @@ func (cs *ClientSession) ListResourceTemplates(ctx context.Context, params *List
 // starting at params.Cursor (nil params starts at the first page). An
 // error ends the iteration after being yielded once.
 func (cs *ClientSession) ResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) iter.Seq2[*ResourceTemplate, error] {
-	return paginate(ctx, params, cs.ListResourceTemplates, func(r *ListResourceTemplatesResult) ([]*ResourceTemplate, string) {
-		return r.ResourceTemplates, r.NextCursor
-	})
+	return paginate(ctx, cs, "resources/templates/list", params, (*ListResourceTemplatesResult).pageOf)
 }
 
 // ReadResource reads a resource, or a URI a resource template matches
@@ -75,11 +57,7 @@ func (cs *ClientSession) ReadResource(ctx context.Context, params *ReadResourceP
 	if params == nil || params.URI == "" {
 		return nil, errors.New("mcp: ReadResource: params with the resource's URI are required")
 	}
-	var res ReadResourceResult
-	if err := cs.Call(ctx, "resources/read", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return call[ReadResourceResult](ctx, cs, "resources/read", params)
 }
 
 // Subscribe asks the server to send notifications/resources/updated when

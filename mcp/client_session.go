@@ -214,58 +214,14 @@ func (cs *ClientSession) Ping(ctx context.Context) error {
 // A nil params asks for the first page. Use Tools to go through every
 // page.
 func (cs *ClientSession) ListTools(ctx context.Context, params *ListToolsParams) (*ListToolsResult, error) {
-	if params == nil {
-		params = &ListToolsParams{}
-	}
-	var res ListToolsResult
-	if err := cs.Call(ctx, "tools/list", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return callList[ListToolsResult](ctx, cs, "tools/list", params)
 }
 
 // Tools iterates over the server's tools, page after page, starting at
 // params.Cursor (nil params starts at the first page). An error ends the
 // iteration after being yielded once.
 func (cs *ClientSession) Tools(ctx context.Context, params *ListToolsParams) iter.Seq2[*Tool, error] {
-	return paginate(ctx, params, cs.ListTools, func(r *ListToolsResult) ([]*Tool, string) {
-		return r.Tools, r.NextCursor
-	})
-}
-
-// paginate iterates over every item of a paginated list method
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
-// A server that answers the same cursor it was given would loop forever;
-// that is reported as an error instead.
-func paginate[R, T any](ctx context.Context, params *PaginatedParams, list func(context.Context, *PaginatedParams) (*R, error), items func(*R) ([]T, string)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var p PaginatedParams
-		if params != nil {
-			p = *params
-		}
-		var zero T
-		for {
-			res, err := list(ctx, &p)
-			if err != nil {
-				yield(zero, err)
-				return
-			}
-			page, next := items(res)
-			for _, item := range page {
-				if !yield(item, nil) {
-					return
-				}
-			}
-			if next == "" {
-				return
-			}
-			if next == p.Cursor {
-				yield(zero, fmt.Errorf("mcp: server returned the same cursor %q again", next))
-				return
-			}
-			p.Cursor = next
-		}
-	}
+	return paginate(ctx, cs, "tools/list", params, (*ListToolsResult).pageOf)
 }
 
 // CallTool calls a tool on the server
@@ -281,11 +237,7 @@ func (cs *ClientSession) CallTool(ctx context.Context, params *CallToolParams) (
 	if params.Task != nil {
 		return nil, errors.New("mcp: CallTool: params.Task is set: use CallToolAsTask, whose answer is a CreateTaskResult")
 	}
-	var res CallToolResult
-	if err := cs.Call(ctx, "tools/call", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return call[CallToolResult](ctx, cs, "tools/call", params)
 }
 
 // readLoop reads and dispatches what the server sends until the connection

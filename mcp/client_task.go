@@ -78,11 +78,7 @@ func (cs *ClientSession) CallToolAsTask(ctx context.Context, params *CallToolPar
 	if p.Task == nil {
 		p.Task = &TaskMetadata{}
 	}
-	var res CreateTaskResult
-	if err := cs.Call(ctx, "tools/call", &p, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return call[CreateTaskResult](ctx, cs, "tools/call", &p)
 }
 
 // GetTask returns a task's current state
@@ -97,11 +93,7 @@ func (cs *ClientSession) GetTask(ctx context.Context, params *GetTaskParams) (*G
 	if params == nil || params.TaskID == "" {
 		return nil, errors.New("mcp: GetTask: params with the task's id are required")
 	}
-	var res GetTaskResult
-	if err := cs.Call(ctx, "tasks/get", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return call[GetTaskResult](ctx, cs, "tasks/get", params)
 }
 
 // GetTaskResult waits for a task to end and decodes the underlying
@@ -127,38 +119,6 @@ func (cs *ClientSession) GetTaskResult(ctx context.Context, params *GetTaskPaylo
 	return cs.Call(ctx, "tasks/result", params, result)
 }
 
-// ListTasks returns one page of the tasks this client may see
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#listing-tasks).
-// A nil params asks for the first page; use Tasks to go through every
-// page.
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-func (cs *ClientSession) ListTasks(ctx context.Context, params *ListTasksParams) (*ListTasksResult, error) {
-	if params == nil {
-		params = &ListTasksParams{}
-	}
-	var res ListTasksResult
-	if err := cs.Call(ctx, "tasks/list", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
-// Tasks iterates over the tasks this client may see, page after page,
-// starting at params.Cursor (nil params starts at the first page). An
-// error ends the iteration after being yielded once.
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-func (cs *ClientSession) Tasks(ctx context.Context, params *ListTasksParams) iter.Seq2[*Task, error] {
-	return paginate(ctx, params, cs.ListTasks, func(r *ListTasksResult) ([]*Task, string) {
-		return r.Tasks, r.NextCursor
-	})
-}
-
 // CancelTask cancels a task and returns it, now cancelled
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#cancelling-tasks).
 // A task already completed, failed or cancelled is a -32602 error, as is
@@ -171,9 +131,28 @@ func (cs *ClientSession) CancelTask(ctx context.Context, params *CancelTaskParam
 	if params == nil || params.TaskID == "" {
 		return nil, errors.New("mcp: CancelTask: params with the task's id are required")
 	}
-	var res CancelTaskResult
-	if err := cs.Call(ctx, "tasks/cancel", params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return call[CancelTaskResult](ctx, cs, "tasks/cancel", params)
+}
+
+// ListTasks returns one page of the tasks this client may see
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#listing-tasks).
+// A nil params asks for the first page; use Tasks to go through every
+// page.
+//
+// # Experimental
+//
+// Part of the experimental tasks API.
+func (cs *ClientSession) ListTasks(ctx context.Context, params *ListTasksParams) (*ListTasksResult, error) {
+	return callList[ListTasksResult](ctx, cs, "tasks/list", params)
+}
+
+// Tasks iterates over the tasks this client may see, page after page,
+// starting at params.Cursor (nil params starts at the first page). An
+// error ends the iteration after being yielded once.
+//
+// # Experimental
+//
+// Part of the experimental tasks API.
+func (cs *ClientSession) Tasks(ctx context.Context, params *ListTasksParams) iter.Seq2[*Task, error] {
+	return paginate(ctx, cs, "tasks/list", params, (*ListTasksResult).pageOf)
 }

@@ -234,7 +234,7 @@ func TestClientListToolsPagination(t *testing.T) {
 	}
 
 	_, err = p.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: "not a cursor"})
-	wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"invalid cursor"`)
+	wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"invalid cursor: not one tools/list issued; list again without a cursor"`)
 
 	// The iterator yields the error once and stops.
 	var errs int

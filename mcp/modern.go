@@ -339,6 +339,8 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		err = modernError(err)
 	} else if resp := s.stampedToolResult(req.Method, req.ID, result); resp != nil {
 		return resp, false, nil
+	} else if raw := s.cachedListEncoding(req.Method, result, true); raw != nil {
+		return &jsonrpc.Response{ID: req.ID, Result: raw}, false, nil // list.go
 	}
 	resp := s.makeResponse(req.ID, result, err)
 	if resp.Error != nil {

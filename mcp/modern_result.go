@@ -41,6 +41,12 @@ type CacheHint struct {
 // not an object is left alone. What is not a JSON object is returned
 // unchanged.
 func (s *Server) stampResult(method string, raw json.RawMessage) json.RawMessage {
+	return s.stampResultHint(method, raw, nil)
+}
+
+// stampResultHint is stampResult with the cache hint for method already
+// known, or nil when it is to be asked for.
+func (s *Server) stampResultHint(method string, raw json.RawMessage, hint *CacheHint) json.RawMessage {
 	start := jsonscan.SkipSpace(raw, 0)
 	if start >= len(raw) || raw[start] != '{' {
 		return raw
@@ -79,7 +85,10 @@ func (s *Server) stampResult(method string, raw json.RawMessage) json.RawMessage
 		out = append(out, `"resultType":"complete",`...)
 	}
 	if complete && isCacheableMethod(method) {
-		hint := s.cacheHint(method)
+		if hint == nil {
+			h := s.cacheHint(method)
+			hint = &h
+		}
 		if !hasTTL {
 			out = append(out, `"ttlMs":`...)
 			out = strconv.AppendInt(out, hint.TTL.Milliseconds(), 10)

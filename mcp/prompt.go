@@ -80,6 +80,8 @@ type ListPromptsResult struct {
 	Meta       Meta      `json:"_meta,omitempty"`
 	Prompts    []*Prompt `json:"prompts"`
 	NextCursor string    `json:"nextCursor,omitempty"`
+
+	page *listPage[*Prompt] // the cached page it was made from
 }
 
 // GetPromptParams is the params of prompts/get
@@ -286,21 +288,7 @@ func (s *Server) listPrompts(_ context.Context, r *Request) (any, error) {
 	if !s.promptsOffered() {
 		return nil, errMethodNotFound(r.Method)
 	}
-	var p ListPromptsParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	page, next, err := s.prm.prompts.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	res := &ListPromptsResult{Prompts: make([]*Prompt, len(page)), NextCursor: next}
-	for i, sp := range page {
-		res.Prompts[i] = sp.prompt
-	}
-	return res, nil
+	return serveFeatures(s, r, &s.prm.prompts, func(sp *serverPrompt) *Prompt { return sp.prompt }, promptsResult)
 }
 
 // getPrompt implements prompts/get. An unknown prompt and a missing

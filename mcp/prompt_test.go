@@ -174,7 +174,7 @@ func TestPromptGetErrors(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"fail"}}}
 			<- {"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"out of greetings"}}
 			-> {"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{"cursor":"nope!"}}
-			<- {"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor"}}
+			<- {"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor: not one prompts/list issued; list again without a cursor"}}
 		`)
 		// Arguments are strings.
 		c.send(`{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"greet","arguments":{"name":5}}}`)

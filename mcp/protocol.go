@@ -208,6 +208,8 @@ type ListToolsResult struct {
 	Meta       Meta    `json:"_meta,omitempty"`
 	Tools      []*Tool `json:"tools"`
 	NextCursor string  `json:"nextCursor,omitempty"`
+
+	page *listPage[*Tool] // the cached page it was made from
 }
 
 // Tool describes a tool a client may call

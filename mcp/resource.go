@@ -45,6 +45,8 @@ type ListResourcesResult struct {
 	Meta       Meta        `json:"_meta,omitempty"`
 	Resources  []*Resource `json:"resources"`
 	NextCursor string      `json:"nextCursor,omitempty"`
+
+	page *listPage[*Resource] // the cached page it was made from
 }
 
 // ReadResourceParams is the params of resources/read
@@ -193,21 +195,7 @@ func (s *Server) listResources(_ context.Context, r *Request) (any, error) {
 	if !s.resourcesOffered() {
 		return nil, errMethodNotFound(r.Method)
 	}
-	var p ListResourcesParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	page, next, err := s.res.resources.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	res := &ListResourcesResult{Resources: make([]*Resource, len(page)), NextCursor: next}
-	for i, sr := range page {
-		res.Resources[i] = sr.resource
-	}
-	return res, nil
+	return serveFeatures(s, r, &s.res.resources, func(sr *serverResource) *Resource { return sr.resource }, resourcesResult)
 }
 
 // readResource implements resources/read: a static resource with that

@@ -39,6 +39,8 @@ type ListResourceTemplatesResult struct {
 	Meta              Meta                `json:"_meta,omitempty"`
 	ResourceTemplates []*ResourceTemplate `json:"resourceTemplates"`
 	NextCursor        string              `json:"nextCursor,omitempty"`
+
+	page *listPage[*ResourceTemplate] // the cached page it was made from
 }
 
 type serverTemplate struct {
@@ -107,21 +109,7 @@ func (s *Server) listResourceTemplates(_ context.Context, r *Request) (any, erro
 	if !s.resourcesOffered() {
 		return nil, errMethodNotFound(r.Method)
 	}
-	var p ListResourceTemplatesParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	page, next, err := s.res.templates.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	res := &ListResourceTemplatesResult{ResourceTemplates: make([]*ResourceTemplate, len(page)), NextCursor: next}
-	for i, st := range page {
-		res.ResourceTemplates[i] = st.template
-	}
-	return res, nil
+	return serveFeatures(s, r, &s.res.templates, func(st *serverTemplate) *ResourceTemplate { return st.template }, templatesResult)
 }
 
 // templateByURI returns the template whose URI template is exactly

@@ -123,9 +123,9 @@ func TestResourcesReadErrors(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"test://x/%zz"}}
 			<- {"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Invalid params","data":"invalid uri: parse \"test://x/%zz\": invalid URL escape \"%zz\""}}
 			-> {"jsonrpc":"2.0","id":9,"method":"resources/list","params":{"cursor":"nope!"}}
-			<- {"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor"}}
+			<- {"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor: not one resources/list issued; list again without a cursor"}}
 			-> {"jsonrpc":"2.0","id":10,"method":"resources/templates/list","params":{"cursor":"nope!"}}
-			<- {"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor"}}
+			<- {"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor: not one resources/templates/list issued; list again without a cursor"}}
 		`)
 		c.send(`{"jsonrpc":"2.0","id":11,"method":"resources/read","params":{"uri":7}}`)
 		if r := c.recv(); !strings.HasPrefix(r, `{"jsonrpc":"2.0","id":11,"error":{"code":-32602,"message":"Invalid params","data":"invalid params: `) {

@@ -68,8 +68,13 @@ type ServerOptions struct {
 	// Capabilities, if set, is sent instead of the capabilities inferred
 	// from the registered features.
 	Capabilities *ServerCapabilities
-	// PageSize is the number of items per page of list methods. If zero,
-	// 100.
+	// PageSize is the number of items per page of list methods
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
+	// If zero, 100. The pages of tools/list, prompts/list, resources/list
+	// and resources/templates/list are encoded once and served from that
+	// encoding until a feature of the list is added or removed, so a Tool,
+	// Prompt, Resource or ResourceTemplate must not be changed once added:
+	// add a new one under the same name instead.
 	PageSize int
 	// MaxConcurrentRequests bounds the requests one session on a stream
 	// transport (stdio, in-memory) handles at once. As many again wait for

@@ -477,6 +477,9 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 	if raw, ok := result.(json.RawMessage); ok {
 		return &jsonrpc.Response{ID: id, Result: raw}
 	}
+	if raw := s.cachedListEncoding("", result, false); raw != nil {
+		return &jsonrpc.Response{ID: id, Result: raw} // list.go
+	}
 	var raw []byte
 	var mErr error
 	if r, ok := result.(*CallToolResult); ok && r != nil {

@@ -734,23 +734,21 @@ func taskPayload(st *TaskState) (any, error) {
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#listing-tasks):
 // the caller's tasks only, a page at a time.
 func (s *Server) listTasks(ctx context.Context, r *Request) (any, error) {
-	var p ListTasksParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	states, next, err := s.taskRT().store.List(ctx, s.taskOwner(r), p.Cursor, s.opts.PageSize)
-	if errors.Is(err, ErrInvalidTaskCursor) {
-		return nil, errInvalidParams("invalid cursor")
-	}
-	if err != nil {
-		s.logger.Error("mcp: listing tasks", "err", err)
-		return nil, errInternal()
-	}
-	res := &ListTasksResult{Tasks: make([]*Task, len(states)), NextCursor: next}
-	for i, st := range states {
-		res.Tasks[i] = &st.Task
-	}
-	return res, nil
+	return serveList(s, r, func(cursor string, size int) (*listPage[*Task], error) {
+		states, next, err := s.taskRT().store.List(ctx, s.taskOwner(r), cursor, size)
+		if errors.Is(err, ErrInvalidTaskCursor) {
+			return nil, errInvalidCursor(r.Method)
+		}
+		if err != nil {
+			s.logger.Error("mcp: listing tasks", "err", err)
+			return nil, errInternal()
+		}
+		pg := &listPage[*Task]{items: make([]*Task, len(states)), next: next}
+		for i, st := range states {
+			pg.items[i] = &st.Task
+		}
+		return pg, nil
+	}, func(pg *listPage[*Task]) any { return &ListTasksResult{Tasks: pg.items, NextCursor: pg.next} })
 }
 
 // cancelTask implements tasks/cancel

@@ -468,8 +468,8 @@ func TestTaskMethodErrors(t *testing.T) {
 			{"tasks/get", `{}`, `"taskId is required"`},
 			{"tasks/result", `{"taskId":""}`, `"taskId is required"`},
 			{"tasks/cancel", `{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"x"}}}`, `"taskId is required"`},
-			{"tasks/list", `{"cursor":"not a cursor"}`, `"invalid cursor"`},
-			{"tasks/list", `{"cursor":"bWNwa2l0OmVjaG8"}`, `"invalid cursor"`}, // a tools/list cursor
+			{"tasks/list", `{"cursor":"not a cursor"}`, `"invalid cursor: not one tasks/list issued; list again without a cursor"`},
+			{"tasks/list", `{"cursor":"bWNwa2l0OmVjaG8"}`, `"invalid cursor: not one tasks/list issued; list again without a cursor"`}, // a tools/list cursor
 		} {
 			wantRPCError(t, call(tc.method, tc.params), jsonrpc.CodeInvalidParams, "Invalid params", tc.data)
 		}

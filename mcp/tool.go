@@ -265,21 +265,7 @@ func validToolName(name string) error {
 
 // listTools implements tools/list.
 func (s *Server) listTools(_ context.Context, r *Request) (any, error) {
-	var p ListToolsParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	page, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	res := &ListToolsResult{Tools: make([]*Tool, len(page)), NextCursor: next}
-	for i, t := range page {
-		res.Tools[i] = t.tool
-	}
-	return res, nil
+	return serveFeatures(s, r, &s.tools, func(t *serverTool) *Tool { return t.tool }, toolsResult)
 }
 
 // callTool implements tools/call.

@@ -389,9 +389,9 @@ func TestToolListPagination(t *testing.T) {
 			<- {"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"aa","inputSchema":{"type":"object"}}],"nextCursor":"bWNwa2l0OmFh"}}
 			# Invalid cursors.
 			-> {"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":"not a cursor!"}}
-			<- {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor"}}
+			<- {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor: not one tools/list issued; list again without a cursor"}}
 			-> {"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"Zm9v"}}
-			<- {"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor"}}
+			<- {"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid params","data":"invalid cursor: not one tools/list issued; list again without a cursor"}}
 		`)
 		c.send(`{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"cursor":42}}`)
 		if r := c.recv(); !strings.HasPrefix(r, `{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"Invalid params"`) {

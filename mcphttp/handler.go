@@ -35,10 +35,13 @@ import (
 // stop its reaper goroutine.
 type Handler struct {
 	server *mcp.Server
-	opts   Options
-	logger *slog.Logger
-	reg    registry
-	newID  func() string
+	// getServer, if set, chooses the server per request instead
+	// (perrequest.go).
+	getServer func(*http.Request) *mcp.Server
+	opts      Options
+	logger    *slog.Logger
+	reg       registry
+	newID     func() string
 	// params caches the Mcp-Param headers tools declare (modern_headers.go).
 	params paramCache
 	// modern holds the 2026-07-28 requests in flight (modern.go).
@@ -66,7 +69,7 @@ type Handler struct {
 }
 
 // NewHandler returns a Handler serving server. A nil opts is the zero
-// Options.
+// Options. NewHandlerFunc chooses the server per request instead.
 func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	var o Options
 	if opts != nil {

@@ -18,6 +18,11 @@ import (
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
 // A failed initialize leaves no trace.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+	srv, status, rerr := h.serverFor(r) // perrequest.go
+	if rerr != nil {
+		h.refuse(w, r, status, req.ID, rerr)
+		return
+	}
 	ok, retryAfter, reclaimed := h.reg.reserve()
 	for _, e := range reclaimed {
 		h.closeEntry(e)
@@ -35,7 +40,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		return
 	}
 	_, owner := h.authOf(r)
-	ss := mcpPort.NewSession(h.server, bridge.SessionOptions{ID: id, Owner: owner})
+	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: id, Owner: owner})
 	ctx := context.WithoutCancel(r.Context())
 	var col collector
 	info, _ := h.authOf(r)

@@ -158,7 +158,12 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if e := h.checkModernHeaders(r, req, v); e != nil {
+	srv, status, rerr := h.modernServer(r) // perrequest.go
+	if rerr != nil {
+		h.refuse(w, r, status, req.ID, rerr)
+		return
+	}
+	if e := h.checkModernHeaders(r, req, v, srv); e != nil {
 		h.refuse(w, r, http.StatusBadRequest, req.ID, e)
 		return
 	}
@@ -222,11 +227,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	if streaming {
 		st.openInline(w, r)
 	}
-	resp, refused, err := h.dispatchModern(ctx, e, req, related, extra)
+	resp, refused, err := h.dispatchModern(ctx, e, srv, req, related, extra)
 	if e != nil {
 		h.reg.finishRequest(e, req.ID)
 	}
-	status := http.StatusOK
+	status = http.StatusOK
 	switch {
 	case errors.Is(err, bridge.ErrDuplicateRequestID):
 		status, resp = http.StatusConflict, jsonrpc.NewErrorResponse(req.ID, errDuplicateID(req.ID))
@@ -254,15 +259,15 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 }
 
 // dispatchModern serves req on session e when there is one, and on no
-// session otherwise (or when e has just ended).
-func (h *Handler) dispatchModern(ctx context.Context, e *entry, req *jsonrpc.Request, related bridge.Writer, extra *mcp.RequestExtra) (*jsonrpc.Response, bool, error) {
+// session of srv otherwise (or when e has just ended).
+func (h *Handler) dispatchModern(ctx context.Context, e *entry, srv *mcp.Server, req *jsonrpc.Request, related bridge.Writer, extra *mcp.RequestExtra) (*jsonrpc.Response, bool, error) {
 	if e != nil {
 		resp, refused, err := mcpPort.HandleStatelessRequest(e.ss, ctx, req, related, extra)
 		if !errors.Is(err, mcp.ErrSessionClosed) {
 			return resp, refused, err
 		}
 	}
-	resp, refused := mcpPort.ServeStatelessRequest(h.server, ctx, req, related, extra)
+	resp, refused := mcpPort.ServeStatelessRequest(srv, ctx, req, related, extra)
 	return resp, refused, nil
 }
 

@@ -36,7 +36,7 @@ const fieldProtocolVersion = "MCP-Protocol-Version"
 // _meta names no version is left to package mcp, which refuses it with
 // -32602; one naming a version of no era served is refused there with
 // -32022, and defines no other header to check.
-func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v metaVersion) *jsonrpc.Error {
+func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v metaVersion, srv *mcp.Server) *jsonrpc.Error {
 	version := v.version
 	if !v.present || version == "" {
 		return nil
@@ -80,7 +80,7 @@ func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v me
 		}
 	}
 	if isCall {
-		if err := h.checkParamHeaders(r.Header, call); err != nil {
+		if err := h.checkParamHeaders(r.Header, call, srv); err != nil {
 			return headerMismatch(err)
 		}
 	}
@@ -100,7 +100,7 @@ var annotationTail = []byte(`x-mcp-header"`)
 // An unknown tool is left to tools/call to refuse. A tool whose
 // annotations break the spec's rules (clients drop such tools) has its
 // headers unchecked: the fault is the server's, not the request's.
-func (h *Handler) checkParamHeaders(header http.Header, call toolCall) error {
+func (h *Handler) checkParamHeaders(header http.Header, call toolCall, srv *mcp.Server) error {
 	if len(call.name) < 2 || call.name[0] != '"' {
 		return nil
 	}
@@ -111,7 +111,7 @@ func (h *Handler) checkParamHeaders(header http.Header, call toolCall) error {
 		s, _ := jsonscan.StringValue(call.name)
 		name = []byte(s)
 	}
-	schema, ok := mcpPort.ToolInputSchema(h.server, string(name))
+	schema, ok := mcpPort.ToolInputSchema(srv, string(name))
 	if !ok || !containsSplit(schema, `"`, annotationTail) {
 		return nil
 	}

@@ -39,7 +39,12 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 		opts.Preinitialized = true
 		opts.ProtocolVersion = headerVersion(r.Header)
 	}
-	ss := mcpPort.NewSession(h.server, opts)
+	srv, status, rerr := h.serverFor(r)
+	if rerr != nil {
+		h.refuse(w, r, status, req.ID, rerr)
+		return
+	}
+	ss := mcpPort.NewSession(srv, opts)
 	stop := context.AfterFunc(h.closed, func() { _ = ss.Close() })
 	ctx := context.WithoutCancel(r.Context())
 	info, _ := h.authOf(r)
