@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -60,6 +61,10 @@ type Handler struct {
 	shutdownOnce sync.Once
 	forced       atomic.Bool
 
+	// guard holds the DNS-rebinding checks of Options.AllowedHosts and
+	// AllowedOrigins.
+	guard httpguard.Guard
+
 	// sseOpen counts the SSE responses in progress (Stats).
 	sseOpen atomic.Int64
 
@@ -77,6 +82,7 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	}
 	o = o.resolve()
 	h := &Handler{server: server, opts: o, logger: o.Logger, newID: o.SessionID}
+	h.guard = httpguard.Guard{AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins}
 	if h.newID == nil {
 		h.newID = rand.Text
 	}

@@ -44,3 +44,41 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// The shortcut for local Host values answers as the full check does (a
+// guard with an unrelated allowed host takes no shortcut).
+func TestHostAllowedShortcut(t *testing.T) {
+	fast := &Guard{}
+	full := &Guard{AllowedHosts: []string{"unrelated.example:1"}}
+	for _, host := range []string{
+		"127.0.0.1:8080", "127.0.0.1:", "127.0.0.1", "localhost:1", "localhost", "LOCALHOST:1",
+		"127.0.0.1:x:y", "localhost:1:2", "127.0.0.2:80", "[::1]:80", "example.com:80", "127.0.0.1.example:80",
+	} {
+		if got, want := fast.hostAllowed(host, true), full.hostAllowed(host, true); got != want {
+			t.Errorf("hostAllowed(%q) = %v, the full check says %v", host, got, want)
+		}
+	}
+}
+
+// Check's shortcut for a local Host without Origin, which skips looking up
+// the connection's address, answers as the full check does on a loopback
+// and on another interface.
+func TestCheckLocalHostShortcut(t *testing.T) {
+	g := &Guard{}
+	for _, local := range []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 0, 0, 1)} {
+		ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, &net.TCPAddr{IP: local, Port: 80})
+		for _, host := range []string{
+			"127.0.0.1:8080", "127.0.0.1:", "127.0.0.1", "localhost:1", "localhost", "LOCALHOST:1",
+			"127.0.0.1:x:y", "localhost:1:2", "127.0.0.2:80", "[::1]:80", "example.com:80",
+		} {
+			r := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://x/mcp", nil)
+			r.Host = host
+			header, _ := g.Check(r)
+			got := header == ""
+			want := g.hostAllowed(host, local.IsLoopback())
+			if got != want {
+				t.Errorf("arriving on %v, Host %q: allowed %v, the full check says %v", local, host, got, want)
+			}
+		}
+	}
+}
