@@ -123,3 +123,41 @@ func TestStalledStreamClosed(t *testing.T) {
 		t.Fatalf("the other session: %s", data)
 	}
 }
+
+// A session that does not take a POSTed message (its read loop is held by
+// a notification callback) answers the POST 503 after HandOffTimeout, so
+// the client is never held without end; once free, it serves as before.
+func TestHandOffTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	entered, release := make(chan struct{}), make(chan struct{})
+	s := mcp.NewServer(mcp.Implementation{Name: "held", Version: "1"}, &mcp.ServerOptions{
+		InitializedHandler: func(context.Context, *mcp.ServerSession) {
+			close(entered)
+			<-release
+		},
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "noop"}, func(context.Context, *mcp.Request, struct{}) (string, error) { return "", nil })
+	srv := newTestServer(t, NewHandler(s, &Options{MessagePath: "/messages", HandOffTimeout: 50 * time.Millisecond}))
+	defer srv.close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	st, endpoint := handshake(t, ctx, srv)
+	<-entered
+	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: the session did not take the message within 50ms"}}`
+	if resp.StatusCode != http.StatusServiceUnavailable || string(body) != want || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("held session: %d %s (Retry-After %q), want 503 %s", resp.StatusCode, body, resp.Header.Get("Retry-After"), want)
+	}
+	close(release)
+	if code, body := post(t, endpoint, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); code != http.StatusAccepted || body != "" {
+		t.Fatalf("ping after release: %d %q", code, body)
+	}
+	if name, data, _ := st.next(); name != "message" || data != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Fatalf("ping reply %q %s", name, data)
+	}
+}

@@ -49,6 +49,15 @@ type Options struct {
 	// closed. If zero, 30 seconds; if negative, no bound.
 	BodyReadTimeout time.Duration
 
+	// HandOffTimeout bounds how long a POST waits for its session to take
+	// the message (the session reads one message at a time, and runs
+	// notification callbacks in order before the next). A message not
+	// taken by then is answered 503 with Retry-After and -32000 "Service
+	// Unavailable: the session did not take the message within <d>", so a
+	// stuck session never holds its client's requests, nor their bodies,
+	// without end. If zero, 30 seconds; if negative, no bound.
+	HandOffTimeout time.Duration
+
 	// KeepAlive is the interval of the comment lines written on a stream,
 	// so that proxies and clients do not drop a quiet one. If zero, 15
 	// seconds; if negative, none are written.
@@ -101,6 +110,7 @@ const (
 	DefaultIdleTimeout     = 30 * time.Minute
 	DefaultMaxBodyBytes    = 4 << 20
 	DefaultBodyReadTimeout = 30 * time.Second
+	DefaultHandOffTimeout  = 30 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultStreamQueue     = 1 << 20
@@ -125,6 +135,9 @@ func (o Options) resolve() Options {
 	}
 	if o.BodyReadTimeout == 0 {
 		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if o.HandOffTimeout == 0 {
+		o.HandOffTimeout = DefaultHandOffTimeout
 	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = DefaultKeepAlive

@@ -174,6 +174,10 @@ func errTooLarge(n int64) *jsonrpc.Error {
 	return serverError(fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", n))
 }
 
+func errHandOff(d time.Duration) *jsonrpc.Error {
+	return serverError(fmt.Sprintf("Service Unavailable: the session did not take the message within %s", d))
+}
+
 func errBodyTimeout(d time.Duration) *jsonrpc.Error {
 	return serverError(fmt.Sprintf("Request Timeout: the body was not received within %s", d))
 }
@@ -441,12 +445,21 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.touch()
+	var expired <-chan time.Time
+	if d := h.opts.HandOffTimeout; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case s.in <- body:
 		w.WriteHeader(http.StatusAccepted)
 	case <-s.done:
 		h.refuse(w, r, http.StatusNotFound, errSessionNotFound)
 	case <-r.Context().Done():
+	case <-expired:
+		w.Header().Set("Retry-After", "1")
+		h.refuse(w, r, http.StatusServiceUnavailable, errHandOff(h.opts.HandOffTimeout))
 	}
 }
 
