@@ -334,6 +334,8 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		err = modernError(err)
 	} else if resp := s.stampedToolResult(req.Method, req.ID, result); resp != nil {
 		return resp, false, nil
+	} else if resp := s.stampedReadResult(req.Method, req.ID, result); resp != nil {
+		return resp, false, nil // resource_encode.go
 	}
 	resp := s.makeResponse(req.ID, result, err)
 	if resp.Error != nil {

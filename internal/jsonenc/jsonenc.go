@@ -60,3 +60,35 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// StringLen returns len(AppendString(nil, s)) without building it, so that
+// a large string's encoding can go into a buffer of the exact size.
+func StringLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			switch b {
+			case '"', '\\', '\n', '\r', '\t', '\b', '\f':
+				n++
+			default:
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5 // one byte becomes \ufffd
+		case r == '\u2028' || r == '\u2029':
+			n += 3 // three bytes become \u202X
+		}
+		i += size
+	}
+	return n
+}

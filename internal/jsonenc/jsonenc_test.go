@@ -14,6 +14,9 @@ func checkString(t *testing.T, s string) {
 	if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
 		t.Errorf("AppendString(%q) = %s, want %s", s, got[1:], want)
 	}
+	if got := StringLen(s); got != len(want) {
+		t.Errorf("StringLen(%q) = %d, want %d", s, got, len(want))
+	}
 }
 
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
