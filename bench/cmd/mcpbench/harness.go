@@ -34,6 +34,7 @@ type options struct {
 	fanout, fanoutSlow  int
 	fanoutFlood         int
 	fanoutWaves         int
+	fanoutProfile       string
 }
 
 // A scenario is one kind of run. Throughput scenarios fill req/s, latency,

@@ -76,6 +76,7 @@ func benchMain(args []string) int {
 	fs.IntVar(&o.fanout, "fanout", 10000, "scenarios 10, 11: subscribers")
 	fs.IntVar(&o.fanoutSlow, "fanout-slow", 100, "scenarios 10, 11: subscribers that never read (among -fanout)")
 	fs.IntVar(&o.fanoutFlood, "fanout-flood", 2000, "scenarios 10, 11: notifications sent to the slow subscribers before the measured waves")
+	fs.StringVar(&o.fanoutProfile, "fanout-profile", "", "scenarios 10, 11: write CPU and allocs profiles of the server over the measured waves to this directory")
 	fs.IntVar(&o.fanoutWaves, "fanout-waves", 5, "scenarios 10, 11: measured notifications")
 	scenarioList := fs.String("scenarios", "1,2,3,4,5,6,7,8,9,10,11", "scenarios to run (8 and 9: every payload row of the era, or one of 8n,8t,8b,8l,8p, 9n...)")
 	fs.BoolVar(&o.noPin, "nopin", false, "do not pin server and load generator to different CPUs")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -147,7 +149,17 @@ func (h *harness) runFanout(t *targets.Target, era load.Era) (measurement, error
 	if era == load.StatelessEra {
 		mode = targets.Stateless
 	}
-	s, err := h.startServer(t.Name, "http", mode)
+	var extra []string
+	var cpuProf, memProf string
+	if o.fanoutProfile != "" {
+		if err := os.MkdirAll(o.fanoutProfile, 0o755); err != nil {
+			return measurement{}, err
+		}
+		base := filepath.Join(o.fanoutProfile, t.Name+"-"+era.String())
+		cpuProf, memProf = base+".cpu.pprof", base+".allocs.pprof"
+		extra = []string{"-cpuprofile", cpuProf, "-memprofile", memProf}
+	}
+	s, err := h.startServer(t.Name, "http", mode, extra...)
 	if err != nil {
 		return measurement{}, err
 	}
@@ -178,6 +190,15 @@ func (h *harness) runFanout(t *targets.Target, era load.Era) (measurement, error
 		m.fanNote += fmt.Sprintf("; flood of %d to %d slow: %s", o.fanoutFlood, o.fanoutSlow, res)
 	}
 	var lasts, cpus, allocs []float64
+	if cpuProf != "" {
+		if err := s.call("/profile/start"); err != nil {
+			return m, err
+		}
+		defer func() {
+			s.call("/profile/stop")
+			fmt.Fprintf(os.Stderr, "\nprofiles of the waves: go tool pprof -top %s; go tool pprof -sample_index=alloc_space -base %s.base -top %s\n", cpuProf, memProf, memProf)
+		}()
+	}
 	for range o.fanoutWaves {
 		a, err := s.stats(false)
 		if err != nil {
