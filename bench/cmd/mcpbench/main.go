@@ -59,7 +59,7 @@ func benchMain(args []string) int {
 	fs := flag.NewFlagSet("mcpbench", flag.ExitOnError)
 	var o options
 	quick := fs.Bool("quick", false, "smoke run: 1 round, 1 s per measurement, 500 idle sessions (about 30 s)")
-	fs.IntVar(&o.rounds, "rounds", 5, "rounds; every round runs every scenario on every target, in rotated order")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds; every round runs every scenario on every target, in rotated order")
 	fs.DurationVar(&o.dur, "d", 2*time.Second, "measured duration of each throughput run")
 	fs.DurationVar(&o.warmup, "warmup", 400*time.Millisecond, "unmeasured load before each measured run")
 	fs.IntVar(&o.sessions, "sessions", 16, "scenarios 1-2: sessions")
@@ -70,7 +70,7 @@ func benchMain(args []string) int {
 	targetList := fs.String("targets", strings.Join(targets.Names(), ","), "targets to run (floor, net/http with no JSON work, only when named)")
 	fs.DurationVar(&o.pdur, "pd", time.Second, "measured duration of each realistic-payload run (scenarios 8x, 9x)")
 	fs.DurationVar(&o.pwarmup, "pwarmup", 200*time.Millisecond, "warm-up of each realistic-payload run")
-	fs.IntVar(&o.prounds, "prounds", 3, "scenarios 8x, 9x: rounds (the first N of -rounds)")
+	fs.IntVar(&o.prounds, "prounds", 2, "scenarios 8x, 9x: rounds (the first N of -rounds)")
 	fs.IntVar(&o.psessions, "psessions", 4, "scenarios 8x, 9x: sessions (connection groups in the 2026 era)")
 	fs.IntVar(&o.pcallers, "pcallers", 4, "scenarios 8x, 9x: concurrent callers per session")
 	fs.IntVar(&o.fanout, "fanout", 10000, "scenarios 10, 11: subscribers")

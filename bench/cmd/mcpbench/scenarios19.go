@@ -55,14 +55,19 @@ func init() {
 				}})
 		}
 	}
-	fanApplies := func(t *targets.Target) bool { return hasHTTP(t) && t.Name != "plain" && t.Name != "floor" }
+	// mcp-go has no call that notifies one resource's subscribers: its
+	// notifier tells every session, so the flood meant for the slow
+	// subscribers goes to all 10,000 (it did not end within the 30 s the
+	// harness waits), and it is left out of the fan-out scenarios.
+	fanApplies := func(t *targets.Target) bool {
+		return hasHTTP(t) && t.Name != "plain" && t.Name != "floor" && t.Name != "mcp-go"
+	}
 	add(&scenario{id: "10", title: "fan-out sessions", fanout: true, once: true, applies: fanApplies,
 		run: func(h *harness, t *targets.Target) (measurement, error) { return h.runFanout(t, load.SessionEra) }})
-	// mcp-go's stateless mode sends no notification on a listen stream
-	// (measured: none of 980 in 10 s), so it is left out of 11.
-	add(&scenario{id: "11", title: "fan-out listen 2026", fanout: true, once: true,
-		applies: func(t *targets.Target) bool { return fanApplies(t) && t.Name != "mcp-go" },
-		run:     func(h *harness, t *targets.Target) (measurement, error) { return h.runFanout(t, load.StatelessEra) }})
+	// (mcp-go's stateless mode would not do for 11 either: no
+	// notification reached a listen stream, none of 980 in 10 s.)
+	add(&scenario{id: "11", title: "fan-out listen 2026", fanout: true, once: true, applies: fanApplies,
+		run: func(h *harness, t *targets.Target) (measurement, error) { return h.runFanout(t, load.StatelessEra) }})
 }
 
 // expandScenarios turns -scenarios into scenarios; "8" and "9" name
