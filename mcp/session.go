@@ -536,6 +536,10 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 		if r != nil {
 			raw, fast = r.appendFast() // resource_encode.go
 		}
+	case *GetPromptResult:
+		if r != nil {
+			raw, fast = r.appendFast() // prompt_encode.go
+		}
 	}
 	if !fast {
 		raw, mErr = json.Marshal(result)
