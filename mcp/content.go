@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
 // Content is one block of a tool result, prompt message or sampling
@@ -126,10 +127,10 @@ func (c *TextContent) appendPlain(dst []byte) []byte {
 // usual shape (text contents, no _meta, no structuredContent): a tool
 // result is encoded on every tools/call.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
-	size := 32
+	size := 64 + len(r.StructuredContent)
 	for _, c := range r.Content {
 		if t, ok := c.(*TextContent); ok && t != nil {
-			size += len(t.Text) + 32
+			size += len(t.Text) + len(t.Text)/8 + 32 // room for some escapes
 		}
 	}
 	return r.appendJSON(make([]byte, 0, size))
@@ -137,7 +138,7 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 
 // appendJSON appends the result's JSON to dst; see MarshalJSON.
 func (r *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
-	if len(r.Meta) > 0 || len(r.StructuredContent) > 0 || r.Content == nil {
+	if len(r.Meta) > 0 || r.Content == nil || (len(r.StructuredContent) > 0 && !verbatimRaw(r.StructuredContent)) {
 		type plain CallToolResult
 		b, err := json.Marshal((*plain)(r))
 		return append(dst, b...), err
@@ -158,10 +159,32 @@ func (r *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, b...)
 	}
 	dst = append(dst, ']')
+	if len(r.StructuredContent) > 0 {
+		dst = append(dst, `,"structuredContent":`...)
+		dst = append(dst, r.StructuredContent...)
+	}
 	if r.IsError {
 		dst = append(dst, `,"isError":true`...)
 	}
 	return append(dst, '}'), nil
+}
+
+// verbatimRaw reports whether encoding/json would write raw unchanged:
+// valid, compact JSON with nothing it escapes (<, >, & and U+2028, U+2029
+// in strings). A typed tool's structured output, which json.Marshal wrote,
+// always is.
+func verbatimRaw(raw []byte) bool {
+	for i, b := range raw {
+		switch b {
+		case '<', '>', '&':
+			return false
+		case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+			if i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xA8 || raw[i+2] == 0xA9) {
+				return false
+			}
+		}
+	}
+	return jsonscan.ValidCompact(raw)
 }
 
 func (c *ImageContent) MarshalJSON() ([]byte, error) {

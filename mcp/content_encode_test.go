@@ -52,6 +52,11 @@ func TestCallToolResultMarshalMatchesEncodingJSON(t *testing.T) {
 		{Content: []Content{(*TextContent)(nil), nil}},
 		{Content: []Content{&EmbeddedResource{Resource: &ResourceContents{URI: "file:///<x>", Text: "x"}}}},
 		{Content: []Content{&TextContent{Text: "{}"}}, StructuredContent: json.RawMessage(`{"a": "<b>"}`)},
+		{Content: []Content{&TextContent{Text: `{"a":"b"}`}}, StructuredContent: json.RawMessage(`{"a":"b","n":[1,2.5,{"c":null}]}`)},
+		{Content: []Content{&TextContent{Text: "x"}}, StructuredContent: json.RawMessage(`{"a":" "}`), IsError: true},
+		{Content: []Content{&TextContent{Text: "x"}}, StructuredContent: json.RawMessage(`{"a":"\u2028 é"}`)},
+		{Content: []Content{&TextContent{Text: "x"}}, StructuredContent: json.RawMessage(`{"a":1} `)},
+		{Content: []Content{&TextContent{Text: "x"}}, StructuredContent: json.RawMessage(`{"a":"&"}`)},
 		{Content: []Content{}, Meta: Meta{"z": json.RawMessage(`1`), "a": json.RawMessage(`{ "x" : 2 }`)}},
 	} {
 		want := encodingJSON(t, r)

@@ -341,6 +341,8 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		return resp, false, nil
 	} else if raw := s.cachedListEncoding(req.Method, result, true); raw != nil {
 		return &jsonrpc.Response{ID: req.ID, Result: raw}, false, nil // list.go
+	} else if resp := s.stampedReadResult(req.Method, req.ID, result); resp != nil {
+		return resp, false, nil // resource_encode.go
 	}
 	resp := s.makeResponse(req.ID, result, err)
 	if resp.Error != nil {

@@ -113,6 +113,8 @@ func TestStampedToolResultMatchesStampResult(t *testing.T) {
 		{Content: []Content{&TextContent{Text: "hello, world"}}},
 		{Content: []Content{&TextContent{Text: "a\nb\u2028<>&"}, &TextContent{Text: ""}}, IsError: true},
 		{Content: []Content{&ImageContent{Data: "AQI=", MIMEType: "image/png"}, &TextContent{Text: "x", Annotations: &Annotations{Audience: []string{"user"}}}}},
+		{Content: []Content{&TextContent{Text: `{"a":1}`}}, StructuredContent: json.RawMessage(`{"a":1}`)},
+		{Content: []Content{}, StructuredContent: json.RawMessage(`{"a": "<b>"}`), IsError: true},
 	} {
 		got := s.stampedToolResult("tools/call", id, res)
 		if got == nil {
@@ -128,7 +130,6 @@ func TestStampedToolResultMatchesStampResult(t *testing.T) {
 		(*CallToolResult)(nil),
 		&CallToolResult{},
 		&CallToolResult{Content: []Content{}, Meta: Meta{"k": json.RawMessage(`"v"`)}},
-		&CallToolResult{Content: []Content{}, StructuredContent: json.RawMessage(`{"a":1}`)},
 		&ListToolsResult{},
 		json.RawMessage(`{}`),
 	} {

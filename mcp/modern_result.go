@@ -124,20 +124,19 @@ func (s *Server) stampResultHint(method string, raw json.RawMessage, hint *Cache
 }
 
 // stampedToolResult is makeResponse followed by stampResult for the usual
-// tools/call result (a *CallToolResult without _meta or
-// structuredContent), encoded once, straight after the stamp: the result
+// tools/call result (a *CallToolResult without _meta), encoded once, straight after the stamp: the result
 // names no resultType, ttlMs or _meta of its own, so the stamp is a prefix.
 // It returns nil for every other result.
 func (s *Server) stampedToolResult(method string, id jsonrpc.ID, result any) *jsonrpc.Response {
 	r, ok := result.(*CallToolResult)
-	if !ok || r == nil || len(r.Meta) > 0 || len(r.StructuredContent) > 0 || r.Content == nil || isCacheableMethod(method) {
+	if !ok || r == nil || len(r.Meta) > 0 || r.Content == nil || isCacheableMethod(method) {
 		return nil
 	}
 	info := s.serverInfoMember()
-	size := len(stampPrefix) + len(info) + 32
+	size := len(stampPrefix) + len(info) + 64 + len(r.StructuredContent)
 	for _, c := range r.Content {
 		if t, ok := c.(*TextContent); ok && t != nil {
-			size += len(t.Text) + 32
+			size += len(t.Text) + len(t.Text)/8 + 32 // room for some escapes
 		}
 	}
 	out := append(make([]byte, 0, size), stampPrefix...)

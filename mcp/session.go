@@ -482,9 +482,23 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 	}
 	var raw []byte
 	var mErr error
-	if r, ok := result.(*CallToolResult); ok && r != nil {
-		raw, mErr = r.MarshalJSON() // without reflection (content.go)
-	} else {
+	fast := false
+	switch r := result.(type) {
+	case *CallToolResult:
+		if r != nil {
+			raw, mErr = r.MarshalJSON() // without reflection (content.go)
+			fast = true
+		}
+	case *ReadResourceResult:
+		if r != nil {
+			raw, fast = r.appendFast() // resource_encode.go
+		}
+	case *GetPromptResult:
+		if r != nil {
+			raw, fast = r.appendFast() // prompt_encode.go
+		}
+	}
+	if !fast {
 		raw, mErr = json.Marshal(result)
 	}
 	if mErr != nil {

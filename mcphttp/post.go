@@ -371,6 +371,22 @@ func (h *Handler) writeJSONReply(w http.ResponseWriter, r *http.Request, id json
 // writeJSON sends msg as a 200 application/json body.
 func (h *Handler) writeJSON(w http.ResponseWriter, msg jsonrpc.Message) {
 	p := framePool.Get().(*[]byte)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if head, ok := appendLargeHead((*p)[:0], resp); ok {
+			// The large result is written where it lies (sse.go).
+			hdr := w.Header()
+			hdr["Content-Type"] = hdrJSON
+			hdr["Content-Length"] = []string{strconv.Itoa(len(head) + len(resp.Result) + 1)}
+			w.WriteHeader(http.StatusOK)
+			if _, err := w.Write(head); err == nil {
+				if _, err = w.Write(resp.Result); err == nil {
+					_, _ = w.Write(closeBrace)
+				}
+			}
+			putFrame(p, head)
+			return
+		}
+	}
 	body, err := jsonrpc.AppendEncode((*p)[:0], msg)
 	if err != nil {
 		h.logger.Error("mcphttp: encoding a response", "err", err)
@@ -393,6 +409,8 @@ func (h *Handler) writeJSON(w http.ResponseWriter, msg jsonrpc.Message) {
 const autoLengthLimit = 2048
 
 var hdrJSON = []string{mediaJSON} // shared, like the SSE header values (sse.go)
+
+var closeBrace = []byte("}")
 
 // jsonModeWriter is the related writer of a request answered with a single
 // JSON body: that body carries only the response, so notifications are

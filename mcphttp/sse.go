@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -224,6 +225,30 @@ func appendMessageEvent(dst []byte, msg jsonrpc.Message) ([]byte, error) {
 	dst, err := jsonrpc.AppendEncode(dst, msg)
 	return append(dst, "\n\n"...), err
 }
+
+// largeResult is the size from which a response's result is written from
+// the buffer it was encoded in, between a head and a tail, instead of
+// being copied into a frame first: for megabytes of resource text or
+// base64, the copy would double the memory a request takes. Below it a
+// pooled frame costs nothing.
+const largeResult = 64 << 10
+
+// appendLargeHead appends what goes before a large result: the JSON-RPC
+// envelope up to "result":, exactly as jsonrpc.AppendEncode writes it.
+// ok is false when resp is not a successful response with a large result
+// that is compact, valid JSON (which AppendEncode would compact first).
+func appendLargeHead(dst []byte, resp *jsonrpc.Response) (head []byte, ok bool) {
+	if resp == nil || resp.Error != nil || len(resp.Result) < largeResult || !resp.ID.IsValid() ||
+		!jsonscan.ValidCompact(resp.Result) {
+		return dst, false
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = resp.ID.AppendJSON(dst)
+	return append(dst, `,"result":`...), true
+}
+
+// sseLargeTail ends a message event whose result was written on its own.
+var sseLargeTail = []byte("}\n\n")
 
 // framePool holds the buffers events are built in before they are copied
 // into the response's own buffer.
@@ -557,7 +582,7 @@ func (st *stream) finish(ctx context.Context, resp *jsonrpc.Response) {
 // stream ended while its request's goroutine is still busy). Only the
 // first end of a stream sends anything.
 func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
-	var data, frame []byte
+	var data, frame, large []byte
 	var p *[]byte
 	if resp != nil {
 		var err error
@@ -565,7 +590,12 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 			data, err = jsonrpc.Encode(resp)
 		} else {
 			p = framePool.Get().(*[]byte)
-			frame, err = appendMessageEvent((*p)[:0], resp)
+			var ok bool
+			if frame, ok = appendLargeHead(append((*p)[:0], "event: message\ndata: "...), resp); ok {
+				large = resp.Result // written after frame, then sseLargeTail
+			} else {
+				frame, err = appendMessageEvent((*p)[:0], resp)
+			}
 			defer putFrame(p, frame)
 		}
 		if err != nil {
@@ -617,6 +647,11 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 		att.start(st.h)
 		if frame != nil {
 			_, err = att.w.Write(frame)
+			if err == nil && large != nil {
+				if _, err = att.w.Write(large); err == nil {
+					_, err = att.w.Write(sseLargeTail)
+				}
+			}
 		}
 		if err == nil && flush {
 			att.flushed = true

@@ -14,11 +14,11 @@ func AppendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		b := s[i]
+		if safeASCII[b] {
+			i++
+			continue
+		}
 		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '"', '\\':
@@ -40,6 +40,10 @@ func AppendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
+		if size := plainMultibyte(s, i); size > 0 {
+			i += size
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
@@ -59,4 +63,88 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// StringLen returns len(AppendString(nil, s)) without building it, so that
+// a large string's encoding can go into a buffer of the exact size.
+func StringLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		b := s[i]
+		if safeASCII[b] {
+			i++
+			continue
+		}
+		if b < utf8.RuneSelf {
+			switch b {
+			case '"', '\\', '\n', '\r', '\t', '\b', '\f':
+				n++
+			default:
+				n += 5
+			}
+			i++
+			continue
+		}
+		if size := plainMultibyte(s, i); size > 0 {
+			i += size
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5 // one byte becomes \ufffd
+		case r == '\u2028' || r == '\u2029':
+			n += 3 // three bytes become \u202X
+		}
+		i += size
+	}
+	return n
+}
+
+// safeASCII holds the bytes written as they are: ASCII from 0x20 but the
+// quote, the backslash and the HTML-sensitive <, > and &. One table load
+// per byte is what keeps megabytes of text cheap to encode.
+var safeASCII = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		switch b {
+		case '"', '\\', '<', '>', '&':
+		default:
+			t[b] = true
+		}
+	}
+	return t
+}()
+
+// plainMultibyte returns the length of the two- or three-byte UTF-8
+// sequence at s[i] when it is valid and written as it is (not U+2028 or
+// U+2029), and 0 for anything else, which the caller decodes the slow way:
+// the common non-ASCII letters without a function call.
+func plainMultibyte(s string, i int) int {
+	b := s[i]
+	switch {
+	case b >= 0xC2 && b <= 0xDF:
+		if i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			return 2
+		}
+	case b >= 0xE0 && b <= 0xEF:
+		if i+2 >= len(s) {
+			return 0
+		}
+		c1, c2 := s[i+1], s[i+2]
+		lo, hi := byte(0x80), byte(0xBF)
+		switch b {
+		case 0xE0:
+			lo = 0xA0 // no overlong forms
+		case 0xED:
+			hi = 0x9F // no surrogates
+		case 0xE2:
+			if c1 == 0x80 && (c2 == 0xA8 || c2 == 0xA9) {
+				return 0 // U+2028, U+2029
+			}
+		}
+		if c1 >= lo && c1 <= hi && c2&0xC0 == 0x80 {
+			return 3
+		}
+	}
+	return 0
 }

@@ -14,12 +14,17 @@ func checkString(t *testing.T, s string) {
 	if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
 		t.Errorf("AppendString(%q) = %s, want %s", s, got[1:], want)
 	}
+	if got := StringLen(s); got != len(want) {
+		t.Errorf("StringLen(%q) = %d, want %d", s, got, len(want))
+	}
 }
 
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{
 		"", "hello", `a"b\c`, "<script>&", "\x00\x01\x1f\x7f", "\b\f\n\r\t",
 		"é ü 日本", "\u2028\u2029", "\xff", "a\xc3", "\xed\xa0\x80", "\U0001F600",
+		"\xe0\x80\x80", "\xe0\xa0\x80", "\xc0\x80", "\xc2", "\xe2\x82", "\xe2\x80\xa8x", "\xe2\x80\xaa", "\xed\x9f\xbf",
+		"\xef\xbf\xbf", "\xf0\x9f\x98", "«naïve» café — 東京 ☕",
 	} {
 		checkString(t, s)
 	}
@@ -29,4 +34,30 @@ func FuzzAppendString(f *testing.F) {
 	f.Add("hello")
 	f.Add("<\u2028\xff\n")
 	f.Fuzz(checkString)
+}
+
+// benchText is 1 MiB of source-like text: mostly ASCII, some quotes,
+// backslashes, tabs, newlines, < and &, and non-ASCII letters.
+var benchText = func() string {
+	line := "\tif err := s.check(req); err != nil { return fmt.Errorf(\"check: %w\", err) } // Größe «naïve» café — 東京 <a&b> C:\\x\n"
+	b := make([]byte, 0, 1<<20+len(line))
+	for len(b) < 1<<20 {
+		b = append(b, line...)
+	}
+	return string(b[:1<<20])
+}()
+
+func BenchmarkAppendStringText(b *testing.B) {
+	dst := make([]byte, 0, 2<<20)
+	b.SetBytes(int64(len(benchText)))
+	for b.Loop() {
+		dst = AppendString(dst[:0], benchText)
+	}
+}
+
+func BenchmarkStringLenText(b *testing.B) {
+	b.SetBytes(int64(len(benchText)))
+	for b.Loop() {
+		StringLen(benchText)
+	}
 }

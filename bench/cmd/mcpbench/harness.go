@@ -26,6 +26,15 @@ type options struct {
 	scenarios    []*scenario
 	noPin        bool
 	profileDir   string
+
+	// issue 19
+	pdur, pwarmup       time.Duration
+	psessions, pcallers int
+	prounds             int
+	fanout, fanoutSlow  int
+	fanoutFlood         int
+	fanoutWaves         int
+	fanoutProfile       string
 }
 
 // A scenario is one kind of run. Throughput scenarios fill req/s, latency,
@@ -35,6 +44,10 @@ type scenario struct {
 	id    string
 	title string
 	idle  bool
+	// payload rows run for -pd after -pwarmup, on -psessions x -pcallers.
+	payload bool
+	// fanout scenarios fill the fan-out figures; once: first round only.
+	fanout, once bool
 	// applies reports whether the target takes part.
 	applies func(t *targets.Target) bool
 	run     func(h *harness, t *targets.Target) (measurement, error)
@@ -77,6 +90,11 @@ type measurement struct {
 	// idle sessions
 	heapPerSess, rssPerSess, goroutinesPerSess float64
 	sessions                                   int
+
+	// fan-out
+	fanLast, fanMaxLast float64 // ns
+	fanCPU, fanBytes    float64 // per wave
+	fanNote             string
 }
 
 type harness struct {
@@ -284,7 +302,7 @@ func (h *harness) run() {
 			for i := range o.targets {
 				name := o.targets[(i+r)%len(o.targets)]
 				t, _ := targets.Get(name)
-				if !sc.applies(t) {
+				if !sc.applies(t) || (sc.once && r > 0) || (sc.payload && r >= o.prounds) {
 					continue
 				}
 				fmt.Fprintf(os.Stderr, "round %d/%d  scenario %s %-20s %-7s ", r+1, o.rounds, sc.id, sc.title, name)
@@ -294,7 +312,10 @@ func (h *harness) run() {
 					notes = append(notes, fmt.Sprintf("round %d scenario %s %s failed: %v", r+1, sc.id, name, err))
 					continue
 				}
-				if sc.idle {
+				if sc.fanout {
+					fmt.Fprintf(os.Stderr, "last %s (worst %s), %.0f µs cpu, %.0f B per wave, %.3f goroutines/subscriber; %s\n",
+						dur(m.fanLast), dur(m.fanMaxLast), m.fanCPU, m.fanBytes, m.goroutinesPerSess, m.fanNote)
+				} else if sc.idle {
 					fmt.Fprintf(os.Stderr, "%.0f B heap+stack/session, %.3f goroutines/session\n", m.heapPerSess, m.goroutinesPerSess)
 				} else {
 					fmt.Fprintf(os.Stderr, "%8.0f /s  %6.1f µs cpu  %7.0f B  errors %d\n", m.opsPerSec, m.cpuPerOp, m.bytesPerOp, m.errors)
@@ -336,10 +357,17 @@ func (h *harness) profile() error {
 	case "1":
 	case "2":
 		mode = targets.JSON
-	case "3":
+	case "3", "7":
 		transport = "stdio"
+	case "6":
+		mode = targets.Stateless
 	default:
-		return fmt.Errorf("profiling is for scenarios 1, 2 and 3, not %s", sc.id)
+		if !sc.payload {
+			return fmt.Errorf("profiling is for scenarios 1, 2, 3, 6, 7, 8x and 9x, not %s", sc.id)
+		}
+		if sc.id[0] == '9' {
+			mode = targets.Stateless
+		}
 	}
 	if transport == "http" && t.HTTP == nil {
 		return fmt.Errorf("mcpkit has no Streamable HTTP handler wired in this build")
@@ -351,14 +379,39 @@ func (h *harness) profile() error {
 	}
 	defer s.stop()
 	var run func(time.Duration) (load.Result, error)
-	if transport == "stdio" {
-		l, err := load.NewStdioLoad(s.stdin, s.stdout)
+	era := load.SessionEra
+	if sc.id == "6" || sc.id == "7" || sc.id[0] == '9' {
+		era = load.StatelessEra
+	}
+	var op *load.Op
+	for _, p := range payloadOps {
+		if sc.payload && sc.id[1:] == p.letter {
+			op = p.op
+		}
+	}
+	if sc.id == "6" {
+		op = load.EchoOp
+	}
+	switch {
+	case op != nil:
+		groups, callers := h.opts.sessions, h.opts.callers
+		if sc.payload {
+			groups, callers = h.opts.psessions, h.opts.pcallers
+		}
+		l, err := load.NewOpLoad(s.listen, op, era, groups, callers)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		run = func(d time.Duration) (load.Result, error) { return l.Run(d), nil }
+	case transport == "stdio":
+		l, err := load.NewStdioLoadEra(s.stdin, s.stdout, era)
 		if err != nil {
 			return err
 		}
 		l.OnStuck = func() { s.cmd.Process.Kill() }
 		run = func(d time.Duration) (load.Result, error) { return l.Run(d, h.opts.window, 10*time.Second) }
-	} else {
+	default:
 		l, err := load.NewCallLoad(s.listen, h.opts.sessions, h.opts.callers)
 		if err != nil {
 			return err

@@ -35,6 +35,7 @@ func serveMain(args []string) int {
 	fs.StringVar(&cfg.Target, "target", "mcpkit", "target: "+strings.Join(targets.Names(), ", "))
 	fs.StringVar(&cfg.Transport, "transport", "http", "http or stdio")
 	jsonMode := fs.Bool("json", false, "answer HTTP requests with single JSON bodies where the target can")
+	stateless := fs.Bool("stateless", false, "serve HTTP the way the target serves 2026-07-28 (go-sdk Stateless, mcp-go WithStateLess; JSON replies)")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile between /profile/start and /profile/stop of the debug endpoint")
 	fs.StringVar(&cfg.MemProfile, "memprofile", "", "write an allocs profile at /profile/stop (and FILE.base at /profile/start)")
 	fs.DurationVar(&cfg.MaxLife, "maxlife", 15*time.Minute, "exit after this long whatever happens")
@@ -43,6 +44,9 @@ func serveMain(args []string) int {
 	fs.Parse(args)
 	if *jsonMode {
 		cfg.Mode = targets.JSON
+	}
+	if *stateless {
+		cfg.Mode = targets.Stateless
 	}
 	if err := targets.Serve(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "serve:", err)
@@ -55,7 +59,7 @@ func benchMain(args []string) int {
 	fs := flag.NewFlagSet("mcpbench", flag.ExitOnError)
 	var o options
 	quick := fs.Bool("quick", false, "smoke run: 1 round, 1 s per measurement, 500 idle sessions (about 30 s)")
-	fs.IntVar(&o.rounds, "rounds", 5, "rounds; every round runs every scenario on every target, in rotated order")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds; every round runs every scenario on every target, in rotated order")
 	fs.DurationVar(&o.dur, "d", 2*time.Second, "measured duration of each throughput run")
 	fs.DurationVar(&o.warmup, "warmup", 400*time.Millisecond, "unmeasured load before each measured run")
 	fs.IntVar(&o.sessions, "sessions", 16, "scenarios 1-2: sessions")
@@ -64,7 +68,17 @@ func benchMain(args []string) int {
 	fs.IntVar(&o.setupWorkers, "setup-workers", 16, "scenario 5: concurrent handshakes")
 	fs.IntVar(&o.idle, "idle", 2000, "scenario 4: idle sessions opened")
 	targetList := fs.String("targets", strings.Join(targets.Names(), ","), "targets to run (floor, net/http with no JSON work, only when named)")
-	scenarioList := fs.String("scenarios", "1,2,3,4,5", "scenarios to run")
+	fs.DurationVar(&o.pdur, "pd", time.Second, "measured duration of each realistic-payload run (scenarios 8x, 9x)")
+	fs.DurationVar(&o.pwarmup, "pwarmup", 200*time.Millisecond, "warm-up of each realistic-payload run")
+	fs.IntVar(&o.prounds, "prounds", 2, "scenarios 8x, 9x: rounds (the first N of -rounds)")
+	fs.IntVar(&o.psessions, "psessions", 4, "scenarios 8x, 9x: sessions (connection groups in the 2026 era)")
+	fs.IntVar(&o.pcallers, "pcallers", 4, "scenarios 8x, 9x: concurrent callers per session")
+	fs.IntVar(&o.fanout, "fanout", 10000, "scenarios 10, 11: subscribers")
+	fs.IntVar(&o.fanoutSlow, "fanout-slow", 100, "scenarios 10, 11: subscribers that never read (among -fanout)")
+	fs.IntVar(&o.fanoutFlood, "fanout-flood", 2000, "scenarios 10, 11: notifications sent to the slow subscribers before the measured waves")
+	fs.StringVar(&o.fanoutProfile, "fanout-profile", "", "scenarios 10, 11: write CPU and allocs profiles of the server over the measured waves to this directory")
+	fs.IntVar(&o.fanoutWaves, "fanout-waves", 5, "scenarios 10, 11: measured notifications")
+	scenarioList := fs.String("scenarios", "1,2,3,4,5,6,7,8,9,10,11", "scenarios to run (8 and 9: every payload row of the era, or one of 8n,8t,8b,8l,8p, 9n...)")
 	fs.BoolVar(&o.noPin, "nopin", false, "do not pin server and load generator to different CPUs")
 	fs.StringVar(&o.profileDir, "profile", "", "instead of the table: profile the mcpkit server under scenario 1 for -d and write cpu.pprof and allocs.pprof to this directory")
 	var so soakOptions
@@ -78,6 +92,7 @@ func benchMain(args []string) int {
 	fs.Parse(args)
 	if *quick {
 		o.rounds, o.dur, o.warmup, o.idle = 1, time.Second, 200*time.Millisecond, 500
+		o.pdur, o.pwarmup, o.fanout, o.fanoutWaves = 500*time.Millisecond, 100*time.Millisecond, 1000, 3
 	}
 	o.targets = strings.Split(*targetList, ",")
 	for _, t := range o.targets {
@@ -86,14 +101,12 @@ func benchMain(args []string) int {
 			return 2
 		}
 	}
-	for _, s := range strings.Split(*scenarioList, ",") {
-		sc, ok := scenarioByID[strings.TrimSpace(s)]
-		if !ok {
-			fmt.Fprintf(os.Stderr, "unknown scenario %q\n", s)
-			return 2
-		}
-		o.scenarios = append(o.scenarios, sc)
+	scs, err := expandScenarios(*scenarioList)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
 	}
+	o.scenarios = scs
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

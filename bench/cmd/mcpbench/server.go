@@ -38,8 +38,11 @@ type server struct {
 // pinning is on, and waits for it to print its addresses.
 func (h *harness) startServer(target, transport string, mode targets.HTTPMode, extra ...string) (*server, error) {
 	args := []string{"serve", "-target", target, "-transport", transport}
-	if mode == targets.JSON {
+	switch mode {
+	case targets.JSON:
 		args = append(args, "-json")
+	case targets.Stateless:
+		args = append(args, "-stateless")
 	}
 	args = append(args, extra...)
 	var cmd *exec.Cmd

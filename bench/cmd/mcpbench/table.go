@@ -93,7 +93,7 @@ func scenarioLabel(h *harness, sc *scenario) string {
 	case "4":
 		return fmt.Sprintf("4 idle %d", o.idle)
 	}
-	return sc.id
+	return scenarioLabel19(sc)
 }
 
 // printTable prints the one table: throughput scenarios, then the idle
@@ -105,7 +105,7 @@ func printTable(out io.Writer, h *harness, results map[string]map[string][]measu
 	fmt.Fprintln(out, "mcpkit÷ = mcpkit / this target (ops: higher is better for mcpkit; cpu and B: lower is better).")
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-18s\t%-14s\tops/s\t±%%\tp50\tp99\tcpu µs/op\tops/cpu-s\tutil\tB/op\tops÷plain\tcpu÷plain\tB÷plain\tmcpkit÷ ops\tmcpkit÷ cpu\tmcpkit÷ B\terrors\t\n", "scenario", "target")
+	fmt.Fprintf(tw, "%-22s\t%-14s\tops/s\t±%%\tp50\tp99\tcpu µs/op\tops/cpu-s\tutil\tB/op\tops÷plain\tcpu÷plain\tB÷plain\tmcpkit÷ ops\tmcpkit÷ cpu\tmcpkit÷ B\terrors\t\n", "scenario", "target")
 	aggs := map[string]map[string]agg{}
 	for _, sc := range h.opts.scenarios {
 		aggs[sc.id] = map[string]agg{}
@@ -121,6 +121,9 @@ func printTable(out io.Writer, h *harness, results map[string]map[string][]measu
 			idle = sc
 			continue
 		}
+		if sc.fanout {
+			continue
+		}
 		plain, hasPlain := aggs[sc.id]["plain"]
 		mk, hasMK := aggs[sc.id]["mcpkit"]
 		for _, name := range h.opts.targets {
@@ -133,7 +136,7 @@ func printTable(out io.Writer, h *harness, results map[string]map[string][]measu
 			if sc.id == "1" && t != nil && t.SSEIsJSON {
 				label += " (json)"
 			}
-			row := []string{fmt.Sprintf("%-18s", scenarioLabel(h, sc)), fmt.Sprintf("%-14s", label),
+			row := []string{fmt.Sprintf("%-22s", scenarioLabel(h, sc)), fmt.Sprintf("%-14s", label),
 				fmt.Sprintf("%.0f", a.ops), fmt.Sprintf("%.1f", a.spread), dur(a.p50), dur(a.p99),
 				fmt.Sprintf("%.1f", a.cpu), capacity(a.cpu), fmt.Sprintf("%.0f%%", a.util*100), fmt.Sprintf("%.0f", a.bytes)}
 			if hasPlain {
@@ -162,6 +165,12 @@ func printTable(out io.Writer, h *harness, results map[string]map[string][]measu
 		}
 	}
 	tw.Flush()
+	printFanout(out, h, aggs, results)
+
+	fmt.Fprintln(out, "\nIssue 19 targets for mcpkit, from this run (throughput: median of per-round ratios; CPU and bytes: medians):")
+	for _, c := range checks19(h, aggs, results) {
+		fmt.Fprintln(out, "  "+c)
+	}
 
 	fmt.Fprintln(out, "\nIssue 6 targets for mcpkit, from this run. A throughput ratio is the median of the ratios")
 	fmt.Fprintln(out, "measured in each round, where mcpkit and the peer ran seconds apart: a change in the machine's speed")

@@ -67,15 +67,20 @@ type Reply struct {
 // Post sends body to /mcp with the MCP headers (sessionID and version are
 // omitted when empty) and reads the whole reply.
 func (c *HTTPConn) Post(body []byte, sessionID, version string) (Reply, error) {
-	return c.do("POST", body, sessionID, version)
+	return c.do("POST", body, sessionID, version, nil)
+}
+
+// PostHeaders is Post with more header lines (each ending in CRLF).
+func (c *HTTPConn) PostHeaders(body []byte, sessionID, version string, extra []byte) (Reply, error) {
+	return c.do("POST", body, sessionID, version, extra)
 }
 
 // Delete ends a session.
 func (c *HTTPConn) Delete(sessionID, version string) (Reply, error) {
-	return c.do("DELETE", nil, sessionID, version)
+	return c.do("DELETE", nil, sessionID, version, nil)
 }
 
-func (c *HTTPConn) do(method string, body []byte, sessionID, version string) (Reply, error) {
+func (c *HTTPConn) do(method string, body []byte, sessionID, version string, extra []byte) (Reply, error) {
 	if c.c == nil {
 		if err := c.redial(); err != nil {
 			return Reply{}, err
@@ -101,6 +106,7 @@ func (c *HTTPConn) do(method string, body []byte, sessionID, version string) (Re
 		b = append(b, version...)
 		b = append(b, "\r\n"...)
 	}
+	b = append(b, extra...)
 	b = append(b, "\r\n"...)
 	b = append(b, body...)
 	c.wbuf = b

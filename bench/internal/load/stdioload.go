@@ -18,6 +18,7 @@ type StdioLoad struct {
 	r      *bufio.Reader
 	nextID int64
 	runs   int
+	era    Era
 	// OnStuck, if set, is called when a run has not finished by d+drain
 	// (the server stopped answering); it should end the server.
 	OnStuck func()
@@ -25,7 +26,16 @@ type StdioLoad struct {
 
 // NewStdioLoad runs the handshake over the pipes.
 func NewStdioLoad(stdin io.Writer, stdout io.Reader) (*StdioLoad, error) {
-	l := &StdioLoad{w: bufio.NewWriterSize(stdin, 64<<10), r: bufio.NewReaderSize(stdout, 64<<10), nextID: 1}
+	return NewStdioLoadEra(stdin, stdout, SessionEra)
+}
+
+// NewStdioLoadEra is NewStdioLoad in either era: in the stateless era
+// there is no handshake, and every request carries the 2026-07-28 _meta.
+func NewStdioLoadEra(stdin io.Writer, stdout io.Reader, era Era) (*StdioLoad, error) {
+	l := &StdioLoad{w: bufio.NewWriterSize(stdin, 64<<10), r: bufio.NewReaderSize(stdout, 64<<10), nextID: 1, era: era}
+	if era == StatelessEra {
+		return l, nil
+	}
 	l.w.Write(initializeBody)
 	l.w.WriteByte('\n')
 	if err := l.w.Flush(); err != nil {
@@ -98,8 +108,12 @@ func (l *StdioLoad) Run(d time.Duration, window int, drain time.Duration) (Resul
 			}
 			id := l.nextID
 			l.nextID++
-			text = strconv.AppendInt(append(text[:0], "stdio-"...), id, 10)
-			body = appendCall(body[:0], id, text)
+			if l.era == StatelessEra {
+				body = appendRequest(body[:0], EchoOp, StatelessEra, id, id)
+			} else {
+				text = strconv.AppendInt(append(text[:0], "stdio-"...), id, 10)
+				body = appendCall(body[:0], id, text)
+			}
 			body = append(body, '\n')
 			mu.Lock()
 			pending[id] = now
@@ -111,7 +125,11 @@ func (l *StdioLoad) Run(d time.Duration, window int, drain time.Duration) (Resul
 			}
 		}
 		// The end marker takes the slot acquired last.
-		l.w.WriteString(`{"jsonrpc":"2.0","id":` + string(endID) + `,"method":"ping"}` + "\n")
+		if l.era == StatelessEra {
+			l.w.WriteString(`{"jsonrpc":"2.0","id":` + string(endID) + `,"method":"ping","params":{` + modernMeta + `}}` + "\n")
+		} else {
+			l.w.WriteString(`{"jsonrpc":"2.0","id":` + string(endID) + `,"method":"ping"}` + "\n")
+		}
 		wdone <- l.w.Flush()
 	}()
 
@@ -162,7 +180,11 @@ func (l *StdioLoad) Run(d time.Duration, window int, drain time.Duration) (Resul
 			continue
 		}
 		<-slots
-		text = strconv.AppendInt(append(text[:0], "stdio-"...), id, 10)
+		if l.era == StatelessEra {
+			text = echoText(text[:0], id)
+		} else {
+			text = strconv.AppendInt(append(text[:0], "stdio-"...), id, 10)
+		}
 		if err := checkEcho(&r, text); err != nil {
 			w.fail(err)
 			continue

@@ -2,6 +2,8 @@ package targets
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -22,10 +24,66 @@ var mcpkitTarget = &Target{
 func init() { register(mcpkitTarget) }
 
 func newMCPKitServer() (*mcp.Server, error) {
-	s := mcp.NewServer(mcp.Implementation{Name: "bench-mcpkit", Version: "1"}, nil)
+	// PageSize: one tools/list page holds the 500 tools, as go-sdk's
+	// default page (1000) and mcp-go's unpaged list do.
+	s := mcp.NewServer(mcp.Implementation{Name: "bench-mcpkit", Version: "1"}, &mcp.ServerOptions{PageSize: 1000})
 	err := mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes its text."},
 		func(_ context.Context, _ *mcp.Request, in EchoIn) (string, error) {
 			return in.Text, nil
 		})
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	if err := addMCPKitFixtures(s); err != nil {
+		return nil, err
+	}
+	setNotifier(s.ResourceUpdated)
+	return s, nil
+}
+
+func addMCPKitFixtures(s *mcp.Server) error {
+	err := mcp.AddTool(s, &mcp.Tool{Name: NestedTool, Description: "Prices an order in every delivery variant."},
+		func(_ context.Context, _ *mcp.Request, in NestedIn) (NestedOut, error) {
+			return Quoted(in), nil
+		})
+	if err != nil {
+		return err
+	}
+	for i := range ManyTools {
+		err := s.AddTool(&mcp.Tool{Name: ToolName(i), Description: ToolDescription(i), InputSchema: ToolSchema(i)},
+			func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+		if err != nil {
+			return err
+		}
+	}
+	for _, r := range []struct{ uri, mime string }{{TextURI, "text/plain"}, {BlobURI, "application/octet-stream"}, {FanoutURI, "text/plain"}, {FloodURI, "text/plain"}} {
+		err := s.AddResource(&mcp.Resource{URI: r.uri, Name: r.uri, MIMEType: r.mime},
+			func(_ context.Context, _ *mcp.Request, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+				c := &mcp.ResourceContents{URI: p.URI, MIMEType: r.mime}
+				switch p.URI {
+				case BlobURI:
+					// The handler holds bytes, as a server reading a file does;
+					// mcpkit's Blob is the base64 text.
+					c.Blob = base64.StdEncoding.EncodeToString(Blob)
+				case TextURI:
+					c.Text = Text
+				default:
+					c.Text = "changed"
+				}
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+			})
+		if err != nil {
+			return err
+		}
+	}
+	return s.AddPrompt(&mcp.Prompt{Name: ReviewName, Description: ReviewDescription, Arguments: []*mcp.PromptArgument{
+		{Name: "code", Description: "The code to review", Required: true},
+		{Name: "language", Description: "Its programming language"},
+	}}, func(_ context.Context, _ *mcp.Request, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Description: ReviewDescription, Messages: []*mcp.PromptMessage{
+			{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: ReviewText(p.Arguments["code"], p.Arguments["language"])}},
+		}}, nil
+	})
 }

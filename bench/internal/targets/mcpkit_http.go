@@ -13,7 +13,7 @@ func init() {
 			return nil, err
 		}
 		return mcphttp.NewHandler(s, &mcphttp.Options{
-			JSONResponse: mode == JSON,
+			JSONResponse: mode != SSE,
 			// The peers have no session cap; the setup-rate scenario opens
 			// tens of thousands of sessions.
 			MaxSessions: -1,

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -30,6 +31,10 @@ type Stats struct {
 	NumGC      uint32 `json:"numGC"`
 	Goroutines int    `json:"goroutines"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
+	// CPUMicros is the process's user+system CPU time from getrusage,
+	// in µs: finer than /proc/PID/stat's clock ticks, for short events
+	// such as one fan-out.
+	CPUMicros int64 `json:"cpuMicros"`
 	// Sessions is the live session count of a handler that reports one
 	// (mcpkit's mcphttp.Handler.SessionCount); nil for the others and
 	// for stdio.
@@ -161,11 +166,47 @@ func debugHandler(prof *profiler, sessions *atomic.Pointer[func() int]) http.Han
 			HeapInuse: ms.HeapInuse, StackInuse: ms.StackInuse, Sys: ms.Sys, NumGC: ms.NumGC,
 			Goroutines: runtime.NumGoroutine(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		}
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+			st.CPUMicros = ru.Utime.Sec*1e6 + int64(ru.Utime.Usec) + ru.Stime.Sec*1e6 + int64(ru.Stime.Usec)
+		}
 		if f := sessions.Load(); f != nil {
 			n := (*f)()
 			st.Sessions = &n
 		}
 		json.NewEncoder(w).Encode(st)
+	})
+	// /notify?uri=U&n=N tells the subscribers of U that it changed, N
+	// times (the target's ResourceUpdated), and answers when the calls
+	// have returned: the fan-out scenarios' trigger.
+	mux.HandleFunc("/notify", func(w http.ResponseWriter, r *http.Request) {
+		f := Notifier.Load()
+		if f == nil {
+			http.Error(w, "this target has no fan-out hook", http.StatusNotImplemented)
+			return
+		}
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		uri := r.URL.Query().Get("uri")
+		var failed int
+		var firstErr error
+		for range max(n, 1) {
+			if err := (*f)(r.Context(), uri); err != nil {
+				failed++
+				if firstErr == nil {
+					firstErr = err
+				}
+			}
+		}
+		// Failed calls (a subscriber whose queue is full) are normal
+		// for the flood; the count is reported, the first error too.
+		fmt.Fprintf(w, "failed %d", failed)
+		if firstErr != nil {
+			msg := firstErr.Error()
+			if len(msg) > 300 {
+				msg = msg[:300]
+			}
+			fmt.Fprintf(w, ": %s", msg)
+		}
 	})
 	mux.HandleFunc("/profile/start", func(w http.ResponseWriter, r *http.Request) {
 		if err := prof.start(); err != nil {

@@ -20,6 +20,11 @@ const (
 	SSE HTTPMode = iota
 	// JSON asks for single application/json replies.
 	JSON
+	// Stateless is how the target serves the 2026-07-28 era: go-sdk
+	// with Stateless, mcp-go with WithStateLess, mcpkit and plain as
+	// in JSON (mcpkit decides the era per request). Replies are JSON
+	// where the target can be told.
+	Stateless
 )
 
 // A Target builds one server implementation.

@@ -1,0 +1,113 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// The hand-written resources/read encoder knows every field it writes.
+func TestReadResourceEncoderFieldsKnown(t *testing.T) {
+	for _, c := range []struct {
+		typ  reflect.Type
+		want []string
+	}{
+		{reflect.TypeFor[ReadResourceResult](), []string{"Meta", "Contents"}},
+		{reflect.TypeFor[ResourceContents](), []string{"URI", "MIMEType", "Text", "Blob", "Meta"}},
+	} {
+		var got []string
+		for f := range c.typ.Fields() {
+			got = append(got, f.Name)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%v fields %v, want %v: update appendFast", c.typ, got, c.want)
+		}
+	}
+}
+
+// appendFast writes exactly what encoding/json writes, into a buffer of
+// exactly its size, and declines the shapes it does not know.
+func TestReadResourceAppendFast(t *testing.T) {
+	big := strings.Repeat("line <1> & \"two\"\n\t\u2028 é \xff", 5000)
+	for _, c := range []struct {
+		name string
+		r    *ReadResourceResult
+		ok   bool
+	}{
+		{"text", &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///a.txt", MIMEType: "text/plain", Text: big}}}, true},
+		{"empty text", &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///a"}}}, true},
+		{"blob wins", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:b", Text: "t", Blob: "AAEC"}}}, true},
+		{"several", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:1", Text: "a"}, {URI: "x:2<>", MIMEType: "a/b", Blob: "QQ=="}}}, true},
+		{"no contents", &ReadResourceResult{Contents: []*ResourceContents{}}, true},
+		{"nil contents", &ReadResourceResult{}, false},
+		{"result _meta", &ReadResourceResult{Meta: Meta{"k": json.RawMessage(`1`)}, Contents: []*ResourceContents{{URI: "x:1"}}}, false},
+		{"contents _meta", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:1", Meta: Meta{"k": json.RawMessage(`1`)}}}}, false},
+		{"nil element", &ReadResourceResult{Contents: []*ResourceContents{nil}}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := c.r.appendFast()
+			if ok != c.ok {
+				t.Fatalf("ok = %v, want %v", ok, c.ok)
+			}
+			if !ok {
+				return
+			}
+			want, err := json.Marshal(c.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("appendFast:\n%.300s\nencoding/json:\n%.300s", got, want)
+			}
+			if cap(got) != len(got) {
+				t.Errorf("buffer cap %d for %d bytes: not sized exactly", cap(got), len(got))
+			}
+		})
+	}
+}
+
+// A 1 MB text read costs one allocation of its encoded size in the
+// result encoder.
+func TestReadResourceAppendFastAllocs(t *testing.T) {
+	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big", MIMEType: "text/plain", Text: strings.Repeat("abc\"\n", 200_000)}}}
+	if n := testing.AllocsPerRun(10, func() { r.appendFast() }); n != 1 {
+		t.Errorf("%v allocations, want 1", n)
+	}
+}
+
+// In the stateless era the stamp is written before the result, giving
+// what makeResponse followed by stampResult gives, cache hint included.
+func TestStampedReadResultMatchesStampResult(t *testing.T) {
+	for _, hint := range []*CacheHint{nil, {TTL: 90 * time.Second, Scope: CachePublic}} {
+		opts := &ServerOptions{}
+		if hint != nil {
+			h := *hint
+			opts.CacheHint = func(string) CacheHint { return h }
+		}
+		s := NewServer(Implementation{Name: "srv \"q\"", Version: "1.0"}, opts)
+		for _, r := range []*ReadResourceResult{
+			{Contents: []*ResourceContents{{URI: "file:///a", MIMEType: "text/plain", Text: "a <b> \u2028 \xff"}}},
+			{Contents: []*ResourceContents{{URI: "x:b", Blob: "AAEC"}, {URI: "x:c"}}},
+			{Contents: []*ResourceContents{}},
+		} {
+			got := s.stampedReadResult("resources/read", jsonrpc.Int64ID(3), r)
+			if got == nil {
+				t.Fatal("stampedReadResult declined a result of the usual shape")
+			}
+			want := s.stampResult("resources/read", s.makeResponse(jsonrpc.Int64ID(3), r, nil).Result)
+			if string(got.Result) != string(want) {
+				t.Errorf("stamped\n%s\nwant\n%s", got.Result, want)
+			}
+		}
+		if s.stampedReadResult("resources/read", jsonrpc.Int64ID(3), &ReadResourceResult{Meta: Meta{"k": json.RawMessage(`1`)}, Contents: []*ResourceContents{}}) != nil {
+			t.Error("a result with _meta was not left to stampResult")
+		}
+		if s.stampedReadResult("tools/call", jsonrpc.Int64ID(3), &ReadResourceResult{Contents: []*ResourceContents{}}) != nil {
+			t.Error("stamped a result of another method")
+		}
+	}
+}
