@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"iter"
 )
@@ -42,15 +41,7 @@ func (cs *ClientSession) serverToolTasks() bool {
 	if res == nil || len(res.Capabilities.Tasks) == 0 {
 		return false
 	}
-	var tasks struct {
-		Requests struct {
-			Tools struct {
-				Call json.RawMessage `json:"call"`
-			} `json:"tools"`
-		} `json:"requests"`
-	}
-	return json.Unmarshal(res.Capabilities.Tasks, &tasks) == nil &&
-		len(tasks.Requests.Tools.Call) > 0 && string(tasks.Requests.Tools.Call) != "null"
+	return tasksDeclareToolCall(res.Capabilities.Tasks)
 }
 
 // CallToolAsTask calls a tool as a task

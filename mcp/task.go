@@ -315,20 +315,29 @@ func (s *Server) tasksCapability() json.RawMessage {
 	return json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
 }
 
+// tasksDeclareToolCall reports whether a tasks capability declares
+// task-augmented tools/call (requests.tools.call present and not null)
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#capabilities).
+func tasksDeclareToolCall(tasks json.RawMessage) bool {
+	if len(tasks) == 0 {
+		return false
+	}
+	var c struct {
+		Requests struct {
+			Tools struct {
+				Call json.RawMessage `json:"call"`
+			} `json:"tools"`
+		} `json:"requests"`
+	}
+	return json.Unmarshal(tasks, &c) == nil && len(c.Requests.Tools.Call) > 0 && string(c.Requests.Tools.Call) != "null"
+}
+
 // declaresToolTasks reports whether the server declares task-augmented
 // tools/call: in ServerOptions.Capabilities when set, else because a tool
 // supports tasks.
 func (s *Server) declaresToolTasks() bool {
 	if c := s.opts.Capabilities; c != nil {
-		var tasks struct {
-			Requests struct {
-				Tools struct {
-					Call json.RawMessage `json:"call"`
-				} `json:"tools"`
-			} `json:"requests"`
-		}
-		return len(c.Tasks) > 0 && json.Unmarshal(c.Tasks, &tasks) == nil &&
-			len(tasks.Requests.Tools.Call) > 0 && string(tasks.Requests.Tools.Call) != "null"
+		return tasksDeclareToolCall(c.Tasks)
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
