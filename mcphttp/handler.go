@@ -162,25 +162,27 @@ func (h *Handler) Close() error {
 // SessionCount reports the number of live sessions, for metrics and tests.
 func (h *Handler) SessionCount() int { return h.reg.count() }
 
-// closeEntry ends a session that has been removed from the registry.
+// closeEntry ends the local copy of a session that has been removed from
+// the registry (idle, evicted, shut down). A session of a shared store
+// lives on in the store for the other replicas; any other session ends
+// for good, and leaves its store.
 func (h *Handler) closeEntry(e *entry) {
+	if e.shared {
+		_ = e.ss.Close()
+		return
+	}
+	h.deleteFromStore(e) // shared.go
+	h.endEntry(e)
+}
+
+// endEntry ends a session for good: its live session and its events.
+func (h *Handler) endEntry(e *entry) {
 	_ = e.ss.Close()
 	if h.opts.EventStore != nil {
 		if err := h.opts.EventStore.DeleteSession(context.Background(), e.id); err != nil {
 			h.logger.Error("mcphttp: event store delete failed", "session", e.id, "err", err)
 		}
 	}
-}
-
-// acquire returns the live session sid of r's user, busy until
-// h.reg.release, or nil; it closes a session it finds expired.
-func (h *Handler) acquire(r *http.Request, sid string) *entry {
-	_, owner := h.authOf(r)
-	e, evicted := h.reg.acquire(sid, owner)
-	if evicted != nil {
-		h.closeEntry(evicted)
-	}
-	return e
 }
 
 // serveDELETE ends a session at the client's request
@@ -196,6 +198,9 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, owner := h.authOf(r)
+	if h.deleteShared(w, r, sid, owner) { // shared.go
+		return
+	}
 	e, evicted := h.reg.remove(sid, owner)
 	if evicted != nil {
 		h.closeEntry(evicted)
