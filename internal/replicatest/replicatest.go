@@ -27,8 +27,15 @@ import (
 // Store is a shared store under test and what the scenario needs to
 // reach around it.
 type Store struct {
-	// Store must report Shared true.
+	// Store must report Shared true. Replica A uses it.
 	Store mcp.SessionStore
+	// StoreB, if not nil, is replica B's store: another client of the
+	// same backend, as a real replica has. If nil, B uses Store.
+	StoreB mcp.SessionStore
+	// Down, if not nil, takes the store's backend down (true) or brings
+	// it back (false) for real; if nil, the scenario makes every call of
+	// the store fail with mcp.ErrStoreUnavailable instead.
+	Down func(t *testing.T, down bool)
 	// Expire makes session id idle out by the store's own clock, and
 	// returns once the store no longer has it.
 	Expire func(t *testing.T, id string)
@@ -95,9 +102,21 @@ type replica struct {
 
 // cluster is two replicas sharing one store.
 type cluster struct {
-	store *flaky
-	s     Store
-	a, b  *replica
+	stores []*flaky
+	s      Store
+	a, b   *replica
+}
+
+// down takes the store down (true) or brings it back.
+func (c *cluster) down(t *testing.T, down bool) {
+	t.Helper()
+	if c.s.Down != nil {
+		c.s.Down(t, down)
+		return
+	}
+	for _, f := range c.stores {
+		f.down.Store(down)
+	}
 }
 
 func newServer(store mcp.SessionStore) *mcp.Server {
@@ -139,13 +158,15 @@ func newCluster(t *testing.T, newStore NewStore, maxSessions int, auth bool) *cl
 	if !s.Store.Shared() {
 		t.Fatal("the store does not report Shared")
 	}
-	c := &cluster{store: &flaky{SessionStore: s.Store}, s: s}
-	mk := func(name string) *replica {
+	c := &cluster{s: s}
+	mk := func(name string, store mcp.SessionStore) *replica {
 		opts := &mcphttp.Options{JSONResponse: true}
 		if auth {
 			opts.Authenticate = authenticate
 		}
-		srv := newServer(c.store)
+		f := &flaky{SessionStore: store}
+		c.stores = append(c.stores, f)
+		srv := newServer(f)
 		h := mcphttp.NewHandler(srv, opts)
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
@@ -154,7 +175,11 @@ func newCluster(t *testing.T, newStore NewStore, maxSessions int, auth bool) *cl
 		})
 		return &replica{name: name, srv: srv, h: h, ts: ts}
 	}
-	c.a, c.b = mk("A"), mk("B")
+	storeB := s.StoreB
+	if storeB == nil {
+		storeB = s.Store
+	}
+	c.a, c.b = mk("A", s.Store), mk("B", storeB)
 	return c
 }
 
@@ -356,7 +381,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("a store that is down is 503 until it is back", func(t *testing.T) {
 		c := newCluster(t, newStore, 0, false)
 		sid := c.initialize(t, c.a, c.b, "")
-		c.store.down.Store(true)
+		c.down(t, true)
 		for _, x := range []struct {
 			rep    *replica
 			method string
@@ -376,7 +401,7 @@ func Run(t *testing.T, newStore NewStore) {
 				t.Errorf("Retry-After = %q, want 1", got)
 			}
 		}
-		c.store.down.Store(false)
+		c.down(t, false)
 		if n := c.s.Count(t); n != 1 {
 			t.Fatalf("the store holds %d sessions, want 1 (the initialize while down left nothing)", n)
 		}
