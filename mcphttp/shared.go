@@ -87,7 +87,7 @@ func (h *Handler) refuseStore(w http.ResponseWriter, r *http.Request, id jsonrpc
 
 // errStoreLimit is the 503 of an initialize the store's cap refused.
 func errStoreLimit(err error) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: maximum concurrent sessions reached (" + err.Error() + ")"}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: maximum concurrent sessions reached: " + err.Error()}
 }
 
 // touch is store.Touch with panics recovered.

@@ -319,12 +319,25 @@ func Run(t *testing.T, newStore NewStore) {
 		c.initialize(t, c.b, c.a, "")
 		r := c.a.do(t, http.MethodPost, "", "", initBody)
 		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" || r.header.Get("Mcp-Session-Id") != "" ||
-			!strings.HasPrefix(r.body, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Service unavailable: maximum concurrent sessions reached (`) {
+			!strings.HasPrefix(r.body, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Service unavailable: maximum concurrent sessions reached: `) {
 			t.Fatalf("initialize past the cap: %d, Retry-After %q, %s", r.status, r.header.Get("Retry-After"), r.body)
 		}
 		if n := c.s.Count(t); n != 2 {
 			t.Fatalf("the store holds %d sessions, want 2", n)
 		}
+	})
+
+	t.Run("a replica that shuts down leaves its sessions to the other", func(t *testing.T) {
+		c := newCluster(t, newStore, 0, false)
+		sid := c.initialize(t, c.a, c.b, "")
+		if err := c.a.h.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := c.a.h.SessionCount(); n != 0 {
+			t.Fatalf("A holds %d sessions after Close", n)
+		}
+		c.load(t, "", sid)
+		c.b.do(t, http.MethodPost, sid, "", echo(2, "on")).want(t, "tools/call on B", http.StatusOK, echoed(2, "on"))
 	})
 
 	t.Run("an idle session expires on both", func(t *testing.T) {
