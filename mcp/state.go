@@ -133,8 +133,9 @@ type MemorySessionStore struct {
 	MaxSessions int
 	// IdleTimeout is how long a session lives after it was created,
 	// touched or updated; past it the store forgets it, by the store's
-	// clock. Zero or negative: sessions never expire here (the Handler's
-	// own idle timeout ends them).
+	// clock. Zero or negative: sessions never expire here. Unshared, the
+	// Handler's own idle timeout ends them anyway; with Share, set it,
+	// since the Handlers' idle timeouts then drop only their local copies.
 	IdleTimeout time.Duration
 	// Share makes Shared report true: set it when several Handlers in
 	// one process (replicas in tests, or several listeners) serve the
