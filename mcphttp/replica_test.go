@@ -116,3 +116,31 @@ func TestUnsharedStoreIsARecord(t *testing.T) {
 		t.Fatalf("the store holds %d sessions after DELETE, want 0", n)
 	}
 }
+
+// panickyShared is a shared store whose Touch panics.
+type panickyShared struct{ *mcp.MemorySessionStore }
+
+func (panickyShared) Touch(context.Context, string, string) (*mcp.SessionState, error) {
+	panic("touch boom")
+}
+
+// A shared store that panics answers 500, never 404, and the Handler
+// goes on.
+func TestSharedStorePanicIsInternalError(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	store := panickyShared{&mcp.MemorySessionStore{Share: true}}
+	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{SessionStore: store})
+	h := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
+	defer h.Close()
+	for range 2 {
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Session-Id", "some-session")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if got, want := w.Body.String(), `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}`; w.Code != http.StatusInternalServerError || got != want {
+			t.Fatalf("ping: %d %s, want 500 %s", w.Code, got, want)
+		}
+	}
+}

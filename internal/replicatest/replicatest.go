@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -296,6 +297,47 @@ func Run(t *testing.T, newStore NewStore) {
 				t.Errorf("%s's session: level %q, subscriptions %q, lifecycle %q", rep.name, local.LogLevel, local.Subscriptions, local.Lifecycle)
 			}
 		}
+	})
+
+	t.Run("concurrent first requests on B rebuild the session once", func(t *testing.T) {
+		c := newCluster(t, newStore, 0, false)
+		sid := c.initialize(t, c.a, c.a, "")
+		const n = 8
+		var wg sync.WaitGroup
+		replies := make([]reply, n)
+		for i := range n {
+			wg.Go(func() { replies[i] = c.b.do(t, http.MethodPost, sid, "", echo(10+i, "x")) })
+		}
+		wg.Wait()
+		for i, r := range replies {
+			r.want(t, "concurrent tools/call on B", http.StatusOK, echoed(10+i, "x"))
+		}
+		if got, live := c.b.h.SessionCount(), len(c.b.srv.Sessions()); got != 1 || live != 1 {
+			t.Fatalf("B holds %d sessions, its server %d; want 1 and 1", got, live)
+		}
+	})
+
+	t.Run("a GET on B opens the stream of A's session", func(t *testing.T) {
+		c := newCluster(t, newStore, 0, false)
+		sid := c.initialize(t, c.a, c.b, "")
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.b.ts.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := c.b.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("GET on B: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		cancel()
 	})
 
 	t.Run("DELETE on B ends the session on A", func(t *testing.T) {
