@@ -17,6 +17,7 @@ func init() {
 		HandleStatelessRequest:   (*ServerSession).handleModern,
 		ServeStatelessRequest:    (*Server).serveStateless,
 		SetStandalone:            (*ServerSession).setStandalone,
+		SyncState:                (*ServerSession).syncState,
 		ToolInputSchema:          (*Server).toolInputSchema,
 		ToolRequiredScopes:       (*Server).toolRequiredScopes,
 		StatelessProtocolVersion: statelessProtocolVersion,

@@ -136,7 +136,7 @@ func TestInitializeMaxClientStateBytesSavesNothing(t *testing.T) {
 	if err != nil || resp == nil || resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("HandleRequest = %+v, %v; want a -32602 error response", resp, err)
 	}
-	if st, err := store.Load(context.Background(), "sid"); err == nil && st != nil {
+	if st, err := store.Load(context.Background(), "", "sid"); err == nil && st != nil {
 		t.Errorf("the store holds %+v after a refused initialize", st)
 	}
 }

@@ -149,7 +149,7 @@ func (s *Server) setLogLevel(ctx context.Context, r *Request) (any, error) {
 	ss.state.LogLevel = level
 	ss.mu.Unlock()
 	if changed {
-		ss.save(ctx)
+		ss.update(ctx, func(st *SessionState) { st.LogLevel = level })
 	}
 	return emptyObject, nil
 }

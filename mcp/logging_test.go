@@ -305,7 +305,7 @@ func TestLoggingLevelIsSavedInTheSessionStore(t *testing.T) {
 	if got := call("logging/setLevel", `{"level":"critical"}`); got != `{}` {
 		t.Fatalf("setLevel = %s", got)
 	}
-	st, err := store.Load(ctx, "sess-1")
+	st, err := store.Load(ctx, "", "sess-1")
 	if err != nil {
 		t.Fatal(err)
 	}

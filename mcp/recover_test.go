@@ -186,9 +186,18 @@ func TestRecoverResultEncoding(t *testing.T) {
 // lcPanickyStore is a SessionStore whose every method panics.
 type lcPanickyStore struct{}
 
-func (lcPanickyStore) Load(context.Context, string) (*SessionState, error) { panic("load boom") }
-func (lcPanickyStore) Save(context.Context, *SessionState) error           { panic("save boom") }
-func (lcPanickyStore) Delete(context.Context, string) error                { panic("delete boom") }
+func (lcPanickyStore) Create(context.Context, *SessionState) error { panic("create boom") }
+func (lcPanickyStore) Load(context.Context, string, string) (*SessionState, error) {
+	panic("load boom")
+}
+func (lcPanickyStore) Touch(context.Context, string, string) (*SessionState, error) {
+	panic("touch boom")
+}
+func (lcPanickyStore) Update(context.Context, string, string, func(*SessionState) error) (*SessionState, error) {
+	panic("update boom")
+}
+func (lcPanickyStore) Delete(context.Context, string, string) error { panic("delete boom") }
+func (lcPanickyStore) Shared() bool                                 { return false }
 
 // A SessionStore that panics is logged like one that fails: the session
 // (here with an id, as Streamable HTTP makes them) goes on, and closes.
@@ -225,6 +234,7 @@ func TestRecoverSessionStore(t *testing.T) {
 	if err := ss.Close(); err != nil {
 		t.Errorf("Close = %v", err)
 	}
-	lcWantPanicLogged(t, logs, "SessionStore.Save", "save boom")
+	lcWantPanicLogged(t, logs, "SessionStore.Create", "create boom")
+	lcWantPanicLogged(t, logs, "SessionStore.Update", "update boom")
 	lcWantPanicLogged(t, logs, "SessionStore.Delete", "delete boom")
 }

@@ -340,7 +340,11 @@ func (s *Server) subscribeResource(ctx context.Context, r *Request) (any, error)
 	}
 	ss.mu.Unlock()
 	if !found {
-		ss.save(ctx)
+		ss.update(ctx, func(st *SessionState) {
+			if i, found := slices.BinarySearch(st.Subscriptions, p.URI); !found {
+				st.Subscriptions = slices.Insert(st.Subscriptions, i, p.URI)
+			}
+		})
 	}
 	return emptyObject, nil
 }
@@ -368,7 +372,11 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 	}
 	ss.mu.Unlock()
 	if found {
-		ss.save(ctx)
+		ss.update(ctx, func(st *SessionState) {
+			if i, found := slices.BinarySearch(st.Subscriptions, p.URI); found {
+				st.Subscriptions = slices.Delete(st.Subscriptions, i, i+1)
+			}
+		})
 	}
 	return emptyObject, nil
 }

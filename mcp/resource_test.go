@@ -322,14 +322,18 @@ func TestResourceSubscriptions(t *testing.T) {
 	})
 }
 
-// With a session id (as Streamable HTTP gives), subscriptions are saved in
-// the SessionStore as they change.
+// With a session id (as Streamable HTTP gives, which creates the
+// session in the store itself), subscriptions are recorded in the
+// SessionStore as they change.
 func TestResourceSubscriptionsSaved(t *testing.T) {
 	store := &MemorySessionStore{}
 	s := rsServer(t, &ServerOptions{SessionStore: store})
-	ss := s.newSession(bridge.SessionOptions{ID: "sess-1", Preinitialized: true})
-	defer ss.Close()
 	ctx := context.Background()
+	if err := store.Create(ctx, &SessionState{ID: "sess-1", Lifecycle: StateReady}); err != nil {
+		t.Fatal(err)
+	}
+	ss := s.newSession(bridge.SessionOptions{ID: "sess-1", Preinitialized: true, TransportStores: true})
+	defer ss.Close()
 	call := func(id int64, method, params string) string {
 		t.Helper()
 		resp, err := ss.handleRequest(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(id), Method: method, Params: []byte(params)}, nil, nil)
@@ -346,7 +350,7 @@ func TestResourceSubscriptionsSaved(t *testing.T) {
 		t.Fatalf("subscribe = %s", got)
 	}
 	call(2, "resources/subscribe", `{"uri":"test://blob"}`)
-	st, err := store.Load(ctx, "sess-1")
+	st, err := store.Load(ctx, "", "sess-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +358,7 @@ func TestResourceSubscriptionsSaved(t *testing.T) {
 		t.Errorf("stored subscriptions = %q", got)
 	}
 	call(3, "resources/unsubscribe", `{"uri":"test://text"}`)
-	if st, _ = store.Load(ctx, "sess-1"); strings.Join(st.Subscriptions, " ") != "test://blob" {
+	if st, _ = store.Load(ctx, "", "sess-1"); strings.Join(st.Subscriptions, " ") != "test://blob" {
 		t.Errorf("stored subscriptions after unsubscribe = %q", st.Subscriptions)
 	}
 }

@@ -146,10 +146,12 @@ type ServerOptions struct {
 	// line most HTTP servers accept, and far above any real resource URI.
 	// If zero, 8192; a negative value lifts the bound.
 	MaxResourceURIBytes int
-	// SessionStore receives a copy of each session's state when it changes
-	// and is told when the session ends; sessions are served from memory
-	// whatever it is (see SessionStore for what holds today). If nil, a
-	// MemorySessionStore.
+	// SessionStore keeps the state of the server's session-era sessions:
+	// created when initialize succeeds, updated as it changes, deleted
+	// when the session ends. A store whose Shared reports true lets every
+	// Streamable HTTP Handler using it serve any of its sessions (see
+	// SessionStore for what holds today). If nil, a MemorySessionStore
+	// (not shared).
 	SessionStore SessionStore
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.
@@ -376,7 +378,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	ss.state.ClientCapabilities = *p.Capabilities
 	ss.state.Lifecycle = StateInitialized
 	ss.mu.Unlock()
-	ss.save(ctx)
+	ss.create(ctx)
 
 	return &InitializeResult{
 		ProtocolVersion: version,
@@ -423,9 +425,9 @@ func (s *Server) removeSession(ss *ServerSession) {
 	s.mu.Lock()
 	delete(s.sessions, ss)
 	s.mu.Unlock()
-	if id := ss.state.ID; id != "" {
+	if id := ss.state.ID; id != "" && !ss.transportStores {
 		defer recoverCallback(s.logger, "SessionStore.Delete", "") // recover.go
-		_ = s.store.Delete(context.Background(), id)
+		_ = s.store.Delete(context.Background(), ss.state.Owner, id)
 	}
 }
 

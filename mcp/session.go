@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,6 +49,8 @@ type ServerSession struct {
 	taskOwner string
 	// ephemeral is bridge.SessionOptions.Ephemeral.
 	ephemeral bool
+	// transportStores is bridge.SessionOptions.TransportStores.
+	transportStores bool
 }
 
 // inflightRequest is a request being handled, kept so that
@@ -70,16 +73,21 @@ type inflightRequest struct {
 func (s *Server) newSession(opts bridge.SessionOptions) *ServerSession {
 	now := time.Now()
 	ss := &ServerSession{
-		server:     s,
-		standalone: opts.Standalone,
-		ephemeral:  opts.Ephemeral,
-		done:       make(chan struct{}),
+		server:          s,
+		standalone:      opts.Standalone,
+		ephemeral:       opts.Ephemeral,
+		transportStores: opts.TransportStores,
+		done:            make(chan struct{}),
 		state: SessionState{
 			ID:        opts.ID,
 			Owner:     opts.Owner,
 			Lifecycle: StateNew,
 			CreatedAt: now, LastActive: now,
 		},
+	}
+	if st, ok := opts.Restore.(*SessionState); ok && st != nil {
+		ss.state = *copyState(*st)
+		ss.state.ID, ss.state.Owner = opts.ID, opts.Owner
 	}
 	if opts.Preinitialized {
 		ss.state.Lifecycle = StateReady
@@ -330,7 +338,11 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 	}
 	ss.mu.Unlock()
 	if ready {
-		ss.save(ctx)
+		ss.update(ctx, func(st *SessionState) {
+			if st.Lifecycle == StateInitialized {
+				st.Lifecycle = StateReady
+			}
+		})
 	}
 	// notifications/initialized goes on to InitializedHandler and the
 	// middleware like any other notification.
@@ -357,16 +369,62 @@ func (ss *ServerSession) handleResponse(_ context.Context, resp *jsonrpc.Respons
 	return ss.calls.deliver(resp)
 }
 
-// save writes the session's state to the server's SessionStore.
-func (ss *ServerSession) save(ctx context.Context) {
+// update records a change of the session's state, already made here, in
+// the server's SessionStore: fn makes the same change to the stored
+// state, so that a change another replica made meanwhile is kept, and the
+// result is brought back here. A failure is logged.
+func (ss *ServerSession) update(ctx context.Context, fn func(*SessionState)) {
 	if ss.state.ID == "" {
 		return
 	}
-	st := ss.State()
-	defer recoverCallback(ss.server.logger, "SessionStore.Save", "") // recover.go
-	if err := ss.server.store.Save(ctx, &st); err != nil {
-		ss.server.logger.Error("mcp: saving session state", "session", st.ID, "err", err)
+	defer recoverCallback(ss.server.logger, "SessionStore.Update", "") // recover.go
+	st, err := ss.server.store.Update(ctx, ss.state.Owner, ss.state.ID, func(st *SessionState) error {
+		fn(st)
+		return nil
+	})
+	if err != nil {
+		ss.server.logger.Error("mcp: recording session state", "session", ss.state.ID, "err", err)
+		return
 	}
+	ss.syncState(st)
+}
+
+// create records the session, just initialized, in the server's
+// SessionStore, unless its transport does (TransportStores). A failure is
+// logged.
+func (ss *ServerSession) create(ctx context.Context) {
+	if ss.state.ID == "" || ss.transportStores {
+		return
+	}
+	st := ss.State()
+	defer recoverCallback(ss.server.logger, "SessionStore.Create", "") // recover.go
+	if err := ss.server.store.Create(ctx, &st); err != nil {
+		ss.server.logger.Error("mcp: recording a new session", "session", st.ID, "err", err)
+	}
+}
+
+// syncState is the bridge's SyncState: the protocol state of st (a
+// *SessionState) becomes the session's, except that a closed session
+// stays closed.
+func (ss *ServerSession) syncState(v any) {
+	st, ok := v.(*SessionState)
+	if !ok || st == nil {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.state.Lifecycle == StateClosed {
+		return
+	}
+	ss.state.ProtocolVersion = st.ProtocolVersion
+	ss.state.ClientInfo = st.ClientInfo
+	ss.state.ClientCapabilities = st.ClientCapabilities
+	ss.state.Lifecycle = st.Lifecycle
+	ss.state.LogLevel = st.LogLevel
+	if !slices.Equal(ss.state.Subscriptions, st.Subscriptions) {
+		ss.state.Subscriptions = append([]string(nil), st.Subscriptions...)
+	}
+	ss.state.LastActive = st.LastActive
 }
 
 // Notify sends a notification to the client: on the stream of the request

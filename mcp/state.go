@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -30,10 +31,10 @@ type LoggingLevel string
 // SessionState is the protocol state of one session: plain, serializable
 // data and nothing else. Open streams, pending requests and cancel
 // functions live beside it in the ServerSession, never inside it, so that a
-// SessionStore can keep it anywhere. Today the live ServerSession is what
-// serves requests and the store holds a copy of its state (see
-// SessionStore); serving one session from many replicas, each loading this
-// state, is planned.
+// SessionStore can keep it anywhere. The live ServerSession serves
+// requests; the store holds a copy of its state, from which a transport
+// whose store is shared rebuilds the session on another replica (see
+// SessionStore).
 type SessionState struct {
 	ID                 string             `json:"id"`
 	ProtocolVersion    string             `json:"protocolVersion,omitempty"`
@@ -51,73 +52,223 @@ type SessionState struct {
 }
 
 // ErrSessionNotFound is returned by a SessionStore that has no state for
-// an id.
+// an id, or none for the owner asking: a session of another owner is
+// not found.
 var ErrSessionNotFound = errors.New("mcp: session not found")
 
-// A SessionStore keeps SessionState by session id
+// ErrSessionLimit is wrapped by the error of SessionStore.Create when the
+// store holds as many sessions as it may (MemorySessionStore.MaxSessions,
+// or a shared store's cap across every replica). Streamable HTTP answers
+// it as it answers its own cap: 503 with Retry-After
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// Implementations must be safe for concurrent use. Load returns
-// ErrSessionNotFound (possibly wrapped) for an unknown id; Delete of an
-// unknown id is not an error. The state passed to Save and returned by
-// Load is a copy: neither side keeps a reference to the other's value.
+var ErrSessionLimit = errors.New("mcp: session limit reached")
+
+// ErrStoreUnavailable is wrapped (or matched through errors.Is) by every
+// error a SessionStore returns because it could not be reached or could
+// not answer in time. It never means that the session does not exist:
+// Streamable HTTP answers it with 503 and Retry-After, never 404, since
+// a 404 makes a session-era client start a new session
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+var ErrStoreUnavailable = errors.New("mcp: session store unavailable")
+
+// errSessionExists is MemorySessionStore.Create's error for an id in use.
+var errSessionExists = errors.New("mcp: session id already in use")
+
+// A SessionStore keeps SessionState by session id and owner
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+// Implementations must be safe for concurrent use. Every method that
+// takes an owner treats a session of another owner as unknown: it
+// answers ErrSessionNotFound (possibly wrapped) and changes nothing, so
+// that a session id alone opens nothing
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
+// State passed in and returned is a copy: neither side keeps a reference
+// to the other's value.
 //
-// What holds today: the server calls Save when a session's state changes
-// (initialize answered, notifications/initialized, logging/setLevel,
-// resources/subscribe and unsubscribe) and Delete when the session ends; a
-// failed Save is logged, never sent to the client. The server never calls
-// Load: a session is served by its live ServerSession, which a transport
-// keeps in its own process (mcphttp's registry is a map in the Handler),
-// so a request that reaches another process does not find the session,
-// whatever store both use. A store shared by replicas is therefore a
-// record of the sessions, not yet a way to serve them anywhere; that
-// (Redis-backed scale-out) is planned.
+//   - Create stores a new session, or fails: with an error wrapping
+//     ErrSessionLimit when the store is full, or another error for an id
+//     in use. It is atomic, so a cap shared by replicas holds.
+//   - Load returns a session's state; Touch does too and restarts its
+//     idle expiry, as every request of the session does. A store that
+//     expires sessions does so by its own clock, so that every replica
+//     agrees.
+//   - Update applies fn to the stored state and stores the result, losing
+//     no concurrent change (fn may run more than once); fn's error is
+//     returned as is and nothing is stored. It returns the state stored.
+//   - Delete ends a session for everyone who uses the store.
+//   - Shared reports whether other Handlers or processes (replicas) serve
+//     sessions from this store too.
+//
+// What holds today: a session-era session served by Server.Connect (stdio)
+// is created in the store when its initialize is answered and deleted
+// when it closes; notifications/initialized, logging/setLevel and
+// resources/subscribe and unsubscribe go through Update, whose failure is
+// logged. Streamable HTTP (package mcphttp) creates the session itself
+// before it answers initialize, so that a full or unreachable store
+// refuses the initialize with 503 and leaves nothing behind. When Shared
+// reports true, any Handler using the store serves any session's POST,
+// GET and DELETE: it Touches the store on every request (a session the
+// store no longer has is 404 and dropped locally), rebuilds a session it
+// does not hold from the stored state, and only a DELETE deletes from the
+// store, so a Handler that shuts down leaves its sessions to the others.
+// When Shared reports false, the store is a record of one Handler's
+// sessions and is never consulted to serve a request. What stays on the
+// replica that holds it, whatever the store: open SSE streams and their
+// resumption, handlers running, their server-to-client requests and
+// cancellations, and notifications the server sends outside a request.
 type SessionStore interface {
-	Load(ctx context.Context, id string) (*SessionState, error)
-	Save(ctx context.Context, state *SessionState) error
-	Delete(ctx context.Context, id string) error
+	Create(ctx context.Context, state *SessionState) error
+	Load(ctx context.Context, owner, id string) (*SessionState, error)
+	Touch(ctx context.Context, owner, id string) (*SessionState, error)
+	Update(ctx context.Context, owner, id string, fn func(*SessionState) error) (*SessionState, error)
+	Delete(ctx context.Context, owner, id string) error
+	Shared() bool
 }
 
 // MemorySessionStore is the in-process SessionStore, and the default.
-// The zero value is ready to use.
+// The zero value is ready to use: no cap, no expiry, not shared.
 type MemorySessionStore struct {
+	// MaxSessions caps the sessions the store holds; Create past it
+	// fails with an error wrapping ErrSessionLimit. Zero or negative: no
+	// cap.
+	MaxSessions int
+	// IdleTimeout is how long a session lives after it was created,
+	// touched or updated; past it the store forgets it, by the store's
+	// clock. Zero or negative: sessions never expire here. Unshared, the
+	// Handler's own idle timeout ends them anyway; with Share, set it,
+	// since the Handlers' idle timeouts then drop only their local copies.
+	IdleTimeout time.Duration
+	// Share makes Shared report true: set it when several Handlers in
+	// one process (replicas in tests, or several listeners) serve the
+	// same sessions from this store.
+	Share bool
+	// Now is the store's clock; if nil, time.Now.
+	Now func() time.Time
+
 	mu     sync.Mutex
 	states map[string]SessionState
 }
 
-// Load implements SessionStore.
-func (m *MemorySessionStore) Load(_ context.Context, id string) (*SessionState, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	st, ok := m.states[id]
-	if !ok {
-		return nil, ErrSessionNotFound
+func (m *MemorySessionStore) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
 	}
-	st.Subscriptions = append([]string(nil), st.Subscriptions...)
-	return &st, nil
+	return time.Now()
 }
 
-// Save implements SessionStore.
-func (m *MemorySessionStore) Save(_ context.Context, state *SessionState) error {
+// live returns the state of owner's session id, dropping it if it has
+// idled out. Caller holds mu.
+func (m *MemorySessionStore) live(owner, id string, now time.Time) (SessionState, bool) {
+	st, ok := m.states[id]
+	if !ok {
+		return st, false
+	}
+	if m.IdleTimeout > 0 && now.Sub(st.LastActive) > m.IdleTimeout {
+		delete(m.states, id)
+		return st, false
+	}
+	if st.Owner != owner {
+		return st, false
+	}
+	return st, true
+}
+
+func copyState(st SessionState) *SessionState {
+	st.Subscriptions = append([]string(nil), st.Subscriptions...)
+	return &st
+}
+
+// Create implements SessionStore. CreatedAt and LastActive become the
+// store's clock.
+func (m *MemorySessionStore) Create(_ context.Context, state *SessionState) error {
+	if state == nil || state.ID == "" {
+		return errors.New("mcp: SessionStore.Create needs a session id")
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.now()
 	if m.states == nil {
 		m.states = make(map[string]SessionState)
 	}
-	st := *state
-	st.Subscriptions = append([]string(nil), st.Subscriptions...)
+	if old, ok := m.states[state.ID]; ok {
+		if _, live := m.live(old.Owner, state.ID, now); live {
+			return fmt.Errorf("%w: %q", errSessionExists, state.ID)
+		}
+	}
+	if m.MaxSessions > 0 && len(m.states) >= m.MaxSessions && m.IdleTimeout > 0 {
+		for id, st := range m.states {
+			if now.Sub(st.LastActive) > m.IdleTimeout {
+				delete(m.states, id)
+			}
+		}
+	}
+	if m.MaxSessions > 0 && len(m.states) >= m.MaxSessions {
+		return fmt.Errorf("%w (MaxSessions %d)", ErrSessionLimit, m.MaxSessions)
+	}
+	st := *copyState(*state)
+	st.CreatedAt, st.LastActive = now, now
 	m.states[st.ID] = st
 	return nil
 }
 
-// Delete implements SessionStore.
-func (m *MemorySessionStore) Delete(_ context.Context, id string) error {
+// Load implements SessionStore.
+func (m *MemorySessionStore) Load(_ context.Context, owner, id string) (*SessionState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	st, ok := m.live(owner, id, m.now())
+	if !ok {
+		return nil, ErrSessionNotFound
+	}
+	return copyState(st), nil
+}
+
+// Touch implements SessionStore: LastActive becomes the store's now.
+func (m *MemorySessionStore) Touch(_ context.Context, owner, id string) (*SessionState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	st, ok := m.live(owner, id, now)
+	if !ok {
+		return nil, ErrSessionNotFound
+	}
+	st.LastActive = now
+	m.states[id] = st
+	return copyState(st), nil
+}
+
+// Update implements SessionStore. fn runs under the store's lock, once.
+func (m *MemorySessionStore) Update(_ context.Context, owner, id string, fn func(*SessionState) error) (*SessionState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	st, ok := m.live(owner, id, now)
+	if !ok {
+		return nil, ErrSessionNotFound
+	}
+	next := copyState(st)
+	if err := fn(next); err != nil {
+		return nil, err
+	}
+	next.ID, next.Owner, next.CreatedAt, next.LastActive = id, owner, st.CreatedAt, now
+	m.states[id] = *copyState(*next)
+	return next, nil
+}
+
+// Delete implements SessionStore.
+func (m *MemorySessionStore) Delete(_ context.Context, owner, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.live(owner, id, m.now()); !ok {
+		return ErrSessionNotFound
+	}
 	delete(m.states, id)
 	return nil
 }
 
-// Len reports how many sessions the store holds.
+// Shared implements SessionStore: the value of Share.
+func (m *MemorySessionStore) Shared() bool { return m.Share }
+
+// Len reports how many sessions the store holds (including any that have
+// idled out but were not looked at since).
 func (m *MemorySessionStore) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -23,9 +23,8 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errNotSingle)
 		return
 	}
-	e := h.acquire(r, sid)
+	e := h.acquireShared(w, r, sid) // shared.go
 	if e == nil {
-		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
 		return
 	}
 	released := false

@@ -11,7 +11,9 @@
 // the server starts on its own travel on the session's GET stream. With an
 // [EventStore] every stream is resumable with Last-Event-ID. In stateless
 // mode (Options.Stateless) each POST is served by a fresh session and
-// nothing is kept.
+// nothing is kept. With a shared mcp.SessionStore (redisstore's, say) any
+// replica serves any session's requests; see [Handler] for what that
+// covers.
 //
 // The same endpoint, in either mode, serves the 2026-07-28 era, which has
 // no sessions

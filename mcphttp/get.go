@@ -27,9 +27,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errSessionRequired)
 		return
 	}
-	e := h.acquire(r, sid)
+	e := h.acquireShared(w, r, sid) // shared.go
 	if e == nil {
-		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
 		return
 	}
 	defer h.reg.release(e)

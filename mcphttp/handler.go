@@ -25,12 +25,30 @@ import (
 // whose requests take no room in the registry.
 // It owns the session registry, a map in this Handler of the live sessions
 // with their open streams and requests in flight; see [Options] for its
-// limits. A copy of each session's protocol state is saved to the
-// server's SessionStore (mcp.ServerOptions.SessionStore, in memory by
-// default), but requests are served from the registry only: a request for
-// a session another process created is answered 404, whatever store they
-// share, so replicas behind a load balancer need sticky sessions until
-// shared-state scale-out (planned) lands.
+// limits. Each session-era session is also recorded in the server's
+// SessionStore (mcp.ServerOptions.SessionStore, in memory and not shared
+// by default): created there before initialize is answered (a full store
+// is 503 with Retry-After), updated as its state changes.
+//
+// When that store is shared (its Shared reports true, as redisstore's
+// does), Handlers on every replica behind a load balancer serve any
+// session's POST, GET and DELETE, without sticky routing: a request for
+// a session this Handler does not hold loads its state from the store and
+// rebuilds a live session from it (version, client info and capabilities,
+// lifecycle, log level, subscriptions, owner); every request of a shared
+// session touches the store first, so that a session deleted or idled out
+// by the store's clock is 404 everywhere and dropped here; DELETE deletes
+// it from the store, ending it on every replica; Close and the idle
+// reaper drop only this Handler's copy. A store that cannot answer is 503
+// with Retry-After and a JSON-RPC error, never 404 and never served from
+// local memory. What stays on the replica that holds it: open SSE streams
+// and their resumption with Last-Event-ID, running handlers, their
+// server-to-client requests (whose responses must reach that replica),
+// notifications/cancelled for them, and notifications the server sends
+// outside a request (they go to this replica's GET stream of the
+// session). 2026-07-28 requests naming a session are served on it only
+// where it is held. Without a shared store, a request for a session this
+// Handler does not hold is 404 without any store call.
 //
 // A Handler is safe for concurrent use. Close it to end its sessions and
 // stop its reaper goroutine.
@@ -162,25 +180,27 @@ func (h *Handler) Close() error {
 // SessionCount reports the number of live sessions, for metrics and tests.
 func (h *Handler) SessionCount() int { return h.reg.count() }
 
-// closeEntry ends a session that has been removed from the registry.
+// closeEntry ends the local copy of a session that has been removed from
+// the registry (idle, evicted, shut down). A session of a shared store
+// lives on in the store for the other replicas; any other session ends
+// for good, and leaves its store.
 func (h *Handler) closeEntry(e *entry) {
+	if e.shared {
+		_ = e.ss.Close()
+		return
+	}
+	h.deleteFromStore(e) // shared.go
+	h.endEntry(e)
+}
+
+// endEntry ends a session for good: its live session and its events.
+func (h *Handler) endEntry(e *entry) {
 	_ = e.ss.Close()
 	if h.opts.EventStore != nil {
 		if err := h.opts.EventStore.DeleteSession(context.Background(), e.id); err != nil {
 			h.logger.Error("mcphttp: event store delete failed", "session", e.id, "err", err)
 		}
 	}
-}
-
-// acquire returns the live session sid of r's user, busy until
-// h.reg.release, or nil; it closes a session it finds expired.
-func (h *Handler) acquire(r *http.Request, sid string) *entry {
-	_, owner := h.authOf(r)
-	e, evicted := h.reg.acquire(sid, owner)
-	if evicted != nil {
-		h.closeEntry(evicted)
-	}
-	return e
 }
 
 // serveDELETE ends a session at the client's request
@@ -196,6 +216,9 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, owner := h.authOf(r)
+	if h.deleteShared(w, r, sid, owner) { // shared.go
+		return
+	}
 	e, evicted := h.reg.remove(sid, owner)
 	if evicted != nil {
 		h.closeEntry(evicted)

@@ -40,7 +40,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		return
 	}
 	_, owner := h.authOf(r)
-	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: id, Owner: owner})
+	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: id, Owner: owner, TransportStores: true})
 	ctx := context.WithoutCancel(r.Context())
 	var col collector
 	info, _ := h.authOf(r)
@@ -58,8 +58,15 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.writeUnregistered(w, resp, col.take())
 		return
 	}
-	e, closed := h.reg.commit(id, ss, owner)
+	if !h.createInStore(w, r, ss, req.ID) { // shared.go
+		h.reg.unreserve()
+		_ = ss.Close()
+		return
+	}
+	shared := srv.SessionStore().Shared()
+	e, closed := h.reg.commit(id, ss, owner, shared)
 	if e == nil {
+		h.deleteFromStore(&entry{id: id, ss: ss, owner: owner})
 		_ = ss.Close()
 		if closed {
 			h.refuse(w, r, http.StatusServiceUnavailable, req.ID, errClosed)

@@ -23,6 +23,11 @@ import (
 // session keeps that server for its life: its later requests, its GET
 // stream and its DELETE never ask again
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+// It is also asked for a request naming a session this Handler does not
+// hold, to learn whether that server's SessionStore is shared: if so the
+// session is rebuilt from the store on that server (see Handler), and if
+// not, or if getServer returns nil, the request is answered 404 "Session
+// not found" as before.
 // It is asked for every request of the 2026-07-28 era that names no live
 // session, since that era has none
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),

@@ -118,15 +118,36 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if e == nil {
-			h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
-			return
+			// Not held here: with a shared store, rebuilt from it
+			// (shared.go); otherwise 404.
+			if !h.adopt(w, r, sid, owner, id) {
+				return
+			}
+			if e, evicted, dup = h.reg.acquireRequest(sid, owner, req.ID); evicted != nil {
+				h.closeEntry(evicted)
+			}
+			if dup {
+				h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+				return
+			}
+			if e == nil {
+				h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+				return
+			}
+		} else if e.shared {
+			if ok, gone := h.touchShared(w, r, e, id); !ok {
+				h.reg.finishRequest(e, req.ID)
+				if gone {
+					h.dropShared(e)
+				}
+				return
+			}
 		}
 		h.serveRequest(w, r, e, req)
 		return
 	}
-	e := h.acquire(r, sid)
+	e := h.acquireShared(w, r, sid) // shared.go
 	if e == nil {
-		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
 		return
 	}
 	ctx := context.WithoutCancel(r.Context())

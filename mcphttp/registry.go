@@ -42,6 +42,10 @@ type entry struct {
 	// owner is the user who created the session (mcp.TokenInfo.OwnerKey),
 	// "" without authentication: only requests of the same user find it.
 	owner string
+	// shared marks a session whose server's SessionStore is shared: every
+	// request touches the store, and ending the local copy leaves the
+	// session to the other replicas (shared.go).
+	shared bool
 }
 
 type registry struct {
@@ -144,7 +148,7 @@ func (g *registry) unreserve() {
 // commit turns a reservation into a registered session, busy (active 1)
 // until the caller's release. It returns nil if the handler closed
 // meanwhile (closed is then true) or the id is taken.
-func (g *registry) commit(id string, ss *mcp.ServerSession, owner string) (_ *entry, closed bool) {
+func (g *registry) commit(id string, ss *mcp.ServerSession, owner string, shared bool) (_ *entry, closed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.reserved--
@@ -154,13 +158,47 @@ func (g *registry) commit(id string, ss *mcp.ServerSession, owner string) (_ *en
 	if _, taken := g.entries[id]; taken {
 		return nil, false
 	}
-	e := &entry{id: id, ss: ss, lastActive: g.nowNanos(), active: 1, nextStream: 1, owner: owner}
+	e := &entry{id: id, ss: ss, lastActive: g.nowNanos(), active: 1, nextStream: 1, owner: owner, shared: shared}
 	if g.entries == nil {
 		g.entries = make(map[string]*entry)
 	}
 	g.entries[id] = e
 	g.startReaperLocked()
 	return e, false
+}
+
+// adopt registers ss, rebuilt from a shared SessionStore, as the live
+// session id, idle. It is false when the id is registered already (a
+// concurrent request adopted it first) or the handler closed (closed is
+// then true). An adopted session is not counted against the cap: the
+// shared store's Create holds the cap for the cluster.
+func (g *registry) adopt(id string, ss *mcp.ServerSession, owner string) (added, closed bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || g.draining {
+		return false, true
+	}
+	if _, taken := g.entries[id]; taken {
+		return false, false
+	}
+	if g.entries == nil {
+		g.entries = make(map[string]*entry)
+	}
+	g.entries[id] = &entry{id: id, ss: ss, lastActive: g.nowNanos(), nextStream: 1, owner: owner, shared: true}
+	g.startReaperLocked()
+	return true, false
+}
+
+// drop unregisters e if it is still the live session of its id, and
+// reports whether it was.
+func (g *registry) drop(e *entry) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.entries[e.id] != e {
+		return false
+	}
+	delete(g.entries, e.id)
+	return true
 }
 
 // acquire returns the live session id and marks it busy until release. An

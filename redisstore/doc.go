@@ -53,12 +53,21 @@
 // the same Prefix: the SessionStore extends and deletes the session's
 // events with it.
 //
-// # What the wiring into mcphttp will add
+// # Serving sessions from any replica
 //
-// The HTTP handler does not use these stores yet. Wiring them in will
-// make a replica load a session it does not hold (Touch) instead of
-// answering 404, create sessions with Create, map ErrUnavailable to 503,
-// keep a GET stream fed from Watch and Replay, and route what is
-// addressed to one replica (responses to server-to-client requests,
-// cancellations, notifications) through Redis.
+// Give the SessionStore to every replica's server as
+// mcp.ServerOptions.SessionStore. Its Shared reports true, so each
+// mcphttp.Handler then serves any session-era session's POST, GET and
+// DELETE: it creates sessions with Create (the cluster-wide cap answers
+// 503), Touches the store on every request and rebuilds a session it does
+// not hold from the stored state, records state changes with Update,
+// deletes with Delete (the session ends on every replica), and answers
+// ErrUnavailable with 503 and Retry-After.
+//
+// Not yet served across replicas: a GET stream is fed only by the replica
+// it is open on, a stream resumes (Last-Event-ID) fully only there, and
+// what is addressed to one replica (responses to server-to-client
+// requests, notifications/cancelled for its handlers, notifications the
+// server starts) is not routed through Redis; those need sticky routing
+// for now.
 package redisstore

@@ -142,16 +142,12 @@ func storeCalls(t *testing.T, rdb redis.UniversalClient, timeout time.Duration) 
 	noop := func(*mcp.SessionState) error { return nil }
 	return map[string]func(ctx context.Context) error{
 		"SessionStore.Create": func(ctx context.Context) error { return ss.Create(ctx, sessionState("s1", "a")) },
-		"SessionStore.Save":   func(ctx context.Context) error { return ss.Save(ctx, sessionState("s1", "a")) },
-		"SessionStore.Load":   func(ctx context.Context) error { _, err := ss.Load(ctx, "s1"); return err },
+		"SessionStore.Load":   func(ctx context.Context) error { _, err := ss.Load(ctx, "a", "s1"); return err },
 		"SessionStore.Touch":  func(ctx context.Context) error { _, err := ss.Touch(ctx, "a", "s1"); return err },
 		"SessionStore.Update": func(ctx context.Context) error { _, err := ss.Update(ctx, "a", "s1", noop); return err },
-		"SessionStore.Delete": func(ctx context.Context) error { return ss.Delete(ctx, "s1") },
-		"SessionStore.DeleteOwned": func(ctx context.Context) error {
-			return ss.DeleteOwned(ctx, "a", "s1")
-		},
-		"SessionStore.Count": func(ctx context.Context) error { _, err := ss.Count(ctx); return err },
-		"EventStore.Append":  func(ctx context.Context) error { return es.Append(ctx, "s1", "A", "e1", []byte("x")) },
+		"SessionStore.Delete": func(ctx context.Context) error { return ss.Delete(ctx, "a", "s1") },
+		"SessionStore.Count":  func(ctx context.Context) error { _, err := ss.Count(ctx); return err },
+		"EventStore.Append":   func(ctx context.Context) error { return es.Append(ctx, "s1", "A", "e1", []byte("x")) },
 		"EventStore.Replay": func(ctx context.Context) error {
 			return es.Replay(ctx, "s1", "A", "e0", func(string, []byte) error { return nil })
 		},
@@ -200,8 +196,8 @@ func TestUnavailable(t *testing.T) {
 			defer rdb.Close()
 			for name, call := range storeCalls(t, rdb, 200*time.Millisecond) {
 				err := call(context.Background())
-				if !errors.Is(err, redisstore.ErrUnavailable) {
-					t.Errorf("%s = %v, want ErrUnavailable", name, err)
+				if !errors.Is(err, redisstore.ErrUnavailable) || !errors.Is(err, mcp.ErrStoreUnavailable) {
+					t.Errorf("%s = %v, want ErrUnavailable, matching mcp.ErrStoreUnavailable", name, err)
 				}
 				if errors.Is(err, mcp.ErrSessionNotFound) || errors.Is(err, mcp.ErrTaskNotFound) {
 					t.Errorf("%s = %v: unavailable must never read as not found", name, err)
@@ -223,7 +219,7 @@ func TestUnavailableHangRespectsTimeout(t *testing.T) {
 	}
 	// The caller's context has no deadline: only the store's Timeout ends
 	// the call.
-	_, err = ss.Load(context.Background(), "s1")
+	_, err = ss.Load(context.Background(), "a", "s1")
 	if !errors.Is(err, redisstore.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Load = %v, want ErrUnavailable wrapping context.DeadlineExceeded", err)
 	}
@@ -255,7 +251,7 @@ func TestOtherErrorRepliesAreNotUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ss.Load(context.Background(), "s1")
+	_, err = ss.Load(context.Background(), "a", "s1")
 	if err == nil || errors.Is(err, redisstore.ErrUnavailable) || errors.Is(err, mcp.ErrSessionNotFound) {
 		t.Fatalf("Load = %v, want a plain error", err)
 	}

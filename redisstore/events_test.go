@@ -288,7 +288,7 @@ func testEventStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 				t.Fatalf("TTL of %s after the session's Touch = %v, want the IdleTimeout", k, ttl)
 			}
 		}
-		if err := ss.Delete(ctx, "s1"); err != nil {
+		if err := ss.Delete(ctx, "alice", "s1"); err != nil {
 			t.Fatal(err)
 		}
 		if n := rdb.Exists(ctx, keys...).Val(); n != 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -32,7 +33,19 @@ const DefaultIdleTimeout = 30 * time.Minute
 // Retry-After, because answering 404 would make session-era clients start
 // a new session
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-var ErrUnavailable = errors.New("redisstore: redis unavailable")
+// It matches mcp.ErrStoreUnavailable (errors.Is), the sentinel the
+// transports look for whatever the store.
+var ErrUnavailable error = &sentinel{msg: "redisstore: redis unavailable", is: mcp.ErrStoreUnavailable}
+
+// sentinel is an error of this package that errors.Is also matches to
+// the sentinel of package mcp it stands for.
+type sentinel struct {
+	msg string
+	is  error
+}
+
+func (e *sentinel) Error() string        { return e.msg }
+func (e *sentinel) Is(target error) bool { return target == e.is }
 
 // ErrBadPrefix is returned by the constructors for a Prefix holding a
 // brace: the stores put a hash tag ({…}) in every key so that the keys of

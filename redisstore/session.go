@@ -22,9 +22,10 @@ const DefaultMaxSessions = 10000
 // UpdateRetries is zero.
 const DefaultUpdateRetries = 16
 
-// ErrSessionLimit is returned by SessionStore.Create (and by Save of a new
-// session) when the cluster holds MaxSessions live sessions.
-var ErrSessionLimit = errors.New("redisstore: session limit reached")
+// ErrSessionLimit is returned by SessionStore.Create when the cluster
+// holds MaxSessions live sessions. It matches mcp.ErrSessionLimit
+// (errors.Is), which the transports answer with 503.
+var ErrSessionLimit error = &sentinel{msg: "redisstore: session limit reached", is: mcp.ErrSessionLimit}
 
 // ErrSessionExists is returned by SessionStore.Create for an id that is
 // in use, or that was deleted less than IdleTimeout ago.
@@ -71,13 +72,13 @@ type SessionOptions struct {
 // here, and a DELETE on one replica ends the session on all of them
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
 //
-// It implements mcp.SessionStore, and adds what serving one session from
-// many replicas needs: Create under a cluster-wide cap, Touch (load, check
-// the owner and restart the idle expiry in one step), Update (a
-// read-modify-write that loses no concurrent change) and DeleteOwned.
-// Every method that takes an owner answers mcp.ErrSessionNotFound for a
-// session of another owner, so a session id presented under another
-// identity finds nothing
+// It implements mcp.SessionStore, and its Shared reports true, so that a
+// Streamable HTTP Handler serves any session from it: Create under a
+// cluster-wide cap, Touch (load, check the owner and restart the idle
+// expiry in one step), Update (a read-modify-write that loses no
+// concurrent change) and Delete. Every method answers
+// mcp.ErrSessionNotFound for a session of another owner, so a session id
+// presented under another identity finds nothing
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
 //
 // Every operation is one Lua script on the session's keys, timed by
@@ -332,42 +333,6 @@ func (s *SessionStore) Create(ctx context.Context, st *mcp.SessionState) error {
 	return fmt.Errorf("redisstore: unexpected reply %q", rep)
 }
 
-// Save implements mcp.SessionStore: it writes the state of a session,
-// creating it (under the cap, as Create) when it does not exist. It
-// never brings a deleted session back: Save of an id deleted less than
-// IdleTimeout ago, by any replica, fails with mcp.ErrSessionNotFound, so
-// a replica that was still serving a request of that session cannot undo
-// the DELETE. Save of a session of another owner (state.Owner) fails with
-// mcp.ErrSessionNotFound too. Saving restarts the idle expiry.
-func (s *SessionStore) Save(ctx context.Context, st *mcp.SessionState) error {
-	if st == nil || st.ID == "" {
-		return errors.New("redisstore: Save needs a session id")
-	}
-	rep, err := s.put(ctx, "save", st, "")
-	if err != nil {
-		return err
-	}
-	if rep == "missing" {
-		rep, err = s.put(ctx, "create", st, "")
-		if err != nil {
-			return err
-		}
-		if rep == "exists" { // created meanwhile by another replica
-			rep, err = s.put(ctx, "save", st, "")
-			if err != nil {
-				return err
-			}
-		}
-	}
-	switch rep {
-	case "ok":
-		return nil
-	case "gone", "owner", "missing":
-		return fmt.Errorf("%w: %q", mcp.ErrSessionNotFound, st.ID)
-	}
-	return fmt.Errorf("redisstore: unexpected reply %q", rep)
-}
-
 // get runs sessGet and decodes the state; rev is the record's revision.
 func (s *SessionStore) get(ctx context.Context, owner, id string, checkOwner, touch bool) (st *mcp.SessionState, rev string, err error) {
 	check, tch := "0", "0"
@@ -419,14 +384,17 @@ func (s *SessionStore) get(ctx context.Context, owner, id string, checkOwner, to
 	return nil, "", errors.New("redisstore: session cap deadline did not renew")
 }
 
-// Load implements mcp.SessionStore: the session's state, whoever owns
-// it, without restarting its idle expiry. A caller serving a request
-// uses Touch, which checks the owner. CreatedAt and LastActive are
-// Redis's clock.
-func (s *SessionStore) Load(ctx context.Context, id string) (*mcp.SessionState, error) {
-	st, _, err := s.get(ctx, "", id, false, false)
+// Load implements mcp.SessionStore: the state of owner's session id,
+// without restarting its idle expiry (a replica serving a request uses
+// Touch). CreatedAt and LastActive are Redis's clock.
+func (s *SessionStore) Load(ctx context.Context, owner, id string) (*mcp.SessionState, error) {
+	st, _, err := s.get(ctx, owner, id, true, false)
 	return st, err
 }
+
+// Shared implements mcp.SessionStore: true, since every store on the
+// same Redis and Prefix sees the same sessions.
+func (s *SessionStore) Shared() bool { return true }
 
 // Touch loads the state of owner's session id and restarts its idle
 // expiry (LastActive becomes Redis's now), in one step: what a replica
@@ -471,19 +439,12 @@ func (s *SessionStore) Update(ctx context.Context, owner, id string, fn func(*mc
 	return nil, fmt.Errorf("%w: session %q, %d tries", ErrConflict, id, s.retries)
 }
 
-// Delete implements mcp.SessionStore: it ends the session for every
-// replica at once. The id stays refused for IdleTimeout, so that a
-// replica still finishing one of its requests cannot save it back.
-// Deleting an unknown id is not an error.
-func (s *SessionStore) Delete(ctx context.Context, id string) error {
-	_, err := s.del(ctx, "", id, false)
-	return err
-}
-
-// DeleteOwned is Delete for a request of owner: a session of another
-// owner is left alone and answered with mcp.ErrSessionNotFound, as an
-// unknown or expired id is.
-func (s *SessionStore) DeleteOwned(ctx context.Context, owner, id string) error {
+// Delete implements mcp.SessionStore: it ends owner's session id for
+// every replica at once. The id stays refused for IdleTimeout, so that a
+// replica still finishing one of its requests cannot update it back, nor
+// Create reuse it. A session of another owner is left alone and answered
+// with mcp.ErrSessionNotFound, as an unknown or expired id is.
+func (s *SessionStore) Delete(ctx context.Context, owner, id string) error {
 	n, err := s.del(ctx, owner, id, true)
 	if err != nil {
 		return err

@@ -46,69 +46,103 @@ func testSessionStoreContract(t *testing.T, newStore func(t *testing.T) mcp.Sess
 		name string
 		run  func(t *testing.T, s mcp.SessionStore)
 	}{
-		{"save then load returns the state", func(t *testing.T, s mcp.SessionStore) {
+		{"create then load returns the state", func(t *testing.T, s mcp.SessionStore) {
 			in := sessionState("s1", "alice")
-			if err := s.Save(ctx, in); err != nil {
+			if err := s.Create(ctx, in); err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.Load(ctx, "s1")
+			got, err := s.Load(ctx, "alice", "s1")
 			if err != nil {
+				t.Fatal(err)
+			}
+			sameSession(t, got, in)
+			if got, err = s.Touch(ctx, "alice", "s1"); err != nil {
 				t.Fatal(err)
 			}
 			sameSession(t, got, in)
 		}},
 		{"load of an unknown id is ErrSessionNotFound", func(t *testing.T, s mcp.SessionStore) {
-			_, err := s.Load(ctx, "nope")
+			_, err := s.Load(ctx, "alice", "nope")
 			if !errors.Is(err, mcp.ErrSessionNotFound) {
 				t.Fatalf("Load = %v, want ErrSessionNotFound", err)
 			}
 		}},
-		{"delete of an unknown id is not an error", func(t *testing.T, s mcp.SessionStore) {
-			if err := s.Delete(ctx, "nope"); err != nil {
+		{"another owner finds nothing and changes nothing", func(t *testing.T, s mcp.SessionStore) {
+			if err := s.Create(ctx, sessionState("s1", "alice")); err != nil {
 				t.Fatal(err)
+			}
+			if _, err := s.Load(ctx, "mallory", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
+				t.Errorf("Load = %v, want ErrSessionNotFound", err)
+			}
+			if _, err := s.Touch(ctx, "", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
+				t.Errorf("Touch = %v, want ErrSessionNotFound", err)
+			}
+			if _, err := s.Update(ctx, "mallory", "s1", func(st *mcp.SessionState) error { st.LogLevel = "debug"; return nil }); !errors.Is(err, mcp.ErrSessionNotFound) {
+				t.Errorf("Update = %v, want ErrSessionNotFound", err)
+			}
+			if err := s.Delete(ctx, "mallory", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
+				t.Errorf("Delete = %v, want ErrSessionNotFound", err)
+			}
+			got, err := s.Load(ctx, "alice", "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSession(t, got, sessionState("s1", "alice"))
+		}},
+		{"delete of an unknown id is ErrSessionNotFound", func(t *testing.T, s mcp.SessionStore) {
+			if err := s.Delete(ctx, "", "nope"); !errors.Is(err, mcp.ErrSessionNotFound) {
+				t.Fatalf("Delete = %v, want ErrSessionNotFound", err)
 			}
 		}},
-		{"delete makes load fail", func(t *testing.T, s mcp.SessionStore) {
-			if err := s.Save(ctx, sessionState("s1", "")); err != nil {
+		{"delete makes load and update fail", func(t *testing.T, s mcp.SessionStore) {
+			if err := s.Create(ctx, sessionState("s1", "")); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Delete(ctx, "s1"); err != nil {
+			if err := s.Delete(ctx, "", "s1"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Load(ctx, "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
+			if _, err := s.Load(ctx, "", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
 				t.Fatalf("Load after Delete = %v, want ErrSessionNotFound", err)
 			}
+			if _, err := s.Update(ctx, "", "s1", func(*mcp.SessionState) error { return nil }); !errors.Is(err, mcp.ErrSessionNotFound) {
+				t.Fatalf("Update after Delete = %v, want ErrSessionNotFound", err)
+			}
 		}},
-		{"save replaces the state", func(t *testing.T, s mcp.SessionStore) {
+		{"update changes the state and returns it", func(t *testing.T, s mcp.SessionStore) {
 			in := sessionState("s1", "alice")
-			if err := s.Save(ctx, in); err != nil {
+			if err := s.Create(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Update(ctx, "alice", "s1", func(st *mcp.SessionState) error {
+				st.LogLevel = "error"
+				st.Subscriptions = append(st.Subscriptions, "file:///b")
+				return nil
+			})
+			if err != nil {
 				t.Fatal(err)
 			}
 			in.LogLevel = "error"
 			in.Subscriptions = append(in.Subscriptions, "file:///b")
-			if err := s.Save(ctx, in); err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.Load(ctx, "s1")
-			if err != nil {
+			sameSession(t, got, in)
+			if got, err = s.Load(ctx, "alice", "s1"); err != nil {
 				t.Fatal(err)
 			}
 			sameSession(t, got, in)
 		}},
 		{"values passed and returned are copies", func(t *testing.T, s mcp.SessionStore) {
 			in := sessionState("s1", "alice")
-			if err := s.Save(ctx, in); err != nil {
+			if err := s.Create(ctx, in); err != nil {
 				t.Fatal(err)
 			}
 			in.Subscriptions[0] = "changed"
-			got, _ := s.Load(ctx, "s1")
+			got, _ := s.Load(ctx, "alice", "s1")
 			got.Subscriptions[0] = "changed too"
-			again, err := s.Load(ctx, "s1")
+			again, err := s.Load(ctx, "alice", "s1")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(again.Subscriptions, []string{"file:///a"}) {
-				t.Errorf("Subscriptions = %q, want the saved ones", again.Subscriptions)
+				t.Errorf("Subscriptions = %q, want the created ones", again.Subscriptions)
 			}
 		}},
 	}
@@ -179,20 +213,20 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 		if err := a.Create(ctx, sessionState("s1", "alice")); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.DeleteOwned(ctx, "alice", "s1"); err != nil {
+		if err := a.Delete(ctx, "alice", "s1"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := b.Touch(ctx, "alice", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
 			t.Fatalf("Touch on the other replica = %v, want ErrSessionNotFound", err)
 		}
-		// A replica that was finishing a request cannot save it back.
-		if err := b.Save(ctx, sessionState("s1", "alice")); !errors.Is(err, mcp.ErrSessionNotFound) {
-			t.Fatalf("Save after Delete = %v, want ErrSessionNotFound", err)
+		// A replica that was finishing a request cannot update it back.
+		if _, err := b.Update(ctx, "alice", "s1", func(*mcp.SessionState) error { return nil }); !errors.Is(err, mcp.ErrSessionNotFound) {
+			t.Fatalf("Update after Delete = %v, want ErrSessionNotFound", err)
 		}
 		if err := b.Create(ctx, sessionState("s1", "alice")); !errors.Is(err, redisstore.ErrSessionExists) {
 			t.Fatalf("Create of a deleted id = %v, want ErrSessionExists", err)
 		}
-		if _, err := a.Load(ctx, "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
+		if _, err := a.Load(ctx, "alice", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
 			t.Fatalf("Load after Delete = %v, want ErrSessionNotFound", err)
 		}
 		if n, err := a.Count(ctx); err != nil || n != 0 {
@@ -211,11 +245,8 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 		if _, err := b.Touch(ctx, "", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
 			t.Errorf("Touch unauthenticated = %v, want ErrSessionNotFound", err)
 		}
-		if err := b.DeleteOwned(ctx, "mallory", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
-			t.Errorf("DeleteOwned as another owner = %v, want ErrSessionNotFound", err)
-		}
-		if err := b.Save(ctx, sessionState("s1", "mallory")); !errors.Is(err, mcp.ErrSessionNotFound) {
-			t.Errorf("Save as another owner = %v, want ErrSessionNotFound", err)
+		if err := b.Delete(ctx, "mallory", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
+			t.Errorf("Delete as another owner = %v, want ErrSessionNotFound", err)
 		}
 		if _, err := b.Update(ctx, "mallory", "s1", func(*mcp.SessionState) error { return nil }); !errors.Is(err, mcp.ErrSessionNotFound) {
 			t.Errorf("Update as another owner = %v, want ErrSessionNotFound", err)
@@ -241,13 +272,13 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 		if err.Error() != "redisstore: session limit reached (MaxSessions 3)" {
 			t.Errorf("error text = %q", err)
 		}
-		if err := a.Save(ctx, sessionState("s4", "alice")); !errors.Is(err, redisstore.ErrSessionLimit) {
-			t.Fatalf("Save of a new session past the cap = %v, want ErrSessionLimit", err)
+		if !errors.Is(err, mcp.ErrSessionLimit) {
+			t.Fatalf("Create past the cap = %v, want a match for mcp.ErrSessionLimit", err)
 		}
-		if _, err := b.Load(ctx, "s3"); !errors.Is(err, mcp.ErrSessionNotFound) {
+		if _, err := b.Load(ctx, "alice", "s3"); !errors.Is(err, mcp.ErrSessionNotFound) {
 			t.Fatalf("the refused session exists: %v", err)
 		}
-		if err := a.Delete(ctx, "s1"); err != nil {
+		if err := a.Delete(ctx, "alice", "s1"); err != nil {
 			t.Fatal(err)
 		}
 		if err := b.Create(ctx, sessionState("s3", "alice")); err != nil {
@@ -302,7 +333,7 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 			t.Fatalf("TTL after Touch = %v, want the IdleTimeout again", ttl)
 		}
 		rdb.PExpire(ctx, key, 10*time.Minute)
-		if _, err := b.Load(ctx, "s1"); err != nil {
+		if _, err := b.Load(ctx, "alice", "s1"); err != nil {
 			t.Fatal(err)
 		}
 		if ttl := rdb.PTTL(ctx, key).Val(); ttl > 10*time.Minute {
@@ -325,7 +356,7 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 		// Wait for Redis to expire the key (its clock, not ours).
 		// Load does not touch.
 		waitFor(t, func() bool {
-			_, err := b.Load(ctx, "s1")
+			_, err := b.Load(ctx, "alice", "s1")
 			return errors.Is(err, mcp.ErrSessionNotFound)
 		})
 		if _, err := a.Touch(ctx, "alice", "s1"); !errors.Is(err, mcp.ErrSessionNotFound) {
@@ -357,7 +388,7 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 			})
 		}
 		wg.Wait()
-		got, err := a.Load(ctx, "s1")
+		got, err := a.Load(ctx, "alice", "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,7 +410,7 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 		if err != boom {
 			t.Fatalf("Update = %v, want fn's error", err)
 		}
-		got, _ := a.Load(ctx, "s1")
+		got, _ := a.Load(ctx, "alice", "s1")
 		if got.LogLevel != "info" {
 			t.Fatalf("LogLevel = %q after a failed update", got.LogLevel)
 		}
@@ -393,7 +424,7 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 		if err := b.Create(ctx, sessionState("s1", "mallory")); !errors.Is(err, redisstore.ErrSessionExists) {
 			t.Fatalf("Create of an id in use = %v, want ErrSessionExists", err)
 		}
-		got, err := b.Load(ctx, "s1")
+		got, err := b.Load(ctx, "alice", "s1")
 		if err != nil || got.Owner != "alice" {
 			t.Fatalf("Load = %+v, %v; want alice's session", got, err)
 		}

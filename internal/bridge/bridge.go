@@ -62,6 +62,17 @@ type SessionOptions struct {
 	// its user
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
 	Owner string
+	// TransportStores marks a session whose transport keeps its record
+	// in the server's SessionStore itself: it calls Create once
+	// initialize succeeds (to answer a full or unreachable store its own
+	// way) and Delete when the session ends for good. The session then
+	// neither creates nor deletes it; it still records its state changes
+	// with Update.
+	TransportStores bool
+	// Restore, when not nil, is the *mcp.SessionState the session starts
+	// from: a session another replica created, rebuilt from a shared
+	// SessionStore. Its ID and Owner must be ID and Owner.
+	Restore any
 }
 
 // ErrDuplicateRequestID is what Port.HandleRequest returns for a request
@@ -120,6 +131,13 @@ type Port[Server, Session, Extra any] struct {
 	// for -32601
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
 	ServeStatelessRequest func(s Server, ctx context.Context, req *jsonrpc.Request, related Writer, extra Extra) (resp *jsonrpc.Response, refused bool)
+
+	// SyncState brings ss's protocol state (version, client info and
+	// capabilities, lifecycle, log level, subscriptions) to st, a
+	// *mcp.SessionState a shared SessionStore returned, so that what
+	// another replica changed holds here too. A closed session stays
+	// closed.
+	SyncState func(ss Session, st any)
 
 	// SetStandalone sets where messages unrelated to any request go (for
 	// Streamable HTTP, the GET stream). A nil w drops them.

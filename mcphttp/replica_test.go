@@ -1,0 +1,146 @@
+package mcphttp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/replicatest"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcphttp"
+	"go.uber.org/goleak"
+)
+
+// fakeClock is a MemorySessionStore's clock that a test moves.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// Two Handlers sharing one in-memory store (Share set) serve each
+// other's sessions: the scenario of package replicatest.
+func TestReplicasSharingAMemoryStore(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.Run(t, func(t *testing.T, maxSessions int) replicatest.Store {
+		clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
+		const idle = time.Hour
+		st := &mcp.MemorySessionStore{Share: true, MaxSessions: maxSessions, IdleTimeout: idle, Now: clock.Now}
+		return replicatest.Store{
+			Store: st,
+			Expire: func(t *testing.T, id string) {
+				clock.advance(idle + time.Second)
+			},
+			Count: func(t *testing.T) int { return st.Len() },
+		}
+	})
+}
+
+// countingStore counts the calls that serve requests.
+type countingStore struct {
+	*mcp.MemorySessionStore
+	touches, loads atomic.Int32
+}
+
+func (c *countingStore) Touch(ctx context.Context, owner, id string) (*mcp.SessionState, error) {
+	c.touches.Add(1)
+	return c.MemorySessionStore.Touch(ctx, owner, id)
+}
+
+func (c *countingStore) Load(ctx context.Context, owner, id string) (*mcp.SessionState, error) {
+	c.loads.Add(1)
+	return c.MemorySessionStore.Load(ctx, owner, id)
+}
+
+// Without a shared store (the default), a Handler serves its own sessions
+// from memory: an unknown session id is 404 without a store call, even
+// one another Handler on the same store created, and the store holds a
+// record created with the session and deleted with it.
+func TestUnsharedStoreIsARecord(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	store := &countingStore{MemorySessionStore: &mcp.MemorySessionStore{}}
+	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{SessionStore: store})
+	a := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
+	defer a.Close()
+	b := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
+	defer b.Close()
+	do := func(h http.Handler, method, sid, body string) *httptest.ResponseRecorder {
+		t.Helper()
+		r := httptest.NewRequest(method, "http://127.0.0.1/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			r.Header.Set("Mcp-Session-Id", sid)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := do(a, http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	sid := w.Header().Get("Mcp-Session-Id")
+	if w.Code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", w.Code, w.Body)
+	}
+	if n := store.Len(); n != 1 {
+		t.Fatalf("the store holds %d sessions after initialize, want 1", n)
+	}
+	for _, id := range []string{sid, "unknown"} {
+		w = do(b, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		if got, want := w.Body.String(), `{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"Session not found"}}`; w.Code != http.StatusNotFound || got != want {
+			t.Fatalf("ping of %q on the other Handler: %d %s, want 404 %s", id, w.Code, got, want)
+		}
+	}
+	if n, m := store.touches.Load(), store.loads.Load(); n != 0 || m != 0 {
+		t.Fatalf("%d Touch and %d Load calls, want none", n, m)
+	}
+	if w = do(a, http.MethodDelete, sid, ""); w.Code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", w.Code, w.Body)
+	}
+	if n := store.Len(); n != 0 {
+		t.Fatalf("the store holds %d sessions after DELETE, want 0", n)
+	}
+}
+
+// panickyShared is a shared store whose Touch panics.
+type panickyShared struct{ *mcp.MemorySessionStore }
+
+func (panickyShared) Touch(context.Context, string, string) (*mcp.SessionState, error) {
+	panic("touch boom")
+}
+
+// A shared store that panics answers 500, never 404, and the Handler
+// goes on.
+func TestSharedStorePanicIsInternalError(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	store := panickyShared{&mcp.MemorySessionStore{Share: true}}
+	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{SessionStore: store})
+	h := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
+	defer h.Close()
+	for range 2 {
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Session-Id", "some-session")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if got, want := w.Body.String(), `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}`; w.Code != http.StatusInternalServerError || got != want {
+			t.Fatalf("ping: %d %s, want 500 %s", w.Code, got, want)
+		}
+	}
+}

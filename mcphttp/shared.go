@@ -1,0 +1,245 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// This file lets several Handlers (replicas) serve the same session-era
+// sessions when the server's SessionStore is shared (its Shared reports
+// true): the state lives in the store, execution stays local
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+// A request for a session this Handler does not hold loads it from the
+// store and rebuilds a live session from it; every request of a shared
+// session touches the store first, so that a session deleted or expired
+// anywhere is 404 here too. A store that cannot answer is 503 with
+// Retry-After, never 404 and never a local fallback. Without a shared
+// store none of this runs: a miss is 404 without a store call.
+
+// storeRetryAfter is the Retry-After, in seconds, of a request refused
+// because the session store could not answer: long enough not to hammer
+// a store that is coming back, short enough for a brief outage.
+const storeRetryAfter = 1
+
+// errStoreUnavailable answers a request that needs the session store
+// while it cannot answer.
+var errStoreUnavailable = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: the session store cannot be reached; retry later"}
+
+// errStorePanicked is what a panic in a SessionStore method becomes.
+var errStorePanicked = errors.New("mcphttp: the session store panicked")
+
+// sharedStore returns the SessionStore of the server r is served by, if
+// that store is shared; nil otherwise (no call to a user callback in the
+// common case of one server).
+func (h *Handler) sharedStore(r *http.Request) (*mcp.Server, mcp.SessionStore) {
+	srv := h.server
+	if h.getServer != nil {
+		srv, _, _ = h.serverFor(r) // perrequest.go
+	}
+	if srv == nil {
+		return nil, nil
+	}
+	if st := srv.SessionStore(); st != nil && st.Shared() {
+		return srv, st
+	}
+	return nil, nil
+}
+
+// storeCall runs f, a call into a SessionStore, turning a panic into an
+// error (logged with its stack).
+func (h *Handler) storeCall(what string, f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.logger.Error("mcphttp: SessionStore."+what+" panicked", "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("%w: %v", errStorePanicked, p)
+		}
+	}()
+	return f()
+}
+
+// refuseStore answers a request whose session store call failed with err:
+// 404 for a session the store does not have (for this user), 503 with
+// Retry-After for a full or unreachable store, 500 for anything else.
+func (h *Handler) refuseStore(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, err error) {
+	switch {
+	case errors.Is(err, mcp.ErrSessionNotFound):
+		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+	case errors.Is(err, mcp.ErrSessionLimit):
+		w.Header().Set("Retry-After", strconv.Itoa(storeRetryAfter))
+		h.refuse(w, r, http.StatusServiceUnavailable, id, errStoreLimit(err))
+	case errors.Is(err, mcp.ErrStoreUnavailable):
+		h.logger.Warn("mcphttp: session store unavailable", "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(storeRetryAfter))
+		h.refuse(w, r, http.StatusServiceUnavailable, id, errStoreUnavailable)
+	default:
+		h.logger.Error("mcphttp: session store failed", "err", err)
+		h.refuse(w, r, http.StatusInternalServerError, id, errInternal)
+	}
+}
+
+// errStoreLimit is the 503 of an initialize the store's cap refused.
+func errStoreLimit(err error) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: maximum concurrent sessions reached: " + err.Error()}
+}
+
+// touch is store.Touch with panics recovered.
+func (h *Handler) touch(ctx context.Context, store mcp.SessionStore, owner, sid string) (st *mcp.SessionState, err error) {
+	err = h.storeCall("Touch", func() error {
+		st, err = store.Touch(ctx, owner, sid)
+		return err
+	})
+	return st, err
+}
+
+// adopt, for a request naming session sid that this Handler does not
+// hold, loads the session from a shared store and registers a live
+// session rebuilt from it. It reports false after answering the request
+// (404 when there is no shared store or the store has no such session
+// for this user, 503 when it cannot answer).
+func (h *Handler) adopt(w http.ResponseWriter, r *http.Request, sid, owner string, id jsonrpc.ID) bool {
+	srv, store := h.sharedStore(r)
+	if store == nil {
+		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+		return false
+	}
+	st, err := h.touch(r.Context(), store, owner, sid)
+	if err != nil {
+		h.refuseStore(w, r, id, err)
+		return false
+	}
+	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: sid, Owner: owner, TransportStores: true, Restore: st})
+	added, closed := h.reg.adopt(sid, ss, owner)
+	if !added {
+		// Another request rebuilt it first (its copy serves), or the
+		// Handler closed meanwhile.
+		_ = ss.Close()
+		if closed {
+			h.refuse(w, r, http.StatusServiceUnavailable, id, errClosed)
+			return false
+		}
+	}
+	return true
+}
+
+// touchShared checks live session e, acquired, against its shared store,
+// and brings its state up to date with what other replicas changed. On
+// failure it answers the request and, when the store no longer has the
+// session, drops the local copy once the caller's hold ends: gone reports
+// that, for the caller to call h.dropShared(e) after its release.
+func (h *Handler) touchShared(w http.ResponseWriter, r *http.Request, e *entry, id jsonrpc.ID) (ok, gone bool) {
+	st, err := h.touch(r.Context(), e.ss.Server().SessionStore(), e.owner, e.id)
+	if err != nil {
+		h.refuseStore(w, r, id, err)
+		return false, errors.Is(err, mcp.ErrSessionNotFound)
+	}
+	mcpPort.SyncState(e.ss, st)
+	return true, false
+}
+
+// dropShared forgets the local copy of a shared session that the store no
+// longer has (deleted or expired on any replica).
+func (h *Handler) dropShared(e *entry) {
+	if h.reg.drop(e) {
+		h.closeEntry(e)
+	}
+}
+
+// acquireShared is h.acquire for a request that is not a JSON-RPC
+// request (a notification, a response, a batch, a GET): it returns the
+// live session sid of r's user, busy until h.reg.release, checked against
+// or rebuilt from a shared store; nil after answering the request.
+func (h *Handler) acquireShared(w http.ResponseWriter, r *http.Request, sid string) *entry {
+	_, owner := h.authOf(r)
+	e, evicted := h.reg.acquire(sid, owner)
+	if evicted != nil {
+		h.closeEntry(evicted)
+	}
+	if e == nil {
+		if !h.adopt(w, r, sid, owner, jsonrpc.ID{}) {
+			return nil
+		}
+		if e, evicted = h.reg.acquire(sid, owner); evicted != nil {
+			h.closeEntry(evicted)
+		}
+		if e == nil {
+			h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
+		}
+		return e
+	}
+	if e.shared {
+		if ok, gone := h.touchShared(w, r, e, jsonrpc.ID{}); !ok {
+			h.reg.release(e)
+			if gone {
+				h.dropShared(e)
+			}
+			return nil
+		}
+	}
+	return e
+}
+
+// deleteShared serves a DELETE when the session store is shared: the
+// store deletes the session first, which ends it on every replica (their
+// next request of it is 404), then the local copy goes. It reports false
+// when the store is not shared, for the caller to serve the DELETE alone.
+func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owner string) bool {
+	var store mcp.SessionStore
+	if srv := h.reg.serverOf(sid, owner); srv != nil { // held here: its server's store
+		if store = srv.SessionStore(); !store.Shared() {
+			return false
+		}
+	} else if _, store = h.sharedStore(r); store == nil {
+		return false
+	}
+	err := h.storeCall("Delete", func() error { return store.Delete(r.Context(), owner, sid) })
+	if err != nil && !errors.Is(err, mcp.ErrSessionNotFound) {
+		h.refuseStore(w, r, jsonrpc.ID{}, err)
+		return true
+	}
+	e, evicted := h.reg.remove(sid, owner)
+	for _, x := range []*entry{e, evicted} {
+		if x != nil {
+			h.endEntry(x)
+		}
+	}
+	if err != nil {
+		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
+		return true
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// createInStore records a session whose initialize succeeded in its
+// server's SessionStore, before the response names it: the store's cap
+// (shared by every replica when the store is) and its availability
+// decide whether the session exists. On failure it answers the request.
+func (h *Handler) createInStore(w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, id jsonrpc.ID) bool {
+	st := ss.State()
+	store := ss.Server().SessionStore()
+	err := h.storeCall("Create", func() error { return store.Create(r.Context(), &st) })
+	if err != nil {
+		h.refuseStore(w, r, id, err)
+		return false
+	}
+	return true
+}
+
+// deleteFromStore deletes a session from its store, where this Handler
+// alone decides its end: a session that is not shared, or one whose
+// registration failed after Create.
+func (h *Handler) deleteFromStore(e *entry) {
+	store := e.ss.Server().SessionStore()
+	err := h.storeCall("Delete", func() error { return store.Delete(context.Background(), e.owner, e.id) })
+	if err != nil && !errors.Is(err, mcp.ErrSessionNotFound) {
+		h.logger.Error("mcphttp: session store delete failed", "session", e.id, "err", err)
+	}
+}
