@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -200,13 +201,22 @@ func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {
 	if len(params) == 0 {
 		return ProgressToken{}, false
 	}
-	var p struct {
-		Meta *RequestMeta `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.Meta == nil {
+	// Only _meta is decoded: the arguments of a call may be large.
+	if _, kind, err := jsonscan.Skip(params, 0); err != nil || kind != jsonscan.Object {
 		return ProgressToken{}, false
 	}
-	return p.Meta.ProgressToken, p.Meta.ProgressToken.IsValid()
+	var meta []byte
+	jsonscan.Members(params, func(key, value []byte) bool {
+		if jsonscan.KeyEquals(key, "_meta") {
+			meta = value
+		}
+		return true
+	})
+	var m RequestMeta
+	if meta == nil || json.Unmarshal(meta, &m) != nil {
+		return ProgressToken{}, false
+	}
+	return m.ProgressToken, m.ProgressToken.IsValid()
 }
 
 // progressWatchers maps the progress tokens of the calls waiting with a
