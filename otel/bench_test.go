@@ -1,9 +1,14 @@
 package otel_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -119,4 +124,105 @@ func benchToolsCall(b *testing.B, transport string, sampler sdktrace.Sampler, me
 		}
 	}
 	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+}
+
+// recorder is a minimal http.ResponseWriter for driving a Handler
+// without a network: it keeps the status and the body.
+type recorder struct {
+	hdr    http.Header
+	status int
+	body   []byte
+}
+
+func (w *recorder) Header() http.Header         { return w.hdr }
+func (w *recorder) WriteHeader(status int)      { w.status = status }
+func (w *recorder) Write(p []byte) (int, error) { w.body = append(w.body, p...); return len(p), nil }
+func (w *recorder) Flush()                      {}
+
+// BenchmarkServerToolsCall measures the server side alone: an mcphttp
+// Handler serving a session-era tools/call POST whose params carry a
+// traceparent, as an instrumented client sends it, with the server
+// uninstrumented (off), instrumented and unsampled (the incoming trace
+// context says not sampled; ParentBased follows it), and sampled. No
+// network and no client: cpu-ns/op is the server's own CPU per call, the
+// cost an operator pays, to be compared with what a tools/call costs the
+// server over real HTTP (bench/, scenario 1).
+func BenchmarkServerToolsCall(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		sampler sdktrace.Sampler
+		flags   string
+	}{
+		{"off", nil, "00"},
+		{"unsampled", sdktrace.ParentBased(sdktrace.AlwaysSample()), "00"},
+		{"sampled", sdktrace.ParentBased(sdktrace.AlwaysSample()), "01"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			sopts := &mcp.ServerOptions{}
+			if bc.sampler != nil {
+				tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(bc.sampler), sdktrace.WithSpanProcessor(discardProcessor{}))
+				ins, err := mcpotel.New(&mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ins.InstrumentServer(sopts)
+			}
+			s := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"}, sopts)
+			type in struct {
+				Text string `json:"text"`
+			}
+			if err := mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echo"}, func(_ context.Context, _ *mcp.Request, v in) (string, error) {
+				return v.Text, nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+			h := mcphttp.NewHandler(s, nil)
+			defer h.Close()
+			ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1})
+			post := func(body, sid string) *recorder {
+				req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader(body))
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Content-Type", "application/json")
+				if sid != "" {
+					req.Header.Set("Mcp-Session-Id", sid)
+					req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				}
+				w := &recorder{hdr: http.Header{}}
+				h.ServeHTTP(w, req)
+				return w
+			}
+			w := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`, "")
+			sid := w.hdr.Get("Mcp-Session-Id")
+			if w.status != http.StatusOK || sid == "" {
+				b.Fatalf("initialize: %d %s", w.status, w.body)
+			}
+			if w := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid); w.status != http.StatusAccepted {
+				b.Fatalf("initialized: %d %s", w.status, w.body)
+			}
+			body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"},"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-` + bc.flags + `"}}}`
+			req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:1/mcp", nil)
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			rw := &recorder{hdr: http.Header{}}
+			rd := strings.NewReader(body)
+			want := []byte(`"text":"hello, world"`)
+			b.ReportAllocs()
+			n, start := 0, cpuClock()
+			for b.Loop() {
+				n++
+				rd.Reset(body)
+				req.Body = io.NopCloser(rd)
+				req.ContentLength = int64(len(body))
+				clear(rw.hdr)
+				rw.body = rw.body[:0]
+				h.ServeHTTP(rw, req)
+				if rw.status != http.StatusOK || !bytes.Contains(rw.body, want) {
+					b.Fatalf("tools/call: %d %s", rw.status, rw.body)
+				}
+			}
+			b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+		})
+	}
 }
