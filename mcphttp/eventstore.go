@@ -80,6 +80,8 @@ type MemoryEventStore struct {
 	// bytes first: where eviction takes from when the store is full.
 	bySize sessionHeap
 	size   int64
+	// watchers are the channels of Watch, by session (eventstore_watch.go).
+	watchers map[string]map[chan struct{}]struct{}
 }
 
 // sessionEvents is what the store holds for one session.
@@ -129,6 +131,9 @@ func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID, eventI
 		s.streams[streamID] = lg
 	}
 	lg.events = append(lg.events, storedEvent{id: eventID, data: data})
+	if m.watchers != nil {
+		m.ringLocked(sessionID)
+	}
 	s.fifo = append(s.fifo, lg)
 	cost := eventCost(eventID, data)
 	s.size += cost

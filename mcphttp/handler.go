@@ -234,7 +234,7 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 // newStream returns a POST reply stream of session e, registered for
 // resumption when track is set and there is an EventStore.
 func (h *Handler) newStream(e *entry, track bool) *stream {
-	st := &stream{h: h, session: e.id, store: h.opts.EventStore, requests: true}
+	st := &stream{h: h, session: e.id, store: h.opts.EventStore, requests: true, shared: e.shared}
 	if st.store != nil {
 		// Only stored events carry the stream's number.
 		h.reg.addStream(e, st, track)
