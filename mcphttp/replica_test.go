@@ -144,3 +144,23 @@ func TestSharedStorePanicIsInternalError(t *testing.T) {
 		}
 	}
 }
+
+// Two Handlers sharing one in-memory SessionStore (Share set) and one
+// MemoryEventStore serve each other's streams: the streams scenario of
+// package replicatest.
+func TestReplicaStreamsSharingMemoryStores(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunStreams(t, func(t *testing.T) replicatest.Streams {
+		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		ev := &mcphttp.MemoryEventStore{}
+		return replicatest.Streams{
+			Store:  replicatest.Store{Store: st, Count: func(t *testing.T) int { return st.Len() }},
+			Events: ev,
+			Bounded: func(t *testing.T, sid string, deleted bool) {
+				if n := ev.SessionSize(sid); deleted && n != 0 || !deleted && n == 0 {
+					t.Fatalf("the event store holds %d bytes for the session (deleted %v)", n, deleted)
+				}
+			},
+		}
+	})
+}
