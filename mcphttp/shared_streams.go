@@ -33,6 +33,10 @@ import (
 //     stored as a marker event, so that a client whose POST stream was
 //     cut resumes it on any replica: one that does not run the request
 //     tails the store until the marker.
+//   - While a GET is served that way, the replica touches the session in
+//     the SessionStore every Options.KeepAlive, which keeps it from idling
+//     out there and ends the stream once the session was deleted or
+//     expired on any replica.
 //   - Event ids stay unique across replicas: a shared session's POST
 //     streams are numbered at random (63 bits) rather than counted, and
 //     each replica's GET stream numbers its events from a random base.
@@ -216,6 +220,11 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 				}
 			}
 			quiet = true
+			// The session may have ended on another replica; an open
+			// stream also keeps it from idling out in the store.
+			if _, err := h.touch(ctx, e.ss.Server().SessionStore(), e.owner, e.id); errors.Is(err, mcp.ErrSessionNotFound) {
+				return
+			}
 			continue
 		case _, ok := <-wake:
 			if !ok {

@@ -77,7 +77,7 @@ func newStreamCluster(t *testing.T, newStreams NewStreams) (*cluster, *gates) {
 		f := &flaky{SessionStore: store}
 		c.stores = append(c.stores, f)
 		srv := newStreamServer(f, g)
-		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: events, EventPollInterval: 50 * time.Millisecond})
+		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: events, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond})
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
 			ts.Close()
@@ -323,10 +323,11 @@ func RunStreams(t *testing.T, newStreams NewStreams) {
 		if b, _ := io.ReadAll(second.body); second.status != http.StatusConflict {
 			t.Fatalf("a second GET on B: %d %s, want 409", second.status, b)
 		}
-		// Deleting the session ends the stream, with nothing more on it.
+		// Deleting the session on A ends the stream on B (B's next
+		// keep-alive touch finds it gone), with nothing more on it.
 		c.a.do(t, http.MethodDelete, sid, "", "").want(t, "DELETE on A", http.StatusNoContent, "")
+		get.wantEnd(t, "GET on B after DELETE on A")
 		c.b.do(t, http.MethodPost, sid, "", echo(3, "x")).want(t, "tools/call on B after DELETE", http.StatusNotFound, fmt.Sprintf(notFound, 3))
-		get.wantEnd(t, "GET on B after DELETE")
 	})
 
 	t.Run("a POST stream cut on A resumes on B with exactly the rest", func(t *testing.T) {
