@@ -318,6 +318,17 @@ func RunStreams(t *testing.T, newStreams NewStreams) {
 		}
 		get.want(t, "resources/updated on A, then Notify on B", seen,
 			`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://r"}}`, message("from B"))
+		// Unsubscribed through B: A's next report is sent to no one.
+		if got := c.b.call(t, sid, `{"jsonrpc":"2.0","id":3,"method":"resources/unsubscribe","params":{"uri":"test://r"}}`); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+			t.Fatalf("resources/unsubscribe on B: %s", got)
+		}
+		if err := c.a.srv.ResourceUpdated(ctx, "test://r"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.a.sessionOn(t, sid).Notify(ctx, "notifications/message", map[string]any{"level": "info", "data": "after"}); err != nil {
+			t.Fatal(err)
+		}
+		get.want(t, "resources/updated after unsubscribe, then Notify on A", seen, message("after"))
 		// A second GET on B is refused while the first is open.
 		second := c.b.open(t, sid, "", "")
 		if b, _ := io.ReadAll(second.body); second.status != http.StatusConflict {
@@ -327,7 +338,7 @@ func RunStreams(t *testing.T, newStreams NewStreams) {
 		// keep-alive touch finds it gone), with nothing more on it.
 		c.a.do(t, http.MethodDelete, sid, "", "").want(t, "DELETE on A", http.StatusNoContent, "")
 		get.wantEnd(t, "GET on B after DELETE on A")
-		c.b.do(t, http.MethodPost, sid, "", echo(3, "x")).want(t, "tools/call on B after DELETE", http.StatusNotFound, fmt.Sprintf(notFound, 3))
+		c.b.do(t, http.MethodPost, sid, "", echo(4, "x")).want(t, "tools/call on B after DELETE", http.StatusNotFound, fmt.Sprintf(notFound, 4))
 	})
 
 	t.Run("a POST stream cut on A resumes on B with exactly the rest", func(t *testing.T) {
