@@ -387,13 +387,22 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 // Sessions that did not subscribe are sent nothing. The notifications go
 // on each session's standalone stream (for Streamable HTTP, the GET
 // stream), whatever ctx is. The error joins those of the sessions that
-// could not be sent to.
+// could not be sent to. With a shared SessionStore each session's state
+// is first read from the store (one Load per session held here), so that
+// a subscription made through another replica counts.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	var errs []error
 	params := &ResourceUpdatedParams{URI: uri}
 	var raw json.RawMessage
 	s.notifyListeners(ctx, "notifications/resources/updated", uri, params) // listen.go
 	for _, ss := range s.Sessions() {
+		// With a shared store, subscriptions made through another
+		// replica count too (shared_state.go).
+		if ok, err := ss.refreshShared(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("session %q: %w", ss.ID(), err))
+		} else if !ok {
+			continue
+		}
 		ss.mu.Lock()
 		_, subscribed := slices.BinarySearch(ss.state.Subscriptions, uri)
 		live := ss.state.Lifecycle == StateInitialized || ss.state.Lifecycle == StateReady

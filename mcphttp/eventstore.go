@@ -17,10 +17,15 @@ import (
 //
 // Implementations must be safe for concurrent use. [MemoryEventStore] is
 // the in-memory implementation; Options.EventStore has no default (nil:
-// streams are not resumable). A Handler resumes only the streams of
-// sessions in its own registry, so a store shared by replicas does not yet
-// let one replica resume another's stream; that is part of the planned
-// shared-state scale-out.
+// streams are not resumable). When the server's SessionStore is shared,
+// an EventStore that every replica reaches is the source of truth of the
+// session's streams: every replica appends to it, and the one serving a
+// client's GET (fresh, or resuming any stream with Last-Event-ID) writes
+// what it holds in its order, so event ids are unique across replicas
+// (random stream numbers and bases) and Replay must give events in the
+// order they were appended. Such a store should implement
+// [EventWatcher]. The Handler stores the end of a shared session's POST
+// stream as an event of its own, which it never sends.
 type EventStore interface {
 	// Append records the next event of the stream streamID of session
 	// sessionID. data is the event's JSON-RPC message, empty for a priming
@@ -80,6 +85,8 @@ type MemoryEventStore struct {
 	// bytes first: where eviction takes from when the store is full.
 	bySize sessionHeap
 	size   int64
+	// watchers are the channels of Watch, by session (eventstore_watch.go).
+	watchers map[string]map[chan struct{}]struct{}
 }
 
 // sessionEvents is what the store holds for one session.
@@ -129,6 +136,9 @@ func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID, eventI
 		s.streams[streamID] = lg
 	}
 	lg.events = append(lg.events, storedEvent{id: eventID, data: data})
+	if m.watchers != nil {
+		m.ringLocked(sessionID)
+	}
 	s.fifo = append(s.fifo, lg)
 	cost := eventCost(eventID, data)
 	s.size += cost

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 
@@ -32,6 +33,10 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.reg.release(e)
+	if h.sharedStreams(e) {
+		h.serveSharedGET(w, r, e) // shared_streams.go
+		return
+	}
 	// Without a store no event carried an id, so a Last-Event-ID cannot be
 	// ours: the request is an ordinary GET.
 	if last := headerValue(r.Header, headerLastEventID); last != "" && h.opts.EventStore != nil {
@@ -53,7 +58,13 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 // when there is an EventStore, and otherwise refused.
 func (h *Handler) standalone(e *entry) *stream {
 	st, created := h.reg.standalone(e, func() *stream {
-		return &stream{h: h, session: e.id, num: 0, store: h.opts.EventStore, requests: true, standalone: true}
+		st := &stream{h: h, session: e.id, num: 0, store: h.opts.EventStore, requests: true, standalone: true}
+		if e.shared {
+			// Other replicas append to the same stream: ids from a
+			// random base stay unique (shared_streams.go).
+			st.seq = rand.Uint64() >> 2
+		}
+		return st
 	})
 	if created {
 		mcpPort.SetStandalone(e.ss, st)

@@ -41,13 +41,27 @@ import (
 // it from the store, ending it on every replica; Close and the idle
 // reaper drop only this Handler's copy. A store that cannot answer is 503
 // with Retry-After and a JSON-RPC error, never 404 and never served from
-// local memory. What stays on the replica that holds it: open SSE streams
-// and their resumption with Last-Event-ID, running handlers, their
+// local memory.
+//
+// With a shared store and an [EventStore] that every replica reaches
+// (redisstore's, or one MemoryEventStore shared in a process), SSE
+// streams cross replicas too, with the EventStore as their source of
+// truth: a GET on any replica is fed from the store, so it carries what
+// the server sends outside a request (ServerSession.Notify and Log,
+// list_changed, resources/updated for a session subscribed through any
+// replica) on every replica that holds the session; a POST stream or GET
+// stream whose connection broke resumes on any replica with
+// Last-Event-ID, with exactly the events missed, in order, each once.
+// The store is woken through [EventWatcher] when it implements it, and
+// polled every Options.EventPollInterval otherwise. A server's broadcast
+// (list_changed, ResourceUpdated) reaches the sessions held by the
+// replica it is called on, not those only another replica holds; one GET
+// stream at a time is enforced per replica, not across them. Without an
+// EventStore, a GET stream carries only what its own replica sends.
+// What stays on the replica that holds it: running handlers, their
 // server-to-client requests (whose responses must reach that replica),
-// notifications/cancelled for them, and notifications the server sends
-// outside a request (they go to this replica's GET stream of the
-// session). 2026-07-28 requests naming a session are served on it only
-// where it is held. Without a shared store, a request for a session this
+// and notifications/cancelled for them. 2026-07-28 requests naming a
+// session are served on it only where it is held. Without a shared store, a request for a session this
 // Handler does not hold is 404 without any store call.
 //
 // A Handler is safe for concurrent use. Close it to end its sessions and
@@ -234,7 +248,7 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 // newStream returns a POST reply stream of session e, registered for
 // resumption when track is set and there is an EventStore.
 func (h *Handler) newStream(e *entry, track bool) *stream {
-	st := &stream{h: h, session: e.id, store: h.opts.EventStore, requests: true}
+	st := &stream{h: h, session: e.id, store: h.opts.EventStore, requests: true, shared: e.shared}
 	if st.store != nil {
 		// Only stored events carry the stream's number.
 		h.reg.addStream(e, st, track)

@@ -77,6 +77,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		return
 	}
 	defer h.reg.release(e)
+	h.shareStandalone(e) // shared_streams.go
 	w.Header().Set(headerSessionID, id)
 	if h.opts.JSONResponse {
 		h.writeJSON(w, resp)

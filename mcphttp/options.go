@@ -86,6 +86,14 @@ type Options struct {
 	// and events carry no ids. See [MemoryEventStore].
 	EventStore EventStore
 
+	// EventPollInterval is how often a replica looks in the EventStore for
+	// new events of a shared session's stream it serves (a GET stream, or
+	// a POST stream resumed on a replica that does not run its request),
+	// when the EventStore does not implement EventWatcher. An EventWatcher
+	// wakes it instead (and polls on its own). Only used when the server's
+	// SessionStore is shared. If zero, DefaultEventPollInterval (1s).
+	EventPollInterval time.Duration
+
 	// KeepAlive is the interval of the comment lines written on an SSE
 	// stream that is otherwise quiet, so that proxies and clients do not
 	// drop it. If zero, 15 seconds; if negative, none are written.

@@ -143,6 +143,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		if e.shared {
+			h.shareStandalone(e) // shared_streams.go
+		}
 		h.serveRequest(w, r, e, req)
 		return
 	}

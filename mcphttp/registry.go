@@ -46,6 +46,10 @@ type entry struct {
 	// request touches the store, and ending the local copy leaves the
 	// session to the other replicas (shared.go).
 	shared bool
+	// tailing marks a shared session whose GET stream is served here
+	// from the EventStore (shared_streams.go); guarded by the registry's
+	// mu.
+	tailing bool
 }
 
 type registry struct {
@@ -334,8 +338,12 @@ func (g *registry) dropStream(e *entry, st *stream) {
 func (g *registry) addStream(e *entry, st *stream, track bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	st.num = e.nextStream
-	e.nextStream++
+	if e.shared {
+		st.num = sharedStreamNum() // unique across replicas (shared_streams.go)
+	} else {
+		st.num = e.nextStream
+		e.nextStream++
+	}
 	if track {
 		if e.streams == nil {
 			e.streams = make(map[uint64]*stream)

@@ -144,3 +144,52 @@ func TestSharedStorePanicIsInternalError(t *testing.T) {
 		}
 	}
 }
+
+// Two Handlers sharing one in-memory SessionStore (Share set) and one
+// MemoryEventStore serve each other's streams: the streams scenario of
+// package replicatest.
+func TestReplicaStreamsSharingMemoryStores(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunStreams(t, func(t *testing.T) replicatest.Streams {
+		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		ev := &mcphttp.MemoryEventStore{}
+		return replicatest.Streams{
+			Store:  replicatest.Store{Store: st, Count: func(t *testing.T) int { return st.Len() }},
+			Events: ev,
+			Bounded: func(t *testing.T, sid string, deleted bool) {
+				if n := ev.SessionSize(sid); deleted && n != 0 || !deleted && n == 0 {
+					t.Fatalf("the event store holds %d bytes for the session (deleted %v)", n, deleted)
+				}
+			},
+		}
+	})
+}
+
+// eventsOnly hides a MemoryEventStore's Watch: the Handlers then poll it
+// every EventPollInterval, and no event is lost for want of a wake-up.
+type eventsOnly struct{ ev *mcphttp.MemoryEventStore }
+
+func (s eventsOnly) Append(ctx context.Context, session, stream, id string, data []byte) error {
+	return s.ev.Append(ctx, session, stream, id, data)
+}
+
+func (s eventsOnly) Replay(ctx context.Context, session, stream, after string, fn func(string, []byte) error) error {
+	return s.ev.Replay(ctx, session, stream, after, fn)
+}
+
+func (s eventsOnly) DeleteSession(ctx context.Context, session string) error {
+	return s.ev.DeleteSession(ctx, session)
+}
+
+// The streams scenario with an EventStore that cannot Watch: polling
+// alone carries every event across.
+func TestReplicaStreamsPollingAStoreWithoutWatch(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunStreams(t, func(t *testing.T) replicatest.Streams {
+		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		return replicatest.Streams{
+			Store:  replicatest.Store{Store: st},
+			Events: eventsOnly{&mcphttp.MemoryEventStore{}},
+		}
+	})
+}

@@ -171,7 +171,9 @@ func (h *Handler) acquireShared(w http.ResponseWriter, r *http.Request, sid stri
 		}
 		if e == nil {
 			h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
+			return nil
 		}
+		h.shareStandalone(e) // shared_streams.go
 		return e
 	}
 	if e.shared {

@@ -66,6 +66,9 @@ type stream struct {
 	draining   bool
 	coalesced  uint8
 	idSent     bool
+	// shared marks a POST stream of a shared session whose end is
+	// stored as a marker, for a replica that tails it (shared_streams.go).
+	shared bool
 
 	// wmu is held while writing to the attached connection, and taken
 	// before mu; mu guards the rest, and is never held during a write.
@@ -617,6 +620,8 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 	}
 	if st.done {
 		frame = nil
+	} else if st.shared && st.store != nil {
+		st.appendEndLocked(ctx) // shared_streams.go
 	}
 	st.done = true
 	att := st.att
@@ -748,7 +753,7 @@ var errSecondGETStream = errors.New("mcphttp: a GET stream is already open")
 func missedEvents(ctx context.Context, store EventStore, session, streamID, lastID string) ([]byte, error) {
 	var frames []byte
 	err := store.Replay(ctx, session, streamID, lastID, func(id string, data []byte) error {
-		if len(data) > 0 {
+		if len(data) > 0 && !isEndMarker(data) {
 			frames = appendEvent(frames, id, data, false, 0)
 		}
 		return nil

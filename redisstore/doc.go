@@ -64,10 +64,24 @@
 // deletes with Delete (the session ends on every replica), and answers
 // ErrUnavailable with 503 and Retry-After.
 //
-// Not yet served across replicas: a GET stream is fed only by the replica
-// it is open on, a stream resumes (Last-Event-ID) fully only there, and
-// what is addressed to one replica (responses to server-to-client
-// requests, notifications/cancelled for its handlers, notifications the
-// server starts) is not routed through Redis; those need sticky routing
-// for now.
+// Give the EventStore, with the same Prefix, to every replica's Handler
+// as mcphttp.Options.EventStore, and SSE streams cross replicas as well:
+// the Redis stream of a session is the source of truth of all its SSE
+// streams. What a replica sends outside a request (ServerSession.Notify
+// and Log, list_changed, resources/updated for a session subscribed
+// through any replica) is appended there and reaches the client's GET
+// stream on whichever replica serves it; a POST or GET stream whose
+// connection broke resumes on any replica with Last-Event-ID and gets
+// exactly the events it missed, in order, each once. Watch wakes the
+// replica serving a stream (pub/sub), and polling every PollInterval
+// backs it up: a lost publish costs latency, never an event. What Redis
+// holds stays bounded: a session's stream is trimmed to MaxSessionEvents
+// and MaxSessionBytes (a client that falls further behind cannot resume
+// and is told so), its keys expire TTL after the last append or touch,
+// and they are deleted with the session.
+//
+// Still held by one replica: a server's broadcast (list_changed,
+// ResourceUpdated) reaches the sessions held by the replica it is called
+// on; responses to server-to-client requests and notifications/cancelled
+// must reach the replica running the handler.
 package redisstore

@@ -1,0 +1,306 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// This file serves the SSE streams of shared sessions (a SessionStore
+// whose Shared reports true) when the Handler has an EventStore: the
+// store, which every replica reaches, is then the source of truth for
+// every stream (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
+//
+//   - Every replica that holds a shared session gives it a GET (standalone)
+//     stream with no connection at once, so that what the server sends
+//     outside any request (ServerSession.Notify and Log, list_changed,
+//     resources/updated) is appended to the session's stream "0" in the
+//     store, whichever replica produced it.
+//   - A GET, fresh or with Last-Event-ID, is served by tailing the store:
+//     the replica writes the events stored after the last one it sent,
+//     woken by the store's Watch (when it has one; polling backs it up
+//     inside the store) or by polling every Options.EventPollInterval. So
+//     the client gets the events in the store's order, each once, whoever
+//     appended them.
+//   - A POST stream's events are stored as they are sent, and its end is
+//     stored as a marker event, so that a client whose POST stream was
+//     cut resumes it on any replica: one that does not run the request
+//     tails the store until the marker.
+//   - While a GET is served that way, the replica touches the session in
+//     the SessionStore every Options.KeepAlive, which keeps it from idling
+//     out there and ends the stream once the session was deleted or
+//     expired on any replica.
+//   - Event ids stay unique across replicas: a shared session's POST
+//     streams are numbered at random (63 bits) rather than counted, and
+//     each replica's GET stream numbers its events from a random base.
+//
+// Without a shared SessionStore, or without an EventStore, none of this
+// runs and streams are served as before, from memory.
+
+// DefaultEventPollInterval is the Options.EventPollInterval used when it
+// is zero.
+const DefaultEventPollInterval = time.Second
+
+// An EventWatcher is an EventStore that can tell a replica that an event
+// of a session was appended, by any replica. Handlers tail a shared
+// session's streams with Watch when their EventStore implements it, and
+// poll it every Options.EventPollInterval otherwise. The channel receives
+// a value soon after each Append for the session (values may coalesce, and
+// a wake-up may find nothing new) and is closed once ctx ends. A watcher
+// that can miss a wake-up (pub/sub is at most once) must poll itself, so
+// that a lost wake-up costs latency, never an event.
+type EventWatcher interface {
+	Watch(ctx context.Context, sessionID string) (<-chan struct{}, error)
+}
+
+// streamEndMarker is the data of the event that records, in a shared
+// session's store, that a POST stream has ended. It is not JSON, so it is
+// never mistaken for a message; it is never sent to a client.
+var streamEndMarker = []byte("end")
+
+// sharedStreams reports whether session e's streams are served from the
+// EventStore (shared session and an EventStore).
+func (h *Handler) sharedStreams(e *entry) bool {
+	return e.shared && h.opts.EventStore != nil
+}
+
+// sharedStreamNum numbers a POST stream of a shared session: random, so
+// that two replicas never number two streams of a session alike. Never 0
+// (the GET stream).
+func sharedStreamNum() uint64 {
+	return rand.Uint64()>>1 | 1
+}
+
+// shareStandalone gives shared session e its GET stream, without a
+// connection, so that messages outside any request are stored for the
+// replica that serves the client's GET.
+func (h *Handler) shareStandalone(e *entry) {
+	if h.sharedStreams(e) {
+		h.standalone(e)
+	}
+}
+
+// appendEndLocked stores the end marker of a shared session's POST
+// stream. st.mu is held.
+func (st *stream) appendEndLocked(ctx context.Context) {
+	st.seq++
+	id := eventID(st.num, st.seq)
+	if err := st.store.Append(ctx, st.session, st.streamID(), id, streamEndMarker); err != nil {
+		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
+	}
+}
+
+// storeUnavailable reports whether err means the EventStore could not
+// answer (503 then, never 404).
+func storeUnavailable(err error) bool {
+	return errors.Is(err, mcp.ErrStoreUnavailable)
+}
+
+// refuseEventStore answers a GET whose EventStore call failed with err.
+func (h *Handler) refuseEventStore(w http.ResponseWriter, r *http.Request, e *entry, last string, err error) {
+	switch {
+	case errors.Is(err, ErrEventNotFound):
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errUnknownEvent(last))
+	case storeUnavailable(err):
+		h.logger.Warn("mcphttp: event store unavailable", "session", e.id, "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(storeRetryAfter))
+		h.refuse(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, errStoreUnavailable)
+	default:
+		h.logger.Error("mcphttp: event store failed", "session", e.id, "err", err)
+		h.refuse(w, r, http.StatusInternalServerError, jsonrpc.ID{}, errInternal)
+	}
+}
+
+// serveSharedGET serves a GET of a shared session from the EventStore:
+// with Last-Event-ID, the stream that id names from there on; otherwise
+// the GET stream from now on, after a priming event.
+func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entry) {
+	store := h.opts.EventStore
+	last := headerValue(r.Header, headerLastEventID)
+	num := uint64(0)
+	if last != "" {
+		var ok bool
+		if num, ok = parseEventID(last); !ok {
+			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errBadEventID)
+			return
+		}
+		if num != 0 {
+			if st := h.reg.liveStream(e, num); st != nil {
+				// Running here: served as on one replica.
+				h.resume(w, r, e, last)
+				return
+			}
+		}
+	}
+	if num == 0 {
+		// One GET stream at a time, on this replica.
+		h.reg.mu.Lock()
+		busy := e.tailing
+		e.tailing = true
+		h.reg.mu.Unlock()
+		if busy {
+			h.refuse(w, r, http.StatusConflict, jsonrpc.ID{}, errSecondGET)
+			return
+		}
+		defer func() {
+			h.reg.mu.Lock()
+			e.tailing = false
+			h.reg.mu.Unlock()
+		}()
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	var wake <-chan struct{}
+	if wt, ok := store.(EventWatcher); ok {
+		ch, err := wt.Watch(ctx, e.id)
+		if err != nil {
+			h.refuseEventStore(w, r, e, last, err)
+			return
+		}
+		wake = ch
+	}
+	streamID := strconv.FormatUint(num, 10)
+	var prime []byte
+	if last == "" {
+		// The priming event anchors the tail (and, from 2025-11-25,
+		// gives the client an id to resume from).
+		st := h.standalone(e)
+		st.mu.Lock()
+		st.seq++
+		last = eventID(0, st.seq)
+		st.mu.Unlock()
+		if err := store.Append(ctx, e.id, streamID, last, nil); err != nil {
+			h.refuseEventStore(w, r, e, last, err)
+			return
+		}
+		if e.ss.ProtocolVersion() >= mcp.Version20251125 {
+			prime = appendEvent(nil, last, nil, true, h.opts.RetryInterval)
+		}
+	}
+	frames, last, ended, err := h.tailOnce(ctx, store, e.id, streamID, last, prime)
+	if err != nil {
+		h.refuseEventStore(w, r, e, last, err)
+		return
+	}
+	rc := http.NewResponseController(w)
+	if h.tailWrite(w, rc, frames, true) != nil || ended {
+		return
+	}
+	var poll, tick <-chan time.Time
+	if wake == nil {
+		t := time.NewTicker(h.pollInterval())
+		defer t.Stop()
+		poll = t.C
+	}
+	if h.opts.KeepAlive > 0 {
+		t := time.NewTicker(h.opts.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	quiet := false
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-e.ss.Done():
+			return
+		case <-h.shutdown:
+			return
+		case <-tick:
+			if quiet {
+				if h.tailWrite(w, rc, keepAliveFrame, false) != nil {
+					return
+				}
+			}
+			quiet = true
+			// The session may have ended on another replica; an open
+			// stream also keeps it from idling out in the store.
+			if _, err := h.touch(ctx, e.ss.Server().SessionStore(), e.owner, e.id); errors.Is(err, mcp.ErrSessionNotFound) {
+				return
+			}
+			continue
+		case _, ok := <-wake:
+			if !ok {
+				return
+			}
+		case <-poll:
+		}
+		frames, last, ended, err = h.tailOnce(ctx, store, e.id, streamID, last, nil)
+		if err != nil {
+			// Trimmed past what this connection sent, or the store
+			// cannot answer: the client resumes from its last id.
+			h.logger.Debug("mcphttp: tailing the event store failed", "session", e.id, "last_event_id", last, "err", err)
+			return
+		}
+		if len(frames) > 0 {
+			quiet = false
+			if h.tailWrite(w, rc, frames, false) != nil {
+				return
+			}
+		}
+		if ended {
+			return
+		}
+	}
+}
+
+// pollInterval is Options.EventPollInterval with its default.
+func (h *Handler) pollInterval() time.Duration {
+	if d := h.opts.EventPollInterval; d > 0 {
+		return d
+	}
+	return DefaultEventPollInterval
+}
+
+// tailOnce reads the events of a stream stored after last and returns
+// their frames (after dst), the id of the last one read, and whether the
+// stream's end marker was among them.
+func (h *Handler) tailOnce(ctx context.Context, store EventStore, session, streamID, last string, dst []byte) (frames []byte, newLast string, ended bool, err error) {
+	frames, newLast = dst, last
+	err = store.Replay(ctx, session, streamID, last, func(id string, data []byte) error {
+		if ended {
+			return nil
+		}
+		newLast = id
+		switch {
+		case bytes.Equal(data, streamEndMarker):
+			ended = true
+		case len(data) > 0:
+			frames = appendEvent(frames, id, data, false, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, last, false, err
+	}
+	return frames, newLast, ended, nil
+}
+
+// tailWrite writes frames to a tailed stream's response, the SSE headers
+// first when headers is set, within Options.WriteTimeout.
+func (h *Handler) tailWrite(w http.ResponseWriter, rc *http.ResponseController, frames []byte, headers bool) error {
+	if d := h.opts.WriteTimeout; d > 0 {
+		_ = rc.SetWriteDeadline(time.Now().Add(d))
+	} else {
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+	if headers {
+		h.writeSSEHeaders(w)
+	}
+	if len(frames) > 0 {
+		if _, err := w.Write(frames); err != nil {
+			return err
+		}
+	}
+	return rc.Flush()
+}
+
+// isEndMarker reports whether stored data is a stream's end marker.
+func isEndMarker(data []byte) bool { return bytes.Equal(data, streamEndMarker) }
