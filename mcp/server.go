@@ -153,6 +153,15 @@ type ServerOptions struct {
 	// SessionStore for what holds today). If nil, a MemorySessionStore
 	// (not shared).
 	SessionStore SessionStore
+	// Bus, if set, carries messages between the replicas of this server
+	// when its SessionStore is shared: Streamable HTTP routes a client's
+	// response to a server-to-client request, and notifications/cancelled,
+	// to the replica whose handler waits for it (see Bus). Every replica
+	// needs the same Bus (a MemoryBus in one process, a Redis one across
+	// processes). If nil, or if the store is not shared, nothing is
+	// routed: a response POSTed to another replica than the one that
+	// sent the request is dropped, and its waiter ends at its timeout.
+	Bus Bus
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.
 	InitializedHandler func(ctx context.Context, ss *ServerSession)
@@ -268,6 +277,9 @@ func (s *Server) Implementation() Implementation { return s.impl }
 // SessionStore returns the store that receives the server's session state
 // (ServerOptions.SessionStore, or the default MemorySessionStore).
 func (s *Server) SessionStore() SessionStore { return s.store }
+
+// Bus returns ServerOptions.Bus, or nil.
+func (s *Server) Bus() Bus { return s.opts.Bus }
 
 // dispatch runs a request through the middleware and the method table,
 // turning a panic into -32603.

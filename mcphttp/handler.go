@@ -86,6 +86,12 @@ type Handler struct {
 	// sseOpen counts the SSE responses in progress (Stats).
 	sseOpen atomic.Int64
 
+	// bus, replicaID and busStop route client messages between replicas
+	// (shared_routing.go); bus is nil when nothing is routed.
+	bus       mcp.Bus
+	replicaID string
+	busStop   func()
+
 	// onDetach, if set, is called when a client's disconnection lets go of
 	// a stream (a test hook).
 	onDetach func()
@@ -115,6 +121,7 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	}
 	h.closed, h.cancel = context.WithCancel(context.Background())
 	h.shutdown = make(chan struct{})
+	h.startRouting() // shared_routing.go
 	return h
 }
 
@@ -174,6 +181,7 @@ func (h *Handler) Close() error {
 	h.beginShutdown()
 	h.closeSessions()
 	h.reg.wg.Wait()
+	h.stopRouting()
 	return nil
 }
 

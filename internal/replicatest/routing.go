@@ -1,0 +1,196 @@
+package replicatest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcphttp"
+)
+
+// Routing is what RunRouting needs: two replicas' views of one shared
+// SessionStore and one Bus (each may be nil for B: B then uses A's).
+type Routing struct {
+	Store, StoreB mcp.SessionStore
+	Bus, BusB     mcp.Bus
+}
+
+// NewRouting returns fresh, empty stores and bus.
+type NewRouting func(t *testing.T) Routing
+
+// routingServer is a replica's server for RunRouting: "ask" elicits a
+// name and returns it; "block" reports that it runs on started and
+// waits for its context, then reports that on cancelled.
+type routingServer struct {
+	srv       *mcp.Server
+	started   chan string
+	cancelled chan string
+}
+
+var stateKey = []byte("replicatest: the cluster's requestState key")
+
+func newRoutingServer(name string, store mcp.SessionStore, bus mcp.Bus) *routingServer {
+	rs := &routingServer{started: make(chan string, 4), cancelled: make(chan string, 4)}
+	rs.srv = mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{
+		SessionStore:    store,
+		Bus:             bus,
+		RequestStateKey: stateKey,
+	})
+	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "ask", Description: "ask"}, func(ctx context.Context, req *mcp.Request, _ struct{}) (string, error) {
+		res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: &mcp.ElicitSchema{
+			Properties: []mcp.ElicitProperty{{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string"}}},
+		}})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s on %s: %s", res.Action, name, res.Content), nil
+	})
+	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "block", Description: "block"}, func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
+		rs.started <- name
+		<-ctx.Done()
+		rs.cancelled <- name
+		return "", ctx.Err()
+	})
+	return rs
+}
+
+type routingReplica struct {
+	replica
+	rs *routingServer
+}
+
+func newRoutingCluster(t *testing.T, newRouting NewRouting) (a, b *routingReplica) {
+	t.Helper()
+	r := newRouting(t)
+	mk := func(name string, store mcp.SessionStore, bus mcp.Bus) *routingReplica {
+		rs := newRoutingServer(name, store, bus)
+		h := mcphttp.NewHandler(rs.srv, nil)
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() {
+			ts.Close()
+			_ = h.Close()
+		})
+		return &routingReplica{replica: replica{name: name, srv: rs.srv, h: h, ts: ts}, rs: rs}
+	}
+	storeB, busB := r.StoreB, r.BusB
+	if storeB == nil {
+		storeB = r.Store
+	}
+	if busB == nil {
+		busB = r.Bus
+	}
+	return mk("A", r.Store, r.Bus), mk("B", storeB, busB)
+}
+
+const initElicit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"router","version":"1"}}}`
+
+// sse is an open SSE response.
+type sse struct {
+	resp *http.Response
+	br   *bufio.Reader
+}
+
+// post sends body to rep on session sid and returns the open SSE stream
+// of its answer.
+func (rep *replica) postSSE(t *testing.T, sid, body string) *sse {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, rep.ts.URL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	resp, err := rep.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("POST to %s: %d %q", rep.name, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return &sse{resp: resp, br: bufio.NewReader(resp.Body)}
+}
+
+// next returns the data of the stream's next event; "" once it ends.
+func (s *sse) next(t *testing.T) string {
+	t.Helper()
+	var data []string
+	for {
+		line, err := s.br.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			data = append(data, strings.TrimPrefix(d, " "))
+		}
+		if line == "" && len(data) > 0 {
+			return strings.Join(data, "\n")
+		}
+		if err != nil {
+			return ""
+		}
+	}
+}
+
+// RunRouting runs the scenario of messages that must reach the replica
+// where something waits, on stores and a bus made by newRouting.
+func RunRouting(t *testing.T, newRouting NewRouting) {
+	t.Run("an elicitation answered on B reaches the tool waiting on A", func(t *testing.T) {
+		a, b := newRoutingCluster(t, newRouting)
+		r := a.do(t, http.MethodPost, "", "", initElicit)
+		sid := r.header.Get("Mcp-Session-Id")
+		if r.status != http.StatusOK || sid == "" {
+			t.Fatalf("initialize on A: %d %q %s", r.status, sid, r.body)
+		}
+		b.do(t, http.MethodPost, sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).want(t, "notifications/initialized on B", http.StatusAccepted, "")
+		s := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+		ask := s.next(t)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(ask), &m); err != nil || m.Method != "elicitation/create" || len(m.ID) == 0 {
+			t.Fatalf("A's stream: %s, want elicitation/create", ask)
+		}
+		if want := `{"message":"name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`; string(m.Params) != want {
+			t.Errorf("elicitation params %s\nwant %s", m.Params, want)
+		}
+		answer := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"action":"accept","content":{"name":"Gopher"}}}`
+		b.do(t, http.MethodPost, sid, "", answer).want(t, "the answer on B", http.StatusAccepted, "")
+		if got, want := s.next(t), `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"accept on A: {\"name\":\"Gopher\"}"}]}}`; got != want {
+			t.Fatalf("A's result: %s\nwant %s", got, want)
+		}
+		if got := s.next(t); got != "" {
+			t.Fatalf("A's stream goes on after the result: %s", got)
+		}
+	})
+
+	t.Run("a cancel POSTed to B cancels the handler on A", func(t *testing.T) {
+		a, b := newRoutingCluster(t, newRouting)
+		r := a.do(t, http.MethodPost, "", "", initElicit)
+		sid := r.header.Get("Mcp-Session-Id")
+		if r.status != http.StatusOK || sid == "" {
+			t.Fatalf("initialize on A: %d %q %s", r.status, sid, r.body)
+		}
+		a.do(t, http.MethodPost, sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).want(t, "notifications/initialized on A", http.StatusAccepted, "")
+		s := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+		if got := <-a.rs.started; got != "A" {
+			t.Fatalf("block started on %s", got)
+		}
+		b.do(t, http.MethodPost, sid, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"enough"}}`).want(t, "notifications/cancelled on B", http.StatusAccepted, "")
+		if got := <-a.rs.cancelled; got != "A" {
+			t.Fatalf("block cancelled on %s", got)
+		}
+		// A cancelled request is never answered: the stream ends empty.
+		if got := s.next(t); got != "" {
+			t.Fatalf("A's stream after the cancel: %s, want its end", got)
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Two copies of one session on a shared store (two replicas) number
+// their server-to-client requests from different random points; a
+// session on an unshared store numbers them from 1.
+func TestSharedSessionRequestIDs(t *testing.T) {
+	shared := &MemorySessionStore{Share: true}
+	a := NewServer(Implementation{Name: "a", Version: "1"}, &ServerOptions{SessionStore: shared})
+	b := NewServer(Implementation{Name: "b", Version: "1"}, &ServerOptions{SessionStore: shared})
+	sa := a.newSession(bridge.SessionOptions{ID: "s1", TransportStores: true})
+	sb := b.newSession(bridge.SessionOptions{ID: "s1", TransportStores: true})
+	defer sa.Close()
+	defer sb.Close()
+	ida, _, err := sa.calls.start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idb, _, err := sb.calls.start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ida == idb {
+		t.Fatalf("both copies sent request id %v", ida)
+	}
+	for _, id := range []jsonrpc.ID{ida, idb} {
+		n, ok := id.Int64()
+		if !ok || n <= 1<<20 || n > 1<<52+1<<20 {
+			t.Errorf("id %v outside (2^20, 2^52+2^20]", id)
+		}
+	}
+	local := NewServer(Implementation{Name: "l", Version: "1"}, nil)
+	sl := local.newSession(bridge.SessionOptions{ID: "s2"})
+	defer sl.Close()
+	if id, _, _ := sl.calls.start(); id != jsonrpc.Int64ID(1) {
+		t.Errorf("unshared session's first id = %v, want 1", id)
+	}
+}
+
+// A MemoryBus delivers to every subscriber of the channel, the
+// publisher's too, and nothing after stop or Close; a panicking
+// subscriber does not stop the others.
+func TestMemoryBus(t *testing.T) {
+	var b MemoryBus
+	ctx := context.Background()
+	var got1, got2, other []string
+	stop1, err := b.Subscribe(ctx, "c", func(m []byte) { got1 = append(got1, string(m)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Subscribe(ctx, "c", func(m []byte) { panic("boom") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Subscribe(ctx, "c", func(m []byte) { got2 = append(got2, string(m)) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Subscribe(ctx, "d", func(m []byte) { other = append(other, string(m)) }); err != nil {
+		t.Fatal(err)
+	}
+	msg := []byte("one")
+	if err := b.Publish(ctx, "c", msg); err != nil {
+		t.Fatal(err)
+	}
+	msg[0] = 'X' // the subscribers got copies
+	stop1()
+	stop1()
+	if err := b.Publish(ctx, "c", []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	if len(got1) != 1 || got1[0] != "one" || len(got2) != 2 || got2[0] != "one" || got2[1] != "two" || len(other) != 0 {
+		t.Fatalf("got1 %q, got2 %q, other %q", got1, got2, other)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Publish(ctx, "c", nil); !errors.Is(err, ErrBusClosed) {
+		t.Errorf("Publish after Close = %v, want ErrBusClosed", err)
+	}
+	if _, err := b.Subscribe(ctx, "c", func([]byte) {}); !errors.Is(err, ErrBusClosed) {
+		t.Errorf("Subscribe after Close = %v, want ErrBusClosed", err)
+	}
+	if len(got2) != 2 {
+		t.Errorf("got2 %q after Close", got2)
+	}
+}
