@@ -48,6 +48,8 @@ type Server struct {
 	infoMember []byte
 	stateKey   []byte
 	listeners  listenerSet
+	// lbus carries listen notifications between replicas (listen_bus.go).
+	lbus listenBus
 }
 
 // ServerOptions configures a Server. The zero value is a useful

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -50,6 +51,9 @@ func newRoutingServer(name string, store mcp.SessionStore, bus mcp.Bus) *routing
 			return "", err
 		}
 		return fmt.Sprintf("%s on %s: %s", res.Action, name, res.Content), nil
+	})
+	_ = rs.srv.AddResource(&mcp.Resource{URI: "test://r", Name: "r"}, func(_ context.Context, _ *mcp.Request, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, Text: "r"}}}, nil
 	})
 	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "block", Description: "block"}, func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
 		rs.started <- name
@@ -117,6 +121,55 @@ func (rep *replica) postSSE(t *testing.T, sid, body string) *sse {
 		t.Fatalf("POST to %s: %d %q", rep.name, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	return &sse{resp: resp, br: bufio.NewReader(resp.Body)}
+}
+
+// modernMeta is the _meta of the scenario's 2026-07-28 requests.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"router","version":"1"}}`
+
+// postModern sends a 2026-07-28 request (no session) to rep, with ctx,
+// and returns its open SSE stream, or its JSON body with sse nil.
+func (rep *replica) postModern(t *testing.T, ctx context.Context, id int, method, name, params string) *sse {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s,%s}}`, id, method, modernMeta, params)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rep.ts.URL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err := rep.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s to %s: %d %s", method, rep.name, resp.StatusCode, b)
+	}
+	return &sse{resp: resp, br: bufio.NewReader(resp.Body)}
+}
+
+// one returns the whole answer of a request: its JSON body, or the last
+// event of its SSE stream.
+func (s *sse) one(t *testing.T) string {
+	t.Helper()
+	if strings.HasPrefix(s.resp.Header.Get("Content-Type"), "application/json") {
+		b, err := io.ReadAll(s.br)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	last := ""
+	for d := s.next(t); d != ""; d = s.next(t) {
+		last = d
+	}
+	return last
 }
 
 // next returns the data of the stream's next event; "" once it ends.
@@ -191,6 +244,68 @@ func RunRouting(t *testing.T, newRouting NewRouting) {
 		// A cancelled request is never answered: the stream ends empty.
 		if got := s.next(t); got != "" {
 			t.Fatalf("A's stream after the cancel: %s, want its end", got)
+		}
+	})
+
+	t.Run("a listen stream on B receives the changes made on A", func(t *testing.T) {
+		a, b := newRoutingCluster(t, newRouting)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s := b.postModern(t, ctx, 1, "subscriptions/listen", "", `"notifications":{"toolsListChanged":true,"resourceSubscriptions":["test://r"]}`)
+		if got, want := s.next(t), `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"toolsListChanged":true,"resourceSubscriptions":["test://r"]}}}`; got != want {
+			t.Fatalf("B's listen stream: %s\nwant %s", got, want)
+		}
+		_ = mcp.AddTool(a.srv, &mcp.Tool{Name: "later", Description: "later"}, func(context.Context, *mcp.Request, struct{}) (string, error) { return "", nil })
+		if got, want := s.next(t), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1}}}`; got != want {
+			t.Fatalf("B's listen stream after AddTool on A: %s\nwant %s", got, want)
+		}
+		if err := a.srv.ResourceUpdated(context.Background(), "test://r"); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := s.next(t), `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"uri":"test://r"}}`; got != want {
+			t.Fatalf("B's listen stream after ResourceUpdated on A: %s\nwant %s", got, want)
+		}
+		// A change to a resource B's stream did not ask for is not sent.
+		if err := a.srv.ResourceUpdated(context.Background(), "test://other"); err != nil {
+			t.Fatal(err)
+		}
+		_ = mcp.AddTool(b.srv, &mcp.Tool{Name: "here", Description: "here"}, func(context.Context, *mcp.Request, struct{}) (string, error) { return "", nil })
+		if got, want := s.next(t), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1}}}`; got != want {
+			t.Fatalf("B's listen stream after AddTool on B: %s\nwant %s", got, want)
+		}
+	})
+
+	t.Run("an MRTR retry with the requestState A issued is served on B", func(t *testing.T) {
+		a, b := newRoutingCluster(t, newRouting)
+		ctx := context.Background()
+		first := a.postModern(t, ctx, 1, "tools/call", "ask", `"name":"ask","arguments":{}`).one(t)
+		var res struct {
+			Result struct {
+				ResultType    string          `json:"resultType"`
+				InputRequests json.RawMessage `json:"inputRequests"`
+				RequestState  string          `json:"requestState"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(first), &res); err != nil || res.Result.ResultType != "input_required" || res.Result.RequestState == "" {
+			t.Fatalf("ask on A: %s, want input_required with a requestState", first)
+		}
+		var asks map[string]json.RawMessage
+		if err := json.Unmarshal(res.Result.InputRequests, &asks); err != nil || len(asks) != 1 {
+			t.Fatalf("inputRequests %s, want one", res.Result.InputRequests)
+		}
+		var key string
+		for k := range asks {
+			key = k
+		}
+		retry := fmt.Sprintf(`"name":"ask","arguments":{},"inputResponses":{%q:{"action":"accept","content":{"name":"Gopher"}}},"requestState":%q`, key, res.Result.RequestState)
+		got := b.postModern(t, ctx, 2, "tools/call", "ask", retry).one(t)
+		if want := `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"replica","version":"1"}},"content":[{"type":"text","text":"accept on B: {\"name\":\"Gopher\"}"}]}}`; got != want {
+			t.Fatalf("retry on B: %s\nwant %s", got, want)
+		}
+		// A state altered on the way is refused, on either replica.
+		bad := strings.Replace(retry, res.Result.RequestState, "x"+res.Result.RequestState, 1)
+		if got := b.postModern(t, ctx, 3, "tools/call", "ask", bad).one(t); got != `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params","data":"requestState is not one this server issued, or was altered"}}` {
+			t.Fatalf("retry with an altered state on B: %s, want -32602", got)
 		}
 	})
 }
