@@ -91,3 +91,43 @@ func TestMemoryBus(t *testing.T) {
 		t.Errorf("got2 %q after Close", got2)
 	}
 }
+
+// keylessStore is a shared store without a requestState key.
+type keylessStore struct{ SessionStore }
+
+// The requestState key: the configured one wins; a shared store's is
+// fetched once and shared by its servers; a shared store without one
+// makes signing fail with errNoStateKey, never a per-process key.
+func TestRequestStateKeySources(t *testing.T) {
+	shared := &MemorySessionStore{Share: true}
+	a := NewServer(Implementation{Name: "a", Version: "1"}, &ServerOptions{SessionStore: shared})
+	b := NewServer(Implementation{Name: "b", Version: "1"}, &ServerOptions{SessionStore: shared})
+	ka, err := a.stateKey.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := b.stateKey.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ka) != 32 || string(ka) != string(kb) {
+		t.Fatalf("keys %x and %x, want one 32-byte key", ka, kb)
+	}
+	conf := NewServer(Implementation{Name: "c", Version: "1"}, &ServerOptions{SessionStore: shared, RequestStateKey: []byte("configured")})
+	if k, err := conf.stateKey.get(); err != nil || string(k) != "configured" {
+		t.Fatalf("configured key = %q, %v", k, err)
+	}
+	none := NewServer(Implementation{Name: "n", Version: "1"}, &ServerOptions{SessionStore: keylessStore{shared}})
+	req := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: []byte(`{"name":"x"}`)}
+	if _, err := none.signState(req, nil); !errors.Is(err, errNoStateKey) ||
+		err.Error() != "mcp: no requestState key shared by the replicas: the SessionStore is shared and has no RequestStateKey method; set ServerOptions.RequestStateKey on every replica" {
+		t.Fatalf("signState without a shared key = %v", err)
+	}
+	if _, err := none.verifyState(req, "e30.AA"); !errors.Is(err, errNoStateKey) {
+		t.Fatalf("verifyState without a shared key = %v", err)
+	}
+	local := NewServer(Implementation{Name: "l", Version: "1"}, nil)
+	if k, err := local.stateKey.get(); err != nil || len(k) != 32 {
+		t.Fatalf("unshared server's key = %x, %v; want 32 random bytes", k, err)
+	}
+}

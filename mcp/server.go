@@ -46,7 +46,7 @@ type Server struct {
 	// and the open subscriptions/listen streams (listen.go).
 	infoOnce   sync.Once
 	infoMember []byte
-	stateKey   []byte
+	stateKey   stateKeyHolder
 	listeners  listenerSet
 	// lbus carries listen notifications between replicas (listen_bus.go).
 	lbus listenBus
@@ -193,9 +193,13 @@ type ServerOptions struct {
 	// RequestStateKey signs the requestState of input_required results
 	// (HMAC-SHA256), so that a state the client altered is refused
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-	// Replicas that serve the same clients need the same key. If nil, a
-	// random key is made in NewServer: states then survive neither a
-	// restart nor a move to another replica.
+	// Replicas that serve the same clients need the same key. If nil and
+	// the SessionStore is shared, the key is the store's (see
+	// RequestStateKeyer), fetched on first use; a shared store that has
+	// none makes every requestState fail with -32603 until this is set,
+	// rather than each replica refusing the others' states. If nil
+	// otherwise, a random key is made in NewServer: states then survive
+	// neither a restart nor a move to another process.
 	RequestStateKey []byte
 	// RequestStateTTL bounds how long an input_required result can be
 	// answered. If zero, 1 hour.
@@ -232,10 +236,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	if s.opts.MaxInFlightRequests == 0 {
 		s.opts.MaxInFlightRequests = max(defaultMaxInFlightRequests, s.opts.MaxConcurrentRequests)
 	}
-	s.stateKey = s.opts.RequestStateKey
-	if len(s.stateKey) == 0 {
-		s.stateKey = randomKey()
-	}
+	s.stateKey.init(s.opts.RequestStateKey, s.store) // state_key.go
 	if s.opts.RequestStateTTL <= 0 {
 		s.opts.RequestStateTTL = time.Hour
 	}

@@ -146,6 +146,8 @@ type MemorySessionStore struct {
 
 	mu     sync.Mutex
 	states map[string]SessionState
+	// stateKey is what RequestStateKey returns (state_key.go).
+	stateKey []byte
 }
 
 func (m *MemorySessionStore) now() time.Time {

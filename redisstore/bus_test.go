@@ -126,3 +126,48 @@ func TestReplicasRoutingOnRedis(t *testing.T) {
 		run(t, newClusterClient)
 	})
 }
+
+// Two SessionStores on one prefix hand out the same 32-byte requestState
+// key, made by the first call; another prefix has its own.
+func TestSessionStoreRequestStateKey(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		prefix := testPrefix(t)
+		a, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: testPrefix(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ka, err := a.RequestStateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kb, err := b.RequestStateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ka2, err := a.RequestStateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ko, err := other.RequestStateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ka) != 32 || string(ka) != string(kb) || string(ka) != string(ka2) || string(ka) == string(ko) {
+			t.Fatalf("keys %x %x %x, other prefix %x: want one 32-byte key per prefix", ka, kb, ka2, ko)
+		}
+		if v, err := rdb.Get(ctx, a.StateKeyName()).Bytes(); err != nil || string(v) != string(ka) {
+			t.Fatalf("stored key %x (%v), want %x", v, err, ka)
+		}
+		rdb.Del(ctx, a.StateKeyName(), other.StateKeyName())
+	})
+}

@@ -34,14 +34,11 @@ type routingServer struct {
 	cancelled chan string
 }
 
-var stateKey = []byte("replicatest: the cluster's requestState key")
-
 func newRoutingServer(name string, store mcp.SessionStore, bus mcp.Bus) *routingServer {
 	rs := &routingServer{started: make(chan string, 4), cancelled: make(chan string, 4)}
 	rs.srv = mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{
-		SessionStore:    store,
-		Bus:             bus,
-		RequestStateKey: stateKey,
+		SessionStore: store,
+		Bus:          bus,
 	})
 	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "ask", Description: "ask"}, func(ctx context.Context, req *mcp.Request, _ struct{}) (string, error) {
 		res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: &mcp.ElicitSchema{
