@@ -28,19 +28,19 @@ type busChange struct {
 	Params  json.RawMessage `json:"p"`
 }
 
-// listenBus is a server's subscription to listenChannel, held while
-// listen streams are open.
-type listenBus struct {
-	once sync.Once
-	id   string // this server's id on the bus
+// busSub is a server's subscription to one bus channel, held while
+// something local needs it (open listen streams, running tasks).
+type busSub struct {
 	mu   sync.Mutex
 	n    int
 	stop func()
 }
 
+// busID is this server's id on the bus, so that it skips what it
+// published itself.
 func (s *Server) busID() string {
-	s.lbus.once.Do(func() { s.lbus.id = rand.Text() })
-	return s.lbus.id
+	s.busOnce.Do(func() { s.busSelf = rand.Text() })
+	return s.busSelf
 }
 
 // publishChange publishes a change for the listen streams of the other
@@ -68,35 +68,43 @@ func (s *Server) publishChange(ctx context.Context, method, subject string, para
 // bus for the first; the function it returns counts it out, and ends the
 // subscription after the last. Without a Bus it does nothing.
 func (s *Server) joinListenBus(ctx context.Context) func() {
+	return s.joinBus(ctx, &s.listenBus, listenChannel, s.receiveChange)
+}
+
+// joinBus counts one more user of sub, subscribing it to channel for the
+// first; the function it returns counts the user out, and ends the
+// subscription after the last. Without a Bus it does nothing. A
+// subscription that fails is logged: what other replicas publish is then
+// missed here, as with a message the bus lost.
+func (s *Server) joinBus(ctx context.Context, sub *busSub, channel string, fn func([]byte)) func() {
 	bus := s.opts.Bus
 	if bus == nil {
 		return func() {}
 	}
-	lb := &s.lbus
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	lb.n++
-	if lb.n == 1 {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	sub.n++
+	if sub.n == 1 {
 		var stop func()
 		var err error
 		func() {
-			defer recoverCallback(s.logger, "Bus.Subscribe", "")
-			stop, err = bus.Subscribe(context.WithoutCancel(ctx), listenChannel, s.receiveChange)
+			defer recoverCallback(s.logger, "Bus.Subscribe", "") // recover.go
+			stop, err = bus.Subscribe(context.WithoutCancel(ctx), channel, fn)
 		}()
 		if err != nil || stop == nil {
-			s.logger.Warn("mcp: subscribing to the bus failed; listen streams here miss changes made on other replicas", "err", err)
+			s.logger.Warn("mcp: subscribing to the bus failed; what other replicas publish is missed here", "channel", channel, "err", err)
 		}
-		lb.stop = stop
+		sub.stop = stop
 	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			lb.mu.Lock()
-			defer lb.mu.Unlock()
-			lb.n--
-			if lb.n == 0 && lb.stop != nil {
-				lb.stop()
-				lb.stop = nil
+			sub.mu.Lock()
+			defer sub.mu.Unlock()
+			sub.n--
+			if sub.n == 0 && sub.stop != nil {
+				sub.stop()
+				sub.stop = nil
 			}
 		})
 	}

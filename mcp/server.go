@@ -48,8 +48,12 @@ type Server struct {
 	infoMember []byte
 	stateKey   stateKeyHolder
 	listeners  listenerSet
-	// lbus carries listen notifications between replicas (listen_bus.go).
-	lbus listenBus
+	// What the Bus carries between replicas: listen notifications
+	// (listen_bus.go) and task operations (task_bus.go).
+	busOnce   sync.Once
+	busSelf   string
+	listenBus busSub
+	taskBus   busSub
 }
 
 // ServerOptions configures a Server. The zero value is a useful

@@ -151,6 +151,6 @@ func TestSharedStorePanicIsInternalError(t *testing.T) {
 func TestReplicasRoutingOnAMemoryBus(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunRouting(t, func(t *testing.T) replicatest.Routing {
-		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Bus: &mcp.MemoryBus{}}
+		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
 	})
 }

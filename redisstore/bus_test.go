@@ -89,9 +89,10 @@ func TestBusUnavailable(t *testing.T) {
 	}
 }
 
-// Two replicas, each with its own Redis client, SessionStore and Bus,
-// route the client's answers and cancellations to the replica where the
-// request waits: the routing scenario of package replicatest.
+// Two replicas, each with its own Redis client, SessionStore, TaskStore
+// and Bus, route the client's answers and cancellations to the replica
+// where the request waits, share listen notifications, requestState and
+// tasks: the routing scenario of package replicatest.
 func TestReplicasRoutingOnRedis(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	run := func(t *testing.T, dial func(t *testing.T) redis.UniversalClient) {
@@ -105,14 +106,18 @@ func TestReplicasRoutingOnRedis(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				tasks, err := redisstore.NewTaskStore(rdb, &redisstore.TaskOptions{Prefix: prefix})
+				if err != nil {
+					t.Fatal(err)
+				}
 				bus, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: prefix})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if i == 0 {
-					r.Store, r.Bus = st, bus
+					r.Store, r.Tasks, r.Bus = st, tasks, bus
 				} else {
-					r.StoreB, r.BusB = st, bus
+					r.StoreB, r.TasksB, r.BusB = st, tasks, bus
 				}
 			}
 			return r

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,9 +17,11 @@ import (
 )
 
 // Routing is what RunRouting needs: two replicas' views of one shared
-// SessionStore and one Bus (each may be nil for B: B then uses A's).
+// SessionStore, TaskStore and Bus (each may be nil for B: B then uses
+// A's).
 type Routing struct {
 	Store, StoreB mcp.SessionStore
+	Tasks, TasksB mcp.TaskStore
 	Bus, BusB     mcp.Bus
 }
 
@@ -34,13 +37,14 @@ type routingServer struct {
 	cancelled chan string
 }
 
-func newRoutingServer(name string, store mcp.SessionStore, bus mcp.Bus) *routingServer {
+func newRoutingServer(name string, store mcp.SessionStore, tasks mcp.TaskStore, bus mcp.Bus) *routingServer {
 	rs := &routingServer{started: make(chan string, 4), cancelled: make(chan string, 4)}
 	rs.srv = mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{
 		SessionStore: store,
 		Bus:          bus,
+		Tasks:        mcp.TaskOptions{Store: tasks},
 	})
-	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "ask", Description: "ask"}, func(ctx context.Context, req *mcp.Request, _ struct{}) (string, error) {
+	ask := func(ctx context.Context, req *mcp.Request, _ struct{}) (string, error) {
 		res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: &mcp.ElicitSchema{
 			Properties: []mcp.ElicitProperty{{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string"}}},
 		}})
@@ -48,16 +52,21 @@ func newRoutingServer(name string, store mcp.SessionStore, bus mcp.Bus) *routing
 			return "", err
 		}
 		return fmt.Sprintf("%s on %s: %s", res.Action, name, res.Content), nil
-	})
+	}
+	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "ask", Description: "ask"}, ask)
 	_ = rs.srv.AddResource(&mcp.Resource{URI: "test://r", Name: "r"}, func(_ context.Context, _ *mcp.Request, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, Text: "r"}}}, nil
 	})
-	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "block", Description: "block"}, func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
+	block := func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
 		rs.started <- name
 		<-ctx.Done()
 		rs.cancelled <- name
 		return "", ctx.Err()
-	})
+	}
+	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "block", Description: "block"}, block)
+	optional := &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "task-ask", Description: "ask, as a task", Execution: optional}, ask)
+	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "task-block", Description: "block, as a task", Execution: optional}, block)
 	return rs
 }
 
@@ -69,8 +78,8 @@ type routingReplica struct {
 func newRoutingCluster(t *testing.T, newRouting NewRouting) (a, b *routingReplica) {
 	t.Helper()
 	r := newRouting(t)
-	mk := func(name string, store mcp.SessionStore, bus mcp.Bus) *routingReplica {
-		rs := newRoutingServer(name, store, bus)
+	mk := func(name string, store mcp.SessionStore, tasks mcp.TaskStore, bus mcp.Bus) *routingReplica {
+		rs := newRoutingServer(name, store, tasks, bus)
 		h := mcphttp.NewHandler(rs.srv, nil)
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
@@ -79,14 +88,17 @@ func newRoutingCluster(t *testing.T, newRouting NewRouting) (a, b *routingReplic
 		})
 		return &routingReplica{replica: replica{name: name, srv: rs.srv, h: h, ts: ts}, rs: rs}
 	}
-	storeB, busB := r.StoreB, r.BusB
+	storeB, tasksB, busB := r.StoreB, r.TasksB, r.BusB
 	if storeB == nil {
 		storeB = r.Store
+	}
+	if tasksB == nil {
+		tasksB = r.Tasks
 	}
 	if busB == nil {
 		busB = r.Bus
 	}
-	return mk("A", r.Store, r.Bus), mk("B", storeB, busB)
+	return mk("A", r.Store, r.Tasks, r.Bus), mk("B", storeB, tasksB, busB)
 }
 
 const initElicit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"router","version":"1"}}}`
@@ -121,7 +133,7 @@ func (rep *replica) postSSE(t *testing.T, sid, body string) *sse {
 }
 
 // modernMeta is the _meta of the scenario's 2026-07-28 requests.
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"router","version":"1"}}`
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"router","version":"1"}}`
 
 // postModern sends a 2026-07-28 request (no session) to rep, with ctx,
 // and returns its open SSE stream, or its JSON body with sse nil.
@@ -305,4 +317,97 @@ func RunRouting(t *testing.T, newRouting NewRouting) {
 			t.Fatalf("retry with an altered state on B: %s, want -32602", got)
 		}
 	})
+
+	t.Run("a task created on A is got, updated and cancelled on B", func(t *testing.T) {
+		a, b := newRoutingCluster(t, newRouting)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		id := taskID(t, a.postModern(t, ctx, 1, "tools/call", "task-ask", `"name":"task-ask","arguments":{}`).one(t))
+		// B follows the task: its status changes on A arrive through
+		// the bus.
+		l := b.postModern(t, ctx, 2, "subscriptions/listen", "", `"notifications":{"taskIds":[`+strconv.Quote(id)+`]}`)
+		if got := l.next(t); !strings.Contains(got, `"notifications/subscriptions/acknowledged"`) || !strings.Contains(got, `"taskIds":[`+strconv.Quote(id)+`]`) {
+			t.Fatalf("B's listen stream: %s", got)
+		}
+		status := func(n int) (string, string) {
+			got := b.postModern(t, ctx, n, "tasks/get", id, `"taskId":`+strconv.Quote(id)).one(t)
+			var r struct {
+				Result struct {
+					Status        string          `json:"status"`
+					InputRequests json.RawMessage `json:"inputRequests"`
+					Result        json.RawMessage `json:"result"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(got), &r); err != nil {
+				t.Fatalf("tasks/get on B: %s", got)
+			}
+			detail := string(r.Result.InputRequests) + string(r.Result.Result)
+			return r.Result.Status, detail
+		}
+		// until waits on B's listen stream for the task to reach want,
+		// unless tasks/get already shows it.
+		until := func(n int, want string) string {
+			if st, detail := status(n); st == want {
+				return detail
+			}
+			for {
+				got := l.next(t)
+				if got == "" {
+					t.Fatalf("B's listen stream ended before the task was %s", want)
+				}
+				if strings.Contains(got, `"status":"`+want+`"`) {
+					_, detail := status(n)
+					return detail
+				}
+			}
+		}
+		if got, want := until(3, "input_required"), `{"elicitation/create#1":{"method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}`; got != want {
+			t.Fatalf("the task's inputRequests on B: %s\nwant %s", got, want)
+		}
+		var asks map[string]json.RawMessage
+		_, detail := status(4)
+		if err := json.Unmarshal([]byte(detail), &asks); err != nil || len(asks) != 1 {
+			t.Fatalf("inputRequests %s", detail)
+		}
+		var key string
+		for k := range asks {
+			key = k
+		}
+		if got := b.postModern(t, ctx, 5, "tasks/update", id, `"taskId":`+strconv.Quote(id)+`,"inputResponses":{`+strconv.Quote(key)+`:{"action":"accept","content":{"name":"Gopher"}}}`).one(t); got != `{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"replica","version":"1"}}}}` {
+			t.Fatalf("tasks/update on B: %s", got)
+		}
+		if got, want := until(6, "completed"), `{"resultType":"complete","content":[{"type":"text","text":"accept on A: {\"name\":\"Gopher\"}"}]}`; got != want {
+			t.Fatalf("the task's result on B: %s\nwant %s", got, want)
+		}
+
+		id = taskID(t, a.postModern(t, ctx, 7, "tools/call", "task-block", `"name":"task-block","arguments":{}`).one(t))
+		if got := <-a.rs.started; got != "A" {
+			t.Fatalf("task-block started on %s", got)
+		}
+		if got := b.postModern(t, ctx, 8, "tasks/cancel", id, `"taskId":`+strconv.Quote(id)).one(t); got != `{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"replica","version":"1"}}}}` {
+			t.Fatalf("tasks/cancel on B: %s", got)
+		}
+		if got := <-a.rs.cancelled; got != "A" {
+			t.Fatalf("task-block cancelled on %s", got)
+		}
+		if st, _ := status(9); st != "cancelled" {
+			t.Fatalf("the task is %s on B after tasks/cancel, want cancelled", st)
+		}
+	})
+}
+
+// taskID reads the task id of a CreateTaskResult.
+func taskID(t *testing.T, created string) string {
+	t.Helper()
+	var r struct {
+		Result struct {
+			ResultType string `json:"resultType"`
+			TaskID     string `json:"taskId"`
+			Status     string `json:"status"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(created), &r); err != nil || r.Result.ResultType != "task" || r.Result.TaskID == "" || r.Result.Status != "working" {
+		t.Fatalf("tools/call as a task: %s, want a working task", created)
+	}
+	return r.Result.TaskID
 }
