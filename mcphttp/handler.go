@@ -41,12 +41,18 @@ import (
 // it from the store, ending it on every replica; Close and the idle
 // reaper drop only this Handler's copy. A store that cannot answer is 503
 // with Retry-After and a JSON-RPC error, never 404 and never served from
-// local memory. What stays on the replica that holds it: open SSE streams
-// and their resumption with Last-Event-ID, running handlers, their
-// server-to-client requests (whose responses must reach that replica),
-// notifications/cancelled for them, and notifications the server sends
-// outside a request (they go to this replica's GET stream of the
-// session). 2026-07-28 requests naming a session are served on it only
+// local memory. With mcp.ServerOptions.Bus set as well (the same bus on
+// every replica), a client's response to a server-to-client request
+// (sampling, elicitation, roots) POSTed to any replica reaches the
+// handler waiting on the replica that sent the request, and
+// notifications/cancelled POSTed to any replica cancels the request where
+// it runs; server-to-client request ids are unique across replicas. The
+// bus is at most once: a response it loses leaves the waiting request to
+// its own timeout. Without a Bus, those must reach the replica that holds
+// the request (sticky routing). What stays on the replica that holds it:
+// open SSE streams and their resumption with Last-Event-ID, running
+// handlers, and notifications the server sends outside a request (they go
+// to this replica's GET stream of the session). 2026-07-28 requests naming a session are served on it only
 // where it is held. Without a shared store, a request for a session this
 // Handler does not hold is 404 without any store call.
 //

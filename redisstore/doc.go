@@ -48,6 +48,8 @@
 //	mcpkit:t:{OWNER}:TID  hash: a task's state, owner, revision
 //	mcpkit:tl:{OWNER}     sorted set: an owner's task ids by creation
 //	mcpkit:tn:{OWNER}     string: an owner's task creation counter
+//	mcpkit:statekey       string: the requestState key of the servers
+//	mcpkit:bus:CHANNEL    pub/sub channel: a Bus channel
 //
 // where OWNER is a digest of the owner. Give the three stores of a server
 // the same Prefix: the SessionStore extends and deletes the session's
@@ -64,10 +66,26 @@
 // deletes with Delete (the session ends on every replica), and answers
 // ErrUnavailable with 503 and Retry-After.
 //
+// Give every replica's server a Bus (NewBus) as mcp.ServerOptions.Bus,
+// and a TaskStore as mcp.TaskOptions.Store, with the same Prefix. Then,
+// through Redis pub/sub: a client's response to a server-to-client
+// request, POSTed to any replica, reaches the handler waiting on the
+// replica that sent it, and notifications/cancelled cancels the handler
+// wherever it runs; subscriptions/listen streams on every replica receive
+// list_changed, resources/updated and task notifications made on any;
+// tasks/get, tasks/update and tasks/cancel of the 2026-07-28 tasks
+// extension work on any replica (the update's input and the cancellation
+// reach the work where it runs). Pub/sub is at most once: a message lost
+// while a subscriber reconnects is not redelivered, and what waited on it
+// ends at its own timeout (a response), runs to its end (a cancellation),
+// or stays input_required for the client to answer again (an update).
+// The SessionStore also hands every replica the same requestState key
+// (RequestStateKey, kept at mcpkit:statekey), so that an input_required
+// retry may reach any replica without configuring
+// mcp.ServerOptions.RequestStateKey.
+//
 // Not yet served across replicas: a GET stream is fed only by the replica
 // it is open on, a stream resumes (Last-Event-ID) fully only there, and
-// what is addressed to one replica (responses to server-to-client
-// requests, notifications/cancelled for its handlers, notifications the
-// server starts) is not routed through Redis; those need sticky routing
-// for now.
+// notifications the server starts outside a request reach only that
+// replica's GET streams; those need sticky routing for now.
 package redisstore
