@@ -16,8 +16,12 @@ import (
 // replica other than the one whose handler waits for it, and
 // notifications/cancelled for a request running elsewhere
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections,
-// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation).
-// Streamable HTTP uses it only when the server's SessionStore is shared.
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation),
+// which Streamable HTTP routes only when the server's SessionStore is
+// shared; the changes subscriptions/listen streams follow
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions);
+// and tasks/update and tasks/cancel for a task whose work runs
+// elsewhere.
 //
 // Delivery is at most once, like Redis pub/sub: a message published while
 // a replica is not subscribed, or lost on the way, is not redelivered. No
@@ -32,8 +36,9 @@ import (
 //     msg is not kept after Publish returns.
 //   - Subscribe calls fn for each message published on channel until stop
 //     is called; fn is called from one goroutine at a time per
-//     subscription, must not keep msg after it returns, and must not
-//     block for long. After stop returns, fn is not called again.
+//     subscription, must not keep msg after it returns, must not block
+//     for long, and must not call stop. After stop returns, fn is not
+//     called again.
 //
 // # Experimental
 //

@@ -160,12 +160,16 @@ type ServerOptions struct {
 	// (not shared).
 	SessionStore SessionStore
 	// Bus, if set, carries messages between the replicas of this server
-	// when its SessionStore is shared: Streamable HTTP routes a client's
-	// response to a server-to-client request, and notifications/cancelled,
-	// to the replica whose handler waits for it (see Bus). Every replica
-	// needs the same Bus (a MemoryBus in one process, a Redis one across
-	// processes). If nil, or if the store is not shared, nothing is
-	// routed: a response POSTed to another replica than the one that
+	// (see Bus). Every replica needs the same Bus (a MemoryBus in one
+	// process, redisstore's across processes). With it:
+	// subscriptions/listen streams receive the changes made on every
+	// replica; tasks/update and tasks/cancel of the tasks extension reach
+	// the task's work on the replica running it (with a TaskStore the
+	// replicas share); and, when the SessionStore is shared too, a
+	// Streamable HTTP Handler routes a client's response to a
+	// server-to-client request, and notifications/cancelled, to the
+	// replica whose request waits for it. If nil, nothing crosses
+	// replicas: a response POSTed to another replica than the one that
 	// sent the request is dropped, and its waiter ends at its timeout.
 	Bus Bus
 	// InitializedHandler, if set, is called when a session receives
