@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -130,4 +131,29 @@ func TestRequestStateKeySources(t *testing.T) {
 	if k, err := local.stateKey.get(); err != nil || len(k) != 32 {
 		t.Fatalf("unshared server's key = %x, %v; want 32 random bytes", k, err)
 	}
+}
+
+type panickyBus struct{}
+
+func (panickyBus) Publish(context.Context, string, []byte) error { panic("publish") }
+func (panickyBus) Subscribe(context.Context, string, func([]byte)) (func(), error) {
+	panic("subscribe")
+}
+
+// A Bus that panics is recovered where the server publishes changes and
+// task operations, and where it subscribes.
+func TestPanickingBusInServer(t *testing.T) {
+	s := NewServer(Implementation{Name: "p", Version: "1"}, &ServerOptions{Bus: panickyBus{}})
+	leave := s.joinListenBus(context.Background())
+	if err := s.AddTool(&Tool{Name: "t"}, func(context.Context, *Request, json.RawMessage) (*CallToolResult, error) {
+		return &CallToolResult{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ResourceUpdated(context.Background(), "test://x"); err != nil {
+		t.Fatal(err)
+	}
+	s.publishTaskOp(context.Background(), taskOp{Op: "cancel", Task: "x"})
+	leave()
+	leave()
 }

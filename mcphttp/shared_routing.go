@@ -49,7 +49,14 @@ func (h *Handler) startRouting() {
 	}
 	h.bus = bus
 	h.replicaID = rand.Text()
-	stop, err := bus.Subscribe(h.closed, routeChannel, h.receiveRouted)
+	var stop func()
+	err := h.busCall(func() (err error) {
+		stop, err = bus.Subscribe(h.closed, routeChannel, h.receiveRouted)
+		return err
+	})
+	if err == nil && stop == nil {
+		err = errors.New("mcphttp: Bus.Subscribe returned no stop function")
+	}
 	if err != nil {
 		// Routing is best effort: the replica still serves its own
 		// sessions' responses; what others route to it is lost.
