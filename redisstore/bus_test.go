@@ -176,3 +176,55 @@ func TestSessionStoreRequestStateKey(t *testing.T) {
 		rdb.Del(ctx, a.StateKeyName(), other.StateKeyName())
 	})
 }
+
+// A subscription whose connection breaks comes back by itself (go-redis
+// reconnects and subscribes again): what is published after that is
+// received. What was published while it was down is lost (at most once).
+func TestBusSubscriptionSurvivesACut(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	addr := redisAddr(t)
+	p := newCutProxy(t, addr)
+	defer p.close() // before goleak looks (its Cleanup would run after)
+	viaProxy := redis.NewClient(&redis.Options{Addr: p.addr(), DisableIdentity: true, ContextTimeoutEnabled: true, MaxRetries: -1})
+	defer viaProxy.Close()
+	direct := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true, ContextTimeoutEnabled: true})
+	defer direct.Close()
+	prefix := testPrefix(t)
+	sub, err := redisstore.NewBus(viaProxy, &redisstore.BusOptions{Prefix: prefix, Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := redisstore.NewBus(direct, &redisstore.BusOptions{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	got := make(chan string, 64)
+	stop, err := sub.Subscribe(ctx, "c", func(m []byte) { got <- string(m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := pub.Publish(ctx, "c", []byte("before")); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-got; m != "before" {
+		t.Fatalf("got %q, want before", m)
+	}
+	p.setDown(true)
+	p.setDown(false)
+	waitFor(t, func() bool {
+		if err := pub.Publish(ctx, "c", []byte("after")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-got:
+			if m != "after" {
+				t.Fatalf("got %q, want after", m)
+			}
+			return true
+		default:
+			return false
+		}
+	})
+}
