@@ -12,7 +12,7 @@ import (
 
 // A RequestStateKeyer is a shared SessionStore that hands every replica
 // the same key to sign the requestState of input_required results with
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#request-state),
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr),
 // so that a retry may reach any replica without ServerOptions.
 // RequestStateKey being configured. The key must be at least 32 random
 // bytes, made once for the whole cluster and the same on every call.

@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 )
 
-// With ServerOptions.Bus set and a TaskStore the replicas share, a
-// stateless-era task (the tasks extension) can be driven from any
-// replica, while its work runs on the one that created it: tasks/get
-// reads the store; tasks/cancel moves the task to cancelled in the store
-// and, when the work runs elsewhere, publishes the cancellation so that
-// the replica running it stops it; tasks/update publishes the input
+// With ServerOptions.Bus set and a TaskStore the replicas share, a task
+// can be driven from any replica while its work runs on the one that
+// created it: tasks/get reads the store; tasks/cancel (both eras) moves
+// the task to cancelled in the store and, when the work runs elsewhere,
+// publishes the cancellation so that the replica running it stops it;
+// tasks/update (the 2026-07-28 tasks extension) publishes the input
 // responses so that they reach the work waiting for them
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/tasks).
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#cancelling-tasks;
+// SEP-2663, "Task Update Requests" and "Task Cancellation").
 // A replica subscribes while tasks run on it. Delivery is the bus's: at
 // most once; an update whose message is lost leaves the task
 // input_required for the client to answer again, a lost cancellation
@@ -63,7 +64,7 @@ func (s *Server) receiveTaskOp(b []byte) {
 		return
 	}
 	run := s.taskRT().run(op.Task)
-	if run == nil || run.ext == nil || run.owner != op.Owner {
+	if run == nil || run.owner != op.Owner {
 		return
 	}
 	switch op.Op {
@@ -72,6 +73,9 @@ func (s *Server) receiveTaskOp(b []byte) {
 			run.cancel(errTaskCancelledByRequest)
 		}
 	case "update":
+		if run.ext == nil {
+			return
+		}
 		var responses map[string]json.RawMessage
 		if json.Unmarshal(op.Responses, &responses) != nil {
 			return

@@ -74,8 +74,8 @@
 // wherever it runs; subscriptions/listen streams on every replica receive
 // list_changed, resources/updated and task notifications made on any;
 // tasks/get, tasks/update and tasks/cancel of the 2026-07-28 tasks
-// extension work on any replica (the update's input and the cancellation
-// reach the work where it runs). Pub/sub is at most once: a message lost
+// extension, and the session era's tasks/cancel, work on any replica (the
+// update's input and the cancellation reach the work where it runs). Pub/sub is at most once: a message lost
 // while a subscriber reconnects is not redelivered, and what waited on it
 // ends at its own timeout (a response), runs to its end (a cancellation),
 // or stays input_required for the client to answer again (an update).

@@ -18,7 +18,7 @@ func (s *SessionStore) StateKeyName() string { return s.prefix + "statekey" }
 // the same 32 random bytes, made by the first replica that asks (SET NX,
 // so that two first askers agree) and kept without expiry, so that a
 // requestState one replica issued is accepted by all
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#request-state).
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 // Deleting the key invalidates every outstanding requestState once the
 // servers restart. Errors wrap ErrUnavailable when Redis cannot answer.
 func (s *SessionStore) RequestStateKey(ctx context.Context) ([]byte, error) {

@@ -394,6 +394,39 @@ func RunRouting(t *testing.T, newRouting NewRouting) {
 			t.Fatalf("the task is %s on B after tasks/cancel, want cancelled", st)
 		}
 	})
+
+	t.Run("a session-era task running on A is cancelled on B", func(t *testing.T) {
+		a, b := newRoutingCluster(t, newRouting)
+		r := a.do(t, http.MethodPost, "", "", initElicit)
+		sid := r.header.Get("Mcp-Session-Id")
+		if r.status != http.StatusOK || sid == "" || !strings.Contains(r.body, `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`) {
+			t.Fatalf("initialize on A: %d %q %s", r.status, sid, r.body)
+		}
+		a.do(t, http.MethodPost, sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).want(t, "notifications/initialized on A", http.StatusAccepted, "")
+		created := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task-block","arguments":{},"task":{}}}`).next(t)
+		var c struct {
+			Result struct {
+				Task struct {
+					TaskID string `json:"taskId"`
+					Status string `json:"status"`
+				} `json:"task"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(created), &c); err != nil || c.Result.Task.TaskID == "" || c.Result.Task.Status != "working" {
+			t.Fatalf("tools/call as a task on A: %s", created)
+		}
+		id := c.Result.Task.TaskID
+		if got := <-a.rs.started; got != "A" {
+			t.Fatalf("task-block started on %s", got)
+		}
+		got := b.postSSE(t, sid, `{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"taskId":`+strconv.Quote(id)+`}}`).next(t)
+		if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":3,"result":{"taskId":`+strconv.Quote(id)+`,"status":"cancelled","statusMessage":"The task was cancelled by request."`) {
+			t.Fatalf("tasks/cancel on B: %s", got)
+		}
+		if got := <-a.rs.cancelled; got != "A" {
+			t.Fatalf("task-block cancelled on %s", got)
+		}
+	})
 }
 
 // taskID reads the task id of a CreateTaskResult.
