@@ -103,7 +103,11 @@ func (s *Server) signState(req *jsonrpc.Request, answers map[string]json.RawMess
 	if err != nil {
 		return "", err
 	}
-	mac := hmac.New(sha256.New, s.stateKey)
+	key, err := s.stateKey.get()
+	if err != nil {
+		return "", err
+	}
+	mac := hmac.New(sha256.New, key)
 	mac.Write(payload)
 	enc := base64.RawURLEncoding
 	return enc.EncodeToString(payload) + "." + enc.EncodeToString(mac.Sum(nil)), nil
@@ -122,7 +126,11 @@ func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]jso
 	if err1 != nil || err2 != nil {
 		return nil, errBadState
 	}
-	mac := hmac.New(sha256.New, s.stateKey)
+	key, err := s.stateKey.get()
+	if err != nil {
+		return nil, err
+	}
+	mac := hmac.New(sha256.New, key)
 	mac.Write(payload)
 	if !hmac.Equal(sum, mac.Sum(nil)) {
 		return nil, errBadState
@@ -152,6 +160,10 @@ func (s *Server) readInputValues(req *jsonrpc.Request, st *modernState, response
 			return errInvalidParams("requestState must be a string")
 		}
 		answers, err := s.verifyState(req, str)
+		if errors.Is(err, errNoStateKey) {
+			s.logger.Error("mcp: verifying a requestState", "err", err)
+			return errInternal()
+		}
 		if err != nil {
 			return errInvalidParams(err.Error())
 		}

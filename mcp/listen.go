@@ -172,11 +172,22 @@ func withSubscriptionMeta(params json.RawMessage, meta []byte) json.RawMessage {
 // notifyListeners sends a notification to every listen stream that asked
 // for it. subject is the resource URI or task id it is about, if any.
 func (s *Server) notifyListeners(ctx context.Context, method, subject string, params any) {
+	var raw json.RawMessage
+	if s.opts.Bus != nil {
+		// Replicas: the listen streams open on the others get it too
+		// (listen_bus.go).
+		raw = s.publishChange(ctx, method, subject, params)
+	}
+	s.notifyLocal(method, subject, params, raw)
+}
+
+// notifyLocal is notifyListeners for the listen streams of this server
+// alone; raw, if not nil, is params encoded.
+func (s *Server) notifyLocal(method, subject string, params any, raw json.RawMessage) {
 	ls := s.listeners.snapshot()
 	if len(ls) == 0 {
 		return
 	}
-	var raw json.RawMessage
 	for _, l := range ls {
 		if !l.wants(method, subject) {
 			continue
@@ -240,6 +251,7 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.joinListenBus(ctx)() // listen_bus.go
 	l.mu.Lock()
 	s.listeners.add(l)
 	err = l.ss.sendNotification(ctx, l.w, "notifications/subscriptions/acknowledged", withSubscriptionMeta(ack, l.meta))

@@ -46,8 +46,14 @@ type Server struct {
 	// and the open subscriptions/listen streams (listen.go).
 	infoOnce   sync.Once
 	infoMember []byte
-	stateKey   []byte
+	stateKey   stateKeyHolder
 	listeners  listenerSet
+	// What the Bus carries between replicas: listen notifications
+	// (listen_bus.go) and task operations (task_bus.go).
+	busOnce   sync.Once
+	busSelf   string
+	listenBus busSub
+	taskBus   busSub
 }
 
 // ServerOptions configures a Server. The zero value is a useful
@@ -153,6 +159,19 @@ type ServerOptions struct {
 	// SessionStore for what holds today). If nil, a MemorySessionStore
 	// (not shared).
 	SessionStore SessionStore
+	// Bus, if set, carries messages between the replicas of this server
+	// (see Bus). Every replica needs the same Bus (a MemoryBus in one
+	// process, redisstore's across processes). With it:
+	// subscriptions/listen streams receive the changes made on every
+	// replica; tasks/update and tasks/cancel of the tasks extension reach
+	// the task's work on the replica running it (with a TaskStore the
+	// replicas share); and, when the SessionStore is shared too, a
+	// Streamable HTTP Handler routes a client's response to a
+	// server-to-client request, and notifications/cancelled, to the
+	// replica whose request waits for it. If nil, nothing crosses
+	// replicas: a response POSTed to another replica than the one that
+	// sent the request is dropped, and its waiter ends at its timeout.
+	Bus Bus
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.
 	InitializedHandler func(ctx context.Context, ss *ServerSession)
@@ -182,9 +201,13 @@ type ServerOptions struct {
 	// RequestStateKey signs the requestState of input_required results
 	// (HMAC-SHA256), so that a state the client altered is refused
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-	// Replicas that serve the same clients need the same key. If nil, a
-	// random key is made in NewServer: states then survive neither a
-	// restart nor a move to another replica.
+	// Replicas that serve the same clients need the same key. If nil and
+	// the SessionStore is shared, the key is the store's (see
+	// RequestStateKeyer), fetched on first use; a shared store that has
+	// none makes every requestState fail with -32603 until this is set,
+	// rather than each replica refusing the others' states. If nil
+	// otherwise, a random key is made in NewServer: states then survive
+	// neither a restart nor a move to another process.
 	RequestStateKey []byte
 	// RequestStateTTL bounds how long an input_required result can be
 	// answered. If zero, 1 hour.
@@ -221,10 +244,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	if s.opts.MaxInFlightRequests == 0 {
 		s.opts.MaxInFlightRequests = max(defaultMaxInFlightRequests, s.opts.MaxConcurrentRequests)
 	}
-	s.stateKey = s.opts.RequestStateKey
-	if len(s.stateKey) == 0 {
-		s.stateKey = randomKey()
-	}
+	s.stateKey.init(s.opts.RequestStateKey, s.store) // state_key.go
 	if s.opts.RequestStateTTL <= 0 {
 		s.opts.RequestStateTTL = time.Hour
 	}
@@ -268,6 +288,9 @@ func (s *Server) Implementation() Implementation { return s.impl }
 // SessionStore returns the store that receives the server's session state
 // (ServerOptions.SessionStore, or the default MemorySessionStore).
 func (s *Server) SessionStore() SessionStore { return s.store }
+
+// Bus returns ServerOptions.Bus, or nil.
+func (s *Server) Bus() Bus { return s.opts.Bus }
 
 // dispatch runs a request through the middleware and the method table,
 // turning a panic into -32603.

@@ -89,6 +89,11 @@ func (s *Server) newSession(opts bridge.SessionOptions) *ServerSession {
 		ss.state = *copyState(*st)
 		ss.state.ID, ss.state.Owner = opts.ID, opts.Owner
 	}
+	if opts.ID != "" && s.store.Shared() {
+		// Replicas serve this session side by side: its server-to-client
+		// request ids must not collide across them (bus.go).
+		ss.calls.nextID = sharedIDStart()
+	}
 	if opts.Preinitialized {
 		ss.state.Lifecycle = StateReady
 		ss.state.ProtocolVersion = opts.ProtocolVersion

@@ -113,8 +113,11 @@ var errSessionExists = errors.New("mcp: session id already in use")
 // When Shared reports false, the store is a record of one Handler's
 // sessions and is never consulted to serve a request. What stays on the
 // replica that holds it, whatever the store: open SSE streams and their
-// resumption, handlers running, their server-to-client requests and
-// cancellations, and notifications the server sends outside a request.
+// resumption, handlers running, and notifications the server sends
+// outside a request; responses to its server-to-client requests and
+// cancellations of its handlers reach it from other replicas only
+// through ServerOptions.Bus. A shared store that implements
+// RequestStateKeyer gives every replica the same requestState key.
 type SessionStore interface {
 	Create(ctx context.Context, state *SessionState) error
 	Load(ctx context.Context, owner, id string) (*SessionState, error)
@@ -146,6 +149,8 @@ type MemorySessionStore struct {
 
 	mu     sync.Mutex
 	states map[string]SessionState
+	// stateKey is what RequestStateKey returns (state_key.go).
+	stateKey []byte
 }
 
 func (m *MemorySessionStore) now() time.Time {

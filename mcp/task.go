@@ -430,7 +430,11 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 		wr.Extra = &extra
 	}
 	args := p.Arguments
-	go s.runTask(wctx, run, &wr, t, args, ttl)
+	leave := s.joinTaskBus(ctx) // task_bus.go: tasks/cancel from other replicas
+	go func() {
+		defer leave()
+		s.runTask(wctx, run, &wr, t, args, ttl)
+	}()
 
 	return &CreateTaskResult{Task: st.Task}, nil
 }
@@ -772,8 +776,10 @@ func (s *Server) cancelTask(ctx context.Context, r *Request) (any, error) {
 	rt := s.taskRT()
 	owner := s.taskOwner(r)
 	run := rt.run(id)
+	elsewhere := run == nil
 	if run == nil || run.owner != owner {
-		// Not running here: update the store alone.
+		// Not running here: update the store alone (and tell the replica
+		// running it, below).
 		run = &taskRun{id: id, owner: owner, ss: r.Session, w: &taskWriter{id: id, ss: r.Session}, terminal: make(chan struct{})}
 	}
 	var terminal TaskStatus
@@ -796,6 +802,9 @@ func (s *Server) cancelTask(ctx context.Context, r *Request) (any, error) {
 	}
 	if run.cancel != nil {
 		run.cancel(errTaskCancelledByRequest)
+	} else if elsewhere {
+		// Its work may run on another replica (task_bus.go).
+		s.publishTaskOp(ctx, taskOp{Op: "cancel", Task: id, Owner: owner})
 	}
 	return &CancelTaskResult{Task: st.Task}, nil
 }

@@ -258,7 +258,11 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		extra.closeStream = nil // the request's stream is gone
 		wr.Extra = &extra
 	}
-	go s.runTaskTool(wctx, run, wr, t, slices.Clone(args), ttl, s.finishExtTask)
+	leave := s.joinTaskBus(ctx) // task_bus.go: tasks/cancel and tasks/update from other replicas
+	go func() {
+		defer leave()
+		s.runTaskTool(wctx, run, wr, t, slices.Clone(args), ttl, s.finishExtTask)
+	}()
 
 	created := extTaskView(st)
 	created.ResultType = ResultTypeTask
@@ -473,6 +477,9 @@ func (s *Server) cancelTaskExt(ctx context.Context, r *Request) (any, error) {
 	}
 	if local != nil && local.cancel != nil {
 		local.cancel(errTaskCancelledByRequest)
+	} else if local == nil {
+		// Its work may run on another replica (task_bus.go).
+		s.publishTaskOp(ctx, taskOp{Op: "cancel", Task: id, Owner: owner})
 	}
 	return emptyObject, nil
 }

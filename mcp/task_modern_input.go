@@ -222,19 +222,30 @@ func (s *Server) updateTaskExt(ctx context.Context, r *Request) (any, error) {
 	}
 	run := s.taskRT().run(id)
 	if run == nil || run.ext == nil || run.owner != owner {
-		// Its work does not run here, or has ended: no request of it is
-		// outstanding here, so every response is ignored.
+		// Its work does not run here: the replica running it, if any,
+		// gets the responses through the bus (task_bus.go); without one
+		// no request of it is outstanding, so every response is ignored.
+		s.publishTaskOp(ctx, taskOp{Op: "update", Task: id, Owner: owner, Responses: p.InputResponses})
 		return emptyObject, nil
 	}
+	if rpcErr := s.answerExtTask(ctx, run, responses); rpcErr != nil {
+		return nil, rpcErr
+	}
+	return emptyObject, nil
+}
+
+// answerExtTask gives responses to the outstanding input requests of
+// run, whose work runs here.
+func (s *Server) answerExtTask(ctx context.Context, run *taskRun, responses map[string]json.RawMessage) *jsonrpc.Error {
 	answered, done, rpcErr := run.ext.answer(responses)
 	if rpcErr != nil {
-		return nil, rpcErr
+		return rpcErr
 	}
 	if answered {
 		s.publishInput(context.WithoutCancel(ctx), run)
 	}
 	wake(done)
-	return emptyObject, nil
+	return nil
 }
 
 // setExtStatus is RunningTask.SetStatus for a task of the extension: the

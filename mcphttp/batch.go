@@ -72,8 +72,11 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		switch m := m.(type) {
 		case *jsonrpc.Notification:
 			mcpPort.HandleNotification(e.ss, ctx, m, h.notificationExtra(r))
+			h.routeNotification(ctx, e, m) // shared_routing.go
 		case *jsonrpc.Response:
-			mcpPort.HandleResponse(e.ss, ctx, m)
+			if !mcpPort.HandleResponse(e.ss, ctx, m) {
+				h.routeResponse(ctx, e, m)
+			}
 		case *jsonrpc.Request:
 			if !h.reg.beginRequest(e, m.ID) {
 				early = append(early, jsonrpc.NewErrorResponse(m.ID, errDuplicateID(m.ID)))

@@ -53,15 +53,24 @@ import (
 // stream whose connection broke resumes on any replica with
 // Last-Event-ID, with exactly the events missed, in order, each once.
 // The store is woken through [EventWatcher] when it implements it, and
-// polled every Options.EventPollInterval otherwise. A server's broadcast
-// (list_changed, ResourceUpdated) reaches the sessions held by the
-// replica it is called on, not those only another replica holds; one GET
-// stream at a time is enforced per replica, not across them. Without an
+// polled every Options.EventPollInterval otherwise. Without an
 // EventStore, a GET stream carries only what its own replica sends.
-// What stays on the replica that holds it: running handlers, their
-// server-to-client requests (whose responses must reach that replica),
-// and notifications/cancelled for them. 2026-07-28 requests naming a
-// session are served on it only where it is held. Without a shared store, a request for a session this
+//
+// With mcp.ServerOptions.Bus set as well (the same bus on every replica),
+// a client's response to a server-to-client request (sampling,
+// elicitation, roots) POSTed to any replica reaches the handler waiting on
+// the replica that sent the request, and notifications/cancelled POSTed to
+// any replica cancels the request where it runs; server-to-client request
+// ids are unique across replicas. The bus is at most once: a response it
+// loses leaves the waiting request to its own timeout. Without a Bus,
+// those must reach the replica that holds the request (sticky routing).
+//
+// Still bound to one replica: running handlers; a server's broadcast
+// (list_changed, ResourceUpdated) reaches the GET streams of the sessions
+// held by the replica it is called on, not those only another replica
+// holds; one GET stream at a time is enforced per replica, not across
+// them; 2026-07-28 requests naming a session are served on it only where
+// it is held. Without a shared store, a request for a session this
 // Handler does not hold is 404 without any store call.
 //
 // A Handler is safe for concurrent use. Close it to end its sessions and
@@ -100,6 +109,12 @@ type Handler struct {
 	// sseOpen counts the SSE responses in progress (Stats).
 	sseOpen atomic.Int64
 
+	// bus, replicaID and busStop route client messages between replicas
+	// (shared_routing.go); bus is nil when nothing is routed.
+	bus       mcp.Bus
+	replicaID string
+	busStop   func()
+
 	// onDetach, if set, is called when a client's disconnection lets go of
 	// a stream (a test hook).
 	onDetach func()
@@ -129,6 +144,7 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	}
 	h.closed, h.cancel = context.WithCancel(context.Background())
 	h.shutdown = make(chan struct{})
+	h.startRouting() // shared_routing.go
 	return h
 }
 
@@ -188,6 +204,7 @@ func (h *Handler) Close() error {
 	h.beginShutdown()
 	h.closeSessions()
 	h.reg.wg.Wait()
+	h.stopRouting()
 	return nil
 }
 

@@ -193,3 +193,13 @@ func TestReplicaStreamsPollingAStoreWithoutWatch(t *testing.T) {
 		}
 	})
 }
+
+// Two Handlers sharing one in-memory store and one MemoryBus route the
+// client's answers and cancellations to the replica where the request
+// waits: the routing scenario of package replicatest.
+func TestReplicasRoutingOnAMemoryBus(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunRouting(t, func(t *testing.T) replicatest.Routing {
+		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
+	})
+}

@@ -48,6 +48,8 @@
 //	mcpkit:t:{OWNER}:TID  hash: a task's state, owner, revision
 //	mcpkit:tl:{OWNER}     sorted set: an owner's task ids by creation
 //	mcpkit:tn:{OWNER}     string: an owner's task creation counter
+//	mcpkit:statekey       string: the requestState key of the servers
+//	mcpkit:bus:CHANNEL    pub/sub channel: a Bus channel
 //
 // where OWNER is a digest of the owner. Give the three stores of a server
 // the same Prefix: the SessionStore extends and deletes the session's
@@ -80,8 +82,25 @@
 // and is told so), its keys expire TTL after the last append or touch,
 // and they are deleted with the session.
 //
-// Still held by one replica: a server's broadcast (list_changed,
-// ResourceUpdated) reaches the sessions held by the replica it is called
-// on; responses to server-to-client requests and notifications/cancelled
-// must reach the replica running the handler.
+// Give every replica's server a Bus (NewBus) as mcp.ServerOptions.Bus,
+// and a TaskStore as mcp.TaskOptions.Store, with the same Prefix. Then,
+// through Redis pub/sub: a client's response to a server-to-client
+// request, POSTed to any replica, reaches the handler waiting on the
+// replica that sent it, and notifications/cancelled cancels the handler
+// wherever it runs; subscriptions/listen streams on every replica receive
+// list_changed, resources/updated and task notifications made on any;
+// tasks/get, tasks/update and tasks/cancel of the 2026-07-28 tasks
+// extension, and the session era's tasks/cancel, work on any replica (the
+// update's input and the cancellation reach the work where it runs). Pub/sub is at most once: a message lost
+// while a subscriber reconnects is not redelivered, and what waited on it
+// ends at its own timeout (a response), runs to its end (a cancellation),
+// or stays input_required for the client to answer again (an update).
+// The SessionStore also hands every replica the same requestState key
+// (RequestStateKey, kept at mcpkit:statekey), so that an input_required
+// retry may reach any replica without configuring
+// mcp.ServerOptions.RequestStateKey.
+//
+// Still held by one replica: a server's broadcast (list_changed and
+// ResourceUpdated to GET streams) reaches the sessions held by the replica
+// it is called on, and a running handler stays where it started.
 package redisstore

@@ -96,8 +96,8 @@ func newStreamCluster(t *testing.T, newStreams NewStreams) (*cluster, *gates) {
 	return c, g
 }
 
-// sse is an SSE response being read.
-type sse struct {
+// stream is an SSE response being read.
+type stream struct {
 	status int
 	header http.Header
 	body   io.ReadCloser
@@ -110,7 +110,7 @@ type event struct{ id, data string }
 
 // open sends a request (a POST of body, or a GET when body is empty)
 // to rep and returns the response to read; cut cancels it.
-func (rep *replica) open(t *testing.T, sid, lastID, body string) *sse {
+func (rep *replica) open(t *testing.T, sid, lastID, body string) *stream {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), streamTimeout)
 	method := http.MethodGet
@@ -140,20 +140,20 @@ func (rep *replica) open(t *testing.T, sid, lastID, body string) *sse {
 		cancel()
 		t.Fatal(err)
 	}
-	s := &sse{status: resp.StatusCode, header: resp.Header, body: resp.Body, br: bufio.NewReader(resp.Body), cancel: cancel}
+	s := &stream{status: resp.StatusCode, header: resp.Header, body: resp.Body, br: bufio.NewReader(resp.Body), cancel: cancel}
 	t.Cleanup(s.cut)
 	return s
 }
 
 // cut cancels the request: the client goes away.
-func (s *sse) cut() {
+func (s *stream) cut() {
 	s.cancel()
 	_ = s.body.Close()
 }
 
 // next returns the next event, skipping comments; ok is false at the
 // end of the stream.
-func (s *sse) next(t *testing.T) (ev event, ok bool) {
+func (s *stream) next(t *testing.T) (ev event, ok bool) {
 	t.Helper()
 	seen := false
 	for {
@@ -183,7 +183,7 @@ func (s *sse) next(t *testing.T) (ev event, ok bool) {
 
 // want reads the next events and checks their data, in order, and that
 // each has an id not seen before; it returns the last one's id.
-func (s *sse) want(t *testing.T, what string, seen map[string]bool, data ...string) string {
+func (s *stream) want(t *testing.T, what string, seen map[string]bool, data ...string) string {
 	t.Helper()
 	last := ""
 	for i, d := range data {
@@ -204,7 +204,7 @@ func (s *sse) want(t *testing.T, what string, seen map[string]bool, data ...stri
 }
 
 // wantEnd checks that the stream ends with no more events.
-func (s *sse) wantEnd(t *testing.T, what string) {
+func (s *stream) wantEnd(t *testing.T, what string) {
 	t.Helper()
 	if ev, ok := s.next(t); ok {
 		t.Fatalf("%s: an event more: %+v", what, ev)
@@ -212,7 +212,7 @@ func (s *sse) wantEnd(t *testing.T, what string) {
 }
 
 // wantSSE checks the response opened as an SSE stream.
-func (s *sse) wantSSE(t *testing.T, what string) {
+func (s *stream) wantSSE(t *testing.T, what string) {
 	t.Helper()
 	if s.status != http.StatusOK || s.header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(s.body)
@@ -221,7 +221,7 @@ func (s *sse) wantSSE(t *testing.T, what string) {
 }
 
 // primed reads the priming event and returns its id.
-func (s *sse) primed(t *testing.T, what string) string {
+func (s *stream) primed(t *testing.T, what string) string {
 	t.Helper()
 	ev, ok := s.next(t)
 	if !ok || ev.id == "" || ev.data != "" {

@@ -1,0 +1,162 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+)
+
+// A Bus carries short messages between the replicas of one server, for
+// what the shared stores cannot do alone: the client's response to a
+// server-to-client request (sampling, elicitation, roots) POSTed to a
+// replica other than the one whose handler waits for it, and
+// notifications/cancelled for a request running elsewhere
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections,
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation),
+// which Streamable HTTP routes only when the server's SessionStore is
+// shared; the changes subscriptions/listen streams follow
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions);
+// and tasks/update and tasks/cancel for a task whose work runs
+// elsewhere.
+//
+// Delivery is at most once, like Redis pub/sub: a message published while
+// a replica is not subscribed, or lost on the way, is not redelivered. No
+// waiter depends on it alone: a request waiting for a response that was
+// lost ends at its own timeout (or its context), as it would if the
+// client never answered.
+//
+// The rules an implementation keeps:
+//   - It is safe for concurrent use.
+//   - Publish sends msg to every current subscriber of channel, the
+//     publisher's own included, and may return before they receive it.
+//     msg is not kept after Publish returns.
+//   - Subscribe calls fn for each message published on channel until stop
+//     is called; fn is called from one goroutine at a time per
+//     subscription, must not keep msg after it returns, must not block
+//     for long, and must not call stop. After stop returns, fn is not
+//     called again.
+//
+// # Experimental
+//
+// Part of the experimental scale-out API.
+type Bus interface {
+	Publish(ctx context.Context, channel string, msg []byte) error
+	Subscribe(ctx context.Context, channel string, fn func(msg []byte)) (stop func(), err error)
+}
+
+// ErrBusClosed is returned by Publish and Subscribe of a MemoryBus after
+// Close.
+var ErrBusClosed = errors.New("mcp: the bus is closed")
+
+// MemoryBus is the in-process Bus: every Server (and Streamable HTTP
+// Handler) given the same MemoryBus sees what the others publish, as
+// replicas sharing a Redis bus do. It is meant for tests and for several
+// servers in one process. Publish calls the subscribers' functions
+// before it returns, in the publisher's goroutine; a panic in one is
+// recovered and logged. The zero value is ready to use.
+//
+// # Experimental
+//
+// Part of the experimental scale-out API.
+type MemoryBus struct {
+	mu     sync.Mutex
+	subs   map[string]map[*memSub]struct{}
+	closed bool
+}
+
+type memSub struct {
+	mu      sync.Mutex // one call of fn at a time; held by stop
+	stopped bool
+	fn      func([]byte)
+}
+
+// Publish implements Bus.
+func (b *MemoryBus) Publish(_ context.Context, channel string, msg []byte) error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return ErrBusClosed
+	}
+	subs := make([]*memSub, 0, len(b.subs[channel]))
+	for s := range b.subs[channel] {
+		subs = append(subs, s)
+	}
+	b.mu.Unlock()
+	for _, s := range subs {
+		s.call(channel, msg)
+	}
+	return nil
+}
+
+func (s *memSub) call(channel string, msg []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("mcp: a MemoryBus subscriber panicked", "channel", channel, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	s.fn(append([]byte(nil), msg...))
+}
+
+// Subscribe implements Bus.
+func (b *MemoryBus) Subscribe(_ context.Context, channel string, fn func(msg []byte)) (func(), error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, ErrBusClosed
+	}
+	if b.subs == nil {
+		b.subs = make(map[string]map[*memSub]struct{})
+	}
+	if b.subs[channel] == nil {
+		b.subs[channel] = make(map[*memSub]struct{})
+	}
+	s := &memSub{fn: fn}
+	b.subs[channel][s] = struct{}{}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			delete(b.subs[channel], s)
+			b.mu.Unlock()
+			s.mu.Lock()
+			s.stopped = true
+			s.mu.Unlock()
+		})
+	}, nil
+}
+
+// Close ends every subscription; later calls fail with ErrBusClosed.
+func (b *MemoryBus) Close() error {
+	b.mu.Lock()
+	subs := b.subs
+	b.subs, b.closed = nil, true
+	b.mu.Unlock()
+	for _, m := range subs {
+		for s := range m {
+			s.mu.Lock()
+			s.stopped = true
+			s.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// sharedIDStart is where the server-to-client request ids of a session
+// served by several replicas start: each replica's copy of the session
+// numbers its requests from its own random point, so that ids stay
+// unique within the session across the cluster
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic#requests)
+// with odds of a collision near n/2^52 for n requests. Ids stay below
+// 2^53, exact in every JSON number parser.
+func sharedIDStart() int64 {
+	return rand.Int64N(1<<52) + 1<<20
+}

@@ -1,0 +1,101 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A RequestStateKeyer is a shared SessionStore that hands every replica
+// the same key to sign the requestState of input_required results with
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr),
+// so that a retry may reach any replica without ServerOptions.
+// RequestStateKey being configured. The key must be at least 32 random
+// bytes, made once for the whole cluster and the same on every call.
+// MemorySessionStore and redisstore.SessionStore implement it.
+//
+// # Experimental
+//
+// Part of the experimental scale-out API.
+type RequestStateKeyer interface {
+	RequestStateKey(ctx context.Context) ([]byte, error)
+}
+
+// errNoStateKey is wrapped by the error of a requestState that cannot be
+// signed or checked because the server has no key its replicas share.
+var errNoStateKey = errors.New("mcp: no requestState key shared by the replicas")
+
+// stateKeyTimeout bounds the call that fetches a store's key.
+const stateKeyTimeout = 5 * time.Second
+
+// stateKeyHolder is a server's requestState key: configured, random for
+// one process, or fetched from a shared store on first use (and again
+// after a failure).
+type stateKeyHolder struct {
+	key   atomic.Pointer[[]byte]
+	mu    sync.Mutex // serializes fetches
+	store SessionStore
+}
+
+func (h *stateKeyHolder) init(configured []byte, store SessionStore) {
+	switch {
+	case len(configured) > 0:
+		k := configured
+		h.key.Store(&k)
+	case store.Shared():
+		h.store = store
+	default:
+		k := randomKey()
+		h.key.Store(&k)
+	}
+}
+
+func (h *stateKeyHolder) get() ([]byte, error) {
+	if k := h.key.Load(); k != nil {
+		return *k, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if k := h.key.Load(); k != nil {
+		return *k, nil
+	}
+	keyer, ok := h.store.(RequestStateKeyer)
+	if !ok {
+		return nil, fmt.Errorf("%w: the SessionStore is shared and has no RequestStateKey method; set ServerOptions.RequestStateKey on every replica", errNoStateKey)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stateKeyTimeout)
+	defer cancel()
+	k, err := func() (k []byte, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("SessionStore.RequestStateKey panicked: %v", p)
+			}
+		}()
+		return keyer.RequestStateKey(ctx)
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("%w: the SessionStore's: %w", errNoStateKey, err)
+	}
+	if len(k) < 32 {
+		return nil, fmt.Errorf("%w: the SessionStore's key has %d bytes, fewer than 32", errNoStateKey, len(k))
+	}
+	k = append([]byte(nil), k...)
+	h.key.Store(&k)
+	return k, nil
+}
+
+// RequestStateKey implements RequestStateKeyer: a random key made on the
+// first call, the same for every Server using this store.
+func (m *MemorySessionStore) RequestStateKey(context.Context) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stateKey == nil {
+		m.stateKey = make([]byte, 32)
+		_, _ = rand.Read(m.stateKey)
+	}
+	return append([]byte(nil), m.stateKey...), nil
+}

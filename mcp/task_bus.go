@@ -1,0 +1,85 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// With ServerOptions.Bus set and a TaskStore the replicas share, a task
+// can be driven from any replica while its work runs on the one that
+// created it: tasks/get reads the store; tasks/cancel (both eras) moves
+// the task to cancelled in the store and, when the work runs elsewhere,
+// publishes the cancellation so that the replica running it stops it;
+// tasks/update (the 2026-07-28 tasks extension) publishes the input
+// responses so that they reach the work waiting for them
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#cancelling-tasks;
+// SEP-2663, "Task Update Requests" and "Task Cancellation").
+// A replica subscribes while tasks run on it. Delivery is the bus's: at
+// most once; an update whose message is lost leaves the task
+// input_required for the client to answer again, a lost cancellation
+// leaves the work to run to its end (its outcome is not stored over the
+// cancelled status).
+
+// taskChannel is the bus channel of task operations.
+const taskChannel = "mcpkit.tasks"
+
+// taskOp is one task operation on the bus.
+type taskOp struct {
+	From      string          `json:"f"`
+	Op        string          `json:"op"` // "cancel" or "update"
+	Task      string          `json:"t"`
+	Owner     string          `json:"o,omitempty"`
+	Responses json.RawMessage `json:"r,omitempty"`
+}
+
+// joinTaskBus subscribes this server to task operations while a task's
+// work runs here; call the function it returns when the work ends.
+func (s *Server) joinTaskBus(ctx context.Context) func() {
+	return s.joinBus(ctx, &s.taskBus, taskChannel, s.receiveTaskOp)
+}
+
+// publishTaskOp sends op to the replica running its task. Without a Bus
+// it does nothing.
+func (s *Server) publishTaskOp(ctx context.Context, op taskOp) {
+	bus := s.opts.Bus
+	if bus == nil {
+		return
+	}
+	op.From = s.busID()
+	b, err := json.Marshal(op)
+	if err != nil {
+		return
+	}
+	defer recoverCallback(s.logger, "Bus.Publish", "") // recover.go
+	if err := bus.Publish(context.WithoutCancel(ctx), taskChannel, b); err != nil {
+		s.logger.Warn("mcp: publishing a task operation on the bus failed", "op", op.Op, "task", op.Task, "err", err)
+	}
+}
+
+// receiveTaskOp applies an operation another replica published to the
+// task's work, if it runs here.
+func (s *Server) receiveTaskOp(b []byte) {
+	var op taskOp
+	if err := json.Unmarshal(b, &op); err != nil || op.From == s.busID() {
+		return
+	}
+	run := s.taskRT().run(op.Task)
+	if run == nil || run.owner != op.Owner {
+		return
+	}
+	switch op.Op {
+	case "cancel":
+		if run.cancel != nil {
+			run.cancel(errTaskCancelledByRequest)
+		}
+	case "update":
+		if run.ext == nil {
+			return
+		}
+		var responses map[string]json.RawMessage
+		if json.Unmarshal(op.Responses, &responses) != nil {
+			return
+		}
+		s.answerExtTask(context.Background(), run, responses)
+	}
+}

@@ -1,0 +1,150 @@
+package mcphttp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"runtime/debug"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// This file routes, between replicas that share a SessionStore, the two
+// client messages that must reach the replica where something waits
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections):
+// the response to a server-to-client request (sampling, elicitation,
+// roots), which only the replica that sent the request can deliver, and
+// notifications/cancelled, which only the replica running the request
+// can act on. The replica that receives such a message serves it locally
+// first; a response no local request waited for, and every cancellation,
+// is then published on the server's mcp.Bus, and each other replica
+// holding the session delivers it to its own copy. The bus is at most
+// once: a message it loses leaves the waiting request to its timeout.
+// Nothing here runs without a shared store and a Bus.
+
+// routeChannel is the bus channel of routed client messages.
+const routeChannel = "mcpkit.route"
+
+// routed is one client message on the bus: the session it belongs to,
+// its owner, and the message as the client sent it.
+type routed struct {
+	From    string          `json:"f"`
+	Session string          `json:"s"`
+	Owner   string          `json:"o,omitempty"`
+	Msg     json.RawMessage `json:"m"`
+}
+
+// startRouting subscribes h to its server's bus when the server's
+// SessionStore is shared; it does nothing otherwise (nor for a Handler
+// that chooses its server per request).
+func (h *Handler) startRouting() {
+	if h.server == nil {
+		return
+	}
+	bus := h.server.Bus()
+	if bus == nil || !h.server.SessionStore().Shared() {
+		return
+	}
+	h.bus = bus
+	h.replicaID = rand.Text()
+	var stop func()
+	err := h.busCall(func() (err error) {
+		stop, err = bus.Subscribe(h.closed, routeChannel, h.receiveRouted)
+		return err
+	})
+	if err == nil && stop == nil {
+		err = errors.New("mcphttp: Bus.Subscribe returned no stop function")
+	}
+	if err != nil {
+		// Routing is best effort: the replica still serves its own
+		// sessions' responses; what others route to it is lost.
+		h.logger.Error("mcphttp: subscribing to the bus failed; responses and cancellations from other replicas will not reach this one", "err", err)
+		return
+	}
+	h.busStop = stop
+}
+
+// stopRouting ends the subscription of startRouting.
+func (h *Handler) stopRouting() {
+	if h.busStop != nil {
+		h.busStop()
+	}
+}
+
+// routeResponse publishes a response POSTed for shared session e that no
+// request of the local copy waited for.
+func (h *Handler) routeResponse(ctx context.Context, e *entry, m *jsonrpc.Response) {
+	if h.bus != nil && e.shared {
+		h.publishRouted(ctx, e, m)
+	}
+}
+
+// routeNotification publishes notifications/cancelled of shared session
+// e, for the replica running the request it names.
+func (h *Handler) routeNotification(ctx context.Context, e *entry, m *jsonrpc.Notification) {
+	if h.bus != nil && e.shared && m.Method == "notifications/cancelled" {
+		h.publishRouted(ctx, e, m)
+	}
+}
+
+func (h *Handler) publishRouted(ctx context.Context, e *entry, m jsonrpc.Message) {
+	raw, err := jsonrpc.Encode(m)
+	if err != nil {
+		return
+	}
+	b, err := json.Marshal(routed{From: h.replicaID, Session: e.id, Owner: e.owner, Msg: raw})
+	if err != nil {
+		return
+	}
+	if err := h.busCall(func() error { return h.bus.Publish(ctx, routeChannel, b) }); err != nil {
+		h.logger.Warn("mcphttp: publishing on the bus failed", "session", e.id, "err", err)
+	}
+}
+
+// busCall runs f, a call into the Bus, turning a panic into an error.
+func (h *Handler) busCall(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.logger.Error("mcphttp: the Bus panicked", "panic", p, "stack", string(debug.Stack()))
+			err = errBusPanicked
+		}
+	}()
+	return f()
+}
+
+// receiveRouted delivers a message another replica published to the
+// local copy of its session, if this Handler holds one.
+func (h *Handler) receiveRouted(b []byte) {
+	var m routed
+	if err := json.Unmarshal(b, &m); err != nil || m.From == h.replicaID || m.Session == "" {
+		return
+	}
+	msg, _, err := jsonrpc.Decode(m.Msg)
+	if err != nil {
+		return
+	}
+	e, evicted := h.reg.acquire(m.Session, m.Owner)
+	if evicted != nil {
+		h.closeEntry(evicted)
+	}
+	if e == nil {
+		return
+	}
+	defer h.reg.release(e)
+	ctx := context.WithoutCancel(h.closed)
+	switch x := msg.(type) {
+	case *jsonrpc.Response:
+		mcpPort.HandleResponse(e.ss, ctx, x)
+	case *jsonrpc.Notification:
+		if x.Method == "notifications/cancelled" {
+			mcpPort.HandleNotification(e.ss, ctx, x, nil)
+		}
+	}
+}
+
+var _ mcp.Bus = (*mcp.MemoryBus)(nil)
+
+// errBusPanicked is what a panic in a Bus method becomes.
+var errBusPanicked = errors.New("mcphttp: the Bus panicked")

@@ -1,0 +1,230 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/replicatest"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/redisstore"
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
+)
+
+// A Bus delivers what any client publishes to every subscription of the
+// channel, and nothing after stop; a panicking subscriber is recovered
+// and the subscription goes on.
+func TestBus(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		b, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: testPrefix(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got1, got2 := make(chan string, 4), make(chan string, 4)
+		stop1, err := b.Subscribe(ctx, "c", func(m []byte) {
+			if string(m) == "panic" {
+				panic("boom")
+			}
+			got1 <- string(m)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop1()
+		stop2, err := b.Subscribe(ctx, "c", func(m []byte) { got2 <- string(m) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{"panic", "one"} {
+			if err := b.Publish(ctx, "c", []byte(m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if m := <-got1; m != "one" {
+			t.Fatalf("subscriber 1 got %q, want one", m)
+		}
+		if a, b := <-got2, <-got2; a != "panic" || b != "one" {
+			t.Fatalf("subscriber 2 got %q %q, want panic one", a, b)
+		}
+		stop2()
+		stop2()
+		if err := b.Publish(ctx, "c", []byte("two")); err != nil {
+			t.Fatal(err)
+		}
+		if m := <-got1; m != "two" {
+			t.Fatalf("subscriber 1 got %q, want two", m)
+		}
+		select {
+		case m := <-got2:
+			t.Fatalf("stopped subscriber 2 got %q", m)
+		default:
+		}
+	})
+}
+
+// A Bus whose Redis cannot be reached fails Publish and Subscribe with
+// ErrUnavailable, within its Timeout.
+func TestBusUnavailable(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DisableIdentity: true, ContextTimeoutEnabled: true, MaxRetries: -1})
+	defer rdb.Close()
+	b, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := b.Publish(ctx, "c", []byte("x")); !errors.Is(err, redisstore.ErrUnavailable) || !errors.Is(err, mcp.ErrStoreUnavailable) {
+		t.Errorf("Publish = %v, want ErrUnavailable", err)
+	}
+	if stop, err := b.Subscribe(ctx, "c", func([]byte) {}); !errors.Is(err, redisstore.ErrUnavailable) || stop != nil {
+		t.Errorf("Subscribe = %v, want ErrUnavailable", err)
+	}
+	if _, err := redisstore.NewBus(nil, nil); !errors.Is(err, redisstore.ErrNilClient) {
+		t.Errorf("NewBus(nil) = %v, want ErrNilClient", err)
+	}
+}
+
+// Two replicas, each with its own Redis client, SessionStore, TaskStore
+// and Bus, route the client's answers and cancellations to the replica
+// where the request waits, share listen notifications, requestState and
+// tasks: the routing scenario of package replicatest.
+func TestReplicasRoutingOnRedis(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	run := func(t *testing.T, dial func(t *testing.T) redis.UniversalClient) {
+		replicatest.RunRouting(t, func(t *testing.T) replicatest.Routing {
+			prefix := testPrefix(t)
+			var r replicatest.Routing
+			for i := range 2 {
+				rdb := dial(t)
+				t.Cleanup(func() { _ = rdb.Close() })
+				st, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: prefix})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tasks, err := redisstore.NewTaskStore(rdb, &redisstore.TaskOptions{Prefix: prefix})
+				if err != nil {
+					t.Fatal(err)
+				}
+				bus, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: prefix})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					r.Store, r.Tasks, r.Bus = st, tasks, bus
+				} else {
+					r.StoreB, r.TasksB, r.BusB = st, tasks, bus
+				}
+			}
+			return r
+		})
+	}
+	t.Run("redis", func(t *testing.T) { run(t, newClient) })
+	t.Run("redis-cluster", func(t *testing.T) {
+		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
+			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
+		}
+		run(t, newClusterClient)
+	})
+}
+
+// Two SessionStores on one prefix hand out the same 32-byte requestState
+// key, made by the first call; another prefix has its own.
+func TestSessionStoreRequestStateKey(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		prefix := testPrefix(t)
+		a, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: testPrefix(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ka, err := a.RequestStateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kb, err := b.RequestStateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ka2, err := a.RequestStateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ko, err := other.RequestStateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ka) != 32 || string(ka) != string(kb) || string(ka) != string(ka2) || string(ka) == string(ko) {
+			t.Fatalf("keys %x %x %x, other prefix %x: want one 32-byte key per prefix", ka, kb, ka2, ko)
+		}
+		if v, err := rdb.Get(ctx, a.StateKeyName()).Bytes(); err != nil || string(v) != string(ka) {
+			t.Fatalf("stored key %x (%v), want %x", v, err, ka)
+		}
+		rdb.Del(ctx, a.StateKeyName(), other.StateKeyName())
+	})
+}
+
+// A subscription whose connection breaks comes back by itself (go-redis
+// reconnects and subscribes again): what is published after that is
+// received. What was published while it was down is lost (at most once).
+func TestBusSubscriptionSurvivesACut(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	addr := redisAddr(t)
+	p := newCutProxy(t, addr)
+	defer p.close() // before goleak looks (its Cleanup would run after)
+	viaProxy := redis.NewClient(&redis.Options{Addr: p.addr(), DisableIdentity: true, ContextTimeoutEnabled: true, MaxRetries: -1})
+	defer viaProxy.Close()
+	direct := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true, ContextTimeoutEnabled: true})
+	defer direct.Close()
+	prefix := testPrefix(t)
+	sub, err := redisstore.NewBus(viaProxy, &redisstore.BusOptions{Prefix: prefix, Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := redisstore.NewBus(direct, &redisstore.BusOptions{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	got := make(chan string, 64)
+	stop, err := sub.Subscribe(ctx, "c", func(m []byte) { got <- string(m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := pub.Publish(ctx, "c", []byte("before")); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-got; m != "before" {
+		t.Fatalf("got %q, want before", m)
+	}
+	p.setDown(true)
+	p.setDown(false)
+	waitFor(t, func() bool {
+		if err := pub.Publish(ctx, "c", []byte("after")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-got:
+			if m != "after" {
+				t.Fatalf("got %q, want after", m)
+			}
+			return true
+		default:
+			return false
+		}
+	})
+}
