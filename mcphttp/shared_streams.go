@@ -286,20 +286,7 @@ func (h *Handler) tailOnce(ctx context.Context, store EventStore, session, strea
 // tailWrite writes frames to a tailed stream's response, the SSE headers
 // first when headers is set, within Options.WriteTimeout.
 func (h *Handler) tailWrite(w http.ResponseWriter, rc *http.ResponseController, frames []byte, headers bool) error {
-	if d := h.opts.WriteTimeout; d > 0 {
-		_ = rc.SetWriteDeadline(time.Now().Add(d))
-	} else {
-		_ = rc.SetWriteDeadline(time.Time{})
-	}
-	if headers {
-		h.writeSSEHeaders(w)
-	}
-	if len(frames) > 0 {
-		if _, err := w.Write(frames); err != nil {
-			return err
-		}
-	}
-	return rc.Flush()
+	return h.writeFrames(w, rc, frames, h.opts.WriteTimeout, headers)
 }
 
 // isEndMarker reports whether stored data is a stream's end marker.

@@ -764,7 +764,12 @@ func missedEvents(ctx context.Context, store EventStore, session, streamID, last
 // writeReplay writes replayed frames to w and flushes them, the SSE
 // headers first when headers is set, within timeout (if positive).
 func (h *Handler) writeReplay(w http.ResponseWriter, frames []byte, timeout time.Duration, headers bool) error {
-	rc := http.NewResponseController(w)
+	return h.writeFrames(w, http.NewResponseController(w), frames, timeout, headers)
+}
+
+// writeFrames writes frames through rc's response w and flushes them, the
+// SSE headers first when headers is set, within timeout (if positive).
+func (h *Handler) writeFrames(w http.ResponseWriter, rc *http.ResponseController, frames []byte, timeout time.Duration, headers bool) error {
 	if timeout > 0 {
 		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
 	} else {
