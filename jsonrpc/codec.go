@@ -296,6 +296,9 @@ func AppendEncode(dst []byte, msg Message) ([]byte, error) {
 			result = json.RawMessage("{}")
 		}
 		dst = append(dst, `,"result":`...)
+		if m.KnownCompact() {
+			return append(append(dst, result...), '}'), nil
+		}
 		dst, err := appendCompact(dst, result)
 		if err != nil {
 			return dst, err

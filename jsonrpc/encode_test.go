@@ -178,3 +178,31 @@ func TestEncodeAllocations(t *testing.T) {
 		t.Errorf("AppendEncode into a large enough buffer allocates %v times, want 0", allocs)
 	}
 }
+
+// A result given to NewCompactResult is copied as it is; once Result is
+// replaced, it is checked (and compacted) as any other.
+func TestNewCompactResult(t *testing.T) {
+	r := jsonrpc.NewCompactResult(jsonrpc.Int64ID(1), json.RawMessage(`{"a":1}`))
+	if !r.KnownCompact() {
+		t.Fatal("KnownCompact = false for the result given")
+	}
+	got, err := jsonrpc.Encode(r)
+	if want := `{"jsonrpc":"2.0","id":1,"result":{"a":1}}`; err != nil || string(got) != want {
+		t.Fatalf("Encode = %s, %v; want %s", got, err, want)
+	}
+	r.Result = json.RawMessage("{\"a\":\n 2}")
+	if r.KnownCompact() {
+		t.Fatal("KnownCompact = true after Result was replaced")
+	}
+	got, err = jsonrpc.Encode(r)
+	if want := `{"jsonrpc":"2.0","id":1,"result":{"a":2}}`; err != nil || string(got) != want {
+		t.Fatalf("Encode after replacing Result = %s, %v; want %s", got, err, want)
+	}
+	r.Result = json.RawMessage(`{"a":`)
+	if _, err := jsonrpc.Encode(r); err == nil {
+		t.Fatal("Encode of an invalid replaced Result succeeded")
+	}
+	if (&jsonrpc.Response{ID: jsonrpc.Int64ID(2), Result: json.RawMessage(`{}`)}).KnownCompact() {
+		t.Fatal("KnownCompact = true for a Response not made by NewCompactResult")
+	}
+}

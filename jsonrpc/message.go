@@ -31,6 +31,27 @@ type Response struct {
 	ID     ID
 	Result json.RawMessage
 	Error  *Error
+
+	// compact is the Result that NewCompactResult was given: while Result
+	// is still that slice, encoders skip checking it again.
+	compact []byte
+}
+
+// NewCompactResult returns a success response whose result the caller
+// guarantees is one valid JSON value without insignificant white space,
+// because its own encoder wrote it so (encoding/json's Marshal, or a
+// cached encoding of such output). Encoding then copies the result as it
+// is instead of scanning it again, which matters for results of
+// megabytes (a resource, the tools of a large server). A Result replaced
+// after the call is checked as usual.
+func NewCompactResult(id ID, result json.RawMessage) *Response {
+	return &Response{ID: id, Result: result, compact: result}
+}
+
+// KnownCompact reports whether r's Result is still the one given to
+// NewCompactResult, and so known to be valid, compact JSON.
+func (r *Response) KnownCompact() bool {
+	return len(r.Result) > 0 && len(r.compact) == len(r.Result) && &r.compact[0] == &r.Result[0]
 }
 
 func (*Request) isMessage()      {}

@@ -340,7 +340,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	} else if resp := s.stampedToolResult(req.Method, req.ID, result); resp != nil {
 		return resp, false, nil
 	} else if raw := s.cachedListEncoding(req.Method, result, true); raw != nil {
-		return &jsonrpc.Response{ID: req.ID, Result: raw}, false, nil // list.go
+		return jsonrpc.NewCompactResult(req.ID, raw), false, nil // list.go
 	} else if resp := s.stampedReadResult(req.Method, req.ID, result); resp != nil {
 		return resp, false, nil // resource_encode.go
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -96,7 +97,7 @@ func (s *Server) stampResultHint(method string, raw json.RawMessage, hint *Cache
 		}
 		if !hasScope {
 			out = append(out, `"cacheScope":`...)
-			out = strconv.AppendQuote(out, string(hint.Scope))
+			out = jsonenc.AppendString(out, string(hint.Scope))
 			out = append(out, ',')
 		}
 	}
@@ -149,7 +150,7 @@ func (s *Server) stampedToolResult(method string, id jsonrpc.ID, result any) *js
 	}
 	// appendJSON wrote the result's own '{' at n: the stamp opened it.
 	out = append(out[:n], out[n+1:]...)
-	return &jsonrpc.Response{ID: id, Result: out}
+	return jsonrpc.NewCompactResult(id, out)
 }
 
 // stampPrefix opens a stamped result that has no members of the stamp's

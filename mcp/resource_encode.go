@@ -100,9 +100,9 @@ func (s *Server) stampedReadResult(method string, id jsonrpc.ID, result any) *js
 	out = append(out, `{"resultType":"complete","ttlMs":`...)
 	out = strconv.AppendInt(out, hint.TTL.Milliseconds(), 10)
 	out = append(out, `,"cacheScope":`...)
-	out = strconv.AppendQuote(out, string(hint.Scope))
+	out = jsonenc.AppendString(out, string(hint.Scope))
 	out = append(out, `,"_meta":{`...)
 	out = append(out, info...)
 	out = append(out, "},"...)
-	return &jsonrpc.Response{ID: id, Result: r.appendMembers(out)}
+	return jsonrpc.NewCompactResult(id, r.appendMembers(out))
 }

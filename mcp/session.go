@@ -541,7 +541,7 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 		return &jsonrpc.Response{ID: id, Result: raw}
 	}
 	if raw := s.cachedListEncoding("", result, false); raw != nil {
-		return &jsonrpc.Response{ID: id, Result: raw} // list.go
+		return jsonrpc.NewCompactResult(id, raw) // list.go
 	}
 	var raw []byte
 	var mErr error
@@ -568,7 +568,9 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 		s.logger.Error("mcp: encoding result", "err", mErr)
 		return jsonrpc.NewErrorResponse(id, errInternal())
 	}
-	return &jsonrpc.Response{ID: id, Result: raw}
+	// Marshal and the hand encoders (which fall back to it for raw
+	// members they cannot copy as they are) write valid, compact JSON.
+	return jsonrpc.NewCompactResult(id, raw)
 }
 
 // discardLogger is the logger used when ServerOptions.Logger is nil: the

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -152,7 +153,7 @@ func (x *extRun) outstanding() (json.RawMessage, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, k)
+		b = jsonenc.AppendString(b, k)
 		b = append(b, ':')
 		q, err := json.Marshal(x.pending[k].reqs[k])
 		if err != nil {

@@ -242,7 +242,7 @@ const largeResult = 64 << 10
 // that is compact, valid JSON (which AppendEncode would compact first).
 func appendLargeHead(dst []byte, resp *jsonrpc.Response) (head []byte, ok bool) {
 	if resp == nil || resp.Error != nil || len(resp.Result) < largeResult || !resp.ID.IsValid() ||
-		!jsonscan.ValidCompact(resp.Result) {
+		!resp.KnownCompact() && !jsonscan.ValidCompact(resp.Result) {
 		return dst, false
 	}
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
