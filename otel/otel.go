@@ -49,10 +49,13 @@ type Options struct {
 // alike on every server and client. It is safe for concurrent use; one
 // Instrumentation may instrument many servers and clients.
 type Instrumentation struct {
-	tracer     trace.Tracer
-	meter      metric.Meter
-	prop       propagation.TextMapPropagator
-	uriInName  bool
+	tracer    trace.Tracer
+	meter     metric.Meter
+	prop      propagation.TextMapPropagator
+	uriInName bool
+	// w3c is set when prop is the default (W3C Trace Context and
+	// Baggage): the middleware then reads and writes those keys itself.
+	w3c        bool
 	serverOp   mcpconv.ServerOperationDuration
 	clientOp   mcpconv.ClientOperationDuration
 	serverSess mcpconv.ServerSessionDuration
@@ -76,7 +79,8 @@ func New(opts *Options) (*Instrumentation, error) {
 	if o.MeterProvider == nil {
 		o.MeterProvider = otelglobal.GetMeterProvider()
 	}
-	if o.Propagator == nil {
+	w3c := o.Propagator == nil
+	if w3c {
 		o.Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	}
 	ins := &Instrumentation{
@@ -84,6 +88,7 @@ func New(opts *Options) (*Instrumentation, error) {
 		meter:     o.MeterProvider.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL)),
 		prop:      o.Propagator,
 		uriInName: o.ResourceURIInSpanName,
+		w3c:       w3c,
 
 		serverStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 		clientStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)},
