@@ -34,7 +34,11 @@ type Options struct {
 	// Propagator writes and reads the trace context in params._meta. If
 	// nil, W3C Trace Context and W3C Baggage (traceparent, tracestate,
 	// baggage), the keys SEP-414 reserves
-	// (https://modelcontextprotocol.io/community/seps/414-request-meta).
+	// (https://modelcontextprotocol.io/community/seps/414-request-meta),
+	// which the middleware then reads and writes itself, with the same
+	// results as propagation.TraceContext and propagation.Baggage and
+	// without their carrier's allocations: an unsampled call pays for
+	// little else.
 	Propagator propagation.TextMapPropagator
 	// ResourceURIInSpanName names resource spans "{method} {uri}". Off by
 	// default: the semantic conventions advise against it, a URI being of

@@ -293,7 +293,6 @@ func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.C
 	if len(meta) == 0 {
 		return ctx, nil
 	}
-	ambient := trace.SpanContextFromContext(ctx)
 	var out context.Context
 	if ins.w3c {
 		out = extractW3C(ctx, meta)
@@ -301,7 +300,13 @@ func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.C
 		out = ins.prop.Extract(ctx, &metaCarrier{raw: meta})
 	}
 	remote := trace.SpanContextFromContext(out)
-	if ambient.IsValid() && remote.IsValid() && !ambient.Equal(remote) {
+	if !remote.IsValid() {
+		// Nothing to link to: the ambient context, if any, is the parent.
+		return out, nil
+	}
+	// The lookup of the ambient span walks the whole chain of contexts:
+	// only a valid remote parent makes it worth it.
+	if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(remote) {
 		return out, []trace.Link{{SpanContext: ambient}}
 	}
 	return out, nil

@@ -145,3 +145,45 @@ func TestRemoteCtx(t *testing.T) {
 		t.Error("parent's value lost")
 	}
 }
+
+// TestExtractLinksAmbient checks the parent and the link of a server
+// span, with the default propagator and with one given in Options: the
+// remote context of _meta is the parent and the ambient span is linked;
+// without a remote context the ambient span stays the parent, unlinked.
+func TestExtractLinksAmbient(t *testing.T) {
+	ambient := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{9}, SpanID: trace.SpanID{9}, TraceFlags: 1})
+	const tp = `{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}`
+	remoteTID, _ := trace.TraceIDFromHex("0af7651916cd43dd8448eb211c80319c")
+	for _, prop := range []propagation.TextMapPropagator{nil, w3cProp} {
+		ins, err := New(&Options{Propagator: prop})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ins.w3c != (prop == nil) {
+			t.Fatalf("propagator %v: w3c = %v", prop, ins.w3c)
+		}
+		withAmbient := trace.ContextWithSpanContext(context.Background(), ambient)
+		tests := []struct {
+			name      string
+			ctx       context.Context
+			meta      string
+			parentTID trace.TraceID
+			link      bool
+		}{
+			{"remote and ambient", withAmbient, tp, remoteTID, true},
+			{"remote only", context.Background(), tp, remoteTID, false},
+			{"ambient only", withAmbient, `{"progressToken":1}`, ambient.TraceID(), false},
+			{"ambient, no meta", withAmbient, ``, ambient.TraceID(), false},
+			{"neither", context.Background(), `{}`, trace.TraceID{}, false},
+		}
+		for _, tt := range tests {
+			out, links := ins.extract(tt.ctx, []byte(tt.meta))
+			if got := trace.SpanContextFromContext(out).TraceID(); got != tt.parentTID {
+				t.Errorf("%v, %s: parent trace %v, want %v", prop, tt.name, got, tt.parentTID)
+			}
+			if tt.link != (len(links) == 1) || len(links) > 1 || (tt.link && !links[0].SpanContext.Equal(ambient)) {
+				t.Errorf("%v, %s: links %+v, want link %v", prop, tt.name, links, tt.link)
+			}
+		}
+	}
+}
