@@ -13,9 +13,12 @@ import (
 	"context"
 	"encoding/hex"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/baggage"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/embedded"
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
@@ -42,13 +45,19 @@ func traceparentPart(dst []byte, h []byte) (rest []byte, ok bool) {
 	if len(part) != 2*len(dst) {
 		return rest, false
 	}
+	return rest, decodeHex(dst, part)
+}
+
+// decodeHex decodes the lower-case hex digits of src (2*len(dst) of
+// them) into dst, and reports whether they all were such digits.
+func decodeHex(dst, src []byte) bool {
 	bad := byte(0)
-	for i := 0; i < len(part); i += 2 {
-		hi, lo := hexVal[part[i]], hexVal[part[i+1]]
-		dst[i/2] = hi<<4 | lo
+	for i := range dst {
+		hi, lo := hexVal[src[2*i]], hexVal[src[2*i+1]]
+		dst[i] = hi<<4 | lo
 		bad |= hi | lo
 	}
-	return rest, bad&0xf0 == 0
+	return bad&0xf0 == 0
 }
 
 // parseTraceparent reads a traceparent header value as the W3C
@@ -60,6 +69,19 @@ func parseTraceparent(h []byte) (trace.SpanContextConfig, bool) {
 	var scc trace.SpanContextConfig
 	var ver, flags [1]byte
 	var ok bool
+	// The common form, "vv-<32>-<16>-ff" with nothing after: the fields
+	// at their places, which is what splitting at "-" gives (a "-" inside
+	// a field is not a hex digit either way).
+	if len(h) == 55 && h[2] == '-' && h[35] == '-' && h[52] == '-' {
+		if !decodeHex(ver[:], h[0:2]) || ver[0] == 0xff ||
+			!decodeHex(scc.TraceID[:], h[3:35]) || !decodeHex(scc.SpanID[:], h[36:52]) ||
+			!decodeHex(flags[:], h[53:55]) || (ver[0] == 0 && flags[0] > 3) {
+			return scc, false
+		}
+		scc.TraceFlags = trace.TraceFlags(flags[0]) & (trace.FlagsSampled | trace.FlagsRandom)
+		scc.Remote = true
+		return scc, true
+	}
 	if h, ok = traceparentPart(ver[:], h); !ok || ver[0] == 0xff {
 		return scc, false
 	}
@@ -188,13 +210,24 @@ func (c *remoteCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// remoteSpan is the non-recording span of a remote span context.
+// remoteSpan is the non-recording span of a remote span context: what
+// trace.ContextWithRemoteSpanContext keeps, every method but SpanContext
+// doing nothing.
 type remoteSpan struct {
-	noop.Span
+	embedded.Span
 	sc trace.SpanContext
 }
 
-func (s *remoteSpan) SpanContext() trace.SpanContext { return s.sc }
+func (s *remoteSpan) SpanContext() trace.SpanContext          { return s.sc }
+func (s *remoteSpan) IsRecording() bool                       { return false }
+func (s *remoteSpan) End(...trace.SpanEndOption)              {}
+func (s *remoteSpan) AddEvent(string, ...trace.EventOption)   {}
+func (s *remoteSpan) AddLink(trace.Link)                      {}
+func (s *remoteSpan) RecordError(error, ...trace.EventOption) {}
+func (s *remoteSpan) SetStatus(codes.Code, string)            {}
+func (s *remoteSpan) SetName(string)                          {}
+func (s *remoteSpan) SetAttributes(...attribute.KeyValue)     {}
+func (s *remoteSpan) TracerProvider() trace.TracerProvider    { return noop.NewTracerProvider() }
 
 // remoteCtxWorks is set when trace.SpanContextFromContext reads a
 // remoteCtx as it reads trace.ContextWithRemoteSpanContext; if a later

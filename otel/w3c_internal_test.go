@@ -187,3 +187,49 @@ func TestExtractLinksAmbient(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipString checks where a string ends by the parity of the
+// backslashes before a quote, and that an unterminated one is an error.
+func TestSkipString(t *testing.T) {
+	tests := []struct {
+		in  string
+		end int // -1: error
+	}{
+		{`"" x`, 2},
+		{`"abc",`, 5},
+		{`"a\"b" x`, 6},
+		{`"a\\" x`, 5},
+		{`"a\\\"" x`, 7},
+		{`"\\\\"`, 6},
+		{`"abc`, -1},
+		{`"a\"`, -1},
+		{`"a\`, -1},
+	}
+	for _, tt := range tests {
+		end, err := skipString([]byte(tt.in), 0)
+		if tt.end < 0 {
+			if err == nil {
+				t.Errorf("skipString(%s) = %d, nil; want an error", tt.in, end)
+			}
+			continue
+		}
+		if err != nil || end != tt.end {
+			t.Errorf("skipString(%s) = %d, %v; want %d", tt.in, end, err, tt.end)
+		}
+	}
+}
+
+// BenchmarkExtractParams measures what the server middleware reads of a
+// tools/call's params with a traceparent: the scan of params and of
+// _meta, and the remote span context.
+func BenchmarkExtractParams(b *testing.B) {
+	params := []byte(`{"name":"echo","arguments":{"text":"hello, world"},"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"}}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		p := readParams(params)
+		if !trace.SpanContextFromContext(extractW3C(ctx, p.meta)).IsValid() {
+			b.Fatal("no remote span context")
+		}
+	}
+}
