@@ -65,6 +65,9 @@ func BenchmarkToolsCall(b *testing.B) {
 
 func benchToolsCall(b *testing.B, transport string, sampler sdktrace.Sampler, metrics bool) {
 	sopts, copts := &mcp.ServerOptions{}, &mcp.ClientOptions{ProtocolEra: mcp.EraSession}
+	if sampler == nil && metrics {
+		addPassthrough(sopts, copts)
+	}
 	if sampler != nil {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithSpanProcessor(discardProcessor{}))
 		opts := &mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider()}
@@ -126,6 +129,25 @@ func benchToolsCall(b *testing.B, transport string, sampler sdktrace.Sampler, me
 	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
 }
 
+// addPassthrough gives each side middleware that only calls next, in the
+// places the instrumentation takes: what the middleware chain itself
+// costs, apart from what the instrumentation does in it.
+func addPassthrough(sopts *mcp.ServerOptions, copts *mcp.ClientOptions) {
+	send := func(next mcp.SendHandler) mcp.SendHandler {
+		return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) { return next(ctx, m) }
+	}
+	sopts.Middleware = append(sopts.Middleware, func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, req *mcp.Request) (any, error) { return next(ctx, req) }
+	})
+	sopts.SendingMiddleware = append(sopts.SendingMiddleware, send)
+	if copts != nil {
+		copts.SendingMiddleware = append(copts.SendingMiddleware, send)
+		copts.Middleware = append(copts.Middleware, func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
+			return func(ctx context.Context, r *mcp.ClientRequest) (any, error) { return next(ctx, r) }
+		})
+	}
+}
+
 // recorder is a minimal http.ResponseWriter for driving a Handler
 // without a network: it keeps the status and the body.
 type recorder struct {
@@ -154,11 +176,15 @@ func BenchmarkServerToolsCall(b *testing.B) {
 		flags   string
 	}{
 		{"off", nil, "00"},
+		{"passthrough", nil, "00"},
 		{"unsampled", sdktrace.ParentBased(sdktrace.AlwaysSample()), "00"},
 		{"sampled", sdktrace.ParentBased(sdktrace.AlwaysSample()), "01"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			sopts := &mcp.ServerOptions{}
+			if bc.name == "passthrough" {
+				addPassthrough(sopts, nil)
+			}
 			if bc.sampler != nil {
 				tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(bc.sampler), sdktrace.WithSpanProcessor(discardProcessor{}))
 				ins, err := mcpotel.New(&mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider()})

@@ -267,37 +267,78 @@ func (m *metaCarrier) Keys() []string {
 }
 
 // injectCarrier collects what a propagator's Inject writes, in order.
-// The W3C propagators write at most three keys: they fit in kb and vb
-// without more allocation.
+// The W3C propagators write at most three keys: they fit in kv, inside
+// the carrier, without more allocation.
 type injectCarrier struct {
-	keys, values []string
-	kb, vb       [3]string
+	n    int          // members in kv
+	kv   [3][2]string // the first three keys and values
+	more [][2]string  // the members after the third
+	// tp is the traceparent when hasTP: its value is then empty, and
+	// injectMeta writes tp instead.
+	tp    [55]byte
+	hasTP bool
+}
+
+// len is the number of members.
+func (c *injectCarrier) len() int { return c.n + len(c.more) }
+
+// member is the i-th key and value.
+func (c *injectCarrier) member(i int) (key, value string) {
+	if i < c.n {
+		return c.kv[i][0], c.kv[i][1]
+	}
+	m := c.more[i-c.n]
+	return m[0], m[1]
+}
+
+// value appends the JSON string of the i-th value to dst.
+func (c *injectCarrier) value(dst []byte, i int) []byte {
+	k, v := c.member(i)
+	if c.hasTP && k == "traceparent" && v == "" {
+		dst = append(dst, '"')
+		dst = append(dst, c.tp[:]...)
+		return append(dst, '"')
+	}
+	return appendString(dst, v)
 }
 
 func (c *injectCarrier) Get(key string) string {
-	for i, k := range c.keys {
-		if k == key {
-			return c.values[i]
+	for i := range c.len() {
+		if k, v := c.member(i); k == key {
+			return v
 		}
 	}
 	return ""
 }
 
 func (c *injectCarrier) Set(key, value string) {
-	for i, k := range c.keys {
-		if k == key {
-			c.values[i] = value
+	for i := range c.n {
+		if c.kv[i][0] == key {
+			c.kv[i][1] = value
 			return
 		}
 	}
-	if c.keys == nil {
-		c.keys, c.values = c.kb[:0], c.vb[:0]
+	for i := range c.more {
+		if c.more[i][0] == key {
+			c.more[i][1] = value
+			return
+		}
 	}
-	c.keys = append(c.keys, key)
-	c.values = append(c.values, value)
+	if c.n < len(c.kv) {
+		c.kv[c.n] = [2]string{key, value}
+		c.n++
+		return
+	}
+	c.more = append(c.more, [2]string{key, value})
 }
 
-func (c *injectCarrier) Keys() []string { return c.keys }
+func (c *injectCarrier) Keys() []string {
+	keys := make([]string, c.len())
+	for i := range keys {
+		keys[i], _ = c.member(i)
+	}
+	return keys
+}
 
 // injectMeta returns params with the carrier's members written into its
 // _meta object: first the carrier's, then the members _meta already had
@@ -306,7 +347,7 @@ func (c *injectCarrier) Keys() []string { return c.keys }
 // params unchanged when the carrier is empty, and an error when params is
 // not an object or its _meta is not one.
 func injectMeta(params json.RawMessage, c *injectCarrier) (json.RawMessage, error) {
-	if len(c.keys) == 0 {
+	if c.len() == 0 {
 		return params, nil
 	}
 	trimmed := bytes.TrimSpace(params)
@@ -329,18 +370,23 @@ func injectMeta(params json.RawMessage, c *injectCarrier) (json.RawMessage, erro
 		return params, errors.New("otel: params._meta is not an object")
 	}
 	size := len(trimmed) + len(`{"_meta":{},`)
-	for i, k := range c.keys {
-		size += len(k) + len(c.values[i]) + 6
+	for i := range c.len() {
+		k, v := c.member(i)
+		size += len(k) + len(v) + 6
+	}
+	if c.hasTP {
+		size += len(c.tp)
 	}
 	out := make([]byte, 0, size)
 	out = append(out, `{"_meta":{`...)
-	for i, k := range c.keys {
+	for i := range c.len() {
+		k, _ := c.member(i)
 		if i > 0 {
 			out = append(out, ',')
 		}
 		out = appendString(out, k)
 		out = append(out, ':')
-		out = appendString(out, c.values[i])
+		out = c.value(out, i)
 	}
 	if !hasMeta {
 		// The common case: the members of params follow as they are.
@@ -351,8 +397,8 @@ func injectMeta(params json.RawMessage, c *injectCarrier) (json.RawMessage, erro
 		return append(out, '}', '}'), nil
 	}
 	_ = members(meta, func(mk, mv []byte) bool {
-		for _, k := range c.keys {
-			if keyIs(mk, k) {
+		for i := range c.len() {
+			if k, _ := c.member(i); keyIs(mk, k) {
 				return true
 			}
 		}

@@ -34,7 +34,11 @@ type Options struct {
 	// Propagator writes and reads the trace context in params._meta. If
 	// nil, W3C Trace Context and W3C Baggage (traceparent, tracestate,
 	// baggage), the keys SEP-414 reserves
-	// (https://modelcontextprotocol.io/community/seps/414-request-meta).
+	// (https://modelcontextprotocol.io/community/seps/414-request-meta),
+	// which the middleware then reads and writes itself, with the same
+	// results as propagation.TraceContext and propagation.Baggage and
+	// without their carrier's allocations: an unsampled call pays for
+	// little else.
 	Propagator propagation.TextMapPropagator
 	// ResourceURIInSpanName names resource spans "{method} {uri}". Off by
 	// default: the semantic conventions advise against it, a URI being of
@@ -49,10 +53,13 @@ type Options struct {
 // alike on every server and client. It is safe for concurrent use; one
 // Instrumentation may instrument many servers and clients.
 type Instrumentation struct {
-	tracer     trace.Tracer
-	meter      metric.Meter
-	prop       propagation.TextMapPropagator
-	uriInName  bool
+	tracer    trace.Tracer
+	meter     metric.Meter
+	prop      propagation.TextMapPropagator
+	uriInName bool
+	// w3c is set when prop is the default (W3C Trace Context and
+	// Baggage): the middleware then reads and writes those keys itself.
+	w3c        bool
 	serverOp   mcpconv.ServerOperationDuration
 	clientOp   mcpconv.ClientOperationDuration
 	serverSess mcpconv.ServerSessionDuration
@@ -76,7 +83,8 @@ func New(opts *Options) (*Instrumentation, error) {
 	if o.MeterProvider == nil {
 		o.MeterProvider = otelglobal.GetMeterProvider()
 	}
-	if o.Propagator == nil {
+	w3c := o.Propagator == nil
+	if w3c {
 		o.Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	}
 	ins := &Instrumentation{
@@ -84,6 +92,7 @@ func New(opts *Options) (*Instrumentation, error) {
 		meter:     o.MeterProvider.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL)),
 		prop:      o.Propagator,
 		uriInName: o.ResourceURIInSpanName,
+		w3c:       w3c,
 
 		serverStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 		clientStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)},

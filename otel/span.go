@@ -293,10 +293,20 @@ func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.C
 	if len(meta) == 0 {
 		return ctx, nil
 	}
-	ambient := trace.SpanContextFromContext(ctx)
-	out := ins.prop.Extract(ctx, &metaCarrier{raw: meta})
+	var out context.Context
+	if ins.w3c {
+		out = extractW3C(ctx, meta)
+	} else {
+		out = ins.prop.Extract(ctx, &metaCarrier{raw: meta})
+	}
 	remote := trace.SpanContextFromContext(out)
-	if ambient.IsValid() && remote.IsValid() && !ambient.Equal(remote) {
+	if !remote.IsValid() {
+		// Nothing to link to: the ambient context, if any, is the parent.
+		return out, nil
+	}
+	// The lookup of the ambient span walks the whole chain of contexts:
+	// only a valid remote parent makes it worth it.
+	if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(remote) {
 		return out, []trace.Link{{SpanContext: ambient}}
 	}
 	return out, nil
@@ -305,9 +315,18 @@ func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.C
 // inject returns params with the trace context of ctx in its _meta; on
 // params it cannot write into, params unchanged.
 func (ins *Instrumentation) inject(ctx context.Context, params json.RawMessage) json.RawMessage {
-	var c injectCarrier
-	ins.prop.Inject(ctx, &c)
-	out, err := injectMeta(params, &c)
+	var out json.RawMessage
+	var err error
+	if ins.w3c {
+		// A carrier that no interface sees stays on the stack.
+		var c injectCarrier
+		injectW3C(ctx, &c)
+		out, err = injectMeta(params, &c)
+	} else {
+		c := new(injectCarrier)
+		ins.prop.Inject(ctx, c)
+		out, err = injectMeta(params, c)
+	}
 	if err != nil {
 		return params
 	}
