@@ -203,3 +203,18 @@ func TestReplicasRoutingOnAMemoryBus(t *testing.T) {
 		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
 	})
 }
+
+// A broadcast made on one replica reaches the GET streams of the
+// sessions another holds, each once, on shared memory stores and a
+// MemoryBus: the broadcasts scenario of package replicatest.
+func TestReplicaBroadcastsSharingMemoryStores(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunBroadcasts(t, func(t *testing.T) replicatest.Streams {
+		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		return replicatest.Streams{
+			Store:  replicatest.Store{Store: st},
+			Events: &mcphttp.MemoryEventStore{},
+			Bus:    &mcp.MemoryBus{},
+		}
+	})
+}

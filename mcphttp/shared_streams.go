@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -95,6 +96,22 @@ func (st *stream) appendEndLocked(ctx context.Context) {
 	if err := st.store.Append(ctx, st.session, st.streamID(), id, streamEndMarker); err != nil {
 		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
 	}
+}
+
+// appendStored stores an event of stream st: once per broadcast key
+// (bridge.BroadcastKey of ctx) for the GET stream of a session
+// when the EventStore is an EventOnceAppender, for every replica holding
+// the session delivers the same broadcast. appended is false when the
+// key was stored already. st.mu is held.
+func (st *stream) appendStored(ctx context.Context, id string, data []byte) (appended bool, err error) {
+	if st.num == 0 {
+		if key := bridge.BroadcastKey(ctx); key != "" {
+			if once, ok := st.store.(EventOnceAppender); ok {
+				return once.AppendOnce(ctx, st.session, st.streamID(), id, key, data)
+			}
+		}
+	}
+	return true, st.store.Append(ctx, st.session, st.streamID(), id, data)
 }
 
 // storeUnavailable reports whether err means the EventStore could not
