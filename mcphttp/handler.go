@@ -72,6 +72,13 @@ import (
 // session. A session that no replica holds at that moment, or whose
 // replicas all missed the bus message, misses it.
 //
+// A replica killed mid-request leaves no client waiting forever: while
+// a shared session's request runs, its replica stores a heartbeat in the
+// request's POST stream every Options.StreamLease/3, and a replica
+// serving that stream resumed (GET with Last-Event-ID) answers the
+// request with a JSON-RPC error (-32603) once no event came for a whole
+// StreamLease; the session lives on the other replicas.
+//
 // Still bound to one replica: running handlers; one GET stream at a time is enforced per replica, not across
 // them; 2026-07-28 requests naming a session are served on it only where
 // it is held. Without a shared store, a request for a session this

@@ -218,3 +218,14 @@ func TestReplicaBroadcastsSharingMemoryStores(t *testing.T) {
 		}
 	})
 }
+
+// A replica killed mid-request: the client's POST stream resumed on
+// another replica gets a JSON-RPC error once the lease lapses, and the
+// session lives on: the lost-request scenario of package replicatest.
+func TestReplicaLostRequestSharingMemoryStores(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
+		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		return replicatest.Streams{Store: replicatest.Store{Store: st}, Events: &mcphttp.MemoryEventStore{}}
+	})
+}

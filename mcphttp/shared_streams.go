@@ -221,8 +221,17 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 		defer t.Stop()
 		tick = t.C
 	}
+	// A POST stream whose request runs elsewhere: its lease (shared_lease.go).
+	var lease <-chan time.Time
+	var leaseTimer *time.Timer
+	if d := h.streamLease(); num != 0 && d > 0 {
+		leaseTimer = time.NewTimer(d)
+		defer leaseTimer.Stop()
+		lease = leaseTimer.C
+	}
 	quiet := false
 	for {
+		prev := last
 		select {
 		case <-r.Context().Done():
 			return
@@ -248,8 +257,19 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 				return
 			}
 		case <-poll:
+		case <-lease:
+			// No event, not even a heartbeat, for a whole lease: the
+			// replica running the request is gone.
+			lease = nil
+			if err := h.loseStream(ctx, store, e.id, num); err != nil {
+				h.logger.Warn("mcphttp: storing the error of a lost request failed", "session", e.id, "stream", num, "err", err)
+				return
+			}
 		}
 		frames, last, ended, err = h.tailOnce(ctx, store, e.id, streamID, last, nil)
+		if lease != nil && last != prev {
+			leaseTimer.Reset(h.streamLease())
+		}
 		if err != nil {
 			// Trimmed past what this connection sent, or the store
 			// cannot answer: the client resumes from its last id.
@@ -289,7 +309,7 @@ func (h *Handler) tailOnce(ctx context.Context, store EventStore, session, strea
 		switch {
 		case bytes.Equal(data, streamEndMarker):
 			ended = true
-		case len(data) > 0:
+		case len(data) > 0 && !isMarker(data):
 			frames = appendEvent(frames, id, data, false, 0)
 		}
 		return nil
@@ -306,5 +326,7 @@ func (h *Handler) tailWrite(w http.ResponseWriter, rc *http.ResponseController, 
 	return h.writeFrames(w, rc, frames, h.opts.WriteTimeout, headers)
 }
 
-// isEndMarker reports whether stored data is a stream's end marker.
-func isEndMarker(data []byte) bool { return bytes.Equal(data, streamEndMarker) }
+// isMarker reports whether stored data is a marker (an end, a heartbeat,
+// a request id) rather than a message: a JSON-RPC message or batch starts
+// with '{' or '['. Markers are never sent to a client.
+func isMarker(data []byte) bool { return len(data) > 0 && data[0] != '{' && data[0] != '[' }

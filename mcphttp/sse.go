@@ -759,7 +759,7 @@ var errSecondGETStream = errors.New("mcphttp: a GET stream is already open")
 func missedEvents(ctx context.Context, store EventStore, session, streamID, lastID string) ([]byte, error) {
 	var frames []byte
 	err := store.Replay(ctx, session, streamID, lastID, func(id string, data []byte) error {
-		if len(data) > 0 && !isEndMarker(data) {
+		if len(data) > 0 && !isMarker(data) {
 			frames = appendEvent(frames, id, data, false, 0)
 		}
 		return nil

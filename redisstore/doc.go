@@ -113,5 +113,12 @@
 // rebuilt on its next request) misses it, and so does one whose replicas
 // all lost the message (pub/sub is at most once).
 //
-// Still held by one replica: a running handler stays where it started.
+// A replica killed mid-request: the request's POST stream, resumed on
+// another replica, gets a JSON-RPC error for it within
+// mcphttp.Options.StreamLease (30s by default), which the running replica
+// renews with a heartbeat event in the session's Redis stream every
+// third of it; the session lives on the other replicas.
+//
+// Still held by one replica: a running handler stays where it started
+// (it is answered with that error, not moved, when its replica dies).
 package redisstore

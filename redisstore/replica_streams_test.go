@@ -149,3 +149,30 @@ func TestReplicaBroadcastsOnRedis(t *testing.T) {
 		})
 	})
 }
+
+// A replica killed mid-request, through Redis: the lost-request scenario
+// of package replicatest, on one Redis and on a Cluster.
+func TestReplicaLostRequestOnRedis(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	t.Run("redis", func(t *testing.T) {
+		addr := redisAddr(t)
+		replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
+			dial := func() redis.UniversalClient {
+				rdb := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true, ContextTimeoutEnabled: true})
+				t.Cleanup(func() { _ = rdb.Close() })
+				return rdb
+			}
+			return streamStores(t, dial(), dial())
+		})
+	})
+	t.Run("redis-cluster", func(t *testing.T) {
+		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
+			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
+		}
+		replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
+			a, b := newClusterClient(t), newClusterClient(t)
+			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+			return streamStores(t, a, b)
+		})
+	})
+}

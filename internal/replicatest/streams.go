@@ -70,6 +70,13 @@ func newStreamServer(store mcp.SessionStore, bus mcp.Bus, g *gates) *mcp.Server 
 
 func newStreamCluster(t *testing.T, newStreams NewStreams) (*cluster, *gates) {
 	t.Helper()
+	return newStreamClusterWith(t, newStreams, 0, nil)
+}
+
+// newStreamClusterWith is newStreamCluster with Options.StreamLease lease
+// on both replicas, and A's EventStore wrapped by wrapA (if not nil).
+func newStreamClusterWith(t *testing.T, newStreams NewStreams, lease time.Duration, wrapA func(mcphttp.EventStore) mcphttp.EventStore) (*cluster, *gates) {
+	t.Helper()
 	s := newStreams(t)
 	if !s.Store.Store.Shared() {
 		t.Fatal("the store does not report Shared")
@@ -80,7 +87,7 @@ func newStreamCluster(t *testing.T, newStreams NewStreams) (*cluster, *gates) {
 		f := &flaky{SessionStore: store}
 		c.stores = append(c.stores, f)
 		srv := newStreamServer(f, bus, g)
-		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: events, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond})
+		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: events, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond, StreamLease: lease})
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
 			ts.Close()
@@ -99,7 +106,11 @@ func newStreamCluster(t *testing.T, newStreams NewStreams) (*cluster, *gates) {
 	if busB == nil {
 		busB = s.Bus
 	}
-	c.a, c.b = mk("A", s.Store.Store, s.Events, s.Bus), mk("B", storeB, eventsB, busB)
+	eventsA := s.Events
+	if wrapA != nil {
+		eventsA = wrapA(eventsA)
+	}
+	c.a, c.b = mk("A", s.Store.Store, eventsA, s.Bus), mk("B", storeB, eventsB, busB)
 	return c, g
 }
 
