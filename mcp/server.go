@@ -448,7 +448,9 @@ func (s *Server) addSession(ss *ServerSession) {
 	}
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
-	if s.opts.Bus != nil {
+	if s.opts.Bus != nil && !ss.ephemeral {
+		// An ephemeral session ends with its one request: no broadcast
+		// reaches it, and it must not cost a subscription per request.
 		leave := s.joinBroadcastBus(context.Background()) // broadcast_bus.go
 		ss.mu.Lock()
 		ss.leaveBroadcast = leave
