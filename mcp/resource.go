@@ -391,10 +391,22 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 // is first read from the store (one Load per session held here), so that
 // a subscription made through another replica counts.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
-	var errs []error
 	params := &ResourceUpdatedParams{URI: uri}
-	var raw json.RawMessage
 	s.notifyListeners(ctx, "notifications/resources/updated", uri, params) // listen.go
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("mcp: encoding notifications/resources/updated params: %w", err)
+	}
+	key := s.publishBroadcast(ctx, "notifications/resources/updated", uri, raw) // broadcast_bus.go
+	return s.deliverResourceUpdated(ctx, key, uri, raw)
+}
+
+// deliverResourceUpdated sends notifications/resources/updated for uri,
+// encoded as raw, to the sessions held here that subscribed to it; key is
+// the broadcast's (broadcast_bus.go), "" without a Bus.
+func (s *Server) deliverResourceUpdated(ctx context.Context, key, uri string, raw json.RawMessage) error {
+	wctx := broadcastContext(ctx, key)
+	var errs []error
 	for _, ss := range s.Sessions() {
 		// With a shared store, subscriptions made through another
 		// replica count too (shared_state.go).
@@ -410,13 +422,7 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 		if !subscribed || !live {
 			continue
 		}
-		if raw == nil {
-			var err error
-			if raw, err = json.Marshal(params); err != nil {
-				return fmt.Errorf("mcp: encoding notifications/resources/updated params: %w", err)
-			}
-		}
-		if err := ss.notifyUnrelated("notifications/resources/updated", raw); err != nil {
+		if err := ss.notifyUnrelatedCtx(wctx, "notifications/resources/updated", raw); err != nil {
 			errs = append(errs, fmt.Errorf("session %q: %w", ss.ID(), err))
 		}
 	}

@@ -49,11 +49,13 @@ type Server struct {
 	stateKey   stateKeyHolder
 	listeners  listenerSet
 	// What the Bus carries between replicas: listen notifications
-	// (listen_bus.go) and task operations (task_bus.go).
-	busOnce   sync.Once
-	busSelf   string
-	listenBus busSub
-	taskBus   busSub
+	// (listen_bus.go), task operations (task_bus.go) and broadcasts to
+	// sessions (broadcast_bus.go).
+	busOnce      sync.Once
+	busSelf      string
+	listenBus    busSub
+	taskBus      busSub
+	broadcastBus busSub
 }
 
 // ServerOptions configures a Server. The zero value is a useful
@@ -168,7 +170,11 @@ type ServerOptions struct {
 	// replicas share); and, when the SessionStore is shared too, a
 	// Streamable HTTP Handler routes a client's response to a
 	// server-to-client request, and notifications/cancelled, to the
-	// replica whose request waits for it. If nil, nothing crosses
+	// replica whose request waits for it; list_changed and
+	// ResourceUpdated called on one replica reach the sessions every
+	// replica holds (each delivers them to its own; a transport whose
+	// event store appends once per broadcast keeps one copy per session).
+	// If nil, nothing crosses
 	// replicas: a response POSTed to another replica than the one that
 	// sent the request is dropped, and its waiter ends at its timeout.
 	Bus Bus
@@ -442,12 +448,27 @@ func (s *Server) addSession(ss *ServerSession) {
 	}
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
+	if s.opts.Bus != nil && !ss.ephemeral {
+		// An ephemeral session ends with its one request: no broadcast
+		// reaches it, and it must not cost a subscription per request.
+		leave := s.joinBroadcastBus(context.Background()) // broadcast_bus.go
+		ss.mu.Lock()
+		ss.leaveBroadcast = leave
+		ss.mu.Unlock()
+	}
 }
 
 func (s *Server) removeSession(ss *ServerSession) {
 	s.mu.Lock()
 	delete(s.sessions, ss)
 	s.mu.Unlock()
+	ss.mu.Lock()
+	leave := ss.leaveBroadcast
+	ss.leaveBroadcast = nil
+	ss.mu.Unlock()
+	if leave != nil {
+		leave()
+	}
 	if id := ss.state.ID; id != "" && !ss.transportStores {
 		defer recoverCallback(s.logger, "SessionStore.Delete", "") // recover.go
 		_ = s.store.Delete(context.Background(), ss.state.Owner, id)
@@ -473,8 +494,7 @@ func (s *Server) Sessions() []*ServerSession {
 // list_changed queued stands for any number more.
 func (s *Server) broadcast(method string, params any) {
 	s.notifyListeners(context.Background(), method, "", params) // listen.go
-	sessions := s.Sessions()
-	if len(sessions) == 0 {
+	if s.opts.Bus == nil && len(s.Sessions()) == 0 {
 		return
 	}
 	raw, err := json.Marshal(params)
@@ -482,14 +502,21 @@ func (s *Server) broadcast(method string, params any) {
 		s.logger.Error("mcp: encoding notification", "method", method, "err", err)
 		return
 	}
-	for _, ss := range sessions {
+	key := s.publishBroadcast(context.Background(), method, "", raw) // broadcast_bus.go
+	s.deliverBroadcast(broadcastContext(context.Background(), key), method, raw)
+}
+
+// deliverBroadcast sends a list_changed notification to every initialized
+// session held here.
+func (s *Server) deliverBroadcast(ctx context.Context, method string, raw json.RawMessage) {
+	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		lifecycle := ss.state.Lifecycle
 		ss.mu.Unlock()
 		if lifecycle != StateInitialized && lifecycle != StateReady {
 			continue
 		}
-		if err := ss.notifyUnrelated(method, raw); err != nil {
+		if err := ss.notifyUnrelatedCtx(ctx, method, raw); err != nil {
 			s.logger.Debug("mcp: notification not delivered", "method", method, "err", err)
 		}
 	}

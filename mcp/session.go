@@ -51,6 +51,9 @@ type ServerSession struct {
 	ephemeral bool
 	// transportStores is bridge.SessionOptions.TransportStores.
 	transportStores bool
+	// leaveBroadcast ends this session's hold on the server's broadcast
+	// bus subscription (broadcast_bus.go); guarded by mu.
+	leaveBroadcast func()
 }
 
 // inflightRequest is a request being handled, kept so that

@@ -42,6 +42,21 @@ type EventStore interface {
 	DeleteSession(ctx context.Context, sessionID string) error
 }
 
+// An EventOnceAppender is an EventStore that can append an event once per
+// key and session, whoever asks: several replicas holding a shared
+// session each deliver a server broadcast (list_changed,
+// resources/updated) to it, and the session's GET stream must get it once
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections).
+// A Handler stores a broadcast with AppendOnce when its EventStore
+// implements it, and with Append otherwise (then each replica holding the
+// session stores its own copy).
+type EventOnceAppender interface {
+	// AppendOnce is Append unless an event was already appended for the
+	// session with key, in which case it appends nothing and reports
+	// false.
+	AppendOnce(ctx context.Context, sessionID, streamID, eventID, key string, data []byte) (appended bool, err error)
+}
+
 // ErrEventNotFound is returned by EventStore.Replay for an event id it does
 // not hold.
 var ErrEventNotFound = errors.New("mcphttp: event not found")
@@ -79,7 +94,15 @@ type MemoryEventStore struct {
 	// (4 MiB); if negative, a session is bounded only by MaxBytes.
 	MaxSessionBytes int64
 
-	mu       sync.Mutex
+	// MaxOnceKeys caps the broadcast keys AppendOnce remembers per
+	// session; past it the oldest is forgotten. A key needs remembering
+	// only while the replicas that hold the session deliver the same
+	// broadcast, so a few suffice. If zero, DefaultEventStoreOnceKeys.
+	MaxOnceKeys int
+
+	mu sync.Mutex
+	// once holds, by session, the keys AppendOnce has seen.
+	once     map[string]*onceKeys
 	sessions map[string]*sessionEvents
 	// bySize orders the sessions holding events, the one holding the most
 	// bytes first: where eviction takes from when the store is full.
@@ -121,6 +144,51 @@ func eventCost(id string, data []byte) int64 {
 func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID, eventID string, data []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.appendLocked(sessionID, streamID, eventID, data)
+	return nil
+}
+
+// AppendOnce implements EventOnceAppender.
+func (m *MemoryEventStore) AppendOnce(_ context.Context, sessionID, streamID, eventID, key string, data []byte) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.once == nil {
+		m.once = make(map[string]*onceKeys)
+	}
+	ks := m.once[sessionID]
+	if ks == nil {
+		ks = &onceKeys{seen: make(map[string]struct{})}
+		m.once[sessionID] = ks
+	}
+	if _, dup := ks.seen[key]; dup {
+		return false, nil
+	}
+	limit := m.MaxOnceKeys
+	if limit <= 0 {
+		limit = DefaultEventStoreOnceKeys
+	}
+	for len(ks.order) >= limit {
+		delete(ks.seen, ks.order[0])
+		ks.order = ks.order[1:]
+	}
+	ks.seen[key] = struct{}{}
+	ks.order = append(ks.order, key)
+	m.appendLocked(sessionID, streamID, eventID, data)
+	return true, nil
+}
+
+// DefaultEventStoreOnceKeys is the MaxOnceKeys of a MemoryEventStore
+// whose MaxOnceKeys is zero.
+const DefaultEventStoreOnceKeys = 1024
+
+// onceKeys is what AppendOnce remembers of one session.
+type onceKeys struct {
+	seen  map[string]struct{}
+	order []string
+}
+
+// appendLocked is Append with m.mu held.
+func (m *MemoryEventStore) appendLocked(sessionID, streamID, eventID string, data []byte) {
 	if m.sessions == nil {
 		m.sessions = make(map[string]*sessionEvents)
 	}
@@ -162,7 +230,6 @@ func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID, eventI
 			heap.Fix(&m.bySize, 0)
 		}
 	}
-	return nil
 }
 
 func (m *MemoryEventStore) sessionLimit() int64 {
@@ -247,6 +314,7 @@ func (m *MemoryEventStore) DeleteSession(_ context.Context, sessionID string) er
 	if s := m.sessions[sessionID]; s != nil {
 		m.removeSession(s)
 	}
+	delete(m.once, sessionID)
 	return nil
 }
 

@@ -203,3 +203,37 @@ func TestMemoryEventStoreStaysBounded(t *testing.T) {
 		t.Errorf("sessions hold %d bytes, store counts %d", size, m.size)
 	}
 }
+
+// AppendOnce stores one event per key and session; the oldest key past
+// MaxOnceKeys, and every key of a deleted session, are forgotten.
+func TestMemoryEventStoreAppendOnce(t *testing.T) {
+	ctx := context.Background()
+	m := &MemoryEventStore{MaxOnceKeys: 2}
+	once := func(session, id, key string, want bool) {
+		t.Helper()
+		got, err := m.AppendOnce(ctx, session, "0", id, key, []byte(`{"n":"`+id+`"}`))
+		if err != nil || got != want {
+			t.Fatalf("AppendOnce(%s, %s, %s) = %v, %v; want %v, nil", session, id, key, got, err, want)
+		}
+	}
+	if err := m.Append(ctx, "s", "0", "0_0", nil); err != nil {
+		t.Fatal(err)
+	}
+	once("s", "0_1", "k1", true)
+	once("s", "0_2", "k1", false) // another replica, same broadcast
+	once("t", "0_1", "k1", true)  // another session
+	once("s", "0_3", "k2", true)
+	once("s", "0_4", "k3", true) // k1 forgotten for s: MaxOnceKeys is 2
+	once("s", "0_5", "k1", true)
+	var ids []string
+	if err := m.Replay(ctx, "s", "0", "0_0", func(id string, _ []byte) error { ids = append(ids, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ids, ","); got != "0_1,0_3,0_4,0_5" {
+		t.Fatalf("stored %s, want 0_1,0_3,0_4,0_5", got)
+	}
+	if err := m.DeleteSession(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	once("t", "0_2", "k1", true)
+}

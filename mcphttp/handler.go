@@ -64,11 +64,22 @@ import (
 // ids are unique across replicas. The bus is at most once: a response it
 // loses leaves the waiting request to its own timeout. Without a Bus,
 // those must reach the replica that holds the request (sticky routing).
+// A server's broadcast (list_changed, ResourceUpdated) called on one
+// replica is published on the bus, and every replica delivers it to the
+// sessions it holds; with an EventStore that implements
+// [EventOnceAppender] (MemoryEventStore and redisstore's do), each
+// session's GET stream gets it once, however many replicas hold the
+// session. A session that no replica holds at that moment, or whose
+// replicas all missed the bus message, misses it.
 //
-// Still bound to one replica: running handlers; a server's broadcast
-// (list_changed, ResourceUpdated) reaches the GET streams of the sessions
-// held by the replica it is called on, not those only another replica
-// holds; one GET stream at a time is enforced per replica, not across
+// A replica killed mid-request leaves no client waiting forever: while
+// a shared session's request runs, its replica stores a heartbeat in the
+// request's POST stream every Options.StreamLease/3, and a replica
+// serving that stream resumed (GET with Last-Event-ID) answers the
+// request with a JSON-RPC error (-32603) once no event came for a whole
+// StreamLease; the session lives on the other replicas.
+//
+// Still bound to one replica: running handlers; one GET stream at a time is enforced per replica, not across
 // them; 2026-07-28 requests naming a session are served on it only where
 // it is held. Without a shared store, a request for a session this
 // Handler does not hold is 404 without any store call.

@@ -94,6 +94,18 @@ type Options struct {
 	// SessionStore is shared. If zero, DefaultEventPollInterval (1s).
 	EventPollInterval time.Duration
 
+	// StreamLease bounds how long a replica serving a resumed POST stream
+	// of a shared session, whose request runs on another replica, waits
+	// without any event of that stream: the running replica stores a
+	// heartbeat in the EventStore every StreamLease/3 while the request
+	// runs, so a lease that lapses means that replica died mid-request.
+	// The resuming replica then stores, and sends, a JSON-RPC error
+	// (-32603) for the lost request and ends the stream, so that no
+	// client waits forever for it. Only used when the server's
+	// SessionStore is shared and there is an EventStore. If zero,
+	// DefaultStreamLease (30s); if negative, no heartbeat and no lease.
+	StreamLease time.Duration
+
 	// KeepAlive is the interval of the comment lines written on an SSE
 	// stream that is otherwise quiet, so that proxies and clients do not
 	// drop it. If zero, 15 seconds; if negative, none are written.

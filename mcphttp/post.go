@@ -352,10 +352,12 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		mcpPort.SetCloseStream(extra, st.closeConnection)
 	}
 	att := st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
+	stopBeat := st.leaseRequest(ctx, req.ID) // shared_lease.go
 	h.reg.wg.Add(1)
 	go func() {
 		defer h.reg.wg.Done()
 		resp, err := mcpPort.HandleRequest(e.ss, ctx, req, st, extra)
+		stopBeat()
 		h.reg.endRequest(e, req.ID)
 		st.finish(ctx, h.replyOf(e, req.ID, resp, err))
 		h.reg.dropStream(e, st)

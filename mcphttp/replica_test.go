@@ -203,3 +203,29 @@ func TestReplicasRoutingOnAMemoryBus(t *testing.T) {
 		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
 	})
 }
+
+// A broadcast made on one replica reaches the GET streams of the
+// sessions another holds, each once, on shared memory stores and a
+// MemoryBus: the broadcasts scenario of package replicatest.
+func TestReplicaBroadcastsSharingMemoryStores(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunBroadcasts(t, func(t *testing.T) replicatest.Streams {
+		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		return replicatest.Streams{
+			Store:  replicatest.Store{Store: st},
+			Events: &mcphttp.MemoryEventStore{},
+			Bus:    &mcp.MemoryBus{},
+		}
+	})
+}
+
+// A replica killed mid-request: the client's POST stream resumed on
+// another replica gets a JSON-RPC error once the lease lapses, and the
+// session lives on: the lost-request scenario of package replicatest.
+func TestReplicaLostRequestSharingMemoryStores(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
+		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		return replicatest.Streams{Store: replicatest.Store{Store: st}, Events: &mcphttp.MemoryEventStore{}}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -95,6 +96,22 @@ func (st *stream) appendEndLocked(ctx context.Context) {
 	if err := st.store.Append(ctx, st.session, st.streamID(), id, streamEndMarker); err != nil {
 		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
 	}
+}
+
+// appendStored stores an event of stream st: once per broadcast key
+// (bridge.BroadcastKey of ctx) for the GET stream of a session
+// when the EventStore is an EventOnceAppender, for every replica holding
+// the session delivers the same broadcast. appended is false when the
+// key was stored already. st.mu is held.
+func (st *stream) appendStored(ctx context.Context, id string, data []byte) (appended bool, err error) {
+	if st.num == 0 {
+		if key := bridge.BroadcastKey(ctx); key != "" {
+			if once, ok := st.store.(EventOnceAppender); ok {
+				return once.AppendOnce(ctx, st.session, st.streamID(), id, key, data)
+			}
+		}
+	}
+	return true, st.store.Append(ctx, st.session, st.streamID(), id, data)
 }
 
 // storeUnavailable reports whether err means the EventStore could not
@@ -204,8 +221,17 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 		defer t.Stop()
 		tick = t.C
 	}
+	// A POST stream whose request runs elsewhere: its lease (shared_lease.go).
+	var lease <-chan time.Time
+	var leaseTimer *time.Timer
+	if d := h.streamLease(); num != 0 && d > 0 {
+		leaseTimer = time.NewTimer(d)
+		defer leaseTimer.Stop()
+		lease = leaseTimer.C
+	}
 	quiet := false
 	for {
+		prev := last
 		select {
 		case <-r.Context().Done():
 			return
@@ -231,8 +257,19 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 				return
 			}
 		case <-poll:
+		case <-lease:
+			// No event, not even a heartbeat, for a whole lease: the
+			// replica running the request is gone.
+			lease = nil
+			if err := h.loseStream(ctx, store, e.id, num); err != nil {
+				h.logger.Warn("mcphttp: storing the error of a lost request failed", "session", e.id, "stream", num, "err", err)
+				return
+			}
 		}
 		frames, last, ended, err = h.tailOnce(ctx, store, e.id, streamID, last, nil)
+		if lease != nil && last != prev {
+			leaseTimer.Reset(h.streamLease())
+		}
 		if err != nil {
 			// Trimmed past what this connection sent, or the store
 			// cannot answer: the client resumes from its last id.
@@ -272,7 +309,7 @@ func (h *Handler) tailOnce(ctx context.Context, store EventStore, session, strea
 		switch {
 		case bytes.Equal(data, streamEndMarker):
 			ended = true
-		case len(data) > 0:
+		case len(data) > 0 && !isMarker(data):
 			frames = appendEvent(frames, id, data, false, 0)
 		}
 		return nil
@@ -289,5 +326,7 @@ func (h *Handler) tailWrite(w http.ResponseWriter, rc *http.ResponseController, 
 	return h.writeFrames(w, rc, frames, h.opts.WriteTimeout, headers)
 }
 
-// isEndMarker reports whether stored data is a stream's end marker.
-func isEndMarker(data []byte) bool { return bytes.Equal(data, streamEndMarker) }
+// isMarker reports whether stored data is a marker (an end, a heartbeat,
+// a request id) rather than a message: a JSON-RPC message or batch starts
+// with '{' or '['. Markers are never sent to a client.
+func isMarker(data []byte) bool { return len(data) > 0 && data[0] != '{' && data[0] != '[' }

@@ -433,9 +433,15 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 	if st.store != nil {
 		st.seq++
 		id := eventID(st.num, st.seq)
-		if err := st.store.Append(ctx, st.session, st.streamID(), id, data); err != nil {
+		appended, err := st.appendStored(ctx, id, data) // shared_streams.go
+		if err != nil {
 			st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
 			id = ""
+		} else if !appended {
+			// Another replica stored this broadcast already.
+			st.mu.Unlock()
+			framePool.Put(p)
+			return nil
 		} else {
 			stored = true
 		}
@@ -753,7 +759,7 @@ var errSecondGETStream = errors.New("mcphttp: a GET stream is already open")
 func missedEvents(ctx context.Context, store EventStore, session, streamID, lastID string) ([]byte, error) {
 	var frames []byte
 	err := store.Replay(ctx, session, streamID, lastID, func(id string, data []byte) error {
-		if len(data) > 0 && !isEndMarker(data) {
+		if len(data) > 0 && !isMarker(data) {
 			frames = appendEvent(frames, id, data, false, 0)
 		}
 		return nil

@@ -42,6 +42,7 @@
 //	mcpkit:ev:{SID}       stream: a session's SSE events, all its streams
 //	mcpkit:evb:{SID}      string: the bytes those events hold
 //	mcpkit:evn:{SID}      pub/sub channel: rung by each append
+//	mcpkit:evo:{SID}:KEY  string: a broadcast stored, for OnceTTL
 //	mcpkit:evsize:{events}      sorted set: bytes by session, total cap
 //	mcpkit:evdeadline:{events}  sorted set: when each session's count lapses
 //	mcpkit:evtotal:{events}     string: the bytes of all sessions
@@ -100,7 +101,24 @@
 // retry may reach any replica without configuring
 // mcp.ServerOptions.RequestStateKey.
 //
-// Still held by one replica: a server's broadcast (list_changed and
-// ResourceUpdated to GET streams) reaches the sessions held by the replica
-// it is called on, and a running handler stays where it started.
+// A server's broadcast (tools, prompts and resources list_changed, and
+// Server.ResourceUpdated) called on one replica crosses the Bus too: every
+// replica delivers it to the sessions it holds, and EventStore.AppendOnce
+// keeps one event per broadcast and session (a key mcpkit:evo:{SID}:KEY
+// set with the append in one script, expiring after OnceTTL), so a
+// session held by several replicas gets it once on its GET stream. What
+// is guaranteed: every session held by at least one replica whose bus
+// subscription receives the message gets the broadcast exactly once
+// (within OnceTTL); a session held by no replica at that moment (it is
+// rebuilt on its next request) misses it, and so does one whose replicas
+// all lost the message (pub/sub is at most once).
+//
+// A replica killed mid-request: the request's POST stream, resumed on
+// another replica, gets a JSON-RPC error for it within
+// mcphttp.Options.StreamLease (30s by default), which the running replica
+// renews with a heartbeat event in the session's Redis stream every
+// third of it; the session lives on the other replicas.
+//
+// Still held by one replica: a running handler stays where it started
+// (it is answered with that error, not moved, when its replica dies).
 package redisstore

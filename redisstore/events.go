@@ -76,7 +76,19 @@ type EventOptions struct {
 	// sessions watched, so that a lost pub/sub message costs at most this
 	// much latency, never an event. If zero, DefaultPollInterval (1s).
 	PollInterval time.Duration
+	// OnceTTL is how long AppendOnce remembers, for a session, the key of
+	// a broadcast it stored: the replicas that hold the session and
+	// deliver the same broadcast within it store it once; one that
+	// delivers it later stores it again. Each key is one small Redis
+	// string of the session's slot, expiring after OnceTTL. If zero,
+	// DefaultOnceTTL (1 minute).
+	OnceTTL time.Duration
 }
+
+// DefaultOnceTTL is the EventOptions.OnceTTL of an EventStore whose
+// OnceTTL is zero: far longer than the replicas of a server take to
+// deliver one broadcast.
+const DefaultOnceTTL = time.Minute
 
 // EventStore keeps the SSE events of sessions in Redis Streams, so that
 // a client whose stream broke resumes it on any replica with GET and
@@ -99,6 +111,7 @@ type EventStore struct {
 	maxTotal  int64
 	maxEvents int64
 	poll      time.Duration
+	onceTTL   time.Duration
 
 	mu      sync.Mutex
 	watched map[string]*watchedSession
@@ -147,6 +160,9 @@ func NewEventStore(rdb redis.UniversalClient, opts *EventOptions) (*EventStore, 
 	if e.poll <= 0 {
 		e.poll = DefaultPollInterval
 	}
+	if e.onceTTL = opts.OnceTTL; e.onceTTL <= 0 {
+		e.onceTTL = DefaultOnceTTL
+	}
 	return e, nil
 }
 
@@ -189,7 +205,16 @@ end
 // data, cost, max bytes (0: none), max events, ttl ms, channel. It adds
 // the entry, trims the session to its caps, and rings the doorbell.
 // Replies the bytes kept.
-var evAppend = redis.NewScript(`
+var evAppend = redis.NewScript(evAppendLua)
+
+// evAppendOnce is evAppend with KEYS[3], the key of a broadcast for the
+// session, and ARGV[9], how long to keep it (ms): when KEYS[3] exists it
+// appends nothing and replies -1.
+var evAppendOnce = redis.NewScript(`
+if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[9]) then return -1 end
+` + evAppendLua)
+
+const evAppendLua = `
 redis.call('XADD', KEYS[1], '*', 's', ARGV[1], 'e', ARGV[2], 'd', ARGV[3], 'n', ARGV[4])
 local bytes = redis.call('INCRBY', KEYS[2], ARGV[4])
 local maxb = tonumber(ARGV[5])
@@ -202,7 +227,7 @@ if bytes > 0 then
 end
 redis.call('PUBLISH', ARGV[8], ARGV[2])
 return bytes
-`)
+`
 
 // evShrink: KEYS[1] events, KEYS[2] bytes; ARGV: bytes to keep at most.
 // Drops the session's oldest entries to get there, for the total cap.
@@ -302,6 +327,30 @@ func (e *EventStore) Append(ctx context.Context, sessionID, streamID, eventID st
 	}
 	return e.account(ctx, sessionID, kept)
 }
+
+// AppendOnce implements mcphttp.EventOnceAppender: Append, in the same
+// script, unless an event with key was appended for the session within
+// OnceTTL, in which case it appends nothing and reports false.
+func (e *EventStore) AppendOnce(ctx context.Context, sessionID, streamID, eventID, key string, data []byte) (bool, error) {
+	cost := len(eventID) + len(data) + eventOverhead
+	var kept int64
+	err := e.call(ctx, "appending an event once", func(ctx context.Context) error {
+		var err error
+		kept, err = evAppendOnce.Run(ctx, e.rdb,
+			[]string{eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID), eventOnceKey(e.prefix, sessionID, key)},
+			streamID, eventID, data, cost, e.maxBytes, e.maxEvents, ms(e.ttl), eventChannel(e.prefix, sessionID), ms(e.onceTTL)).Int64()
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if kept < 0 {
+		return false, nil
+	}
+	return true, e.account(ctx, sessionID, kept)
+}
+
+var _ mcphttp.EventOnceAppender = (*EventStore)(nil)
 
 // The keys of the total cap: one slot for all sessions, visited once per
 // Append.

@@ -370,3 +370,38 @@ func testEventStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 		}
 	})
 }
+
+// AppendOnce stores one event per key and session, whichever replica
+// asks; the key expires after OnceTTL.
+func TestEventStoreAppendOnce(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		a := newEventStore(t, rdb, redisstore.EventOptions{OnceTTL: 30 * time.Second})
+		b := newEventStore(t, rdb, redisstore.EventOptions{Prefix: a.Prefix(), OnceTTL: 30 * time.Second})
+		if err := a.Append(ctx, "s", "0", "p", nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			store            *redisstore.EventStore
+			session, id, key string
+			want             bool
+		}{{a, "s", "e1", "k1", true}, {b, "s", "e2", "k1", false}, {b, "t", "e1", "k1", true}, {b, "s", "e3", "k2", true}} {
+			got, err := c.store.AppendOnce(ctx, c.session, "0", c.id, c.key, []byte(`{"id":"`+c.id+`"}`))
+			if err != nil || got != c.want {
+				t.Fatalf("AppendOnce(%s, %s, %s) = %v, %v; want %v, nil", c.session, c.id, c.key, got, err, c.want)
+			}
+		}
+		got, err := replayed(t, b, "s", "0", "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{`e1={"id":"e1"}`, `e3={"id":"e3"}`}; !slices.Equal(got, want) {
+			t.Fatalf("stored %q, want %q", got, want)
+		}
+		ttl, err := rdb.PTTL(ctx, a.Prefix()+"evo:{s}:k1").Result()
+		if err != nil || ttl <= 0 || ttl > 30*time.Second {
+			t.Fatalf("PTTL of the once key = %v, %v; want within (0, 30s]", ttl, err)
+		}
+	})
+}

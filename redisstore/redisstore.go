@@ -198,3 +198,7 @@ func eventBytesKey(prefix, sessionID string) string {
 	return prefix + "evb:{" + sessionID + "}"
 }
 func eventChannel(prefix, sessionID string) string { return prefix + "evn:{" + sessionID + "}" }
+
+func eventOnceKey(prefix, sessionID, key string) string {
+	return prefix + "evo:{" + sessionID + "}:" + key
+}

@@ -105,3 +105,74 @@ func streamStores(t *testing.T, rdbA, rdbB redis.UniversalClient) replicatest.St
 	}
 	return s
 }
+
+// A broadcast made on one replica reaches the GET streams of the
+// sessions another holds, each once, through Redis: the broadcasts
+// scenario of package replicatest, on one Redis and on a Cluster.
+func TestReplicaBroadcastsOnRedis(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	withBus := func(t *testing.T, s replicatest.Streams, rdbA, rdbB redis.UniversalClient) replicatest.Streams {
+		prefix := testPrefix(t)
+		for i, rdb := range []redis.UniversalClient{rdbA, rdbB} {
+			b, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: prefix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				s.Bus = b
+			} else {
+				s.BusB = b
+			}
+		}
+		return s
+	}
+	t.Run("redis", func(t *testing.T) {
+		addr := redisAddr(t)
+		replicatest.RunBroadcasts(t, func(t *testing.T) replicatest.Streams {
+			dial := func() redis.UniversalClient {
+				rdb := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true, ContextTimeoutEnabled: true})
+				t.Cleanup(func() { _ = rdb.Close() })
+				return rdb
+			}
+			a, b := dial(), dial()
+			return withBus(t, streamStores(t, a, b), a, b)
+		})
+	})
+	t.Run("redis-cluster", func(t *testing.T) {
+		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
+			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
+		}
+		replicatest.RunBroadcasts(t, func(t *testing.T) replicatest.Streams {
+			a, b := newClusterClient(t), newClusterClient(t)
+			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+			return withBus(t, streamStores(t, a, b), a, b)
+		})
+	})
+}
+
+// A replica killed mid-request, through Redis: the lost-request scenario
+// of package replicatest, on one Redis and on a Cluster.
+func TestReplicaLostRequestOnRedis(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	t.Run("redis", func(t *testing.T) {
+		addr := redisAddr(t)
+		replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
+			dial := func() redis.UniversalClient {
+				rdb := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true, ContextTimeoutEnabled: true})
+				t.Cleanup(func() { _ = rdb.Close() })
+				return rdb
+			}
+			return streamStores(t, dial(), dial())
+		})
+	})
+	t.Run("redis-cluster", func(t *testing.T) {
+		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
+			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
+		}
+		replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
+			a, b := newClusterClient(t), newClusterClient(t)
+			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+			return streamStores(t, a, b)
+		})
+	})
+}

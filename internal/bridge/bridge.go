@@ -195,3 +195,20 @@ func Get[Server, Session, Extra any]() *Port[Server, Session, Extra] {
 	}
 	return p
 }
+
+// broadcastKey is the context key of BroadcastKey.
+type broadcastKey struct{}
+
+// WithBroadcastKey returns ctx carrying key, the id of one server
+// broadcast (list_changed, resources/updated) that several replicas may
+// each deliver to the same session. A transport that stores the session's
+// events where every replica appends them keeps the event once per key.
+func WithBroadcastKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, broadcastKey{}, key)
+}
+
+// BroadcastKey returns the key WithBroadcastKey put in ctx, or "".
+func BroadcastKey(ctx context.Context) string {
+	k, _ := ctx.Value(broadcastKey{}).(string)
+	return k
+}

@@ -120,10 +120,14 @@ func (c *cluster) down(t *testing.T, down bool) {
 	}
 }
 
-func newServer(store mcp.SessionStore) *mcp.Server {
+func newServer(store mcp.SessionStore) *mcp.Server { return newServerBus(store, nil) }
+
+// newServerBus is newServer with a Bus (nil for none).
+func newServerBus(store mcp.SessionStore, bus mcp.Bus) *mcp.Server {
 	s := mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{
 		SessionStore: store,
 		Logging:      &mcp.LoggingOptions{},
+		Bus:          bus,
 	})
 	type in struct {
 		Text string `json:"text"`

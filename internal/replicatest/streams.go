@@ -27,6 +27,9 @@ type Streams struct {
 	// Events is replica A's EventStore; EventsB, if not nil, replica B's
 	// (another client of the same backend). If nil, B uses Events.
 	Events, EventsB mcphttp.EventStore
+	// Bus and BusB, if not nil, are replica A's and B's Bus (B uses Bus
+	// when BusB is nil); RunBroadcasts needs them.
+	Bus, BusB mcp.Bus
 	// Bounded, if not nil, checks what the backend holds for session sid
 	// after the scenario sent more events than the store keeps: the
 	// session's events trimmed and expiring with it (deleted false), or
@@ -44,8 +47,8 @@ const streamTimeout = 20 * time.Second
 // gates lets the scenario's "steps" tool go on, one step at a time.
 type gates struct{ next chan struct{} }
 
-func newStreamServer(store mcp.SessionStore, g *gates) *mcp.Server {
-	s := newServer(store)
+func newStreamServer(store mcp.SessionStore, bus mcp.Bus, g *gates) *mcp.Server {
+	s := newServerBus(store, bus)
 	_ = s.AddTool(&mcp.Tool{Name: "steps", Description: "three notifications, then done", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
 			for i := 1; i <= 3; i++ {
@@ -67,17 +70,24 @@ func newStreamServer(store mcp.SessionStore, g *gates) *mcp.Server {
 
 func newStreamCluster(t *testing.T, newStreams NewStreams) (*cluster, *gates) {
 	t.Helper()
+	return newStreamClusterWith(t, newStreams, 0, nil)
+}
+
+// newStreamClusterWith is newStreamCluster with Options.StreamLease lease
+// on both replicas, and A's EventStore wrapped by wrapA (if not nil).
+func newStreamClusterWith(t *testing.T, newStreams NewStreams, lease time.Duration, wrapA func(mcphttp.EventStore) mcphttp.EventStore) (*cluster, *gates) {
+	t.Helper()
 	s := newStreams(t)
 	if !s.Store.Store.Shared() {
 		t.Fatal("the store does not report Shared")
 	}
 	c := &cluster{s: s.Store}
 	g := &gates{next: make(chan struct{})}
-	mk := func(name string, store mcp.SessionStore, events mcphttp.EventStore) *replica {
+	mk := func(name string, store mcp.SessionStore, events mcphttp.EventStore, bus mcp.Bus) *replica {
 		f := &flaky{SessionStore: store}
 		c.stores = append(c.stores, f)
-		srv := newStreamServer(f, g)
-		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: events, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond})
+		srv := newStreamServer(f, bus, g)
+		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: events, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond, StreamLease: lease})
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
 			ts.Close()
@@ -92,7 +102,15 @@ func newStreamCluster(t *testing.T, newStreams NewStreams) (*cluster, *gates) {
 	if eventsB == nil {
 		eventsB = s.Events
 	}
-	c.a, c.b = mk("A", s.Store.Store, s.Events), mk("B", storeB, eventsB)
+	busB := s.BusB
+	if busB == nil {
+		busB = s.Bus
+	}
+	eventsA := s.Events
+	if wrapA != nil {
+		eventsA = wrapA(eventsA)
+	}
+	c.a, c.b = mk("A", s.Store.Store, eventsA, s.Bus), mk("B", storeB, eventsB, busB)
 	return c, g
 }
 
