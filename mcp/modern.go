@@ -225,24 +225,34 @@ func (s *Server) serveStateless(ctx context.Context, req *jsonrpc.Request, relat
 	c := &soloCall{}
 	c.ss.server = s
 	c.ss.state.Lifecycle = StateReady
-	resp, refused, _ = c.ss.serveModern(ctx, req, related, extra, &c.call, true)
+	resp, refused, _ = c.ss.serveModern(ctx, req, related, extra, &c.call, nil, &c.req)
 	return resp, refused
 }
 
 // modernCall is what a stateless-era request needs while it is served,
-// in one allocation: its in-flight entry (with the handler's Request), its
-// multi round-trip state, its decoded _meta and its context values.
+// besides its Request: its multi round-trip state, its decoded _meta and
+// its context values.
 type modernCall struct {
-	in   inflightRequest
 	st   modernState
 	meta requestMeta
 	ctx  statelessCtx
 }
 
-// soloCall is a modernCall served outside any session, with the session
-// its handler sees.
+// sessionModernCall is a modernCall served on a session, in one
+// allocation with its in-flight entry, which holds the handler's Request.
+type sessionModernCall struct {
+	in   inflightRequest
+	call modernCall
+}
+
+// soloCall is a modernCall served outside any session, in one allocation
+// with the session and the Request its handler sees, and no in-flight
+// entry (the entry's cancel function and related context would go
+// unused): 1,128 bytes, in the allocator's 1,152-byte class rather than
+// its 1,280-byte one.
 type soloCall struct {
 	ss   ServerSession
+	req  Request
 	call modernCall
 }
 
@@ -255,13 +265,16 @@ type soloCall struct {
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 // refused and err are as for serveStateless and handleRequest.
 func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
-	return ss.serveModern(ctx, req, related, extra, new(modernCall), false)
+	c := new(sessionModernCall)
+	return ss.serveModern(ctx, req, related, extra, &c.call, &c.in, &c.in.req)
 }
 
-// serveModern is handleModern with the request's allocation c. A solo
-// session (serveStateless's own) is reachable by nobody else: the
-// request is not entered in its in-flight table.
-func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra, c *modernCall, solo bool) (*jsonrpc.Response, bool, error) {
+// serveModern is handleModern with the request's allocation: c, the
+// in-flight entry in, and r, the handler's Request. A solo session
+// (serveStateless's own, in nil) is reachable by nobody else: the request
+// is not entered in its in-flight table.
+func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra, c *modernCall, in *inflightRequest, r *Request) (*jsonrpc.Response, bool, error) {
+	solo := in == nil
 	s := ss.server
 	m := &c.meta
 	m.maxState = s.opts.MaxClientStateBytes
@@ -283,7 +296,6 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		}
 	}
 
-	in := &c.in
 	c.ctx = statelessCtx{Context: ctx, w: related}
 	if !solo {
 		ss.mu.Lock()
@@ -302,12 +314,11 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	} else {
 		ctx, cancel = context.WithCancel(&c.ctx)
 	}
-	in.cancel = cancel
 	if !solo {
+		in.cancel = cancel
 		ss.addInflightLocked(req.ID, in)
 		ss.mu.Unlock()
 	}
-	r := &in.req
 	*r = Request{
 		Method:             req.Method,
 		ID:                 req.ID,
