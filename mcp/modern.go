@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
@@ -225,24 +227,109 @@ func (s *Server) serveStateless(ctx context.Context, req *jsonrpc.Request, relat
 	c := &soloCall{}
 	c.ss.server = s
 	c.ss.state.Lifecycle = StateReady
-	resp, refused, _ = c.ss.serveModern(ctx, req, related, extra, &c.call, true)
+	resp, refused, _ = c.ss.serveModern(ctx, req, related, extra, &c.call, nil, &c.req, nil)
 	return resp, refused
 }
 
 // modernCall is what a stateless-era request needs while it is served,
-// in one allocation: its in-flight entry (with the handler's Request), its
-// multi round-trip state, its decoded _meta and its context values.
+// besides its Request: its multi round-trip state, its decoded _meta and
+// its context values.
 type modernCall struct {
-	in   inflightRequest
 	st   modernState
 	meta requestMeta
 	ctx  statelessCtx
 }
 
-// soloCall is a modernCall served outside any session, with the session
-// its handler sees.
+// sessionModernCall is a modernCall served on a session, in one
+// allocation with its in-flight entry, which holds the handler's Request.
+type sessionModernCall struct {
+	in   inflightRequest
+	call modernCall
+	lc   lazyCancelCtx
+}
+
+// lazyCancelCtx is context.WithCancel(Context) for a request served on a
+// session, where notifications/cancelled or the session's end must be
+// able to cancel it, with the cancelable context made only when someone
+// asks for Done (a handler that waits, or a context derived from this
+// one): a handler that never waits costs no context of its own, and no
+// entry in the parent's table of children to add and remove.
+type lazyCancelCtx struct {
+	context.Context
+	cancelled atomic.Bool
+	mu        sync.Mutex
+	merged    atomic.Pointer[cancelPair]
+}
+
+// cancelPair is a lazyCancelCtx's cancelable context, once made.
+type cancelPair struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// merge returns c's cancelable context, making it on first call
+// (cancelled already if c is).
+func (c *lazyCancelCtx) merge() *cancelPair {
+	if m := c.merged.Load(); m != nil {
+		return m
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.merged.Load(); m != nil {
+		return m
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	m := &cancelPair{ctx: ctx, cancel: cancel}
+	if c.cancelled.Load() {
+		cancel()
+	}
+	c.merged.Store(m)
+	return m
+}
+
+// cancel is c's context.CancelFunc.
+func (c *lazyCancelCtx) cancel() {
+	c.mu.Lock()
+	c.cancelled.Store(true)
+	m := c.merged.Load()
+	c.mu.Unlock()
+	if m != nil {
+		m.cancel()
+	}
+}
+
+func (c *lazyCancelCtx) Done() <-chan struct{} { return c.merge().ctx.Done() }
+
+func (c *lazyCancelCtx) Err() error {
+	if m := c.merged.Load(); m != nil {
+		return m.ctx.Err()
+	}
+	if c.cancelled.Load() {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+func (c *lazyCancelCtx) Value(key any) any {
+	// Once cancelled or merged, the merged context answers, so that
+	// context.Cause and the contexts derived from this one see it.
+	if m := c.merged.Load(); m != nil {
+		return m.ctx.Value(key)
+	}
+	if c.cancelled.Load() {
+		return c.merge().ctx.Value(key)
+	}
+	return c.Context.Value(key)
+}
+
+// soloCall is a modernCall served outside any session, in one allocation
+// with the session and the Request its handler sees, and no in-flight
+// entry (the entry's cancel function and related context would go
+// unused): 1,128 bytes, in the allocator's 1,152-byte class rather than
+// its 1,280-byte one.
 type soloCall struct {
 	ss   ServerSession
+	req  Request
 	call modernCall
 }
 
@@ -255,13 +342,17 @@ type soloCall struct {
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 // refused and err are as for serveStateless and handleRequest.
 func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
-	return ss.serveModern(ctx, req, related, extra, new(modernCall), false)
+	c := new(sessionModernCall)
+	return ss.serveModern(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
 }
 
-// serveModern is handleModern with the request's allocation c. A solo
-// session (serveStateless's own) is reachable by nobody else: the
-// request is not entered in its in-flight table.
-func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra, c *modernCall, solo bool) (*jsonrpc.Response, bool, error) {
+// serveModern is handleModern with the request's allocation: c, the
+// in-flight entry in, and r, the handler's Request. A solo session
+// (serveStateless's own, in nil) is reachable by nobody else: the request
+// is not entered in its in-flight table. lc, given with in, is the
+// request's cancelable context.
+func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra, c *modernCall, in *inflightRequest, r *Request, lc *lazyCancelCtx) (*jsonrpc.Response, bool, error) {
+	solo := in == nil
 	s := ss.server
 	m := &c.meta
 	m.maxState = s.opts.MaxClientStateBytes
@@ -283,7 +374,6 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		}
 	}
 
-	in := &c.in
 	c.ctx = statelessCtx{Context: ctx, w: related}
 	if !solo {
 		ss.mu.Lock()
@@ -299,15 +389,17 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		// nothing else can reach a solo request: a context of its own
 		// would only be cancelled on return.
 		ctx, cancel = &c.ctx, func() {}
+	} else if lc != nil {
+		lc.Context = &c.ctx
+		ctx, cancel = lc, lc.cancel
 	} else {
 		ctx, cancel = context.WithCancel(&c.ctx)
 	}
-	in.cancel = cancel
 	if !solo {
+		in.cancel = cancel
 		ss.addInflightLocked(req.ID, in)
 		ss.mu.Unlock()
 	}
-	r := &in.req
 	*r = Request{
 		Method:             req.Method,
 		ID:                 req.ID,

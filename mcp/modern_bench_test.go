@@ -48,7 +48,10 @@ func BenchmarkModernToolsCallSession(b *testing.B) {
 	s := newBenchServer(b)
 	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
 	defer ss.Close()
-	ctx := context.Background()
+	// A session's requests are served under a context that ends with it,
+	// as Server.Connect's does.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	pre := []byte(`{"jsonrpc":"2.0","id":`)
 	post := []byte(`,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
 	buf := make([]byte, 0, 512)

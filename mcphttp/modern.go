@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
@@ -213,17 +214,28 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	mr.listen = req.Method == "subscriptions/listen"
 	extra.Header = r.Header
 	extra.Auth, _ = h.authOf(r)
-	cctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	mr.ctx.Context = cctx
-	ctx := context.Context(&mr.ctx)
-	if mr.listen {
-		// A listen stream whose client stops reading is closed, and the
-		// request with it.
-		st.abort = cancel
+	var ctx context.Context
+	if streaming {
+		cctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		mr.ctx.Context = cctx
+		ctx = &mr.ctx
+		if mr.listen {
+			// A listen stream whose client stops reading is closed, and
+			// the request with it.
+			st.abort = cancel
+		}
+		h.modern.add(h, mr, cancel)
+		defer h.modern.remove(mr)
+	} else {
+		// A JSON reply has no stream for Shutdown to end: the request
+		// needs only to end with its client or with Close, which
+		// jsonCallCtx does without a context or a table entry of its own
+		// unless its handler waits on Done.
+		mr.jctx = jsonCallCtx{Context: r.Context(), closed: h.closed}
+		defer mr.jctx.release()
+		ctx = &mr.jctx
 	}
-	h.modern.add(h, mr, cancel)
-	defer h.modern.remove(mr)
 	if streaming {
 		st.openInline(w, r)
 	}
@@ -304,6 +316,8 @@ type modernCall struct {
 	st     *stream
 	id     jsonrpc.ID
 	listen bool
+	// jctx is the context of a request answered with one JSON body.
+	jctx jsonCallCtx
 }
 
 // scopedCtx marks a request's context as ended by serveModern once the
@@ -318,6 +332,108 @@ func (c *scopedCtx) Value(key any) any {
 		return true
 	}
 	return c.Context.Value(key)
+}
+
+// jsonCallCtx is the context of a 2026-07-28 request answered with one
+// JSON body: it ends when the client goes away (its Context, the
+// request's) or when the handler is closed (closed), as
+// context.WithCancel(r.Context()) entered in modernInflight would, but
+// the cancelable context that merges the two is made only when someone
+// asks for Done (a handler that waits, or a context derived from this
+// one), so that a handler that never waits costs no allocation and no
+// lock for it. Like scopedCtx it is ctxscope-scoped: it ends once the
+// request is answered.
+type jsonCallCtx struct {
+	context.Context
+	closed context.Context
+	mu     sync.Mutex
+	merged atomic.Pointer[mergedCtx]
+}
+
+// mergedCtx is a jsonCallCtx's cancelable context, made on first need.
+type mergedCtx struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	stop   func() bool
+}
+
+// merge returns c's cancelable context, making it on first call.
+func (c *jsonCallCtx) merge() *mergedCtx {
+	if m := c.merged.Load(); m != nil {
+		return m
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.merged.Load(); m != nil {
+		return m
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	m := &mergedCtx{ctx: ctx, cancel: cancel}
+	if c.closed.Err() != nil {
+		cancel()
+	} else {
+		m.stop = context.AfterFunc(c.closed, cancel)
+	}
+	c.merged.Store(m)
+	return m
+}
+
+// ended returns c's merged context when c has ended because the handler
+// is closed, cancelled already: the AfterFunc that cancels it runs in a
+// goroutine of its own, later.
+func (c *jsonCallCtx) ended() *mergedCtx {
+	select {
+	case <-c.closed.Done():
+		m := c.merge()
+		m.cancel()
+		return m
+	default:
+		return nil
+	}
+}
+
+func (c *jsonCallCtx) Done() <-chan struct{} {
+	if m := c.ended(); m != nil {
+		return m.ctx.Done()
+	}
+	return c.merge().ctx.Done()
+}
+
+func (c *jsonCallCtx) Err() error {
+	if m := c.ended(); m != nil {
+		return m.ctx.Err()
+	}
+	if m := c.merged.Load(); m != nil {
+		return m.ctx.Err()
+	}
+	return c.Context.Err()
+}
+
+func (c *jsonCallCtx) Value(key any) any {
+	if _, ok := key.(ctxscope.Key); ok {
+		return true
+	}
+	// Once merged (or once it must be, the handler being closed), the
+	// merged context answers, so that context.Cause and the contexts
+	// derived from this one see the cancellation that ended it.
+	if m := c.ended(); m != nil {
+		return m.ctx.Value(key)
+	}
+	if m := c.merged.Load(); m != nil {
+		return m.ctx.Value(key)
+	}
+	return c.Context.Value(key)
+}
+
+// release lets go of the merged context, if one was made: the request is
+// answered.
+func (c *jsonCallCtx) release() {
+	if m := c.merged.Load(); m != nil {
+		if m.stop != nil {
+			m.stop()
+		}
+		m.cancel()
+	}
 }
 
 // modernInflight holds the cancel functions of the 2026-07-28 requests
