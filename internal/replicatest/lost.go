@@ -17,7 +17,7 @@ import (
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
 
 // lostLease is the scenario's Options.StreamLease.
-const lostLease = 300 * time.Millisecond
+const lostLease = 2 * time.Second
 
 // killable is replica A's EventStore: once dead, A can store nothing
 // more, as a process that was killed.
@@ -61,9 +61,9 @@ func RunLostRequest(t *testing.T, newStreams NewStreams) {
 		post.cut()
 		res := c.b.open(t, sid, last, "")
 		res.wantSSE(t, "GET with Last-Event-ID on B")
-		// Six heartbeats, lostLease/3 apart: more than a lease passes
+		// Four heartbeats, lostLease/3 apart: more than a lease passes
 		// with no message on the stream.
-		for range 6 {
+		for range 4 {
 			<-k.beats
 		}
 		g.next <- struct{}{}
