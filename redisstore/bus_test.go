@@ -3,7 +3,6 @@ package redisstore_test
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -125,9 +124,7 @@ func TestReplicasRoutingOnRedis(t *testing.T) {
 	}
 	t.Run("redis", func(t *testing.T) { run(t, newClient) })
 	t.Run("redis-cluster", func(t *testing.T) {
-		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
-			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
-		}
+		clusterAddrs(t)
 		run(t, newClusterClient)
 	})
 }

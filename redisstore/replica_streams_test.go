@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -34,9 +33,7 @@ func TestReplicaStreamsOnRedis(t *testing.T) {
 		})
 	})
 	t.Run("redis-cluster", func(t *testing.T) {
-		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
-			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
-		}
+		clusterAddrs(t)
 		replicatest.RunStreams(t, func(t *testing.T) replicatest.Streams {
 			a, b := newClusterClient(t), newClusterClient(t)
 			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
@@ -139,9 +136,7 @@ func TestReplicaBroadcastsOnRedis(t *testing.T) {
 		})
 	})
 	t.Run("redis-cluster", func(t *testing.T) {
-		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
-			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
-		}
+		clusterAddrs(t)
 		replicatest.RunBroadcasts(t, func(t *testing.T) replicatest.Streams {
 			a, b := newClusterClient(t), newClusterClient(t)
 			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
@@ -166,9 +161,7 @@ func TestReplicaLostRequestOnRedis(t *testing.T) {
 		})
 	})
 	t.Run("redis-cluster", func(t *testing.T) {
-		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
-			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
-		}
+		clusterAddrs(t)
 		replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
 			a, b := newClusterClient(t), newClusterClient(t)
 			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -39,9 +38,7 @@ func TestReplicasOnRedis(t *testing.T) {
 		})
 	})
 	t.Run("redis-cluster", func(t *testing.T) {
-		if os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS") == "" && os.Getenv("CI") != "true" {
-			t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset")
-		}
+		clusterAddrs(t)
 		replicatest.Run(t, func(t *testing.T, maxSessions int) replicatest.Store {
 			a, b := newClusterClient(t), newClusterClient(t)
 			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
