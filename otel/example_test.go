@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -151,11 +152,33 @@ func Example() {
 	//             mcp.method.name=sampling/createMessage jsonrpc.request.id=1 mcp.protocol.version=2025-11-25 network.transport=pipe
 }
 
-// TestDocTrace prints the trace of Example with its ids and durations, the
-// text docs/observability.md shows, when MCPKIT_OTEL_DOC_TRACE=1.
+// TestDocTrace writes the trace of Example with its ids, the text
+// docs/observability.md shows, and checks its shape: initialize,
+// notifications/initialized and the tool call are three traces, each headed
+// by its own 32-hex-digit trace id, and in the tool call's each span is the
+// child of the one before it, from the application's span to the client's
+// model. MCPKIT_OTEL_DOC_TRACE=1 prints it.
 func TestDocTrace(t *testing.T) {
-	if os.Getenv("MCPKIT_OTEL_DOC_TRACE") != "1" {
-		t.Skip("set MCPKIT_OTEL_DOC_TRACE=1 to print the trace of docs/observability.md")
+	var b strings.Builder
+	writeTrace(&b, traceToolCallingSampling(), true)
+	out := b.String()
+	if os.Getenv("MCPKIT_OTEL_DOC_TRACE") == "1" {
+		fmt.Print(out)
 	}
-	writeTrace(os.Stdout, traceToolCallingSampling(), true)
+	traces := regexp.MustCompile(`(?m)^trace [0-9a-f]{32}$`).FindAllString(out, -1)
+	if len(traces) != 3 || traces[0] == traces[1] || traces[1] == traces[2] || traces[0] == traces[2] {
+		t.Fatalf("want three traces, each headed by its own id; got %q in:\n%s", traces, out)
+	}
+	spans := regexp.MustCompile(`(?m)^ *(.+ \[[a-z]+\]) span=([0-9a-f]{16}) parent=([0-9a-f]{16}) `).FindAllStringSubmatch(out[strings.LastIndex(out, traces[2]):], -1)
+	want := []string{"plan trip [internal]", "tools/call forecast [client]", "tools/call forecast [server]", "sampling/createMessage [client]", "sampling/createMessage [server]"}
+	if len(spans) != len(want) {
+		t.Fatalf("the tool call's trace has %d spans, want %d:\n%s", len(spans), len(want), out)
+	}
+	parent := "0000000000000000"
+	for i, sp := range spans {
+		if sp[1] != want[i] || sp[3] != parent {
+			t.Errorf("span %d is %q with parent %s, want %q with parent %s", i, sp[1], sp[3], want[i], parent)
+		}
+		parent = sp[2]
+	}
 }
