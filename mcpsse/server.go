@@ -445,6 +445,12 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.touch()
+	select {
+	case s.in <- body: // the session's reader is waiting: no timer needed
+		w.WriteHeader(http.StatusAccepted)
+		return
+	default:
+	}
 	var expired <-chan time.Time
 	if d := h.opts.HandOffTimeout; d > 0 {
 		t := time.NewTimer(d)
