@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // A SubscriptionFilter is what a client opts in to on a
@@ -286,17 +285,4 @@ func (s *Server) endListens(ss *ServerSession) {
 			l.end()
 		}
 	}
-}
-
-// listenIDOf is for tests and transports: the subscription id a listen
-// notification's params carry.
-func listenIDOf(params json.RawMessage) (jsonrpc.ID, bool) {
-	var p struct {
-		Meta map[string]jsonrpc.ID `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return jsonrpc.ID{}, false
-	}
-	id, ok := p.Meta[MetaSubscriptionID]
-	return id, ok
 }

@@ -85,15 +85,10 @@ func (q *noticeQueue) pop() (pendingNotice, bool) {
 }
 
 // notifyUnrelated sends a notification that no request is waiting for to
-// the session's standalone writer without waiting for the client.
-func (ss *ServerSession) notifyUnrelated(method string, raw json.RawMessage) error {
-	return ss.notifyUnrelatedCtx(context.Background(), method, raw)
-}
-
-// notifyUnrelatedCtx is notifyUnrelated with the context a writer that
-// never blocks is called with (which may carry a broadcast key,
-// broadcast_bus.go).
-func (ss *ServerSession) notifyUnrelatedCtx(ctx context.Context, method string, raw json.RawMessage) error {
+// the session's standalone writer without waiting for the client. ctx is
+// what a writer that never blocks is called with (it may carry a
+// broadcast key, broadcast_bus.go).
+func (ss *ServerSession) notifyUnrelated(ctx context.Context, method string, raw json.RawMessage) error {
 	ss.mu.Lock()
 	w := ss.standalone
 	ss.mu.Unlock()

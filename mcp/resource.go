@@ -422,7 +422,7 @@ func (s *Server) deliverResourceUpdated(ctx context.Context, key, uri string, ra
 		if !subscribed || !live {
 			continue
 		}
-		if err := ss.notifyUnrelatedCtx(wctx, "notifications/resources/updated", raw); err != nil {
+		if err := ss.notifyUnrelated(wctx, "notifications/resources/updated", raw); err != nil {
 			errs = append(errs, fmt.Errorf("session %q: %w", ss.ID(), err))
 		}
 	}

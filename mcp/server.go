@@ -516,7 +516,7 @@ func (s *Server) deliverBroadcast(ctx context.Context, method string, raw json.R
 		if lifecycle != StateInitialized && lifecycle != StateReady {
 			continue
 		}
-		if err := ss.notifyUnrelatedCtx(ctx, method, raw); err != nil {
+		if err := ss.notifyUnrelated(ctx, method, raw); err != nil {
 			s.logger.Debug("mcp: notification not delivered", "method", method, "err", err)
 		}
 	}
