@@ -224,6 +224,7 @@ func (s *Server) serveStateless(ctx context.Context, req *jsonrpc.Request, relat
 	// The request's session lives and dies with it: nothing can reach it
 	// but the handler (through Request.Session), so it needs no in-flight
 	// table, and it shares the request's allocation.
+	s.markServing()
 	c := &soloCall{}
 	c.ss.server = s
 	c.ss.state.Lifecycle = StateReady

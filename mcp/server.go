@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -56,6 +57,10 @@ type Server struct {
 	listenBus    busSub
 	taskBus      busSub
 	broadcastBus busSub
+	// serving is set when the server first holds a session or serves a
+	// stateless request: list_changed before that has no one to reach
+	// here, and is not announced to other replicas.
+	serving atomic.Bool
 }
 
 // ServerOptions configures a Server. The zero value is a useful
@@ -441,7 +446,15 @@ func (s *Server) capabilities() ServerCapabilities {
 	return c
 }
 
+// markServing records that the server serves clients (broadcast).
+func (s *Server) markServing() {
+	if !s.serving.Load() {
+		s.serving.Store(true)
+	}
+}
+
 func (s *Server) addSession(ss *ServerSession) {
+	s.markServing()
 	s.mu.Lock()
 	if s.sessions == nil {
 		s.sessions = make(map[*ServerSession]struct{})
@@ -492,7 +505,16 @@ func (s *Server) Sessions() []*ServerSession {
 // No client delays it, nor the API call that made it (notify_async.go):
 // a client that does not read has its notifications queued, and one
 // list_changed queued stands for any number more.
+//
+// A server that has not yet held a session sends nothing, not even to
+// the other replicas on its Bus: the features registered while a replica
+// starts are the same on every replica, and announcing them would send
+// every client of the cluster a list_changed per registration at every
+// restart (and cost a Bus round trip each).
 func (s *Server) broadcast(method string, params any) {
+	if !s.serving.Load() {
+		return
+	}
 	s.notifyListeners(context.Background(), method, "", params) // listen.go
 	if s.opts.Bus == nil && len(s.Sessions()) == 0 {
 		return
