@@ -66,24 +66,38 @@ type EmbeddedResource struct {
 	Meta        Meta              `json:"_meta,omitempty"`
 }
 
-// ResourceContents is the text or the base64 blob of a resource. Exactly
-// one of Text and Blob is meaningful; Blob wins when both are set.
+// ResourceContents is the text or the base64 blob of a resource
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-contents).
+// Exactly one of Text, Blob and BlobData is meaningful; BlobData wins,
+// then Blob.
 type ResourceContents struct {
 	URI      string `json:"uri"`
 	MIMEType string `json:"mimeType,omitempty"`
 	Text     string `json:"text,omitempty"`
 	Blob     string `json:"blob,omitempty"`
+	// BlobData, if not nil, is a blob's bytes, sent base64-encoded as
+	// "blob". A server holding bytes (a file it read) sets it rather than
+	// Blob: the encoding is then written once, straight into the
+	// response, where Blob would hold a second copy of it per request.
+	// It is never set on contents received: those carry Blob.
+	BlobData []byte `json:"-"`
 	Meta     Meta   `json:"_meta,omitempty"`
 }
 
 // MarshalJSON writes "text" for text contents even when empty, and omits it
-// for blobs, as the schema's TextResourceContents/BlobResourceContents
+// for blobs (BlobData written as base64), as the schema's TextResourceContents/BlobResourceContents
 // union requires.
 func (rc *ResourceContents) MarshalJSON() ([]byte, error) {
 	type base struct {
 		URI      string `json:"uri"`
 		MIMEType string `json:"mimeType,omitempty"`
 		Meta     Meta   `json:"_meta,omitempty"`
+	}
+	if rc.BlobData != nil {
+		return json.Marshal(struct {
+			base
+			Blob []byte `json:"blob"` // base64, as encoding/json writes []byte
+		}{base{rc.URI, rc.MIMEType, rc.Meta}, rc.BlobData})
 	}
 	if rc.Blob != "" {
 		return json.Marshal(struct {

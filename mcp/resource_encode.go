@@ -1,13 +1,15 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// A resource may be megabytes of text or base64, which encoding/json would
+// A resource may be megabytes of text or base64 (written straight from
+// ResourceContents.BlobData's bytes when it is set), which encoding/json would
 // copy four times over (the contents' MarshalJSON, its re-compaction, the
 // result's buffer and the copy Marshal returns), and the stateless era's
 // stamp once more. A resources/read result of the usual shape (no _meta
@@ -34,9 +36,13 @@ func (r *ReadResourceResult) fastSize() (int, bool) {
 		if c.MIMEType != "" {
 			size += len(`,"mimeType":`) + jsonenc.StringLen(c.MIMEType)
 		}
-		if c.Blob != "" {
+		switch {
+		case c.BlobData != nil:
+			// Base64's alphabet needs no JSON escape.
+			size += 2 + base64.StdEncoding.EncodedLen(len(c.BlobData))
+		case c.Blob != "":
 			size += jsonenc.StringLen(c.Blob)
-		} else {
+		default:
 			size += jsonenc.StringLen(c.Text)
 		}
 	}
@@ -57,12 +63,17 @@ func (r *ReadResourceResult) appendMembers(b []byte) []byte {
 			b = append(b, `,"mimeType":`...)
 			b = jsonenc.AppendString(b, c.MIMEType)
 		}
-		// As ResourceContents.MarshalJSON: blob wins; text is written
-		// even when empty.
-		if c.Blob != "" {
+		// As ResourceContents.MarshalJSON: BlobData wins, then Blob;
+		// text is written even when empty.
+		switch {
+		case c.BlobData != nil:
+			b = append(b, `,"blob":"`...)
+			b = base64.StdEncoding.AppendEncode(b, c.BlobData)
+			b = append(b, '"')
+		case c.Blob != "":
 			b = append(b, `,"blob":`...)
 			b = jsonenc.AppendString(b, c.Blob)
-		} else {
+		default:
 			b = append(b, `,"text":`...)
 			b = jsonenc.AppendString(b, c.Text)
 		}

@@ -17,7 +17,7 @@ func TestReadResourceEncoderFieldsKnown(t *testing.T) {
 		want []string
 	}{
 		{reflect.TypeFor[ReadResourceResult](), []string{"Meta", "Contents"}},
-		{reflect.TypeFor[ResourceContents](), []string{"URI", "MIMEType", "Text", "Blob", "Meta"}},
+		{reflect.TypeFor[ResourceContents](), []string{"URI", "MIMEType", "Text", "Blob", "BlobData", "Meta"}},
 	} {
 		var got []string
 		for f := range c.typ.Fields() {
@@ -43,6 +43,9 @@ func TestReadResourceAppendFast(t *testing.T) {
 		{"blob wins", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:b", Text: "t", Blob: "AAEC"}}}, true},
 		{"several", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:1", Text: "a"}, {URI: "x:2<>", MIMEType: "a/b", Blob: "QQ=="}}}, true},
 		{"no contents", &ReadResourceResult{Contents: []*ResourceContents{}}, true},
+		{"blob bytes", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:b", MIMEType: "image/png", BlobData: []byte("\x00\x01\xfe\xff+/ any bytes")}}}, true},
+		{"blob bytes win", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:b", Text: "t", Blob: "QQ==", BlobData: []byte{0xfb, 0xff}}}}, true},
+		{"empty blob bytes", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:b", BlobData: []byte{}}}}, true},
 		{"nil contents", &ReadResourceResult{}, false},
 		{"result _meta", &ReadResourceResult{Meta: Meta{"k": json.RawMessage(`1`)}, Contents: []*ResourceContents{{URI: "x:1"}}}, false},
 		{"contents _meta", &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:1", Meta: Meta{"k": json.RawMessage(`1`)}}}}, false},
@@ -79,6 +82,28 @@ func TestReadResourceAppendFastAllocs(t *testing.T) {
 	}
 }
 
+// A 1 MiB blob held as bytes costs one allocation, of its encoded size:
+// the base64 is written straight into the result.
+func TestReadResourceBlobDataAllocs(t *testing.T) {
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big.bin", MIMEType: "application/octet-stream", BlobData: data}}}
+	var raw []byte
+	if n := testing.AllocsPerRun(10, func() { raw, _ = r.appendFast() }); n != 1 {
+		t.Errorf("%v allocations, want 1", n)
+	}
+	var back struct {
+		Contents []struct {
+			Blob []byte `json:"blob"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(raw, &back); err != nil || len(back.Contents) != 1 || string(back.Contents[0].Blob) != string(data) {
+		t.Fatalf("the blob does not decode to the bytes: %v", err)
+	}
+}
+
 // In the stateless era the stamp is written before the result, giving
 // what makeResponse followed by stampResult gives, cache hint included.
 func TestStampedReadResultMatchesStampResult(t *testing.T) {
@@ -92,6 +117,7 @@ func TestStampedReadResultMatchesStampResult(t *testing.T) {
 		for _, r := range []*ReadResourceResult{
 			{Contents: []*ResourceContents{{URI: "file:///a", MIMEType: "text/plain", Text: "a <b> \u2028 \xff"}}},
 			{Contents: []*ResourceContents{{URI: "x:b", Blob: "AAEC"}, {URI: "x:c"}}},
+			{Contents: []*ResourceContents{{URI: "x:d", BlobData: []byte{0, 1, 2, 0xff}}}},
 			{Contents: []*ResourceContents{}},
 		} {
 			got := s.stampedReadResult("resources/read", jsonrpc.Int64ID(3), r)

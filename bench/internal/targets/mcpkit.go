@@ -2,7 +2,6 @@ package targets
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 
 	"github.com/mcpkit/mcpkit/mcp"
@@ -64,9 +63,9 @@ func addMCPKitFixtures(s *mcp.Server) error {
 				c := &mcp.ResourceContents{URI: p.URI, MIMEType: r.mime}
 				switch p.URI {
 				case BlobURI:
-					// The handler holds bytes, as a server reading a file does;
-					// mcpkit's Blob is the base64 text.
-					c.Blob = base64.StdEncoding.EncodeToString(Blob)
+					// The handler holds bytes, as a server reading a file does,
+					// and hands them over as they are.
+					c.BlobData = Blob
 				case TextURI:
 					c.Text = Text
 				default:
