@@ -67,16 +67,6 @@ func signingAlg(k any) (jwa.SignatureAlgorithm, error) {
 	return jwa.SignatureAlgorithm{}, fmt.Errorf("auth: unsupported key type %T", k)
 }
 
-// thumbprint is the RFC 7638 SHA-256 thumbprint of the public key,
-// base64url.
-func (d *dpopKey) thumbprint() (string, error) {
-	tp, err := d.pub.Thumbprint(crypto.SHA256)
-	if err != nil {
-		return "", fmt.Errorf("auth: DPoP thumbprint: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(tp), nil
-}
-
 // proof returns a DPoP proof for method and target (whose query and
 // fragment are dropped), with the server's nonce and the access token's
 // hash when given.

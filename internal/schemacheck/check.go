@@ -28,7 +28,6 @@ type Checker struct {
 
 type node struct {
 	types      uint8 // bit per jsonscan.Kind; 0 = any; integer is its own bit
-	integer    bool  // "integer" (and not "number") allowed for numbers
 	props      map[string]*node
 	required   []string
 	reqIndex   map[string]int
