@@ -11,6 +11,7 @@ import (
 func init() {
 	bridge.Register(&bridge.Port[*Server, *ServerSession, *RequestExtra]{
 		NewSession:               (*Server).newSession,
+		Serve:                    (*Server).markServing,
 		HandleRequest:            (*ServerSession).handleRequest,
 		HandleNotification:       (*ServerSession).handleNotification,
 		HandleResponse:           (*ServerSession).handleResponse,

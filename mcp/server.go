@@ -57,9 +57,10 @@ type Server struct {
 	listenBus    busSub
 	taskBus      busSub
 	broadcastBus busSub
-	// serving is set when the server first holds a session or serves a
-	// stateless request: list_changed before that has no one to reach
-	// here, and is not announced to other replicas.
+	// serving is set when a transport is given the server, or it first
+	// holds a session or serves a stateless request: list_changed before
+	// that is setup, with no one to reach here, and is not announced to
+	// other replicas.
 	serving atomic.Bool
 }
 
@@ -446,7 +447,8 @@ func (s *Server) capabilities() ServerCapabilities {
 	return c
 }
 
-// markServing records that the server serves clients (broadcast).
+// markServing records that the server serves clients (broadcast): a
+// transport was given it, or it holds a session.
 func (s *Server) markServing() {
 	if !s.serving.Load() {
 		s.serving.Store(true)
@@ -506,11 +508,12 @@ func (s *Server) Sessions() []*ServerSession {
 // a client that does not read has its notifications queued, and one
 // list_changed queued stands for any number more.
 //
-// A server that has not yet held a session sends nothing, not even to
-// the other replicas on its Bus: the features registered while a replica
-// starts are the same on every replica, and announcing them would send
-// every client of the cluster a list_changed per registration at every
-// restart (and cost a Bus round trip each).
+// A server no transport serves yet (not mounted on an HTTP handler, no
+// session) sends nothing, not even to the other replicas on its Bus: the
+// features registered while a replica is set up are the same on every
+// replica, and announcing them would send every client of the cluster a
+// list_changed per registration at every restart (and cost a Bus round
+// trip each). Later changes, on any replica, reach every session.
 func (s *Server) broadcast(method string, params any) {
 	if !s.serving.Load() {
 		return

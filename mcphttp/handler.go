@@ -140,6 +140,9 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	}
 	o = o.resolve()
 	h := &Handler{server: server, opts: o, logger: o.Logger, newID: o.SessionID}
+	if server != nil {
+		mcpPort.Serve(server)
+	}
 	h.guard = httpguard.Guard{AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins}
 	if h.newID == nil {
 		h.newID = rand.Text

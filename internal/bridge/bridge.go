@@ -90,6 +90,12 @@ type Port[Server, Session, Extra any] struct {
 	// notifications) until it is closed.
 	NewSession func(s Server, opts SessionOptions) Session
 
+	// Serve tells s that a transport now serves it: from then on its
+	// list_changed notifications are sent (and published on its Bus).
+	// Those of features registered before, while the server was being
+	// set up, are not.
+	Serve func(s Server)
+
 	// HandleRequest serves one request on ss and returns its response.
 	// Messages the handler sends on the way (progress, logs,
 	// server-to-client requests) go to related, in order, before it

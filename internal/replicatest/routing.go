@@ -140,6 +140,9 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 func (rep *replica) postModern(t *testing.T, ctx context.Context, id int, method, name, params string) *sse {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s,%s}}`, id, method, modernMeta, params)
+	// A missing event fails the test (its read ends) instead of hanging it.
+	ctx, cancel := context.WithTimeout(ctx, streamTimeout)
+	t.Cleanup(cancel)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rep.ts.URL, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
