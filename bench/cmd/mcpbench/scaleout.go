@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/bench/internal/load"
@@ -118,6 +119,9 @@ func (rs *redisServer) start(cpu string) error {
 		} else {
 			rs.cmd = exec.Command(bin, args...)
 		}
+		// Killed with the harness, however it ends (taskset execs it, so
+		// the pid is redis-server's).
+		rs.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := rs.cmd.Start(); err != nil {
 			return err
 		}
