@@ -37,8 +37,9 @@ type options struct {
 	fanoutProfile       string
 
 	// issue 14
-	redisIdle  int
-	redisTrace bool
+	redisIdle    int
+	redisTrace   bool
+	redisCluster bool
 }
 
 // A scenario is one kind of run. Throughput scenarios fill req/s, latency,

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -62,12 +63,14 @@ type redisFigures struct {
 	byKind       map[string]float64 // idle: MEMORY USAGE per session by kind of key
 }
 
-// redisServer is the harness's redis-server (or MCPKIT_REDIS_ADDR's).
+// redisServer is the harness's redis-server (or MCPKIT_REDIS_ADDR's),
+// or with -redis-cluster the Redis Cluster of MCPKIT_REDIS_CLUSTER_ADDRS.
 type redisServer struct {
-	addr string
-	cmd  *exec.Cmd // nil when not ours
-	dir  string
-	rdb  *redis.Client
+	addr    string // host:port, or the Cluster's seeds, comma-separated
+	cluster bool
+	cmd     *exec.Cmd // nil when not ours
+	dir     string
+	rdb     redis.UniversalClient
 }
 
 var prefixSeq atomic.Int64
@@ -79,13 +82,21 @@ func (h *harness) redis() (*redisServer, error) {
 	if h.rs != nil {
 		return h.rs, nil
 	}
-	rs := &redisServer{addr: os.Getenv("MCPKIT_REDIS_ADDR")}
-	if rs.addr == "" {
+	rs := &redisServer{addr: os.Getenv("MCPKIT_REDIS_ADDR"), cluster: h.opts.redisCluster}
+	switch {
+	case rs.cluster:
+		if rs.addr = os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS"); rs.addr == "" {
+			return nil, errors.New("-redis-cluster needs MCPKIT_REDIS_CLUSTER_ADDRS (scripts/redis.sh --cluster sets it)")
+		}
+		rs.rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(rs.addr, ","), DisableIdentity: true, ContextTimeoutEnabled: true})
+	case rs.addr == "":
 		if err := rs.start(h.loadCPU); err != nil {
 			return nil, err
 		}
+		fallthrough
+	default:
+		rs.rdb = redis.NewClient(&redis.Options{Addr: rs.addr, DisableIdentity: true, ContextTimeoutEnabled: true})
 	}
-	rs.rdb = redis.NewClient(&redis.Options{Addr: rs.addr, DisableIdentity: true, ContextTimeoutEnabled: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := rs.rdb.Ping(ctx).Err(); err != nil {
@@ -160,14 +171,43 @@ type redisSnap struct {
 	usedMem  int64
 }
 
+// eachNode runs fn on the one server, or on each master of the Cluster
+// in turn.
+func (rs *redisServer) eachNode(ctx context.Context, fn func(ctx context.Context, c *redis.Client) error) error {
+	switch c := rs.rdb.(type) {
+	case *redis.ClusterClient:
+		var mu sync.Mutex // ForEachMaster runs fn concurrently
+		return c.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return fn(ctx, c)
+		})
+	case *redis.Client:
+		return fn(ctx, c)
+	}
+	return fmt.Errorf("unexpected client %T", rs.rdb)
+}
+
+// snap reads Redis's counters, summed over a Cluster's masters.
 func (rs *redisServer) snap() (redisSnap, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	info, err := rs.rdb.Info(ctx, "stats", "cpu", "commandstats", "memory").Result()
-	if err != nil {
-		return redisSnap{}, err
-	}
-	return parseInfo(info), nil
+	sum := redisSnap{byCmd: map[string]int64{}}
+	err := rs.eachNode(ctx, func(ctx context.Context, c *redis.Client) error {
+		info, err := c.Info(ctx, "stats", "cpu", "commandstats", "memory").Result()
+		if err != nil {
+			return err
+		}
+		s := parseInfo(info)
+		sum.commands += s.commands
+		sum.cpu += s.cpu
+		sum.usedMem += s.usedMem
+		for k, v := range s.byCmd {
+			sum.byCmd[k] += v
+		}
+		return nil
+	})
+	return sum, err
 }
 
 // parseInfo reads the counters of redisSnap from the text of INFO stats,
@@ -211,17 +251,20 @@ func (rs *redisServer) keys(prefix string) (n, bytes int64, byKind map[string]in
 	byKind = map[string]int64{}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	it := rs.rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for it.Next(ctx) {
-		b, err := rs.rdb.MemoryUsage(ctx, it.Val(), 0).Result()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return n, bytes, byKind, err
+	err = rs.eachNode(ctx, func(ctx context.Context, c *redis.Client) error {
+		it := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for it.Next(ctx) {
+			b, err := c.MemoryUsage(ctx, it.Val(), 0).Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return err
+			}
+			n++
+			bytes += b
+			byKind[keyKind(prefix, it.Val())] += b
 		}
-		n++
-		bytes += b
-		byKind[keyKind(prefix, it.Val())] += b
-	}
-	return n, bytes, byKind, it.Err()
+		return it.Err()
+	})
+	return n, bytes, byKind, err
 }
 
 // forget deletes the keys starting with prefix, so that a run leaves
@@ -229,17 +272,19 @@ func (rs *redisServer) keys(prefix string) (n, bytes int64, byKind map[string]in
 func (rs *redisServer) forget(prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	it := rs.rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	var batch []string
-	for it.Next(ctx) {
-		if batch = append(batch, it.Val()); len(batch) == 500 {
-			rs.rdb.Unlink(ctx, batch...)
-			batch = batch[:0]
+	rs.eachNode(ctx, func(ctx context.Context, c *redis.Client) error {
+		// One key a command: a Cluster refuses keys of several slots.
+		it := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		p := c.Pipeline()
+		for it.Next(ctx) {
+			p.Unlink(ctx, it.Val())
+			if p.Len() == 500 {
+				p.Exec(ctx)
+			}
 		}
-	}
-	if len(batch) > 0 {
-		rs.rdb.Unlink(ctx, batch...)
-	}
+		p.Exec(ctx)
+		return nil
+	})
 }
 
 // startScaleOut starts target t's server process; for a Redis target,
@@ -255,6 +300,9 @@ func (h *harness) startScaleOut(t *targets.Target, mode targets.HTTPMode, extra 
 	}
 	prefix := fmt.Sprintf("mcpbench:%d:%d:", os.Getpid(), prefixSeq.Add(1))
 	extra = append(extra, "-redis", rs.addr, "-redis-prefix", prefix)
+	if rs.cluster {
+		extra = append(extra, "-redis-cluster")
+	}
 	if h.opts.redisTrace {
 		extra = append(extra, "-redis-trace")
 	}
@@ -435,7 +483,11 @@ func printScaleOut(out io.Writer, h *harness, results map[string]map[string][]me
 	if !any {
 		return
 	}
-	fmt.Fprintf(out, "\nScale-out (issue 14): %d replicas sharing one redis-server behind a round-robin proxy (mcpkit-redis),\n", targets.Replicas)
+	where := "one redis-server"
+	if h.opts.redisCluster {
+		where = "one Redis Cluster"
+	}
+	fmt.Fprintf(out, "\nScale-out (issue 14): %d replicas sharing %s behind a round-robin proxy (mcpkit-redis),\n", targets.Replicas, where)
 	fmt.Fprintln(out, "one in-memory server behind the same proxy (mcpkit-proxy), one in-memory server (mcpkit). Server CPU is the")
 	fmt.Fprintln(out, "whole server process (replicas and proxy); Redis's CPU is its own (INFO cpu). Medians of the rounds.")
 	fmt.Fprintf(out, "%-28s %-13s %9s %9s %9s %11s %11s %12s %12s\n", "scenario", "target", "ops/s", "p50", "p99", "server µs/op", "redis µs/op", "round trips", "redis cmds")

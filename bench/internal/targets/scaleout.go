@@ -29,9 +29,10 @@ const Replicas = 3
 // RedisConfig is what the mcpkit-redis target connects to; the serve
 // command sets it from its flags before Serve.
 var RedisConfig struct {
-	Addr   string // host:port of the redis-server
-	Prefix string // every key and channel of this process starts with it
-	Trace  bool   // count round trips by command and code path (costs CPU)
+	Addr    string // host:port of the redis-server, or the Cluster's seeds, comma-separated
+	Cluster bool   // Addr names a Redis Cluster
+	Prefix  string // every key and channel of this process starts with it
+	Trace   bool   // count round trips by command and code path (costs CPU)
 }
 
 // proxyIdle is the idle keep-alive connections the proxy keeps to each
@@ -54,7 +55,12 @@ func redisReplicas(mode HTTPMode) (http.Handler, error) {
 	prefix := RedisConfig.Prefix
 	var backends []*url.URL
 	for i := range Replicas {
-		rdb := redis.NewClient(&redis.Options{Addr: RedisConfig.Addr, DisableIdentity: true, ContextTimeoutEnabled: true})
+		var rdb redis.UniversalClient
+		if RedisConfig.Cluster {
+			rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(RedisConfig.Addr, ","), DisableIdentity: true, ContextTimeoutEnabled: true})
+		} else {
+			rdb = redis.NewClient(&redis.Options{Addr: RedisConfig.Addr, DisableIdentity: true, ContextTimeoutEnabled: true})
+		}
 		rdb.AddHook(redisCounter)
 		ss, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: prefix})
 		if err != nil {
