@@ -169,6 +169,7 @@ type redisSnap struct {
 	cpu      float64          // used_cpu_user + used_cpu_sys, seconds
 	byCmd    map[string]int64 // commandstats calls
 	usedMem  int64
+	nodes    int // servers read (a Cluster's masters)
 }
 
 // eachNode runs fn on the one server, or on each master of the Cluster
@@ -202,6 +203,7 @@ func (rs *redisServer) snap() (redisSnap, error) {
 		sum.commands += s.commands
 		sum.cpu += s.cpu
 		sum.usedMem += s.usedMem
+		sum.nodes++
 		for k, v := range s.byCmd {
 			sum.byCmd[k] += v
 		}
@@ -389,8 +391,8 @@ func (h *harness) runScaleOut(t *targets.Target, mode targets.HTTPMode) (measure
 	}
 	f := &redisFigures{byCommand: map[string]float64{}, byPath: map[string]float64{}}
 	f.cpuPerOp = (r1.cpu - r0.cpu) * 1e6 / ops
-	// The snapshot's own INFO is counted once.
-	f.cmdsPerOp = float64(r1.commands-r0.commands-1) / ops
+	// The first snapshot's INFO is counted, once on each server.
+	f.cmdsPerOp = float64(r1.commands-r0.commands-int64(r0.nodes)) / ops
 	for k, v := range r1.byCmd {
 		if d := v - r0.byCmd[k]; d > 0 && k != "info" {
 			f.byCommand[k] = float64(d) / ops

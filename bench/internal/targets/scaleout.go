@@ -139,13 +139,13 @@ type counterHook struct {
 
 var redisCounter = &counterHook{byPath: map[string]int64{}}
 
-// RedisCallsNow returns the counters so far (nil fields when no Redis
-// target runs in this process).
+// RedisCallsNow returns the counters so far; nil when this process
+// serves no Redis target.
 func RedisCallsNow() *RedisCalls {
-	c := &RedisCalls{RoundTrips: redisCounter.trips.Load(), Commands: redisCounter.cmds.Load()}
-	if c.RoundTrips == 0 {
+	if RedisConfig.Addr == "" {
 		return nil
 	}
+	c := &RedisCalls{RoundTrips: redisCounter.trips.Load(), Commands: redisCounter.cmds.Load()}
 	redisCounter.mu.Lock()
 	defer redisCounter.mu.Unlock()
 	if len(redisCounter.byPath) > 0 {
