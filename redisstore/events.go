@@ -63,8 +63,9 @@ type EventOptions struct {
 	// for MaxSessionBytes: past it, Append drops the oldest events of the
 	// session holding the most bytes, so a session that sends a lot never
 	// costs a quieter one its events (as mcphttp.MemoryEventStore does).
-	// The count lives in one key that every Append visits (a second round
-	// trip); a session counts from its last Append for TTL. If zero,
+	// The count lives in one key that every Append visits (in the same
+	// script on one Redis; a second round trip on a Cluster, where that
+	// key has a slot of its own); a session counts from its last Append for TTL. If zero,
 	// DefaultEventBytes (256 MiB); if negative, no total cap and no
 	// global key.
 	MaxBytes int64
@@ -251,34 +252,54 @@ return bytes
 // first forgets sessions whose events have expired, then records the
 // session's size. Replies {total} or, over the cap, {total, biggest
 // session, its bytes}.
-var evAccount = redis.NewScript(redisNow + `
-for _, d in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 100)) do
-	local b = redis.call('ZSCORE', KEYS[1], d)
-	if b then redis.call('DECRBY', KEYS[3], b) end
-	redis.call('ZREM', KEYS[1], d)
-	redis.call('ZREM', KEYS[2], d)
+var evAccount = redis.NewScript(`
+local sizes, deadlines, totalk = KEYS[1], KEYS[2], KEYS[3]
+local sid, new, ttl, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+` + evAccountLua)
+
+// evAccountLua is evAccount's body, which evAppendAccount shares. It
+// expects the locals sizes, deadlines and totalk (the keys), sid, new
+// (the session's bytes), ttl (ms) and max (0: none), and returns.
+const evAccountLua = redisNow + `
+for _, d in ipairs(redis.call('ZRANGEBYSCORE', deadlines, '-inf', now, 'LIMIT', 0, 100)) do
+	local b = redis.call('ZSCORE', sizes, d)
+	if b then redis.call('DECRBY', totalk, b) end
+	redis.call('ZREM', sizes, d)
+	redis.call('ZREM', deadlines, d)
 end
-local old = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '0')
-local new = tonumber(ARGV[2])
+local old = tonumber(redis.call('ZSCORE', sizes, sid) or '0')
 if new > 0 then
-	redis.call('ZADD', KEYS[1], new, ARGV[1])
-	redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+	redis.call('ZADD', sizes, new, sid)
+	redis.call('ZADD', deadlines, now + ttl, sid)
 else
-	redis.call('ZREM', KEYS[1], ARGV[1])
-	redis.call('ZREM', KEYS[2], ARGV[1])
+	redis.call('ZREM', sizes, sid)
+	redis.call('ZREM', deadlines, sid)
 end
-local total = redis.call('INCRBY', KEYS[3], new - old)
+local total = redis.call('INCRBY', totalk, new - old)
 if total < 0 then
-	redis.call('SET', KEYS[3], 0)
+	redis.call('SET', totalk, 0)
 	total = 0
 end
-local max = tonumber(ARGV[4])
 if max > 0 and total > max then
-	local top = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+	local top = redis.call('ZREVRANGE', sizes, 0, 0, 'WITHSCORES')
 	if #top == 2 then return {tostring(total), top[1], top[2]} end
 end
 return {tostring(total)}
-`)
+`
+
+// evAppendAccount is evAppend then evAccount in one script, for a
+// single Redis (not a Cluster, where the total's keys live in another
+// slot than the session's): KEYS[1] events, KEYS[2] bytes, KEYS[3..5]
+// the total's keys; ARGV as evAppend's, then the session id and the max
+// total. It saves Append the second round trip. Replies evAccount's
+// reply.
+var evAppendAccount = redis.NewScript(`
+local function append()
+` + evAppendLua + `
+end
+local sizes, deadlines, totalk = KEYS[3], KEYS[4], KEYS[5]
+local sid, new, ttl, max = ARGV[9], append(), tonumber(ARGV[7]), tonumber(ARGV[10])
+` + evAccountLua)
 
 // evReplay: KEYS[1] events; ARGV: stream id, event id. Looks for the
 // event from the newest entry back, then returns the entries of that
@@ -311,9 +332,30 @@ return out
 // Append implements mcphttp.EventStore. It trims the session to its own
 // caps in the same step; then, unless MaxBytes is negative, it records
 // the session's size for the total cap and, past that cap, drops the
-// oldest events of the session holding the most.
+// oldest events of the session holding the most. On one Redis (a
+// *redis.Client) the append and the count are one script, one round
+// trip; on a Cluster, where the count's keys live in a slot of their own,
+// two.
 func (e *EventStore) Append(ctx context.Context, sessionID, streamID, eventID string, data []byte) error {
 	cost := len(eventID) + len(data) + eventOverhead
+	if _, single := e.rdb.(*redis.Client); single && e.maxTotal > 0 {
+		// One script for both steps: every key is on the one server.
+		var rep []string
+		err := e.call(ctx, "appending an event", func(ctx context.Context) error {
+			keys := append([]string{eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)}, e.totalKeys()...)
+			v, err := evAppendAccount.Run(ctx, e.rdb, keys, streamID, eventID, data, cost, e.maxBytes, e.maxEvents, ms(e.ttl),
+				eventChannel(e.prefix, sessionID), sessionID, e.maxTotal).Result()
+			if err != nil {
+				return err
+			}
+			rep, err = replyStrings(v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return e.shrinkOver(ctx, rep, maxShrinks)
+	}
 	var kept int64
 	err := e.call(ctx, "appending an event", func(ctx context.Context) error {
 		var err error
@@ -361,10 +403,15 @@ func (e *EventStore) totalKeys() []string {
 // account records that sessionID holds bytes, then shrinks the biggest
 // sessions while the total is over MaxBytes, at most maxShrinks times.
 func (e *EventStore) account(ctx context.Context, sessionID string, bytes int64) error {
+	return e.accountN(ctx, sessionID, bytes, maxShrinks)
+}
+
+// accountN is account with at most n shrinks.
+func (e *EventStore) accountN(ctx context.Context, sessionID string, bytes int64, n int) error {
 	if e.maxTotal <= 0 {
 		return nil
 	}
-	for range maxShrinks {
+	for range n {
 		var rep []string
 		err := e.call(ctx, "counting events", func(ctx context.Context) error {
 			v, err := evAccount.Run(ctx, e.rdb, e.totalKeys(), sessionID, bytes, ms(e.ttl), e.maxTotal).Result()
@@ -380,21 +427,42 @@ func (e *EventStore) account(ctx context.Context, sessionID string, bytes int64)
 		if len(rep) != 3 {
 			return nil
 		}
-		total, _ := strconv.ParseInt(rep[0], 10, 64)
-		top, _ := strconv.ParseInt(rep[2], 10, 64)
-		sessionID = rep[1]
-		err = e.call(ctx, "dropping events", func(ctx context.Context) error {
-			var err error
-			bytes, err = evShrink.Run(ctx, e.rdb,
-				[]string{eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)},
-				top-(total-e.maxTotal)).Int64()
-			return err
-		})
-		if err != nil {
+		if sessionID, bytes, err = e.shrink(ctx, rep); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// shrink, for evAccount's reply rep over the cap ({total, biggest
+// session, its bytes}), drops the oldest events of that session to bring
+// the total under MaxBytes, and returns the session and the bytes it
+// keeps, to be accounted next.
+func (e *EventStore) shrink(ctx context.Context, rep []string) (sessionID string, bytes int64, err error) {
+	total, _ := strconv.ParseInt(rep[0], 10, 64)
+	top, _ := strconv.ParseInt(rep[2], 10, 64)
+	sessionID = rep[1]
+	err = e.call(ctx, "dropping events", func(ctx context.Context) error {
+		var err error
+		bytes, err = evShrink.Run(ctx, e.rdb,
+			[]string{eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)},
+			top-(total-e.maxTotal)).Int64()
+		return err
+	})
+	return sessionID, bytes, err
+}
+
+// shrinkOver goes on from evAccount's reply rep as account does, with up
+// to n shrinks.
+func (e *EventStore) shrinkOver(ctx context.Context, rep []string, n int) error {
+	if len(rep) != 3 || n <= 0 {
+		return nil
+	}
+	sessionID, bytes, err := e.shrink(ctx, rep)
+	if err != nil {
+		return err
+	}
+	return e.accountN(ctx, sessionID, bytes, n-1)
 }
 
 // maxShrinks bounds the sessions one Append shrinks for the total cap;

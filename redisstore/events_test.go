@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -404,4 +405,65 @@ func TestEventStoreAppendOnce(t *testing.T) {
 			t.Fatalf("PTTL of the once key = %v, %v; want within (0, 30s]", ttl, err)
 		}
 	})
+}
+
+// roundTrips counts the calls a client waits for Redis on: each command
+// or pipeline.
+type roundTrips struct{ n atomic.Int64 }
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// With the total cap on (the default), an Append is one round trip on one
+// Redis, where the session's keys and the total's share the server, and
+// two on a Cluster, where they live in different slots; the count is
+// right either way.
+func TestEventStoreAppendRoundTrips(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx := context.Background()
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			rdb := be.dial(t)
+			defer rdb.Close()
+			var rt roundTrips
+			rdb.AddHook(&rt)
+			s := newEventStore(t, rdb, redisstore.EventOptions{})
+			// The first run of a script may load it (NOSCRIPT, then EVAL).
+			if err := s.Append(ctx, "s1", "A", "e0", []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			before := rt.n.Load()
+			for i := 1; i <= 10; i++ {
+				if err := s.Append(ctx, fmt.Sprint("s", i%2), "A", fmt.Sprint("e", i), []byte("x")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := int64(10)
+			if be.name == "redis-cluster" {
+				want = 20
+			}
+			if got := rt.n.Load() - before; got != want {
+				t.Fatalf("10 Appends made %d round trips, want %d", got, want)
+			}
+			// s1 holds e0 e1 e3 e5 e7 e9, s0 e2 e4 e6 e8 e10: an event
+			// costs its id, its data and 64 bytes.
+			if n, err := s.TotalSize(ctx); err != nil || n != 10*67+68 {
+				t.Fatalf("TotalSize = %d, %v; want %d", n, err, 10*67+68)
+			}
+			if n, err := s.SessionSize(ctx, "s1"); err != nil || n != 6*67 {
+				t.Fatalf("SessionSize(s1) = %d, %v; want %d", n, err, 6*67)
+			}
+		})
+	}
 }

@@ -35,6 +35,11 @@ type options struct {
 	fanoutFlood         int
 	fanoutWaves         int
 	fanoutProfile       string
+
+	// issue 14
+	redisIdle    int
+	redisTrace   bool
+	redisCluster bool
 }
 
 // A scenario is one kind of run. Throughput scenarios fill req/s, latency,
@@ -48,6 +53,8 @@ type scenario struct {
 	payload bool
 	// fanout scenarios fill the fan-out figures; once: first round only.
 	fanout, once bool
+	// redisIdle is 14i, printed in the scale-out section only.
+	redisIdle bool
 	// applies reports whether the target takes part.
 	applies func(t *targets.Target) bool
 	run     func(h *harness, t *targets.Target) (measurement, error)
@@ -74,7 +81,9 @@ var scenarioByID = func() map[string]*scenario {
 	return m
 }()
 
-func hasHTTP(t *targets.Target) bool { return t.HTTP != nil }
+// hasHTTP reports a target the HTTP scenarios run on: the scale-out
+// targets run only their own (14x).
+func hasHTTP(t *targets.Target) bool { return t.HTTP != nil && !t.ScaleOut }
 
 // measurement is one run of one scenario on one target.
 type measurement struct {
@@ -95,6 +104,9 @@ type measurement struct {
 	fanLast, fanMaxLast float64 // ns
 	fanCPU, fanBytes    float64 // per wave
 	fanNote             string
+
+	// scale-out: Redis's costs (nil for the in-memory targets)
+	redis *redisFigures
 }
 
 type harness struct {
@@ -103,6 +115,7 @@ type harness struct {
 	serverCPU string // taskset CPU list for servers; "" when not pinning
 	loadCPU   string
 	pinNote   string
+	rs        *redisServer // the scale-out scenarios' Redis, started on first use
 }
 
 // pin puts the load generator (this process) on every CPU but 0 and the
@@ -292,7 +305,7 @@ func (h *harness) run() {
 		results[sc.id] = map[string][]measurement{}
 		for _, name := range o.targets {
 			t, _ := targets.Get(name)
-			if !sc.applies(t) {
+			if !sc.applies(t) && !isScaleOut(sc) && !t.ScaleOut {
 				notes = append(notes, fmt.Sprintf("scenario %s (%s): %s not run: %s", sc.id, sc.title, name, notApplicable(sc, t)))
 			}
 		}
@@ -312,7 +325,9 @@ func (h *harness) run() {
 					notes = append(notes, fmt.Sprintf("round %d scenario %s %s failed: %v", r+1, sc.id, name, err))
 					continue
 				}
-				if sc.fanout {
+				if sc.redisIdle {
+					fmt.Fprintf(os.Stderr, "%.0f B used_memory/session, %.0f B of keys/session\n", m.redis.usedPerSess, m.redis.keysPerSess)
+				} else if sc.fanout {
 					fmt.Fprintf(os.Stderr, "last %s (worst %s), %.0f µs cpu, %.0f B per wave, %.3f goroutines/subscriber; %s\n",
 						dur(m.fanLast), dur(m.fanMaxLast), m.fanCPU, m.fanBytes, m.goroutinesPerSess, m.fanNote)
 				} else if sc.idle {
@@ -327,6 +342,9 @@ func (h *harness) run() {
 				results[sc.id][name] = append(results[sc.id][name], m)
 			}
 		}
+	}
+	if h.rs != nil {
+		h.rs.stop()
 	}
 	notes = append(notes, "load average at end "+loadAvg()+" (other processes on the machine skew throughput more than CPU and bytes per op)")
 	printTable(os.Stdout, h, results, notes)
@@ -351,6 +369,9 @@ func (h *harness) profile() error {
 		return err
 	}
 	sc := h.opts.scenarios[0]
+	if isScaleOut(sc) {
+		return h.profileScaleOut(sc, dir)
+	}
 	t, _ := targets.Get("mcpkit")
 	transport, mode := "http", targets.SSE
 	switch sc.id {

@@ -41,6 +41,10 @@ func serveMain(args []string) int {
 	fs.DurationVar(&cfg.MaxLife, "maxlife", 15*time.Minute, "exit after this long whatever happens")
 	fs.BoolVar(&cfg.Defaults, "defaults", false, "serve HTTP with the library's default options (mcpkit: mcphttp defaults), as the soak does")
 	fs.IntVar(&cfg.MaxSessions, "max-sessions", 0, "with -defaults: the session cap (0: the library's default, 10,000 for mcpkit)")
+	fs.StringVar(&targets.RedisConfig.Addr, "redis", "", "mcpkit-redis: the redis-server's host:port (with -redis-cluster, the Cluster's seeds, comma-separated)")
+	fs.BoolVar(&targets.RedisConfig.Cluster, "redis-cluster", false, "mcpkit-redis: -redis names a Redis Cluster")
+	fs.StringVar(&targets.RedisConfig.Prefix, "redis-prefix", "mcpbench:", "mcpkit-redis: the prefix of every key and channel")
+	fs.BoolVar(&targets.RedisConfig.Trace, "redis-trace", false, "mcpkit-redis: count Redis round trips by command and code path")
 	fs.Parse(args)
 	if *jsonMode {
 		cfg.Mode = targets.JSON
@@ -78,6 +82,9 @@ func benchMain(args []string) int {
 	fs.IntVar(&o.fanoutFlood, "fanout-flood", 2000, "scenarios 10, 11: notifications sent to the slow subscribers before the measured waves")
 	fs.StringVar(&o.fanoutProfile, "fanout-profile", "", "scenarios 10, 11: write CPU and allocs profiles of the server over the measured waves to this directory")
 	fs.IntVar(&o.fanoutWaves, "fanout-waves", 5, "scenarios 10, 11: measured notifications")
+	fs.IntVar(&o.redisIdle, "redis-idle", 1000, "scenario 14i: idle sessions opened on the Redis replicas")
+	fs.BoolVar(&o.redisCluster, "redis-cluster", false, "scenarios 14x: run mcpkit-redis on the Redis Cluster of MCPKIT_REDIS_CLUSTER_ADDRS (scripts/redis.sh --cluster)")
+	fs.BoolVar(&o.redisTrace, "redis-trace", false, "scenarios 14r, 14s: count the replicas' Redis round trips by command and code path (costs server CPU)")
 	scenarioList := fs.String("scenarios", "1,2,3,4,5,6,7,8,9,10,11", "scenarios to run (8 and 9: every payload row of the era, or one of 8n,8t,8b,8l,8p, 9n...)")
 	fs.BoolVar(&o.noPin, "nopin", false, "do not pin server and load generator to different CPUs")
 	fs.StringVar(&o.profileDir, "profile", "", "instead of the table: profile the mcpkit server under scenario 1 for -d and write cpu.pprof and allocs.pprof to this directory")
@@ -95,6 +102,8 @@ func benchMain(args []string) int {
 		o.pdur, o.pwarmup, o.fanout, o.fanoutWaves = 500*time.Millisecond, 100*time.Millisecond, 1000, 3
 	}
 	o.targets = strings.Split(*targetList, ",")
+	targetsSet := false
+	fs.Visit(func(f *flag.Flag) { targetsSet = targetsSet || f.Name == "targets" })
 	for _, t := range o.targets {
 		if _, err := targets.Get(t); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -107,6 +116,15 @@ func benchMain(args []string) int {
 		return 2
 	}
 	o.scenarios = scs
+	if !targetsSet {
+		// The scale-out scenarios bring their opt-in targets along.
+		for _, sc := range scs {
+			if isScaleOut(sc) {
+				o.targets = append(o.targets, "mcpkit-proxy", "mcpkit-redis")
+				break
+			}
+		}
+	}
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -121,7 +121,7 @@ func printTable(out io.Writer, h *harness, results map[string]map[string][]measu
 			idle = sc
 			continue
 		}
-		if sc.fanout {
+		if sc.fanout || sc.redisIdle {
 			continue
 		}
 		plain, hasPlain := aggs[sc.id]["plain"]
@@ -166,17 +166,24 @@ func printTable(out io.Writer, h *harness, results map[string]map[string][]measu
 	}
 	tw.Flush()
 	printFanout(out, h, aggs, results)
+	printScaleOut(out, h, results)
 
-	fmt.Fprintln(out, "\nIssue 19 targets for mcpkit, from this run (throughput: median of per-round ratios; CPU and bytes: medians):")
-	for _, c := range checks19(h, aggs, results) {
-		fmt.Fprintln(out, "  "+c)
+	onlyScaleOut := true
+	for _, sc := range h.opts.scenarios {
+		onlyScaleOut = onlyScaleOut && isScaleOut(sc)
 	}
+	if !onlyScaleOut {
+		fmt.Fprintln(out, "\nIssue 19 targets for mcpkit, from this run (throughput: median of per-round ratios; CPU and bytes: medians):")
+		for _, c := range checks19(h, aggs, results) {
+			fmt.Fprintln(out, "  "+c)
+		}
 
-	fmt.Fprintln(out, "\nIssue 6 targets for mcpkit, from this run. A throughput ratio is the median of the ratios")
-	fmt.Fprintln(out, "measured in each round, where mcpkit and the peer ran seconds apart: a change in the machine's speed")
-	fmt.Fprintln(out, "between rounds does not skew it. The ratio of the table's medians and the ratio of CPU per request follow.")
-	for _, c := range checks(aggs, results) {
-		fmt.Fprintln(out, "  "+c)
+		fmt.Fprintln(out, "\nIssue 6 targets for mcpkit, from this run. A throughput ratio is the median of the ratios")
+		fmt.Fprintln(out, "measured in each round, where mcpkit and the peer ran seconds apart: a change in the machine's speed")
+		fmt.Fprintln(out, "between rounds does not skew it. The ratio of the table's medians and the ratio of CPU per request follow.")
+		for _, c := range checks(aggs, results) {
+			fmt.Fprintln(out, "  "+c)
+		}
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(out, "\nNotes:")

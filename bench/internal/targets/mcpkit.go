@@ -25,7 +25,13 @@ func init() { register(mcpkitTarget) }
 func newMCPKitServer() (*mcp.Server, error) {
 	// PageSize: one tools/list page holds the 500 tools, as go-sdk's
 	// default page (1000) and mcp-go's unpaged list do.
-	s := mcp.NewServer(mcp.Implementation{Name: "bench-mcpkit", Version: "1"}, &mcp.ServerOptions{PageSize: 1000})
+	return newMCPKitServerWith(&mcp.ServerOptions{PageSize: 1000})
+}
+
+// newMCPKitServerWith is the mcpkit target's server with opts (the
+// scale-out targets add their stores).
+func newMCPKitServerWith(opts *mcp.ServerOptions) (*mcp.Server, error) {
+	s := mcp.NewServer(mcp.Implementation{Name: "bench-mcpkit", Version: "1"}, opts)
 	err := mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes its text."},
 		func(_ context.Context, _ *mcp.Request, in EchoIn) (string, error) {
 			return in.Text, nil

@@ -39,6 +39,9 @@ type Stats struct {
 	// (mcpkit's mcphttp.Handler.SessionCount); nil for the others and
 	// for stdio.
 	Sessions *int `json:"sessions,omitempty"`
+	// Redis is what the replicas of a scale-out target asked of Redis;
+	// nil for the others.
+	Redis *RedisCalls `json:"redis,omitempty"`
 }
 
 // Lines a server process writes to stderr for the harness.
@@ -170,6 +173,7 @@ func debugHandler(prof *profiler, sessions *atomic.Pointer[func() int]) http.Han
 		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 			st.CPUMicros = ru.Utime.Sec*1e6 + int64(ru.Utime.Usec) + ru.Stime.Sec*1e6 + int64(ru.Stime.Usec)
 		}
+		st.Redis = RedisCallsNow()
 		if f := sessions.Load(); f != nil {
 			n := (*f)()
 			st.Sessions = &n

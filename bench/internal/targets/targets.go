@@ -39,6 +39,10 @@ type Target struct {
 	// OptIn leaves the target out of the default run: it is measured only
 	// when -targets names it.
 	OptIn bool
+	// ScaleOut marks the scale-out targets (issue 14): replicas behind
+	// a round-robin proxy. The scale-out scenarios (14x) run on them and
+	// on mcpkit, and only there.
+	ScaleOut bool
 	// HTTP returns the Streamable HTTP handler, to be mounted at /mcp. Nil
 	// when the target cannot serve HTTP (yet).
 	HTTP func(mode HTTPMode) (http.Handler, error)
