@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
@@ -86,7 +87,10 @@ func dialRedis(ctx context.Context, f *redisFlags, sf *serveFlags, logger *slog.
 		o.ContextTimeoutEnabled = true
 		o.DisableIdentity = true
 		rdb = redis.NewClient(o)
-		name = fmt.Sprintf("redis://%s/%d", o.Addr, o.DB)
+		name = f.url
+		if u, err := url.Parse(f.url); err == nil {
+			name = u.Redacted() // the password, if any, is not logged
+		}
 	} else {
 		var addrs []string
 		for a := range strings.SplitSeq(f.cluster, ",") {
