@@ -68,8 +68,10 @@ func New(backends ...string) (*Proxy, error) {
 			r.Out.Host = r.In.Host
 		},
 		FlushInterval: -1,
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
-			w.WriteHeader(http.StatusBadGateway)
+		// A backend that cannot be reached is a 502 naming why, so that a
+		// test's failure shows it.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, "rrproxy: "+err.Error(), http.StatusBadGateway)
 		},
 	}
 	return p, nil

@@ -136,19 +136,21 @@ func TestSetDown(t *testing.T) {
 	}
 }
 
-// A backend that does not answer (its listener closed) is a 502 with an
-// empty body, and the next request goes to the next backend.
+// A backend that does not answer (its listener closed) is a 502 saying
+// why, and the next request goes to the next backend.
 func TestUnreachableBackend(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	bs := backends(2)
 	defer closeAll(bs)
 	_, front, stop := newProxy(t, "", bs...)
 	defer stop()
+	host := strings.TrimPrefix(bs[0].URL, "http://")
 	bs[0].Close()
 	c := &http.Client{Transport: &http.Transport{}}
 	defer c.CloseIdleConnections()
-	if status, body, _ := get(t, c, front.URL+"/"); status != http.StatusBadGateway || body != "" {
-		t.Errorf("closed backend: %d %q; want 502 with no body", status, body)
+	want := "rrproxy: dial tcp " + host + ": connect: connection refused\n"
+	if status, body, _ := get(t, c, front.URL+"/"); status != http.StatusBadGateway || body != want {
+		t.Errorf("closed backend: %d %q; want 502 %q", status, body, want)
 	}
 	if status, body, _ := get(t, c, front.URL+"/"); status != http.StatusOK || body[:1] != "1" {
 		t.Errorf("next request: %d %q; want 200 from backend 1", status, body)
