@@ -5,6 +5,9 @@
 #   server  0.1.16          --suite all                               against `mcpkit serve --http`
 #   server  0.2.0-alpha.12  --suite active --spec-version 2025-11-25  against `mcpkit serve --http`
 #   server  0.2.0-alpha.12  --suite all    --spec-version 2026-07-28  against the same `mcpkit serve --http`
+#   the same three server runs against 3 replicas of `mcpkit serve --http --redis` on one
+#                           Redis (MCPKIT_REDIS_ADDR, or one scripts/redis.sh starts) behind
+#                           internal/cmd/rrproxy, which sends every request to the next replica
 #   client  0.2.0-alpha.12  --suite all    --spec-version 2025-11-25  running conformance/client
 #   client  0.2.0-alpha.12  --suite all    --spec-version 2026-07-28  running the same conformance/client
 #   client  0.2.0-alpha.12  --suite extensions (the auth extensions: client
@@ -15,6 +18,9 @@
 # The three server runs share one server process: the 2026-07-28 era
 # (stateless requests, no initialize) is served on the same stateful
 # endpoint as the session era, after it has served the 2025 suites. The
+# replicated runs are the same three against the replicas, through the
+# proxy, with the same baseline: a session lives in Redis, and every
+# request of it lands on another replica than the one before. The
 # client runs start mock servers of their own; the suite passes the
 # version to the client in MCP_CONFORMANCE_PROTOCOL_VERSION, and the
 # client speaks that era.
@@ -33,12 +39,17 @@ root=$(dirname "$here")
 cd "$here"
 
 work=$(mktemp -d)
-server_pid=""
+# Every process this script starts in the background (servers, replicas,
+# the proxy), killed at exit.
+pids=()
 cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
+	local pid
+	for pid in "${pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -60,33 +71,48 @@ if [ "${CONFORMANCE_NO_NPM_CI:-}" != 1 ]; then
 fi
 
 echo "== conformance: go build"
-timed "go build" bash -c 'cd "$1" && go build -o "$2/mcpkit" ./cmd/mcpkit && go build -o "$2/client" ./conformance/client' _ "$root" "$work"
+timed "go build" bash -c 'cd "$1" && go build -o "$2/mcpkit" ./cmd/mcpkit && go build -o "$2/client" ./conformance/client && go build -o "$2/rrproxy" ./internal/cmd/rrproxy' _ "$root" "$work"
+
+# start_server LOG CMD...: starts CMD in the background, its stderr and
+# stdout to LOG, and waits until it logs the URL it serves (serve's
+# url=http://..., rrproxy's "listening on http://...") and answers HTTP;
+# sets started_url and started_pid.
+started_url=""
+started_pid=""
+start_server() {
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 &
+	started_pid=$!
+	pids+=("$started_pid")
+	started_url=""
+	for _ in $(seq 1 600); do
+		started_url=$(grep -o -e 'url=http://[^ ]*' -e 'listening on http://[^ ]*' "$log" | head -n 1 | sed 's/^url=//; s/^listening on //' || true)
+		[ -n "$started_url" ] && break
+		if ! kill -0 "$started_pid" 2>/dev/null; then
+			echo "$1 exited:" >&2
+			cat "$log" >&2
+			exit 1
+		fi
+		sleep 0.05
+	done
+	if [ -z "$started_url" ]; then
+		echo "$1 did not report its URL:" >&2
+		cat "$log" >&2
+		exit 1
+	fi
+	# Wait until it answers HTTP (any status: a bare GET is refused with 400).
+	for _ in $(seq 1 100); do
+		curl -s -o /dev/null --max-time 2 "$started_url" && break
+		sleep 0.05
+	done
+}
 
 # Port 0: the kernel picks a free port, and serve logs the URL it got.
 echo "== conformance: mcpkit serve --http 127.0.0.1:0"
-"$work/mcpkit" serve --http 127.0.0.1:0 2>"$work/server.log" &
-server_pid=$!
-url=""
-for _ in $(seq 1 600); do
-	url=$(grep -o 'url=http://[^ ]*' "$work/server.log" | head -n 1 | cut -d= -f2- || true)
-	[ -n "$url" ] && break
-	if ! kill -0 "$server_pid" 2>/dev/null; then
-		echo "mcpkit serve exited:" >&2
-		cat "$work/server.log" >&2
-		exit 1
-	fi
-	sleep 0.05
-done
-if [ -z "$url" ]; then
-	echo "mcpkit serve did not report its URL:" >&2
-	cat "$work/server.log" >&2
-	exit 1
-fi
-# Wait until it answers HTTP (any status: a bare GET is refused with 400).
-for _ in $(seq 1 100); do
-	curl -s -o /dev/null --max-time 2 "$url" && break
-	sleep 0.05
-done
+start_server "$work/server.log" "$work/mcpkit" serve --http 127.0.0.1:0
+url=$started_url
+server_pid=$started_pid
 echo "   serving $url (pid $server_pid)"
 
 failed=()
@@ -117,6 +143,40 @@ suite() {
 suite server-0.1.16 conformance-016 server --url "$url" --suite all
 suite server-0.2.0-alpha.12 conformance-02 server --url "$url" --suite active --spec-version 2025-11-25
 suite server-0.2.0-alpha.12-2026-07-28 conformance-02 server --url "$url" --suite all --spec-version 2026-07-28
+
+# The same three server runs against 3 replicas of `mcpkit serve --http
+# --redis` on one Redis, behind a round-robin proxy that sends every
+# request to the next replica (no stickiness): each session is served by
+# all three. The baseline is the same.
+replicated_start=$SECONDS
+if [ -z "${MCPKIT_REDIS_ADDR:-}" ]; then
+	echo "== conformance: redis-server (scripts/redis.sh)"
+	. "$root/scripts/redis.sh"
+	mcpkit_redis_start
+	# The replicas are stopped before their Redis.
+	trap 'cleanup; mcpkit_redis_stop' EXIT
+fi
+prefix="mcpkit-conformance-$$:"
+replica_pids=()
+backends=()
+for i in 1 2 3; do
+	echo "== conformance: mcpkit serve --http 127.0.0.1:0 --redis redis://$MCPKIT_REDIS_ADDR/0 (replica $i)"
+	start_server "$work/replica$i.log" "$work/mcpkit" serve --http 127.0.0.1:0 --redis "redis://$MCPKIT_REDIS_ADDR/0" --redis-prefix "$prefix"
+	replica_pids+=("$started_pid")
+	backends+=("${started_url%/mcp}")
+	echo "   serving $started_url (pid $started_pid)"
+done
+echo "== conformance: rrproxy ${backends[*]}"
+start_server "$work/rrproxy.log" "$work/rrproxy" -listen 127.0.0.1:0 "${backends[@]}"
+proxy_pid=$started_pid
+proxy_url=$started_url/mcp
+echo "   proxying $proxy_url (pid $proxy_pid)"
+
+suite server-0.1.16-replicated conformance-016 server --url "$proxy_url" --suite all
+suite server-0.2.0-alpha.12-replicated conformance-02 server --url "$proxy_url" --suite active --spec-version 2025-11-25
+suite server-0.2.0-alpha.12-2026-07-28-replicated conformance-02 server --url "$proxy_url" --suite all --spec-version 2026-07-28
+echo "-- replicated server runs (3 replicas on Redis behind rrproxy): $((SECONDS - replicated_start)) s"
+
 suite client-0.2.0-alpha.12 conformance-02 client --command "$work/client" --suite all --spec-version 2025-11-25
 suite client-0.2.0-alpha.12-2026-07-28 conformance-02 client --command "$work/client" --suite all --spec-version 2026-07-28
 suite client-0.2.0-alpha.12-extensions conformance-02 client --command "$work/client" --suite extensions
@@ -127,10 +187,22 @@ if ! kill -0 "$server_pid" 2>/dev/null; then
 	echo "mcpkit serve died during the run:" >&2
 	failed+=("server")
 fi
+for i in 1 2 3; do
+	if ! kill -0 "${replica_pids[$((i - 1))]}" 2>/dev/null; then
+		echo "mcpkit serve --redis (replica $i) died during the run:" >&2
+		failed+=("replica$i")
+	fi
+done
+if ! kill -0 "$proxy_pid" 2>/dev/null; then
+	echo "rrproxy died during the run:" >&2
+	failed+=("rrproxy")
+fi
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "== conformance: FAILED: ${failed[*]} (baseline: conformance/baseline.yml)" >&2
-	echo "--- mcpkit serve log (last 50 lines):" >&2
-	tail -n 50 "$work/server.log" >&2
+	for log in server replica1 replica2 replica3 rrproxy; do
+		echo "--- $log log (last 50 lines):" >&2
+		tail -n 50 "$work/$log.log" >&2
+	done
 	exit 1
 fi
 echo "== conformance: passed (every failure is in conformance/baseline.yml)"

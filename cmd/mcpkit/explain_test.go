@@ -123,7 +123,7 @@ Server:
 
 	_, out, _ = runCLI(t, "", "serve", "--help")
 	for _, part := range []string{
-		"Usage:\n  mcpkit serve [--log-level LEVEL] [--http ADDR [layout and limit flags]]\n",
+		"Usage:\n  mcpkit serve [--log-level LEVEL] [--http ADDR [layout and limit flags] [--redis URL | --redis-cluster ADDRS]]\n",
 		"\nLayout, with --http:\n  --http ADDR\n        serve Streamable HTTP on ADDR (such as 127.0.0.1:8080) instead of stdio\n  --path PATH\n        with --http, the PATH of the MCP endpoint (default /mcp)\n",
 		"\nLimits, with --http:\n  --max-sessions int\n        with --http, the most sessions open at once (default 10000)\n",
 		"  --max-header-bytes int\n        with --http, the most bytes of headers a request may have (431 past it)\n        (default 262144)\n",

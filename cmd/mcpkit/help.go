@@ -47,12 +47,16 @@ var helpTopics = map[string]helpTopic{
 		text:    "Print mcpkit's module version (\"(devel)\" when built from a source tree without version information) and the Go version and platform it was built for.",
 	},
 	"serve": {
-		usage:   "serve [--log-level LEVEL] [--http ADDR [layout and limit flags]]",
+		usage:   "serve [--log-level LEVEL] [--http ADDR [layout and limit flags] [--redis URL | --redis-cluster ADDRS]]",
 		summary: "run the reference server on stdio, or over Streamable HTTP with --http",
 		text: "Run the reference server (every feature of mcpkit and every fixture of the MCP conformance suite) on stdin and stdout, " +
 			"or with --http over Streamable HTTP at http://ADDR/mcp " +
 			"(https://modelcontextprotocol.io/specification/2025-11-25/basic/transports). " +
-			"Logs go to stderr. SIGINT or SIGTERM stops it; over HTTP, requests in flight get --shutdown-timeout to finish.",
+			"Logs go to stderr. SIGINT or SIGTERM stops it; over HTTP, requests in flight get --shutdown-timeout to finish. " +
+			"With --redis URL (or --redis-cluster ADDRS), sessions, their SSE events, tasks and the messages between replicas live in Redis, " +
+			"so that several `mcpkit serve --http --redis` replicas behind any load balancer, sticky or not, serve every session; " +
+			"it exits at once if Redis does not answer PING within --redis-timeout, and --max-sessions and --idle-timeout then hold across the replicas. " +
+			"The HTTP+SSE transport of --sse-path keeps its sessions in the memory of the replica that holds the stream.",
 	},
 	"tools": {
 		usage:   "tools list|call ...",
@@ -149,6 +153,7 @@ var flagSections = []struct {
 	{"Layout, with --http", []string{"http", "path", "stateless", "json-response", "allowed-origin"}},
 	{"Limits, with --http", []string{"max-sessions", "idle-timeout", "conn-idle-timeout", "read-header-timeout", "max-header-bytes", "shutdown-timeout"}},
 	{"OAuth resource server, with --http", []string{"auth-issuer", "auth-audience", "auth-scopes", "auth-jwks-url"}},
+	{"Replicas on Redis, with --http", []string{"redis", "redis-cluster", "redis-prefix", "redis-timeout"}},
 }
 
 // subcommands returns the subcommands of group, in a fixed order.

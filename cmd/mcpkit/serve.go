@@ -21,6 +21,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 	"github.com/mcpkit/mcpkit/mcpsse"
+	"github.com/mcpkit/mcpkit/redisstore"
 )
 
 // serveFlags are the options of `mcpkit serve`: stdio by default, or
@@ -52,6 +53,11 @@ type serveFlags struct {
 	// set up.
 	otel bool
 	tel  *serveTelemetry
+
+	// redis shares the server's state through Redis (redis.go); rb is
+	// what it connected.
+	redis redisFlags
+	rb    *redisBackend
 }
 
 // The defaults of serve --http's connection limits.
@@ -100,6 +106,10 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.StringVar(&f.authScopes, "auth-scopes", "", "with --auth-issuer, the `SCOPES` (comma-separated) every request's token must grant")
 	fs.StringVar(&f.authJWKSURL, "auth-jwks-url", "", "with --auth-issuer, where the issuer's signing keys are (`URL`); if empty, the jwks_uri of its metadata")
 	fs.BoolVar(&f.otel, "otel", false, "export traces and metrics with OTLP over HTTP, configured by the standard OTEL_* environment variables (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318)")
+	fs.StringVar(&f.redis.url, "redis", "", "with --http, keep sessions, SSE events, tasks and the replicas' messages in the Redis at `URL` (redis://[USER:PASSWORD@]HOST:PORT/DB), so that replicas of this server behind any load balancer serve every session; the HTTP+SSE transport (--sse-path) stays in each replica's memory (not with --stateless)")
+	fs.StringVar(&f.redis.cluster, "redis-cluster", "", "as --redis, on the Redis Cluster whose seed addresses are `ADDRS` (host:port,host:port,...)")
+	fs.StringVar(&f.redis.prefix, "redis-prefix", redisstore.DefaultPrefix, "with --redis or --redis-cluster, the `PREFIX` of every key and channel: replicas with the same Redis and prefix share their sessions")
+	fs.DurationVar(&f.redis.timeout, "redis-timeout", defaultRedisTimeout, "with --redis or --redis-cluster, the most each call to Redis may take (the PING at start too); past it a request gets 503 with Retry-After")
 	return fs
 }
 
@@ -113,6 +123,9 @@ func serve(ctx context.Context, e *env, args []string) error {
 	}
 	if len(positional) > 0 {
 		return usagef("serve: unexpected argument %q", positional[0])
+	}
+	if err := f.redis.check(&f); err != nil {
+		return err
 	}
 	// A closed stderr (a client that closed the pipe, as mcp-go's stdio
 	// client does on Close) must not kill the server: the Go runtime
@@ -137,6 +150,13 @@ func serve(ctx context.Context, e *env, args []string) error {
 				logger.Warn("mcpkit serve: " + err.Error())
 			}
 		}()
+	}
+	if f.redis.on() {
+		if f.rb, err = dialRedis(ctx, &f.redis, &f, logger); err != nil {
+			return err
+		}
+		defer f.rb.close()
+		f.rb.server(sopts)
 	}
 	s := everything.NewServer(&everything.Options{ServerOptions: sopts})
 	if f.httpAddr != "" {
@@ -228,6 +248,11 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 		EventStore:     &mcphttp.MemoryEventStore{},
 		Logger:         logger,
 	}
+	redisName := ""
+	if f.rb != nil {
+		f.rb.handler(opts)
+		redisName = f.rb.name
+	}
 	mux := http.NewServeMux()
 	if f.authIssuer != "" {
 		rs, err := resourceServer(s, f, "http://"+ln.Addr().String()+f.path)
@@ -279,7 +304,7 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("mcpkit serve: serving the reference server", "transport", "http",
-		"url", "http://"+ln.Addr().String()+f.path, "http_sse", sseURL, "stateless", f.stateless, "json_response", f.jsonResponse,
+		"url", "http://"+ln.Addr().String()+f.path, "http_sse", sseURL, "stateless", f.stateless, "json_response", f.jsonResponse, "redis", redisName,
 		"server", everything.Name, "version", everything.Version)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

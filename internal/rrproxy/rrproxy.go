@@ -25,7 +25,17 @@ type Proxy struct {
 	down     map[int]bool
 	next     atomic.Uint64
 	rp       *httputil.ReverseProxy
+
+	transport *http.Transport
 }
+
+// maxIdleConnsPerBackend is how many idle connections to each backend
+// the proxy keeps for reuse.
+const maxIdleConnsPerBackend = 256
+
+// Close closes the proxy's idle connections to its backends; requests in
+// flight are not affected.
+func (p *Proxy) Close() { p.transport.CloseIdleConnections() }
 
 // New returns a Proxy over backends (base URLs such as
 // http://127.0.0.1:8081); a request's path and query are appended to the
@@ -45,14 +55,23 @@ func New(backends ...string) (*Proxy, error) {
 		}
 		p.backends = append(p.backends, u)
 	}
+	// Its own transport, keeping enough idle connections to each backend
+	// for a benchmark's concurrency (the default transport keeps 2 a
+	// host, and so opens a connection for most requests under load).
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = maxIdleConnsPerBackend
+	p.transport = t
 	p.rp = &httputil.ReverseProxy{
+		Transport: t,
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(r.In.Context().Value(backendKey{}).(*url.URL))
 			r.Out.Host = r.In.Host
 		},
 		FlushInterval: -1,
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
-			w.WriteHeader(http.StatusBadGateway)
+		// A backend that cannot be reached is a 502 naming why, so that a
+		// test's failure shows it.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, "rrproxy: "+err.Error(), http.StatusBadGateway)
 		},
 	}
 	return p, nil
@@ -90,6 +109,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("X-Rrproxy-Backend", p.backends[i].Host)
+	// The request's body is copied to the backend while its response
+	// comes back. By default an HTTP/1 server consumes and closes what is
+	// left of a request's body when the response's header is written, so
+	// a backend answering as soon as it has read the last byte (as an MCP
+	// server does) raced the copy: the copy's next read failed, the
+	// transport closed the backend's connection, and the response was
+	// cut mid-stream. Full duplex leaves the body to the copy.
+	_ = http.NewResponseController(w).EnableFullDuplex()
 	p.rp.ServeHTTP(w, r.WithContext(contextWithBackend(r, p.backends[i])))
 }
 

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcphttp"
+	"github.com/mcpkit/mcpkit/redisstore"
+	"github.com/redis/go-redis/v9"
+)
+
+// defaultRedisTimeout bounds each call serve --redis makes to Redis,
+// the PING at start included (redisstore.DefaultTimeout).
+const defaultRedisTimeout = redisstore.DefaultTimeout
+
+// redisFlags are serve's --redis, --redis-cluster, --redis-prefix and
+// --redis-timeout: with one of the first two, the server's state lives in
+// Redis, so that replicas of `mcpkit serve --http` behind any load
+// balancer serve every session
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+type redisFlags struct {
+	url     string
+	cluster string
+	prefix  string
+	timeout time.Duration
+}
+
+// on reports whether a Redis was asked for.
+func (f *redisFlags) on() bool { return f.url != "" || f.cluster != "" }
+
+// check refuses the flag combinations serve cannot honour, as usage
+// errors.
+func (f *redisFlags) check(sf *serveFlags) error {
+	if !f.on() {
+		return nil
+	}
+	switch {
+	case f.url != "" && f.cluster != "":
+		return usagef("serve: --redis and --redis-cluster: give one (a Redis Cluster is reached through its seed addresses alone)")
+	case sf.httpAddr == "":
+		return usagef("serve: --redis and --redis-cluster need --http: over stdio the server has one client and nothing to share")
+	case sf.stateless:
+		return usagef("serve: --redis and --redis-cluster do not go with --stateless: a stateless server keeps no sessions to share")
+	case sf.idleTimeout <= 0:
+		return usagef("serve: --idle-timeout %v: with --redis sessions expire by Redis's clock, so it must be positive", sf.idleTimeout)
+	case f.timeout <= 0:
+		return usagef("serve: --redis-timeout %v: it must be positive", f.timeout)
+	case strings.ContainsAny(f.prefix, "{}"):
+		return usagef("serve: --redis-prefix %q: it must not contain '{' or '}' (the keys' hash tags)", f.prefix)
+	}
+	return nil
+}
+
+// redisBackend is what serve --redis shares through one Redis client:
+// the session store and the Bus (given to the mcp.Server), the event
+// store (given to the mcphttp.Handler) and the task store.
+type redisBackend struct {
+	rdb      redis.UniversalClient
+	name     string // where Redis is, without credentials, for the logs
+	sessions *redisstore.SessionStore
+	events   *redisstore.EventStore
+	tasks    *redisstore.TaskStore
+	bus      *redisstore.Bus
+}
+
+// dialRedis connects to the Redis of f and PINGs it within f.timeout; an
+// unreachable Redis is an error, so that serve exits at once rather than
+// answer every request with 503. sf supplies the session cap and the idle
+// timeout, which become the store's (cluster-wide); logger receives a
+// panic of a Bus subscriber.
+func dialRedis(ctx context.Context, f *redisFlags, sf *serveFlags, logger *slog.Logger) (*redisBackend, error) {
+	var rdb redis.UniversalClient
+	var name string
+	if f.url != "" {
+		o, err := redis.ParseURL(f.url)
+		if err != nil {
+			return nil, usagef("serve: --redis %q: %v", f.url, err)
+		}
+		// The stores bound every call with their context's deadline,
+		// which go-redis honours only when told to.
+		o.ContextTimeoutEnabled = true
+		o.DisableIdentity = true
+		rdb = redis.NewClient(o)
+		name = f.url
+		if u, err := url.Parse(f.url); err == nil {
+			name = u.Redacted() // the password, if any, is not logged
+		}
+	} else {
+		var addrs []string
+		for a := range strings.SplitSeq(f.cluster, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				addrs = append(addrs, a)
+			}
+		}
+		if len(addrs) == 0 {
+			return nil, usagef("serve: --redis-cluster %q names no address (want host:port,host:port)", f.cluster)
+		}
+		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true, DisableIdentity: true})
+		name = "redis-cluster " + strings.Join(addrs, ",")
+	}
+	pctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("serve: Redis at %s did not answer PING within --redis-timeout %v: %w", name, f.timeout, err)
+	}
+	b := &redisBackend{rdb: rdb, name: name}
+	var err error
+	b.sessions, err = redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{
+		Prefix: f.prefix, Timeout: f.timeout, IdleTimeout: sf.idleTimeout, MaxSessions: sf.maxSessions,
+	})
+	if err == nil {
+		b.events, err = redisstore.NewEventStore(rdb, &redisstore.EventOptions{Prefix: f.prefix, Timeout: f.timeout, TTL: sf.idleTimeout})
+	}
+	if err == nil {
+		b.tasks, err = redisstore.NewTaskStore(rdb, &redisstore.TaskOptions{Prefix: f.prefix, Timeout: f.timeout})
+	}
+	if err == nil {
+		b.bus, err = redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: f.prefix, Timeout: f.timeout, Logger: logger})
+	}
+	if err != nil {
+		rdb.Close()
+		if errors.Is(err, redisstore.ErrBadPrefix) {
+			return nil, usagef("serve: --redis-prefix %q: %v", f.prefix, err)
+		}
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	return b, nil
+}
+
+// server sets the server's shared stores.
+func (b *redisBackend) server(o *mcp.ServerOptions) {
+	o.SessionStore = b.sessions
+	o.Bus = b.bus
+	o.Tasks.Store = b.tasks
+}
+
+// handler sets the handler's event store.
+func (b *redisBackend) handler(o *mcphttp.Options) {
+	o.EventStore = b.events
+}
+
+// close closes the client, once the server is done with it.
+func (b *redisBackend) close() error { return b.rdb.Close() }
