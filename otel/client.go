@@ -75,13 +75,12 @@ func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddlew
 	pr := cfg.peer()
 	return func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
 		return func(ctx context.Context, r *mcp.ClientRequest) (any, error) {
-			p := readParams(r.Params)
-			ctx, links := ins.extract(ctx, p.meta)
+			ctx, links := ins.extract(ctx, metaOf(r.Params))
 			version := ""
 			if r.Session != nil {
 				version = r.Session.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, p: p, version: version, network: pr.attrs})
+			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, raw: r.Params, version: version, network: pr.attrs})
 			defer o.endPanic(ctx)
 			res, err := next(ctx, r)
 			out := outcomeOf(err, true)

@@ -31,18 +31,33 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string that starts at b[i]
-// (b[i] == '"').
+// (b[i] == '"'). A quote ends the string when an even number of
+// backslashes precede it; bytes.IndexByte finds the candidates, so a long
+// value such as a traceparent costs a few instructions, not one loop
+// iteration a byte.
 func skipString(b []byte, i int) (int, error) {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, nil
+	start := i + 1
+	for j := start; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			break
 		}
+		j += q
+		k := j
+		for k > start && b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j + 1, nil
+		}
+		j++
 	}
-	return i, errSyntax
+	return len(b), errSyntax
 }
+
+// structural marks the bytes that skipValue stops at inside an object or
+// array: strings and brackets.
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // skipValue returns the index just past the value that starts at b[i].
 // It checks only what it needs to find the end: brackets balance outside
@@ -57,14 +72,15 @@ func skipValue(b []byte, i int) (int, error) {
 		return skipString(b, i)
 	case '{', '[':
 		depth := 0
-		for ; i < len(b); i++ {
+		for i < len(b) {
 			switch b[i] {
 			case '"':
 				end, err := skipString(b, i)
 				if err != nil {
 					return end, err
 				}
-				i = end - 1
+				i = end
+				continue
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -72,6 +88,8 @@ func skipValue(b []byte, i int) (int, error) {
 				if depth == 0 {
 					return i + 1, nil
 				}
+			}
+			for i++; i < len(b) && !structural[b[i]]; i++ {
 			}
 		}
 		return i, errSyntax
@@ -204,6 +222,26 @@ func readParams(params []byte) paramsInfo {
 		return true
 	})
 	return p
+}
+
+// metaOf is params._meta when it is an object, else nil. It reads no
+// further than _meta: the trace context is all an operation that does not
+// record needs, and an instrumented client writes _meta first.
+func metaOf(params []byte) []byte {
+	var meta []byte
+	if len(params) == 0 {
+		return nil
+	}
+	_ = members(params, func(key, value []byte) bool {
+		if keyIs(key, "_meta") {
+			if len(value) > 0 && value[0] == '{' {
+				meta = value
+			}
+			return false
+		}
+		return true
+	})
+	return meta
 }
 
 // metaCarrier reads the string members of a raw _meta object for a

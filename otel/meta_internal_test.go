@@ -58,3 +58,27 @@ func TestReadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestMetaOf checks that metaOf finds the top-level _meta object wherever
+// it is, never a nested one, and reads no further than it.
+func TestMetaOf(t *testing.T) {
+	tests := []struct{ params, want string }{
+		{`{"_meta":{"traceparent":"tp"},"name":"echo","arguments":{}}`, `{"traceparent":"tp"}`},
+		{`{"arguments":{"name":"inner","_meta":{"a":"\"}"}},"name":"t","_meta":{"b":[1,{"c":"]"}]}}`, `{"b":[1,{"c":"]"}]}`},
+		{` { "\u005fmeta" : {} } `, `{}`},
+		// Nothing after _meta is read: a truncated tail does not matter.
+		{`{"_meta":{"x":1},"arguments":{"text":`, `{"x":1}`},
+		{`{"_meta":"s","name":"x"}`, ``},
+		{`{"name":"x"}`, ``},
+		{`{"arguments":{"_meta":{}}}`, ``},
+		{``, ``},
+		{`null`, ``},
+		{`[{"_meta":{}}]`, ``},
+		{`{"name":"x","_meta":`, ``},
+	}
+	for _, tt := range tests {
+		if got := metaOf([]byte(tt.params)); string(got) != tt.want {
+			t.Errorf("metaOf(%s) = %s, want %s", tt.params, got, tt.want)
+		}
+	}
+}

@@ -41,8 +41,7 @@ type served struct {
 func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, req *mcp.Request) (result any, err error) {
-			p := readParams(req.Params)
-			ctx, links := ins.extract(ctx, p.meta)
+			ctx, links := ins.extract(ctx, metaOf(req.Params))
 			network := networkPipe
 			if req.Extra != nil && req.Extra.Header != nil {
 				network = networkHTTP
@@ -51,7 +50,7 @@ func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 			if req.Session != nil && !req.Stateless() {
 				session = req.Session.ID()
 			}
-			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, p: p, version: req.ProtocolVersion, session: session, network: network})
+			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network})
 			if o.active {
 				ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
 			}

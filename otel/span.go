@@ -62,9 +62,8 @@ type op struct {
 // desc describes an operation for its attributes.
 type desc struct {
 	id jsonrpc.ID
-	// p is what params say; a sender leaves it to begin to read from raw,
-	// only when the operation records.
-	p                paramsInfo
+	// raw is the message's params, which begin reads only when the
+	// operation records or is measured.
 	raw              []byte
 	version, session string
 	network          []attribute.KeyValue
@@ -95,10 +94,8 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 		return ctx, o
 	}
 	o.start = time.Now()
-	if d.raw != nil {
-		d.p = readParams(d.raw)
-	}
-	d.p.decode()
+	p := readParams(d.raw)
+	p.decode()
 	attrs := make([]attribute.KeyValue, 0, 12+len(d.network))
 	attrs = append(attrs, semconv.McpMethodNameKey.String(method))
 	if d.id.IsValid() {
@@ -107,8 +104,8 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 	if d.session != "" {
 		attrs = append(attrs, semconv.McpSessionID(d.session))
 	}
-	if hasResourceURI(method) && d.p.uri != "" {
-		attrs = append(attrs, semconv.McpResourceURI(d.p.uri))
+	if hasResourceURI(method) && p.uri != "" {
+		attrs = append(attrs, semconv.McpResourceURI(p.uri))
 	}
 	// From here on, the attributes go on the histogram too.
 	nspan := len(attrs)
@@ -116,15 +113,15 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 		attrs = append(attrs, semconv.McpProtocolVersion(d.version))
 	}
 	switch {
-	case method == "tools/call" && d.p.name != "":
-		attrs = append(attrs, semconv.GenAIToolName(d.p.name), semconv.GenAIOperationNameExecuteTool)
-	case method == "prompts/get" && d.p.name != "":
-		attrs = append(attrs, semconv.GenAIPromptName(d.p.name))
+	case method == "tools/call" && p.name != "":
+		attrs = append(attrs, semconv.GenAIToolName(p.name), semconv.GenAIOperationNameExecuteTool)
+	case method == "prompts/get" && p.name != "":
+		attrs = append(attrs, semconv.GenAIPromptName(p.name))
 	}
 	attrs = append(attrs, d.network...)
 	o.metric = attrs[nspan:]
 	if recording {
-		if name := ins.spanName(method, &d.p); name != method {
+		if name := ins.spanName(method, &p); name != method {
 			o.span.SetName(name)
 		}
 		o.span.SetAttributes(attrs...)
