@@ -22,6 +22,8 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 )
 
 // cpuClock is the process's user and system CPU time so far.
@@ -45,7 +47,9 @@ func (discardProcessor) ForceFlush(context.Context) error                { retur
 // transport and over Streamable HTTP on 127.0.0.1, with tracing off (no middleware), on but unsampled
 // (NeverSample: spans are not recorded, the trace context still travels
 // in _meta), on and sampled (AlwaysSample, spans recorded and dropped),
-// the last two without metrics; and with metrics as well.
+// the last two without metrics; and with metrics as well. "noprovider" is
+// the middleware with OpenTelemetry's no-op providers, as when no SDK is
+// installed: no span context, nothing written into _meta.
 func BenchmarkToolsCall(b *testing.B) {
 	cases := []struct {
 		name    string
@@ -54,6 +58,7 @@ func BenchmarkToolsCall(b *testing.B) {
 	}{
 		{"off", nil, false},
 		{"passthrough", nil, true},
+		{"noprovider", nil, false},
 		{"unsampled", sdktrace.NeverSample(), false},
 		{"sampled", sdktrace.AlwaysSample(), false},
 		{"unsampled+metrics", sdktrace.NeverSample(), true},
@@ -61,18 +66,21 @@ func BenchmarkToolsCall(b *testing.B) {
 	}
 	for _, transport := range []string{"memory", "http"} {
 		for _, bc := range cases {
-			b.Run(transport+"/"+bc.name, func(b *testing.B) { benchToolsCall(b, transport, bc.sampler, bc.metrics) })
+			b.Run(transport+"/"+bc.name, func(b *testing.B) { benchToolsCall(b, transport, bc.name, bc.sampler, bc.metrics) })
 		}
 	}
 }
 
-func benchToolsCall(b *testing.B, transport string, sampler sdktrace.Sampler, metrics bool) {
+func benchToolsCall(b *testing.B, transport, name string, sampler sdktrace.Sampler, metrics bool) {
 	sopts, copts := &mcp.ServerOptions{}, &mcp.ClientOptions{ProtocolEra: mcp.EraSession}
 	if sampler == nil && metrics {
 		addPassthrough(sopts, copts)
 	}
-	if sampler != nil {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithSpanProcessor(discardProcessor{}))
+	if sampler != nil || name == "noprovider" {
+		var tp trace.TracerProvider = tracenoop.NewTracerProvider()
+		if sampler != nil {
+			tp = sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithSpanProcessor(discardProcessor{}))
+		}
 		opts := &mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider()}
 		if metrics {
 			opts.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))

@@ -30,9 +30,13 @@ func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.Sendin
 			}
 			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, network: pr.attrs})
 			defer o.endPanic(ctx)
-			m2 := *m
-			m2.Params = ins.inject(ctx, m.Params)
-			res, err := next(ctx, &m2)
+			sent := m
+			if params, ok := ins.inject(ctx, m.Params); ok {
+				m2 := *m
+				m2.Params = params
+				sent = &m2
+			}
+			res, err := next(ctx, sent)
 			if m.Method == "initialize" && err == nil {
 				o.setVersion(resultVersion(res))
 			}

@@ -111,9 +111,13 @@ func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
 			}
 			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, session: session, network: network})
 			defer o.endPanic(ctx)
-			m2 := *m
-			m2.Params = ins.inject(ctx, m.Params)
-			res, err := next(ctx, &m2)
+			sent := m
+			if params, ok := ins.inject(ctx, m.Params); ok {
+				m2 := *m
+				m2.Params = params
+				sent = &m2
+			}
+			res, err := next(ctx, sent)
 			out := outcomeOf(err, false)
 			if err == nil {
 				out = resultOutcome(m.Method, res)

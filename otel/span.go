@@ -309,25 +309,29 @@ func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.C
 	return out, nil
 }
 
-// inject returns params with the trace context of ctx in its _meta; on
-// params it cannot write into, params unchanged.
-func (ins *Instrumentation) inject(ctx context.Context, params json.RawMessage) json.RawMessage {
+// inject returns params with the trace context of ctx in its _meta, and
+// true; when there is nothing to write (no valid span context, no
+// baggage) or params cannot be written into, params unchanged and false.
+func (ins *Instrumentation) inject(ctx context.Context, params json.RawMessage) (json.RawMessage, bool) {
 	var out json.RawMessage
 	var err error
+	n := 0
 	if ins.w3c {
 		// A carrier that no interface sees stays on the stack.
 		var c injectCarrier
 		injectW3C(ctx, &c)
+		n = c.len()
 		out, err = injectMeta(params, &c)
 	} else {
 		c := new(injectCarrier)
 		ins.prop.Inject(ctx, c)
+		n = c.len()
 		out, err = injectMeta(params, c)
 	}
-	if err != nil {
-		return params
+	if err != nil || n == 0 {
+		return params, false
 	}
-	return out
+	return out, true
 }
 
 // startOf is when an operation started, for a session's duration: now
