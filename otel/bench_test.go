@@ -240,17 +240,20 @@ func BenchmarkServerToolsCall(b *testing.B) {
 // (passthrough), instrumented with ParentBased(AlwaysSample) and an
 // incoming traceparent that says not sampled (unsampled) or sampled
 // (sampled), spans dropped by discardProcessor, metrics off.
+// "unsampled-follow" is unsampled with Options.FollowUnsampledParent.
 var serverCases = []serverCase{
-	{"off", nil, "00"},
-	{"passthrough", nil, "00"},
-	{"unsampled", sdktrace.ParentBased(sdktrace.AlwaysSample()), "00"},
-	{"sampled", sdktrace.ParentBased(sdktrace.AlwaysSample()), "01"},
+	{"off", nil, "00", false},
+	{"passthrough", nil, "00", false},
+	{"unsampled", sdktrace.ParentBased(sdktrace.AlwaysSample()), "00", false},
+	{"unsampled-follow", sdktrace.ParentBased(sdktrace.AlwaysSample()), "00", true},
+	{"sampled", sdktrace.ParentBased(sdktrace.AlwaysSample()), "01", false},
 }
 
 type serverCase struct {
 	name    string
 	sampler sdktrace.Sampler // nil: not instrumented
 	flags   string           // the traceparent's flags
+	follow  bool             // Options.FollowUnsampledParent
 }
 
 // newBenchServer returns the echo server of the server-side benchmarks,
@@ -262,7 +265,7 @@ func newBenchServer(b *testing.B, bc serverCase) *mcp.Server {
 	}
 	if bc.sampler != nil {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(bc.sampler), sdktrace.WithSpanProcessor(discardProcessor{}))
-		ins, err := mcpotel.New(&mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider()})
+		ins, err := mcpotel.New(&mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), FollowUnsampledParent: bc.follow})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -79,12 +79,18 @@ func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddlew
 	pr := cfg.peer()
 	return func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
 		return func(ctx context.Context, r *mcp.ClientRequest) (any, error) {
-			ctx, links := ins.extract(ctx, metaOf(r.Params))
+			meta := readMeta(r.Params)
+			ctx, links, follow := ins.extract(ctx, &meta)
+			if follow && !ins.serverOp.Enabled(ctx) {
+				// No span and no measure: the handler runs under the
+				// remote span context, and there is nothing to end.
+				return next(ctx, r)
+			}
 			version := ""
 			if r.Session != nil {
 				version = r.Session.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, raw: r.Params, version: version, network: pr.attrs})
+			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, raw: r.Params, version: version, network: pr.attrs, follow: follow})
 			defer o.endPanic(ctx)
 			res, err := next(ctx, r)
 			out := outcomeOf(err, true)

@@ -59,11 +59,12 @@ func TestReadParams(t *testing.T) {
 	}
 }
 
-// TestMetaOf checks that metaOf finds the top-level _meta object wherever
-// it is, never a nested one, and reads no further than it.
-func TestMetaOf(t *testing.T) {
+// TestReadMeta checks that readMeta finds the top-level _meta object
+// wherever it is, never a nested one, reads no further than it, and finds
+// the W3C keys in it.
+func TestReadMeta(t *testing.T) {
 	tests := []struct{ params, want string }{
-		{`{"_meta":{"traceparent":"tp"},"name":"echo","arguments":{}}`, `{"traceparent":"tp"}`},
+		{`{"_meta":{"progressToken":"tp"},"name":"echo","arguments":{}}`, `{"progressToken":"tp"}`},
 		{`{"arguments":{"name":"inner","_meta":{"a":"\"}"}},"name":"t","_meta":{"b":[1,{"c":"]"}]}}`, `{"b":[1,{"c":"]"}]}`},
 		{` { "\u005fmeta" : {} } `, `{}`},
 		// Nothing after _meta is read: a truncated tail does not matter.
@@ -77,8 +78,12 @@ func TestMetaOf(t *testing.T) {
 		{`{"name":"x","_meta":`, ``},
 	}
 	for _, tt := range tests {
-		if got := metaOf([]byte(tt.params)); string(got) != tt.want {
-			t.Errorf("metaOf(%s) = %s, want %s", tt.params, got, tt.want)
+		if got := readMeta([]byte(tt.params)); string(got.raw) != tt.want || got.w3c[0] != nil || got.w3c[1] != nil || got.w3c[2] != nil {
+			t.Errorf("readMeta(%s) = %s %q, want %s", tt.params, got.raw, got.w3c, tt.want)
 		}
+	}
+	m := readMeta([]byte(`{"name":"x","_meta":{"baggage":"b=1","traceparent":"old","x":{"traceparent":"inner"},"\u0074raceparent":"tp","tracestate":"ts"},"arguments":{}}`))
+	if string(m.w3c[0]) != `"tp"` || string(m.w3c[1]) != `"ts"` || string(m.w3c[2]) != `"b=1"` {
+		t.Errorf("W3C values %q, want the last traceparent (its key escaped), tracestate and baggage", m.w3c)
 	}
 }

@@ -25,7 +25,7 @@ func BenchmarkServerMiddleware(b *testing.B) {
 				h = func(ctx context.Context, req *mcp.Request) (any, error) { return next(ctx, req) }
 			case bc.sampler != nil:
 				tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(bc.sampler), sdktrace.WithSpanProcessor(discardProcessor{}))
-				ins, err := mcpotel.New(&mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider()})
+				ins, err := mcpotel.New(&mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), FollowUnsampledParent: bc.follow})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -41,7 +41,13 @@ type served struct {
 func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, req *mcp.Request) (result any, err error) {
-			ctx, links := ins.extract(ctx, metaOf(req.Params))
+			meta := readMeta(req.Params)
+			ctx, links, follow := ins.extract(ctx, &meta)
+			if follow && req.Method != "initialize" && !ins.serverOp.Enabled(ctx) {
+				// No span and no measure: the handler runs under the
+				// remote span context, and there is nothing to end.
+				return next(ctx, req)
+			}
 			network := networkPipe
 			if req.Extra != nil && req.Extra.Header != nil {
 				network = networkHTTP
@@ -50,7 +56,7 @@ func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 			if req.Session != nil && !req.Stateless() {
 				session = req.Session.ID()
 			}
-			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network})
+			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow})
 			if o.active {
 				ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
 			}

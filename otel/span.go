@@ -67,6 +67,9 @@ type desc struct {
 	raw              []byte
 	version, session string
 	network          []attribute.KeyValue
+	// follow is set when ctx carries an unsampled remote parent that
+	// Options.FollowUnsampledParent says to follow: no span is started.
+	follow bool
 }
 
 // begin starts the span of an operation whose parent is in ctx; links are
@@ -83,9 +86,13 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 		startOpts = ins.serverStart
 		hist = ins.serverOp.Float64Histogram
 	}
-	if len(links) > 0 {
+	switch {
+	case d.follow:
+		// The remote span context, non-recording, stands for the span.
+		o.span = trace.SpanFromContext(ctx)
+	case len(links) > 0:
 		ctx, o.span = ins.tracer.Start(ctx, method, startOpts[0], trace.WithLinks(links...))
-	} else {
+	default:
 		ctx, o.span = ins.tracer.Start(ctx, method, startOpts...)
 	}
 	recording := o.span.IsRecording()
@@ -286,27 +293,33 @@ func resultOutcome(method string, result any) outcome {
 // extracted from MCP params._meta as a parent for MCP server span and
 // SHOULD link current ambient context, if it's present"
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation).
-func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.Context, []trace.Link) {
-	if len(meta) == 0 {
-		return ctx, nil
+// follow reports that the remote parent is valid and unsampled and that
+// Options.FollowUnsampledParent says to start no span under it; links are
+// then not looked for, no span being started to carry them.
+func (ins *Instrumentation) extract(ctx context.Context, m *metaInfo) (_ context.Context, links []trace.Link, follow bool) {
+	if len(m.raw) == 0 {
+		return ctx, nil, false
 	}
 	var out context.Context
 	if ins.w3c {
-		out = extractW3C(ctx, meta)
+		out = extractW3CMeta(ctx, m)
 	} else {
-		out = ins.prop.Extract(ctx, &metaCarrier{raw: meta})
+		out = ins.prop.Extract(ctx, &metaCarrier{raw: m.raw})
 	}
 	remote := trace.SpanContextFromContext(out)
 	if !remote.IsValid() {
 		// Nothing to link to: the ambient context, if any, is the parent.
-		return out, nil
+		return out, nil, false
+	}
+	if ins.followUnsampled && !remote.IsSampled() && remote.IsRemote() {
+		return out, nil, true
 	}
 	// The lookup of the ambient span walks the whole chain of contexts:
 	// only a valid remote parent makes it worth it.
 	if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(remote) {
-		return out, []trace.Link{{SpanContext: ambient}}
+		return out, []trace.Link{{SpanContext: ambient}}, false
 	}
-	return out, nil
+	return out, nil, false
 }
 
 // inject returns params with the trace context of ctx in its _meta, and

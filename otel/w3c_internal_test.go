@@ -178,7 +178,11 @@ func TestExtractLinksAmbient(t *testing.T) {
 			{"neither", context.Background(), `{}`, trace.TraceID{}, false},
 		}
 		for _, tt := range tests {
-			out, links := ins.extract(tt.ctx, []byte(tt.meta))
+			m := readMeta([]byte(`{"_meta":` + tt.meta + `}`))
+			if tt.meta == "" {
+				m = readMeta(nil)
+			}
+			out, links, _ := ins.extract(tt.ctx, &m)
 			if got := trace.SpanContextFromContext(out).TraceID(); got != tt.parentTID {
 				t.Errorf("%v, %s: parent trace %v, want %v", prop, tt.name, got, tt.parentTID)
 			}
@@ -231,7 +235,8 @@ func BenchmarkExtractParams(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if !trace.SpanContextFromContext(extractW3C(ctx, metaOf(params))).IsValid() {
+		m := readMeta(params)
+		if !trace.SpanContextFromContext(extractW3CMeta(ctx, &m)).IsValid() {
 			b.Fatal("no remote span context")
 		}
 	}
