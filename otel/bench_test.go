@@ -50,6 +50,8 @@ func (discardProcessor) ForceFlush(context.Context) error                { retur
 // the last two without metrics; and with metrics as well. "noprovider" is
 // the middleware with OpenTelemetry's no-op providers, as when no SDK is
 // installed: no span context, nothing written into _meta.
+// "unsampled-follow" is ParentBased(NeverSample) with
+// Options.FollowUnsampledParent: the server starts no span.
 func BenchmarkToolsCall(b *testing.B) {
 	cases := []struct {
 		name    string
@@ -60,6 +62,7 @@ func BenchmarkToolsCall(b *testing.B) {
 		{"passthrough", nil, true},
 		{"noprovider", nil, false},
 		{"unsampled", sdktrace.NeverSample(), false},
+		{"unsampled-follow", sdktrace.ParentBased(sdktrace.NeverSample()), false},
 		{"sampled", sdktrace.AlwaysSample(), false},
 		{"unsampled+metrics", sdktrace.NeverSample(), true},
 		{"sampled+metrics", sdktrace.AlwaysSample(), true},
@@ -81,7 +84,7 @@ func benchToolsCall(b *testing.B, transport, name string, sampler sdktrace.Sampl
 		if sampler != nil {
 			tp = sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithSpanProcessor(discardProcessor{}))
 		}
-		opts := &mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider()}
+		opts := &mcpotel.Options{TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), FollowUnsampledParent: name == "unsampled-follow"}
 		if metrics {
 			opts.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 		}
