@@ -51,7 +51,9 @@ func (discardProcessor) ForceFlush(context.Context) error                { retur
 // the middleware with OpenTelemetry's no-op providers, as when no SDK is
 // installed: no span context, nothing written into _meta.
 // "unsampled-follow" is ParentBased(NeverSample) with
-// Options.FollowUnsampledParent: the server starts no span.
+// Options.FollowUnsampledParent: the server starts no span. "metaonly" is
+// no instrumentation but a client middleware that writes a traceparent
+// into _meta: what package mcp spends on a request that carries one.
 func BenchmarkToolsCall(b *testing.B) {
 	cases := []struct {
 		name    string
@@ -61,6 +63,7 @@ func BenchmarkToolsCall(b *testing.B) {
 		{"off", nil, false},
 		{"passthrough", nil, true},
 		{"noprovider", nil, false},
+		{"metaonly", nil, false},
 		{"unsampled", sdktrace.NeverSample(), false},
 		{"unsampled-follow", sdktrace.ParentBased(sdktrace.NeverSample()), false},
 		{"sampled", sdktrace.AlwaysSample(), false},
@@ -78,6 +81,9 @@ func benchToolsCall(b *testing.B, transport, name string, sampler sdktrace.Sampl
 	sopts, copts := &mcp.ServerOptions{}, &mcp.ClientOptions{ProtocolEra: mcp.EraSession}
 	if sampler == nil && metrics {
 		addPassthrough(sopts, copts)
+	}
+	if name == "metaonly" {
+		copts.SendingMiddleware = append(copts.SendingMiddleware, addMeta)
 	}
 	if sampler != nil || name == "noprovider" {
 		var tp trace.TracerProvider = tracenoop.NewTracerProvider()
@@ -141,6 +147,20 @@ func benchToolsCall(b *testing.B, transport, name string, sampler sdktrace.Sampl
 		}
 	}
 	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+}
+
+// addMeta is client middleware that writes an unsampled traceparent into
+// the params of what the client sends, as the instrumentation would, and
+// does nothing else: what carrying _meta costs package mcp on both sides.
+func addMeta(next mcp.SendHandler) mcp.SendHandler {
+	return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
+		if len(m.Params) < 3 || m.Params[0] != '{' || m.Params[1] != '"' {
+			return next(ctx, m) // not an object with members, as tools/call's are
+		}
+		m2 := *m
+		m2.Params = append([]byte(`{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"},`), m.Params[1:]...)
+		return next(ctx, &m2)
+	}
 }
 
 // addPassthrough gives each side middleware that only calls next, in the

@@ -46,22 +46,21 @@ type Options struct {
 	ResourceURIInSpanName bool
 	// FollowUnsampledParent lets the middleware that handles what a side
 	// receives (ServerMiddleware, ClientMiddleware) start no span when
-	// the trace context in params._meta is valid and says not sampled:
-	// the handler then runs under that remote span context, which is
-	// non-recording and carries the not-sampled decision on to whatever
-	// the handler calls or sends. That is the decision a sampler that
-	// follows a remote parent makes, sdktrace.ParentBased with its default
-	// for an unsampled remote parent (sdktrace's default sampler), so the
-	// spans recorded are the same; what is saved is the TracerProvider's
-	// Start of a span that records nothing, about half of what an
-	// unsampled operation costs
-	// (https://www.w3.org/TR/trace-context/#sampled-flag). Two things
-	// differ: no span id is made for the unrecorded span, so what the
-	// handler propagates names the client's span as its parent; and the
-	// TracerProvider never sees the operation (a sampler that records
-	// children of unsampled parents, or counts what it is asked, is
-	// bypassed). Set it only when the TracerProvider's sampler follows the
-	// parent. Off by default: every operation starts its span through the
+	// the traceparent in params._meta is valid and not sampled
+	// (https://www.w3.org/TR/trace-context/#sampled-flag): the handler
+	// runs under that remote span context, non-recording, which carries
+	// the decision on to whatever the handler calls or sends. It is the
+	// decision sdktrace.ParentBased makes for such a parent unless given
+	// WithRemoteParentNotSampled (ParentBased is sdktrace's default and
+	// that of OTEL_TRACES_SAMPLER=parentbased_*), so the same spans are
+	// recorded; what is saved is the TracerProvider's Start of a span that
+	// records nothing, about half of what an unsampled operation costs
+	// the server. Two things differ: no span id is made for the unrecorded
+	// span, so what the handler propagates names the client's span as its
+	// parent; and the TracerProvider never sees the operation, so a
+	// sampler that could record it, or that counts what it is asked, is
+	// bypassed. Set it only with a sampler that follows its parent. Off by
+	// default: every operation starts its span through the
 	// TracerProvider. The operation histogram is recorded either way.
 	FollowUnsampledParent bool
 }
