@@ -30,9 +30,13 @@ func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.Sendin
 			}
 			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, network: pr.attrs})
 			defer o.endPanic(ctx)
-			m2 := *m
-			m2.Params = ins.inject(ctx, m.Params)
-			res, err := next(ctx, &m2)
+			sent := m
+			if params, ok := ins.inject(ctx, m.Params); ok {
+				m2 := *m
+				m2.Params = params
+				sent = &m2
+			}
+			res, err := next(ctx, sent)
 			if m.Method == "initialize" && err == nil {
 				o.setVersion(resultVersion(res))
 			}
@@ -75,13 +79,18 @@ func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddlew
 	pr := cfg.peer()
 	return func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
 		return func(ctx context.Context, r *mcp.ClientRequest) (any, error) {
-			p := readParams(r.Params)
-			ctx, links := ins.extract(ctx, p.meta)
+			meta := readMeta(r.Params)
+			ctx, links, follow := ins.extract(ctx, &meta)
+			if follow && !ins.serverOp.Enabled(ctx) {
+				// No span and no measure: the handler runs under the
+				// remote span context, and there is nothing to end.
+				return next(ctx, r)
+			}
 			version := ""
 			if r.Session != nil {
 				version = r.Session.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, p: p, version: version, network: pr.attrs})
+			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, raw: r.Params, version: version, network: pr.attrs, follow: follow})
 			defer o.endPanic(ctx)
 			res, err := next(ctx, r)
 			out := outcomeOf(err, true)

@@ -31,18 +31,33 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string that starts at b[i]
-// (b[i] == '"').
+// (b[i] == '"'). A quote ends the string when an even number of
+// backslashes precede it; bytes.IndexByte finds the candidates, so a long
+// value such as a traceparent costs a few instructions, not one loop
+// iteration a byte.
 func skipString(b []byte, i int) (int, error) {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, nil
+	start := i + 1
+	for j := start; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			break
 		}
+		j += q
+		k := j
+		for k > start && b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j + 1, nil
+		}
+		j++
 	}
-	return i, errSyntax
+	return len(b), errSyntax
 }
+
+// structural marks the bytes that skipValue stops at inside an object or
+// array: strings and brackets.
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // skipValue returns the index just past the value that starts at b[i].
 // It checks only what it needs to find the end: brackets balance outside
@@ -57,14 +72,15 @@ func skipValue(b []byte, i int) (int, error) {
 		return skipString(b, i)
 	case '{', '[':
 		depth := 0
-		for ; i < len(b); i++ {
+		for i < len(b) {
 			switch b[i] {
 			case '"':
 				end, err := skipString(b, i)
 				if err != nil {
 					return end, err
 				}
-				i = end - 1
+				i = end
+				continue
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -72,6 +88,8 @@ func skipValue(b []byte, i int) (int, error) {
 				if depth == 0 {
 					return i + 1, nil
 				}
+			}
+			for i++; i < len(b) && !structural[b[i]]; i++ {
 			}
 		}
 		return i, errSyntax
@@ -89,53 +107,91 @@ func skipValue(b []byte, i int) (int, error) {
 // (without quotes, escapes left as they are) and the raw value, until fn
 // returns false. It reports an error for what is not an object.
 func members(obj []byte, fn func(key, value []byte) bool) error {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return errSyntax
+	_, err := object(obj, skipSpace(obj, 0), fn)
+	return err
+}
+
+// object calls fn for each member of the object that starts at b[i], as
+// members does, and returns the index just past the object (where it
+// stopped, if fn returned false).
+func object(b []byte, i int, fn func(key, value []byte) bool) (end int, err error) {
+	i, err = objectStart(b, i)
+	for err == nil && i < len(b) && b[i] != '}' {
+		var key []byte
+		if key, i, err = memberKey(b, i); err != nil {
+			break
+		}
+		var vend int
+		if vend, err = skipValue(b, i); err != nil {
+			return vend, err
+		}
+		if !fn(key, b[i:vend]) {
+			return vend, nil
+		}
+		i, err = memberNext(b, vend)
 	}
-	i = skipSpace(obj, i+1)
-	if i < len(obj) && obj[i] == '}' {
-		return nil
+	if err != nil {
+		return i, err
 	}
-	for i < len(obj) {
-		if obj[i] != '"' {
-			return errSyntax
-		}
-		kend, err := skipString(obj, i)
-		if err != nil {
-			return err
-		}
-		key := obj[i+1 : kend-1]
-		i = skipSpace(obj, kend)
-		if i >= len(obj) || obj[i] != ':' {
-			return errSyntax
-		}
-		i = skipSpace(obj, i+1)
-		vend, err := skipValue(obj, i)
-		if err != nil {
-			return err
-		}
-		if !fn(key, obj[i:vend]) {
-			return nil
-		}
-		i = skipSpace(obj, vend)
-		if i < len(obj) && obj[i] == ',' {
-			i = skipSpace(obj, i+1)
-			continue
-		}
-		if i < len(obj) && obj[i] == '}' {
-			return nil
-		}
-		return errSyntax
+	return i + 1, nil
+}
+
+// objectStart checks that an object starts at b[i] and returns the index
+// of its first member, or of its '}' when it has none.
+func objectStart(b []byte, i int) (int, error) {
+	if i >= len(b) || b[i] != '{' {
+		return i, errSyntax
 	}
-	return errSyntax
+	i = skipSpace(b, i+1)
+	if i >= len(b) {
+		return i, errSyntax
+	}
+	return i, nil
+}
+
+// memberKey reads the key of the member that starts at b[i] and returns
+// it raw (without quotes) with the index of the member's value.
+func memberKey(b []byte, i int) (key []byte, value int, err error) {
+	if b[i] != '"' {
+		return nil, i, errSyntax
+	}
+	kend, err := skipString(b, i)
+	if err != nil {
+		return nil, kend, err
+	}
+	key = b[i+1 : kend-1]
+	i = skipSpace(b, kend)
+	if i >= len(b) || b[i] != ':' {
+		return nil, i, errSyntax
+	}
+	return key, skipSpace(b, i+1), nil
+}
+
+// memberNext returns, after a member's value ending at b[vend], the index
+// of the next member, or of the object's closing '}'.
+func memberNext(b []byte, vend int) (int, error) {
+	i := skipSpace(b, vend)
+	if i < len(b) {
+		switch b[i] {
+		case ',':
+			if i = skipSpace(b, i+1); i < len(b) && b[i] == '"' {
+				return i, nil
+			}
+		case '}':
+			return i, nil
+		}
+	}
+	return i, errSyntax
 }
 
 // keyIs reports whether the raw key equals name; a key with escapes is
 // decoded first.
 func keyIs(raw []byte, name string) bool {
+	if string(raw) == name {
+		return true
+	}
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw) == name
+		return false
 	}
 	var s string
 	q := make([]byte, 0, len(raw)+2)
@@ -204,6 +260,68 @@ func readParams(params []byte) paramsInfo {
 		return true
 	})
 	return p
+}
+
+// metaInfo is what a receiver reads of params when the operation does
+// not record: the raw _meta object, and the raw values of the W3C keys in
+// it.
+type metaInfo struct {
+	raw []byte
+	w3c [3][]byte // traceparent, tracestate, baggage (w3cKeys)
+}
+
+// readMeta reads params._meta, when it is an object, in one pass that
+// reads no further than _meta: the trace context is all an operation that
+// does not record needs, and an instrumented client writes _meta first.
+func readMeta(params []byte) metaInfo {
+	var m metaInfo
+	i, err := objectStart(params, skipSpace(params, 0))
+	for err == nil && i < len(params) && params[i] != '}' {
+		var key []byte
+		if key, i, err = memberKey(params, i); err != nil {
+			break
+		}
+		if keyIs(key, "_meta") {
+			if i < len(params) && params[i] == '{' {
+				end, err := object(params, i, func(k, v []byte) bool {
+					if j := w3cIndex(k); j >= 0 {
+						m.w3c[j] = v
+					}
+					return true
+				})
+				if err != nil {
+					return metaInfo{}
+				}
+				m.raw = params[i:end]
+			}
+			return m
+		}
+		var vend int
+		if vend, err = skipValue(params, i); err == nil {
+			i, err = memberNext(params, vend)
+		}
+	}
+	return metaInfo{}
+}
+
+// w3cIndex is the index in w3cKeys of the raw key k, or -1.
+func w3cIndex(k []byte) int {
+	switch string(k) {
+	case "traceparent":
+		return 0
+	case "tracestate":
+		return 1
+	case "baggage":
+		return 2
+	}
+	if bytes.IndexByte(k, '\\') >= 0 {
+		for j, w := range w3cKeys {
+			if keyIs(k, w) {
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 // metaCarrier reads the string members of a raw _meta object for a

@@ -58,3 +58,32 @@ func TestReadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestReadMeta checks that readMeta finds the top-level _meta object
+// wherever it is, never a nested one, reads no further than it, and finds
+// the W3C keys in it.
+func TestReadMeta(t *testing.T) {
+	tests := []struct{ params, want string }{
+		{`{"_meta":{"progressToken":"tp"},"name":"echo","arguments":{}}`, `{"progressToken":"tp"}`},
+		{`{"arguments":{"name":"inner","_meta":{"a":"\"}"}},"name":"t","_meta":{"b":[1,{"c":"]"}]}}`, `{"b":[1,{"c":"]"}]}`},
+		{` { "\u005fmeta" : {} } `, `{}`},
+		// Nothing after _meta is read: a truncated tail does not matter.
+		{`{"_meta":{"x":1},"arguments":{"text":`, `{"x":1}`},
+		{`{"_meta":"s","name":"x"}`, ``},
+		{`{"name":"x"}`, ``},
+		{`{"arguments":{"_meta":{}}}`, ``},
+		{``, ``},
+		{`null`, ``},
+		{`[{"_meta":{}}]`, ``},
+		{`{"name":"x","_meta":`, ``},
+	}
+	for _, tt := range tests {
+		if got := readMeta([]byte(tt.params)); string(got.raw) != tt.want || got.w3c[0] != nil || got.w3c[1] != nil || got.w3c[2] != nil {
+			t.Errorf("readMeta(%s) = %s %q, want %s", tt.params, got.raw, got.w3c, tt.want)
+		}
+	}
+	m := readMeta([]byte(`{"name":"x","_meta":{"baggage":"b=1","traceparent":"old","x":{"traceparent":"inner"},"\u0074raceparent":"tp","tracestate":"ts"},"arguments":{}}`))
+	if string(m.w3c[0]) != `"tp"` || string(m.w3c[1]) != `"ts"` || string(m.w3c[2]) != `"b=1"` {
+		t.Errorf("W3C values %q, want the last traceparent (its key escaped), tracestate and baggage", m.w3c)
+	}
+}

@@ -44,6 +44,25 @@ type Options struct {
 	// default: the semantic conventions advise against it, a URI being of
 	// high cardinality; the URI is always in mcp.resource.uri.
 	ResourceURIInSpanName bool
+	// FollowUnsampledParent lets the middleware that handles what a side
+	// receives (ServerMiddleware, ClientMiddleware) start no span when
+	// the traceparent in params._meta is valid and not sampled
+	// (https://www.w3.org/TR/trace-context/#sampled-flag): the handler
+	// runs under that remote span context, non-recording, which carries
+	// the decision on to whatever the handler calls or sends. It is the
+	// decision sdktrace.ParentBased makes for such a parent unless given
+	// WithRemoteParentNotSampled (ParentBased is sdktrace's default and
+	// that of OTEL_TRACES_SAMPLER=parentbased_*), so the same spans are
+	// recorded; what is saved is the TracerProvider's Start of a span that
+	// records nothing, two thirds of what the middleware costs an
+	// unsampled operation. Two things differ: no span id is made for the unrecorded
+	// span, so what the handler propagates names the client's span as its
+	// parent; and the TracerProvider never sees the operation, so a
+	// sampler that could record it, or that counts what it is asked, is
+	// bypassed. Set it only with a sampler that follows its parent. Off by
+	// default: every operation starts its span through the
+	// TracerProvider. The operation histogram is recorded either way.
+	FollowUnsampledParent bool
 }
 
 // An Instrumentation holds the tracer, instruments and propagator that the
@@ -57,6 +76,8 @@ type Instrumentation struct {
 	meter     metric.Meter
 	prop      propagation.TextMapPropagator
 	uriInName bool
+	// followUnsampled is Options.FollowUnsampledParent.
+	followUnsampled bool
 	// w3c is set when prop is the default (W3C Trace Context and
 	// Baggage): the middleware then reads and writes those keys itself.
 	w3c        bool
@@ -92,7 +113,9 @@ func New(opts *Options) (*Instrumentation, error) {
 		meter:     o.MeterProvider.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL)),
 		prop:      o.Propagator,
 		uriInName: o.ResourceURIInSpanName,
-		w3c:       w3c,
+
+		followUnsampled: o.FollowUnsampledParent,
+		w3c:             w3c,
 
 		serverStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 		clientStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)},

@@ -41,8 +41,13 @@ type served struct {
 func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, req *mcp.Request) (result any, err error) {
-			p := readParams(req.Params)
-			ctx, links := ins.extract(ctx, p.meta)
+			meta := readMeta(req.Params)
+			ctx, links, follow := ins.extract(ctx, &meta)
+			if follow && req.Method != "initialize" && !ins.serverOp.Enabled(ctx) {
+				// No span and no measure: the handler runs under the
+				// remote span context, and there is nothing to end.
+				return next(ctx, req)
+			}
 			network := networkPipe
 			if req.Extra != nil && req.Extra.Header != nil {
 				network = networkHTTP
@@ -51,7 +56,7 @@ func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 			if req.Session != nil && !req.Stateless() {
 				session = req.Session.ID()
 			}
-			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, p: p, version: req.ProtocolVersion, session: session, network: network})
+			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow})
 			if o.active {
 				ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
 			}
@@ -112,9 +117,13 @@ func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
 			}
 			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, session: session, network: network})
 			defer o.endPanic(ctx)
-			m2 := *m
-			m2.Params = ins.inject(ctx, m.Params)
-			res, err := next(ctx, &m2)
+			sent := m
+			if params, ok := ins.inject(ctx, m.Params); ok {
+				m2 := *m
+				m2.Params = params
+				sent = &m2
+			}
+			res, err := next(ctx, sent)
 			out := outcomeOf(err, false)
 			if err == nil {
 				out = resultOutcome(m.Method, res)

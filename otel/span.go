@@ -62,12 +62,14 @@ type op struct {
 // desc describes an operation for its attributes.
 type desc struct {
 	id jsonrpc.ID
-	// p is what params say; a sender leaves it to begin to read from raw,
-	// only when the operation records.
-	p                paramsInfo
+	// raw is the message's params, which begin reads only when the
+	// operation records or is measured.
 	raw              []byte
 	version, session string
 	network          []attribute.KeyValue
+	// follow is set when ctx carries an unsampled remote parent that
+	// Options.FollowUnsampledParent says to follow: no span is started.
+	follow bool
 }
 
 // begin starts the span of an operation whose parent is in ctx; links are
@@ -84,9 +86,13 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 		startOpts = ins.serverStart
 		hist = ins.serverOp.Float64Histogram
 	}
-	if len(links) > 0 {
+	switch {
+	case d.follow:
+		// The remote span context, non-recording, stands for the span.
+		o.span = trace.SpanFromContext(ctx)
+	case len(links) > 0:
 		ctx, o.span = ins.tracer.Start(ctx, method, startOpts[0], trace.WithLinks(links...))
-	} else {
+	default:
 		ctx, o.span = ins.tracer.Start(ctx, method, startOpts...)
 	}
 	recording := o.span.IsRecording()
@@ -95,10 +101,8 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 		return ctx, o
 	}
 	o.start = time.Now()
-	if d.raw != nil {
-		d.p = readParams(d.raw)
-	}
-	d.p.decode()
+	p := readParams(d.raw)
+	p.decode()
 	attrs := make([]attribute.KeyValue, 0, 12+len(d.network))
 	attrs = append(attrs, semconv.McpMethodNameKey.String(method))
 	if d.id.IsValid() {
@@ -107,8 +111,8 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 	if d.session != "" {
 		attrs = append(attrs, semconv.McpSessionID(d.session))
 	}
-	if hasResourceURI(method) && d.p.uri != "" {
-		attrs = append(attrs, semconv.McpResourceURI(d.p.uri))
+	if hasResourceURI(method) && p.uri != "" {
+		attrs = append(attrs, semconv.McpResourceURI(p.uri))
 	}
 	// From here on, the attributes go on the histogram too.
 	nspan := len(attrs)
@@ -116,15 +120,15 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 		attrs = append(attrs, semconv.McpProtocolVersion(d.version))
 	}
 	switch {
-	case method == "tools/call" && d.p.name != "":
-		attrs = append(attrs, semconv.GenAIToolName(d.p.name), semconv.GenAIOperationNameExecuteTool)
-	case method == "prompts/get" && d.p.name != "":
-		attrs = append(attrs, semconv.GenAIPromptName(d.p.name))
+	case method == "tools/call" && p.name != "":
+		attrs = append(attrs, semconv.GenAIToolName(p.name), semconv.GenAIOperationNameExecuteTool)
+	case method == "prompts/get" && p.name != "":
+		attrs = append(attrs, semconv.GenAIPromptName(p.name))
 	}
 	attrs = append(attrs, d.network...)
 	o.metric = attrs[nspan:]
 	if recording {
-		if name := ins.spanName(method, &d.p); name != method {
+		if name := ins.spanName(method, &p); name != method {
 			o.span.SetName(name)
 		}
 		o.span.SetAttributes(attrs...)
@@ -289,48 +293,58 @@ func resultOutcome(method string, result any) outcome {
 // extracted from MCP params._meta as a parent for MCP server span and
 // SHOULD link current ambient context, if it's present"
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation).
-func (ins *Instrumentation) extract(ctx context.Context, meta []byte) (context.Context, []trace.Link) {
-	if len(meta) == 0 {
-		return ctx, nil
+// follow reports that the remote parent is valid and unsampled and that
+// Options.FollowUnsampledParent says to start no span under it; links are
+// then not looked for, no span being started to carry them.
+func (ins *Instrumentation) extract(ctx context.Context, m *metaInfo) (_ context.Context, links []trace.Link, follow bool) {
+	if len(m.raw) == 0 {
+		return ctx, nil, false
 	}
 	var out context.Context
 	if ins.w3c {
-		out = extractW3C(ctx, meta)
+		out = extractW3CMeta(ctx, m)
 	} else {
-		out = ins.prop.Extract(ctx, &metaCarrier{raw: meta})
+		out = ins.prop.Extract(ctx, &metaCarrier{raw: m.raw})
 	}
 	remote := trace.SpanContextFromContext(out)
 	if !remote.IsValid() {
 		// Nothing to link to: the ambient context, if any, is the parent.
-		return out, nil
+		return out, nil, false
+	}
+	if ins.followUnsampled && !remote.IsSampled() && remote.IsRemote() {
+		return out, nil, true
 	}
 	// The lookup of the ambient span walks the whole chain of contexts:
 	// only a valid remote parent makes it worth it.
 	if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(remote) {
-		return out, []trace.Link{{SpanContext: ambient}}
+		return out, []trace.Link{{SpanContext: ambient}}, false
 	}
-	return out, nil
+	return out, nil, false
 }
 
-// inject returns params with the trace context of ctx in its _meta; on
-// params it cannot write into, params unchanged.
-func (ins *Instrumentation) inject(ctx context.Context, params json.RawMessage) json.RawMessage {
+// inject returns params with the trace context of ctx in its _meta, and
+// true; when there is nothing to write (no valid span context, no
+// baggage) or params cannot be written into, params unchanged and false.
+func (ins *Instrumentation) inject(ctx context.Context, params json.RawMessage) (json.RawMessage, bool) {
 	var out json.RawMessage
 	var err error
+	n := 0
 	if ins.w3c {
 		// A carrier that no interface sees stays on the stack.
 		var c injectCarrier
 		injectW3C(ctx, &c)
+		n = c.len()
 		out, err = injectMeta(params, &c)
 	} else {
 		c := new(injectCarrier)
 		ins.prop.Inject(ctx, c)
+		n = c.len()
 		out, err = injectMeta(params, c)
 	}
-	if err != nil {
-		return params
+	if err != nil || n == 0 {
+		return params, false
 	}
-	return out
+	return out, true
 }
 
 // startOf is when an operation started, for a session's duration: now

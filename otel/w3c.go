@@ -120,15 +120,19 @@ func rawStringBytes(v []byte) []byte {
 // extract from a raw _meta object, in that order: the remote span context
 // from traceparent (and tracestate), then the baggage.
 func extractW3C(ctx context.Context, meta []byte) context.Context {
-	var w3c [3][]byte // raw values of traceparent, tracestate, baggage
+	m := metaInfo{raw: meta}
 	_ = members(meta, func(k, v []byte) bool {
-		for j, w := range w3cKeys {
-			if keyIs(k, w) {
-				w3c[j] = v
-			}
+		if j := w3cIndex(k); j >= 0 {
+			m.w3c[j] = v
 		}
 		return true
 	})
+	return extractW3CMeta(ctx, &m)
+}
+
+// extractW3CMeta is extractW3C of a _meta that readMeta has read.
+func extractW3CMeta(ctx context.Context, m *metaInfo) context.Context {
+	w3c := &m.w3c
 	if tp := rawStringBytes(w3c[0]); len(tp) > 0 {
 		if scc, ok := parseTraceparent(tp); ok {
 			if w3c[1] != nil {
@@ -143,7 +147,7 @@ func extractW3C(ctx context.Context, meta []byte) context.Context {
 		}
 	}
 	if w3c[2] != nil {
-		ctx = propagation.Baggage{}.Extract(ctx, &metaCarrier{raw: meta})
+		ctx = propagation.Baggage{}.Extract(ctx, &metaCarrier{raw: m.raw})
 	}
 	return ctx
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/baggage"
@@ -177,7 +178,11 @@ func TestExtractLinksAmbient(t *testing.T) {
 			{"neither", context.Background(), `{}`, trace.TraceID{}, false},
 		}
 		for _, tt := range tests {
-			out, links := ins.extract(tt.ctx, []byte(tt.meta))
+			m := readMeta([]byte(`{"_meta":` + tt.meta + `}`))
+			if tt.meta == "" {
+				m = readMeta(nil)
+			}
+			out, links, _ := ins.extract(tt.ctx, &m)
 			if got := trace.SpanContextFromContext(out).TraceID(); got != tt.parentTID {
 				t.Errorf("%v, %s: parent trace %v, want %v", prop, tt.name, got, tt.parentTID)
 			}
@@ -204,6 +209,8 @@ func TestSkipString(t *testing.T) {
 		{`"abc`, -1},
 		{`"a\"`, -1},
 		{`"a\`, -1},
+		{`"` + strings.Repeat("x", 40) + `\"` + strings.Repeat("y", 40) + `\\" z`, 86},
+		{`"` + strings.Repeat("x", 40) + `\"`, -1},
 	}
 	for _, tt := range tests {
 		end, err := skipString([]byte(tt.in), 0)
@@ -220,15 +227,16 @@ func TestSkipString(t *testing.T) {
 }
 
 // BenchmarkExtractParams measures what the server middleware reads of a
-// tools/call's params with a traceparent: the scan of params and of
-// _meta, and the remote span context.
+// tools/call's params with a traceparent, as the client middleware writes
+// them (_meta first), when the operation does not record: the scan of
+// params up to _meta and of _meta, and the remote span context.
 func BenchmarkExtractParams(b *testing.B) {
-	params := []byte(`{"name":"echo","arguments":{"text":"hello, world"},"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"}}`)
+	params := []byte(`{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"},"name":"echo","arguments":{"text":"hello, world"}}`)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		p := readParams(params)
-		if !trace.SpanContextFromContext(extractW3C(ctx, p.meta)).IsValid() {
+		m := readMeta(params)
+		if !trace.SpanContextFromContext(extractW3CMeta(ctx, &m)).IsValid() {
 			b.Fatal("no remote span context")
 		}
 	}
