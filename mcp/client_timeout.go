@@ -205,18 +205,29 @@ func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {
 	if _, kind, err := jsonscan.Skip(params, 0); err != nil || kind != jsonscan.Object {
 		return ProgressToken{}, false
 	}
-	var meta []byte
+	var meta, token []byte
 	jsonscan.Members(params, func(key, value []byte) bool {
 		if jsonscan.KeyEquals(key, "_meta") {
-			meta = value
+			meta = value // the last wins, as in encoding/json
 		}
 		return true
 	})
-	var m RequestMeta
-	if meta == nil || json.Unmarshal(meta, &m) != nil {
+	if len(meta) == 0 || meta[0] != '{' {
 		return ProgressToken{}, false
 	}
-	return m.ProgressToken, m.ProgressToken.IsValid()
+	// Only the token is decoded: _meta may carry other keys (a trace
+	// context, say) that this does not need.
+	jsonscan.Members(meta, func(key, value []byte) bool {
+		if jsonscan.KeyEquals(key, "progressToken") {
+			token = value
+		}
+		return true
+	})
+	var pt ProgressToken
+	if token == nil || json.Unmarshal(token, &pt) != nil {
+		return ProgressToken{}, false
+	}
+	return pt, pt.IsValid()
 }
 
 // progressWatchers maps the progress tokens of the calls waiting with a
