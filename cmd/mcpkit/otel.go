@@ -74,7 +74,7 @@ func newServeTelemetry(ctx context.Context) (*serveTelemetry, error) {
 		tp: sdktrace.NewTracerProvider(sdktrace.WithBatcher(spans), sdktrace.WithResource(res)),
 		mp: sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(points)), sdkmetric.WithResource(res)),
 	}
-	st.ins, err = mcpotel.New(&mcpotel.Options{TracerProvider: st.tp, MeterProvider: st.mp})
+	st.ins, err = mcpotel.New(&mcpotel.Options{TracerProvider: st.tp, MeterProvider: st.mp, FollowUnsampledParent: samplerFollowsParent(os.Getenv("OTEL_TRACES_SAMPLER"))})
 	if err != nil {
 		return nil, fmt.Errorf("--otel: %w", err)
 	}
@@ -113,4 +113,14 @@ func (st *serveTelemetry) shutdown() error {
 		return fmt.Errorf("--otel: flushing: %w", err)
 	}
 	return nil
+}
+
+// samplerFollowsParent reports whether the sampler OTEL_TRACES_SAMPLER
+// names keeps an unsampled remote parent's decision: the SDK's default
+// when it is unset (ParentBased(AlwaysSample)) and every parentbased_*
+// sampler do, so the middleware may skip starting a span no one records
+// (mcpotel.Options.FollowUnsampledParent).
+func samplerFollowsParent(sampler string) bool {
+	sampler = strings.TrimSpace(sampler)
+	return sampler == "" || strings.HasPrefix(sampler, "parentbased_")
 }

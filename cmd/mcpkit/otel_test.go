@@ -111,3 +111,16 @@ func TestServeOTelProtocol(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// serve --otel skips the span of an unsampled call only under a sampler
+// that follows its parent.
+func TestSamplerFollowsParent(t *testing.T) {
+	for sampler, want := range map[string]bool{
+		"": true, " ": true, "parentbased_always_on": true, "parentbased_traceidratio": true, "parentbased_always_off": true,
+		"always_on": false, "always_off": false, "traceidratio": false, "jaeger_remote": false,
+	} {
+		if got := samplerFollowsParent(sampler); got != want {
+			t.Errorf("samplerFollowsParent(%q) = %v, want %v", sampler, got, want)
+		}
+	}
+}
