@@ -182,14 +182,11 @@ type rrCluster struct {
 
 // rrLease is the replicas' Options.StreamLease: a request whose replica
 // died is answered with an error about a lease after it last
-// heartbeated. 2 s is the least lost.go found reliable under -race.
+// heartbeated; RunLostRequest's lease, the least found reliable under
+// -race.
 const rrLease = lostLease
 
-func newRRServer(c *rrCluster, name string, rs ReplicaStores) *mcp.Server {
-	keyer, ok := rs.Sessions.(mcp.RequestStateKeyer)
-	if !ok {
-		panic("replicatest: the SessionStore does not implement mcp.RequestStateKeyer")
-	}
+func newRRServer(c *rrCluster, name string, rs ReplicaStores, keyer mcp.RequestStateKeyer) *mcp.Server {
 	store := &switchedStore{SessionStore: rs.Sessions, keyer: keyer, down: &c.down}
 	s := mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{
 		SessionStore: store,
@@ -281,9 +278,13 @@ func newRRCluster(t *testing.T, newDeployment NewDeployment, maxSessions int) *r
 		if !ok {
 			t.Fatalf("replica %d's EventStore %T lacks AppendOnce or Watch", i+1, rs.Events)
 		}
+		keyer, ok := rs.Sessions.(mcp.RequestStateKeyer)
+		if !ok {
+			t.Fatalf("replica %d's SessionStore %T has no RequestStateKey", i+1, rs.Sessions)
+		}
 		name := fmt.Sprintf("r%d", i+1)
 		ev := &mortalEvents{fullEventStore: full}
-		srv := newRRServer(c, name, rs)
+		srv := newRRServer(c, name, rs, keyer)
 		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: ev, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond, StreamLease: rrLease})
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
@@ -432,7 +433,10 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &tap{rc: resp.Body, br: bufio.NewReader(resp.Body), h: h, cutAfter: cutAfter, cut: r.cut}
 		if req.Method == http.MethodGet && h.lastID == "" && resp.StatusCode == http.StatusOK {
-			r.getOpen <- h
+			select {
+			case r.getOpen <- h:
+			default: // more than the scenario waits for: it counts them
+			}
 		}
 	}
 	return resp, nil
@@ -726,7 +730,10 @@ func served(t *testing.T, what string, h *hop, want string, status int) {
 }
 
 // RunRoundRobin runs the round-robin scenario on deployments made by
-// newDeployment.
+// newDeployment: one subtest per item of issue 14's first acceptance
+// line, in both eras
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
 func RunRoundRobin(t *testing.T, newDeployment NewDeployment) {
 	t.Run("1 initialize, list and call each on another replica", func(t *testing.T) {
 		c := newRRCluster(t, newDeployment, 0)
@@ -1040,6 +1047,15 @@ func RunRoundRobin(t *testing.T, newDeployment NewDeployment) {
 				c.d.Down(t, down)
 			} else {
 				c.down.Store(down)
+			}
+		}
+		// Every replica holds the session: none may serve it from that
+		// copy while the store is down.
+		for i := range c.reps {
+			c.aim(i)
+			rc.text(t, ctx, "echo", map[string]string{"text": "x"})
+			if !c.reps[i].holds(rc.sid) {
+				t.Fatalf("%s does not hold the session", c.reps[i].name)
 			}
 		}
 		setDown(true)
