@@ -104,9 +104,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// buffering proxy (nginx by default) does: streamed through instead,
 	// about 1 POST in 20 whose reply was a long SSE stream (a
 	// subscriptions/listen, a tool waiting for an elicitation's answer)
-	// saw its stream cut mid-response (the replica's side of the
-	// connection ended: "unexpected EOF"), which the replica suites do
-	// not mean to test; buffered, none in 120 runs.
+	// saw its stream cut mid-response (the proxy's read from the replica
+	// failing with "use of closed network connection"), which the replica
+	// suites do not mean to test; buffered, none in 120 runs.
 	if r.Body != nil {
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
