@@ -94,6 +94,10 @@ func (p *Proxy) Pick() int {
 	return -1
 }
 
+// CloseIdleConnections closes the Proxy's idle connections to its
+// backends (call it when the backends are gone, so that none lingers).
+func (p *Proxy) CloseIdleConnections() { p.transport.CloseIdleConnections() }
+
 // SetDown takes backend i out of the rotation (down true) or puts it back.
 func (p *Proxy) SetDown(i int, down bool) {
 	p.mu.Lock()
