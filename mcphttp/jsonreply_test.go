@@ -107,6 +107,12 @@ func newReplyServer(t *testing.T, store mcp.SessionStore, tl *replyTools) *mcp.S
 		<-tl.gate
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "unblocked"}}}, nil
 	}))
+	must(t, s.AddTool(&mcp.Tool{Name: "reconnect", Description: "reconnect"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+		mcpPort.CloseStream(req.Extra)()
+		tl.started <- struct{}{}
+		<-tl.gate
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "reconnected"}}}, nil
+	}))
 	return s
 }
 
@@ -413,4 +419,56 @@ func TestJSONReplyWithinCutInTheWindow(t *testing.T) {
 			t.Fatalf("event store write %q, want none for a POST stream", c)
 		}
 	}
+}
+
+// Requests of the 2026-07-28 era are not affected: answered exactly as
+// without the option.
+func TestJSONReplyWithinLeavesStatelessEraAlone(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var got [2]*reply
+	for i, window := range []time.Duration{time.Hour, 0} {
+		ev := &recordingEvents{MemoryEventStore: &MemoryEventStore{}, batch: true}
+		rs := newReplicas(t, 1, true, ev, Options{JSONReplyWithin: window})
+		body := mbody("5", "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`)
+		resp := rs.open(context.Background(), 0, http.MethodPost, "", modernHeaders(body), body)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		rs.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = &reply{status: resp.StatusCode, header: resp.Header, body: string(b)}
+		if calls := ev.taken(); len(calls) != 0 {
+			t.Fatalf("window %v: event store writes %q", window, calls)
+		}
+	}
+	if got[0].status != got[1].status || got[0].header.Get("Content-Type") != got[1].header.Get("Content-Type") || got[0].body != got[1].body {
+		t.Fatalf("with the option: %d %q %q; without: %d %q %q", got[0].status, got[0].header.Get("Content-Type"), got[0].body,
+			got[1].status, got[1].header.Get("Content-Type"), got[1].body)
+	}
+	if got[0].status != 200 || got[0].header.Get("Content-Type") != "text/event-stream" || !strings.Contains(got[0].body, `"text":"hi"`) {
+		t.Fatalf("the 2026-07-28 tools/call: %d %q %q", got[0].status, got[0].header.Get("Content-Type"), got[0].body)
+	}
+}
+
+// A handler that closes its connection within the window (for the client
+// to poll) starts the stream first: the client gets the priming event,
+// then the end of the response, and resumes from the priming id.
+func TestJSONReplyWithinCloseStreamStartsTheStream(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ev := &recordingEvents{MemoryEventStore: &MemoryEventStore{}, batch: true}
+	rs := newReplicas(t, 1, true, ev, Options{JSONReplyWithin: time.Hour, StreamLease: time.Hour})
+	defer rs.close()
+	sid := rs.initialize(0)
+	r := rs.post(0, sid, callBody(2, "reconnect", `{}`))
+	<-rs.tools.started
+	if r.status != 200 || r.header.Get("Content-Type") != "text/event-stream" || len(r.events) != 1 ||
+		r.events[0].id == "" || r.events[0].data != "" || r.events[0].retry != "1000" {
+		t.Fatalf("tools/call: %d %q %+v", r.status, r.header.Get("Content-Type"), r.events)
+	}
+	resp := rs.open(context.Background(), 0, http.MethodGet, sid, hdrs{"Last-Event-ID": r.events[0].id}, "")
+	defer resp.Body.Close()
+	close(rs.tools.gate)
+	equalStrings(t, "resumed", dataOf(parseEvents(t, bufio.NewReader(resp.Body))),
+		[]string{`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"reconnected"}]}}`})
 }
