@@ -41,11 +41,12 @@ type Options struct {
 	// server choose a JSON object or an SSE stream for each request
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
 	// and the client must accept both. It applies only when there is an
-	// EventStore (an initialize is answered at once, so in JSON when its
-	// handler sent nothing): such a reply stores nothing, where
-	// a stream stores its priming event and response (and, for a shared
-	// session, a marker naming the request and the stream's end), a
-	// round trip or more each on a networked store. At the handler's
+	// EventStore and JSONResponse is false (an initialize is answered at
+	// once, so in JSON when its handler sent nothing): such a reply
+	// stores nothing, where a stream stores its priming event and
+	// response (and, for a shared session, a marker naming the request
+	// and the stream's end): on a networked store, two round trips with
+	// an EventBatchAppender, more without. At the handler's
 	// first message (a notification, progress, a server-to-client
 	// request), when it closes the connection for the client to poll, or
 	// once the time has passed, the reply becomes an SSE stream as
