@@ -9,7 +9,10 @@
 // JSON body with Options.JSONResponse); messages a handler sends while it
 // runs travel on its request's stream before the response, and messages
 // the server starts on its own travel on the session's GET stream. With an
-// [EventStore] every stream is resumable with Last-Event-ID. In stateless
+// [EventStore] every stream is resumable with Last-Event-ID, and
+// Options.JSONReplyWithin answers a request that is quick and sends
+// nothing before its response with a JSON body, which stores nothing.
+// In stateless
 // mode (Options.Stateless) each POST is served by a fresh session and
 // nothing is kept. With a shared mcp.SessionStore (redisstore's, say) any
 // replica serves any session's requests; see [Handler] for what that

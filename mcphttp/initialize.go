@@ -79,13 +79,16 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 	defer h.reg.release(e)
 	h.shareStandalone(e) // shared_streams.go
 	w.Header().Set(headerSessionID, id)
-	if h.opts.JSONResponse {
+	msgs := col.take()
+	if h.opts.JSONResponse || h.opts.JSONReplyWithin > 0 && h.opts.EventStore != nil && len(msgs) == 0 {
+		// Ready at once and nothing sent before it: with
+		// JSONReplyWithin, a JSON body, and nothing stored (jsonreply.go).
 		h.writeJSON(w, resp)
 		return
 	}
 	st := h.newStream(e, false)
 	st.open(ctx, w, ss.ProtocolVersion(), false, false)
-	for _, m := range col.take() {
+	for _, m := range msgs {
 		_ = st.WriteMessage(ctx, m)
 	}
 	st.finish(ctx, resp)

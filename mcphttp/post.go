@@ -351,18 +351,32 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	if e.ss.ProtocolVersion() >= mcp.Version20251125 {
 		mcpPort.SetCloseStream(extra, st.closeConnection)
 	}
-	att := st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
-	stopBeat := st.leaseRequest(ctx, req.ID) // shared_lease.go
+	// The stream starts at once, or deferred for JSONReplyWithin
+	// (jsonreply.go); a shared session's stream stores the request's id
+	// with its priming event (shared_lease.go).
+	window := h.opts.JSONReplyWithin
+	var att *attachment
+	if window > 0 {
+		att = st.openDeferred(w, e.ss.ProtocolVersion() >= mcp.Version20251125, st.leaseMarker(req.ID))
+	} else {
+		st.mu.Lock()
+		st.marker = st.leaseMarker(req.ID)
+		st.mu.Unlock()
+		att = st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
+	}
 	h.reg.wg.Add(1)
 	go func() {
 		defer h.reg.wg.Done()
 		resp, err := mcpPort.HandleRequest(e.ss, ctx, req, st, extra)
-		stopBeat()
 		h.reg.endRequest(e, req.ID)
 		st.finish(ctx, h.replyOf(e, req.ID, resp, err))
+		st.stopLease()
 		h.reg.dropStream(e, st)
 		h.reg.release(e)
 	}()
+	if window > 0 && !h.awaitReply(ctx, r, st, att, e.ss.Done(), window) {
+		return
+	}
 	h.pump(r, st, att, e.ss.Done())
 }
 

@@ -50,31 +50,25 @@ func (h *Handler) streamLease() time.Duration {
 	}
 }
 
-// leaseRequest, for the primed POST stream of a shared session, stores
-// the request's id and starts the heartbeat; the function it returns
-// stops the heartbeat (call it once the request has returned). For any
-// other stream it does nothing.
-func (st *stream) leaseRequest(ctx context.Context, id jsonrpc.ID) (stop func()) {
-	d := st.h.streamLease()
-	if !st.shared || st.store == nil || d <= 0 {
-		return func() {}
+// leaseMarker returns the marker naming request id that a shared
+// session's POST stream stores right after its priming event (with it,
+// in one round trip when the store can: startLocked), or nil when the
+// stream has no lease.
+func (st *stream) leaseMarker(id jsonrpc.ID) []byte {
+	if !st.shared || st.store == nil || st.h.streamLease() <= 0 {
+		return nil
 	}
 	raw, err := json.Marshal(id)
 	if err != nil {
-		return func() {}
+		return nil
 	}
-	st.mu.Lock()
-	primed := st.seq == 1 && !st.done
-	if primed {
-		st.seq++
-		if err := st.store.Append(ctx, st.session, st.streamID(), eventID(st.num, st.seq), append(append([]byte(nil), requestMarker...), raw...)); err != nil {
-			st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
-		}
-	}
-	st.mu.Unlock()
-	if !primed {
-		return func() {}
-	}
+	return append(append([]byte(nil), requestMarker...), raw...)
+}
+
+// heartbeatLocked starts the heartbeat of a stream whose request marker
+// was stored; stopLease stops it. st.mu is held.
+func (st *stream) heartbeatLocked(ctx context.Context) {
+	d := st.h.streamLease()
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -97,9 +91,21 @@ func (st *stream) leaseRequest(ctx context.Context, id jsonrpc.ID) (stop func())
 			st.mu.Unlock()
 		}
 	}()
-	return func() {
+	st.beat = func() {
 		close(done)
 		<-finished
+	}
+}
+
+// stopLease stops the stream's heartbeat, if it has one: called once the
+// request has returned and its stream has ended.
+func (st *stream) stopLease() {
+	st.mu.Lock()
+	stop := st.beat
+	st.beat = nil
+	st.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
 }
 

@@ -99,6 +99,17 @@ type stream struct {
 	// extra is what the request's handler is told of its transport
 	// (POST streams), allocated with the stream.
 	extra mcp.RequestExtra
+
+	// A POST stream's start (jsonreply.go), guarded by mu. deferred: the
+	// start waits for Options.JSONReplyWithin, nothing has been sent or
+	// stored, and a response ending the stream now goes as a JSON body.
+	// primes: the start stores and sends a priming event. marker: the
+	// request marker stored with it (shared_lease.go); beat stops the
+	// lease's heartbeat.
+	deferred bool
+	primes   bool
+	marker   []byte
+	beat     func()
 }
 
 // outbox is a stream's queue of events not yet written: frames, their
@@ -295,7 +306,8 @@ func (st *stream) open(ctx context.Context, w http.ResponseWriter, version strin
 	att := st.attachLocked(w, false)
 	var prime []byte
 	if st.store != nil && version >= mcp.Version20251125 {
-		prime = st.primeLocked(ctx)
+		st.primes = true
+		prime = st.startLocked(ctx) // jsonreply.go
 	}
 	st.mu.Unlock()
 	if prime != nil || flush {
@@ -352,18 +364,6 @@ func (st *stream) detach(att *attachment) bool {
 	}
 	st.detachLocked()
 	return true
-}
-
-// primeLocked stores the priming event (an id and empty data, with retry)
-// and returns its frame; nil if the store failed.
-func (st *stream) primeLocked(ctx context.Context) []byte {
-	st.seq++
-	id := eventID(st.num, st.seq)
-	if err := st.store.Append(ctx, st.session, st.streamID(), id, nil); err != nil {
-		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
-		return nil
-	}
-	return appendEvent(nil, id, nil, true, st.h.opts.RetryInterval)
 }
 
 // WriteMessage implements bridge.Writer: it queues msg as the stream's
@@ -430,6 +430,19 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 		return nil
 	}
 	stored := false
+	var prime []byte
+	if st.deferred {
+		// The first message of a deferred reply starts its stream
+		// (jsonreply.go), unless the client went away in the window: it
+		// has no event id to resume from, so nothing is kept for it.
+		if st.att == nil {
+			st.mu.Unlock()
+			framePool.Put(p)
+			return errNotConnected
+		}
+		prime = st.startLocked(ctx)
+		stored = prime != nil
+	}
 	if st.store != nil {
 		st.seq++
 		id := eventID(st.num, st.seq)
@@ -445,7 +458,7 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 		} else {
 			stored = true
 		}
-		frame = appendEvent((*p)[:0], id, data, false, 0)
+		frame = appendEvent(append((*p)[:0], prime...), id, data, false, 0)
 	}
 	*p = frame
 	if st.att == nil {
@@ -615,18 +628,30 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	st.mu.Lock()
-	if resp != nil && !st.done && st.store != nil {
+	deferred := st.deferred
+	st.deferred = false
+	switch {
+	case st.done:
+		frame = nil
+	case deferred:
+		// Nothing was stored or sent: the response, if any, goes as a
+		// JSON body (jsonreply.go).
+	case resp != nil && st.store != nil:
+		// The response, and a shared stream's end marker with it
+		// (shared_streams.go), in one round trip when the store can.
 		st.seq++
 		id := eventID(st.num, st.seq)
-		if err := st.store.Append(ctx, st.session, st.streamID(), id, data); err != nil {
+		evs := []StoredEvent{{ID: id, Data: data}}
+		if st.shared {
+			st.seq++
+			evs = append(evs, StoredEvent{ID: eventID(st.num, st.seq), Data: streamEndMarker})
+		}
+		if err := st.appendBatchLocked(ctx, evs); err != nil {
 			st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
 			id = ""
 		}
 		frame = appendEvent(nil, id, data, false, 0)
-	}
-	if st.done {
-		frame = nil
-	} else if st.shared && st.store != nil {
+	case st.shared && st.store != nil:
 		st.appendEndLocked(ctx) // shared_streams.go
 	}
 	st.done = true
@@ -644,6 +669,13 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 		for _, q := range queued {
 			framePool.Put(q)
 		}
+		return
+	}
+	if deferred && data != nil {
+		for _, q := range queued {
+			framePool.Put(q)
+		}
+		st.writeJSONBody(att, data, flush) // jsonreply.go
 		return
 	}
 	var err error
@@ -677,6 +709,9 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 // client how long to wait. It does nothing while no event id has reached
 // the client (the store failed): there would be nothing to resume from.
 func (st *stream) closeConnection() {
+	// A deferred reply starts first, giving the client an id to resume
+	// from (jsonreply.go).
+	st.startDeferred(context.Background())
 	st.mu.Lock()
 	if st.att != nil && st.idSent {
 		st.detachLocked()

@@ -37,9 +37,11 @@ type options struct {
 	fanoutProfile       string
 
 	// issue 14
-	redisIdle    int
-	redisTrace   bool
-	redisCluster bool
+	redisIdle  int
+	redisTrace bool
+	// redisJSONWithin is the mcpkit-redis replicas' JSONReplyWithin.
+	redisJSONWithin time.Duration
+	redisCluster    bool
 }
 
 // A scenario is one kind of run. Throughput scenarios fill req/s, latency,

@@ -45,6 +45,7 @@ func serveMain(args []string) int {
 	fs.BoolVar(&targets.RedisConfig.Cluster, "redis-cluster", false, "mcpkit-redis: -redis names a Redis Cluster")
 	fs.StringVar(&targets.RedisConfig.Prefix, "redis-prefix", "mcpbench:", "mcpkit-redis: the prefix of every key and channel")
 	fs.BoolVar(&targets.RedisConfig.Trace, "redis-trace", false, "mcpkit-redis: count Redis round trips by command and code path")
+	fs.DurationVar(&targets.RedisConfig.JSONReplyWithin, "redis-json-within", 0, "mcpkit-redis: the replicas' mcphttp.Options.JSONReplyWithin")
 	fs.Parse(args)
 	if *jsonMode {
 		cfg.Mode = targets.JSON
@@ -85,6 +86,7 @@ func benchMain(args []string) int {
 	fs.IntVar(&o.redisIdle, "redis-idle", 1000, "scenario 14i: idle sessions opened on the Redis replicas")
 	fs.BoolVar(&o.redisCluster, "redis-cluster", false, "scenarios 14x: run mcpkit-redis on the Redis Cluster of MCPKIT_REDIS_CLUSTER_ADDRS (scripts/redis.sh --cluster)")
 	fs.BoolVar(&o.redisTrace, "redis-trace", false, "scenarios 14r, 14s: count the replicas' Redis round trips by command and code path (costs server CPU)")
+	fs.DurationVar(&o.redisJSONWithin, "redis-json-within", 5*time.Millisecond, "scenarios 14x: mcphttp.Options.JSONReplyWithin of the mcpkit-redis replicas (0: SSE replies from the start, the library's default)")
 	scenarioList := fs.String("scenarios", "1,2,3,4,5,6,7,8,9,10,11", "scenarios to run (8 and 9: every payload row of the era, or one of 8n,8t,8b,8l,8p, 9n...)")
 	fs.BoolVar(&o.noPin, "nopin", false, "do not pin server and load generator to different CPUs")
 	fs.StringVar(&o.profileDir, "profile", "", "instead of the table: profile the mcpkit server under scenario 1 for -d and write cpu.pprof and allocs.pprof to this directory")

@@ -308,6 +308,9 @@ func (h *harness) startScaleOut(t *targets.Target, mode targets.HTTPMode, extra 
 	if h.opts.redisTrace {
 		extra = append(extra, "-redis-trace")
 	}
+	if d := h.opts.redisJSONWithin; d > 0 {
+		extra = append(extra, "-redis-json-within", d.String())
+	}
 	s, err := h.startServer(t.Name, "http", mode, extra...)
 	if err != nil {
 		return nil, nil, "", err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpkit/mcpkit/bench/internal/rrproxy"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -33,6 +34,9 @@ var RedisConfig struct {
 	Cluster bool   // Addr names a Redis Cluster
 	Prefix  string // every key and channel of this process starts with it
 	Trace   bool   // count round trips by command and code path (costs CPU)
+	// JSONReplyWithin is the replicas' mcphttp.Options.JSONReplyWithin
+	// (SSE replies only).
+	JSONReplyWithin time.Duration
 }
 
 // proxyIdle is the idle keep-alive connections the proxy keeps to each
@@ -82,7 +86,7 @@ func redisReplicas(mode HTTPMode) (http.Handler, error) {
 		if err != nil {
 			return nil, err
 		}
-		u, err := serveReplica(mcphttp.NewHandler(s, &mcphttp.Options{JSONResponse: mode != SSE, MaxSessions: -1, EventStore: es}))
+		u, err := serveReplica(mcphttp.NewHandler(s, &mcphttp.Options{JSONResponse: mode != SSE, MaxSessions: -1, EventStore: es, JSONReplyWithin: RedisConfig.JSONReplyWithin}))
 		if err != nil {
 			return nil, fmt.Errorf("replica %d: %w", i, err)
 		}

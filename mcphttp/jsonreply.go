@@ -1,0 +1,150 @@
+package mcphttp
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// This file serves Options.JSONReplyWithin: the server may answer a POSTed
+// request with one application/json object or with an SSE stream
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
+// and a stream costs its EventStore a priming event, the response and,
+// for a shared session, a request marker and an end marker, where a JSON
+// body costs nothing. So a request's reply stream, when the Handler has an
+// EventStore, may start deferred: nothing is sent or stored while its
+// handler runs, and
+//
+//   - a response ready within JSONReplyWithin, with nothing sent before
+//     it, goes as a JSON body, and nothing was stored for it;
+//   - the handler's first message (a notification, progress, a
+//     server-to-client request), the window passing, or the handler
+//     asking to close the connection (CloseStream) starts the stream as
+//     it would have started at once: primed, stored, resumable, leased.
+//
+// A client whose connection breaks within the window gets nothing, as
+// with any JSON reply: the request goes on (disconnection is not
+// cancellation) but its response is not kept, and a message its handler
+// sends afterwards is not kept either (a server-to-client request fails
+// at once), since the client holds no event id to resume from; the
+// client must send the request again.
+
+// openDeferred attaches w to carry a deferred stream: no header is
+// written until the stream starts or ends. primes tells whether the
+// stream, once started, opens with a priming event (2025-11-25 and
+// later); marker is the request marker stored with it (nil for none).
+func (st *stream) openDeferred(w http.ResponseWriter, primes bool, marker []byte) *attachment {
+	att := &attachment{w: w, rc: *http.NewResponseController(w), gone: make(chan struct{}), pending: true}
+	st.mu.Lock()
+	st.att = att
+	st.deferred = true
+	st.primes = primes
+	st.marker = marker
+	st.mu.Unlock()
+	return att
+}
+
+// startLocked starts a stream with an EventStore: it stores the priming
+// event and, for a shared session's request, the request marker
+// (shared_lease.go) after it, in one round trip when the store is an
+// EventBatchAppender, and starts the lease's heartbeat. It returns the
+// priming event's frame, nil when there is none or the store failed.
+// st.mu is held.
+func (st *stream) startLocked(ctx context.Context) []byte {
+	st.deferred = false
+	if !st.primes || st.store == nil {
+		return nil
+	}
+	st.seq++
+	id := eventID(st.num, st.seq)
+	evs := []StoredEvent{{ID: id}}
+	lease := st.marker != nil && st.seq == 1 && !st.done
+	if lease {
+		st.seq++
+		evs = append(evs, StoredEvent{ID: eventID(st.num, st.seq), Data: st.marker})
+	}
+	err := st.appendBatchLocked(ctx, evs)
+	if lease {
+		st.heartbeatLocked(ctx)
+	}
+	if err != nil {
+		st.h.logger.Error("mcphttp: event store append failed", "session", st.session, "err", err)
+		return nil
+	}
+	return appendEvent(nil, id, nil, true, st.h.opts.RetryInterval)
+}
+
+// startDeferred starts a deferred stream that still has its connection:
+// the SSE headers and the priming event are sent and flushed at once.
+// It does nothing to a stream that is not deferred.
+func (st *stream) startDeferred(ctx context.Context) {
+	st.mu.Lock()
+	deferred := st.deferred
+	st.mu.Unlock()
+	if !deferred {
+		return
+	}
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	st.mu.Lock()
+	att := st.att
+	if !st.deferred || att == nil {
+		st.mu.Unlock()
+		return
+	}
+	prime := st.startLocked(ctx)
+	st.mu.Unlock()
+	err := st.writeFrames(att, prime, true)
+	st.mu.Lock()
+	switch {
+	case err != nil:
+		if st.att == att {
+			st.detachLocked()
+		}
+	case prime != nil:
+		st.idSent = true
+	}
+	st.mu.Unlock()
+}
+
+// awaitReply serves the HTTP request carrying deferred stream st for up
+// to window. It returns true once the window has passed and the stream
+// has started (the caller pumps it then), false once the request is
+// answered: the reply went out (a JSON body, or the stream ended), the
+// client went away or the session ended (an empty SSE stream then).
+func (h *Handler) awaitReply(ctx context.Context, r *http.Request, st *stream, att *attachment, sessionDone <-chan struct{}, window time.Duration) bool {
+	t := time.NewTimer(window)
+	defer t.Stop()
+	select {
+	case <-att.gone:
+	case <-r.Context().Done():
+		if st.detach(att) && h.onDetach != nil {
+			h.onDetach()
+		}
+	case <-sessionDone:
+		st.detach(att)
+	case <-t.C:
+		st.startDeferred(ctx)
+		return true
+	}
+	st.release(att)
+	return false
+}
+
+// writeJSONBody answers a deferred stream's request with its response,
+// data, as one application/json body, flushed with flush set. The caller
+// holds wmu.
+func (st *stream) writeJSONBody(att *attachment, data []byte, flush bool) {
+	st.armDeadline(att)
+	att.pending = false
+	hdr := att.w.Header()
+	hdr["Content-Type"] = hdrJSON
+	hdr["Content-Length"] = []string{strconv.Itoa(len(data))}
+	att.w.WriteHeader(http.StatusOK)
+	_, err := att.w.Write(data)
+	att.flushed = true
+	if err == nil && flush {
+		_ = att.rc.Flush()
+	}
+}
