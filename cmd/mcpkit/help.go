@@ -56,6 +56,7 @@ var helpTopics = map[string]helpTopic{
 			"With --redis URL (or --redis-cluster ADDRS), sessions, their SSE events, tasks and the messages between replicas live in Redis, " +
 			"so that several `mcpkit serve --http --redis` replicas behind any load balancer, sticky or not, serve every session; " +
 			"it exits at once if Redis does not answer PING within --redis-timeout, and --max-sessions and --idle-timeout then hold across the replicas. " +
+			"A request answered within 5ms, having sent nothing before its response, then gets one JSON body, which Redis need not keep; a slower one gets a resumable SSE stream. " +
 			"The HTTP+SSE transport of --sse-path keeps its sessions in the memory of the replica that holds the stream.",
 	},
 	"tools": {

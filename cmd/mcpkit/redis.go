@@ -141,9 +141,17 @@ func (b *redisBackend) server(o *mcp.ServerOptions) {
 	o.Tasks.Store = b.tasks
 }
 
-// handler sets the handler's event store.
+// redisJSONReplyWithin is the handler's JSONReplyWithin with Redis: a
+// quick reply is one JSON body, so that a tools/call costs Redis one
+// round trip (the session's touch) instead of three to store its stream;
+// anything doing real work still gets a resumable stream within 5ms.
+const redisJSONReplyWithin = 5 * time.Millisecond
+
+// handler sets the handler's event store, and answers quick requests in
+// JSON.
 func (b *redisBackend) handler(o *mcphttp.Options) {
 	o.EventStore = b.events
+	o.JSONReplyWithin = redisJSONReplyWithin
 }
 
 // close closes the client, once the server is done with it.
