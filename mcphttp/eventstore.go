@@ -108,6 +108,8 @@ type MemoryEventStore struct {
 	// bytes first: where eviction takes from when the store is full.
 	bySize sessionHeap
 	size   int64
+	// leases are the GET stream leases, by session (eventstore_lease.go).
+	leases map[string]streamLease
 	// watchers are the channels of Watch, by session (eventstore_watch.go).
 	watchers map[string]map[chan struct{}]struct{}
 }
@@ -315,6 +317,7 @@ func (m *MemoryEventStore) DeleteSession(_ context.Context, sessionID string) er
 		m.removeSession(s)
 	}
 	delete(m.once, sessionID)
+	delete(m.leases, sessionID)
 	return nil
 }
 

@@ -1,0 +1,23 @@
+package mcphttp_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/replicatest"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcphttp"
+	"go.uber.org/goleak"
+)
+
+// Two Handlers sharing one in-memory SessionStore and one
+// MemoryEventStore hold one GET stream per session between them, with
+// the store's stream lease: the GET lease scenario of package
+// replicatest.
+func TestReplicaGETLeaseSharingMemoryStores(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunGETLease(t, func(t *testing.T) replicatest.Streams {
+		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		return replicatest.Streams{Store: replicatest.Store{Store: st}, Events: &mcphttp.MemoryEventStore{}}
+	})
+}
