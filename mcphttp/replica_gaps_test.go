@@ -21,3 +21,13 @@ func TestReplicaGETLeaseSharingMemoryStores(t *testing.T) {
 		return replicatest.Streams{Store: replicatest.Store{Store: st}, Events: &mcphttp.MemoryEventStore{}}
 	})
 }
+
+// A stateless-era request naming a session is served on it on any
+// replica, and a session-owned task lives as long as the session in the
+// shared store: the session gaps scenario of package replicatest.
+func TestReplicaSessionGapsOnAMemoryBus(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunSessionGaps(t, func(t *testing.T) replicatest.Routing {
+		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
+	})
+}
