@@ -120,11 +120,12 @@ type Handler struct {
 	// sseOpen counts the SSE responses in progress (Stats).
 	sseOpen atomic.Int64
 
-	// bus, replicaID and busStop route client messages between replicas
-	// (shared_routing.go); bus is nil when nothing is routed.
-	bus       mcp.Bus
+	// replicaID and routes route client messages between replicas
+	// (shared_routing.go): one subscription per Bus of the servers whose
+	// shared sessions this Handler serves.
 	replicaID string
-	busStop   func()
+	routeMu   sync.Mutex
+	routes    []busRoute
 
 	// onDetach, if set, is called when a client's disconnection lets go of
 	// a stream (a test hook).

@@ -31,3 +31,15 @@ func TestReplicaSessionGapsOnAMemoryBus(t *testing.T) {
 		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
 	})
 }
+
+// The routing and session gaps scenarios with Handlers made by
+// NewHandlerFunc: a server chosen per request routes client messages
+// across replicas as one server does.
+func TestReplicasRoutingPerRequestOnAMemoryBus(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	newRouting := func(t *testing.T) replicatest.Routing {
+		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}, PerRequest: true}
+	}
+	replicatest.RunRouting(t, newRouting)
+	replicatest.RunSessionGaps(t, newRouting)
+}

@@ -122,6 +122,9 @@ func (h *Handler) adopt(w http.ResponseWriter, r *http.Request, sid, owner strin
 // stored state st. It reports false after answering the request (503
 // when the Handler has closed).
 func (h *Handler) rebuild(w http.ResponseWriter, r *http.Request, srv *mcp.Server, st *mcp.SessionState, sid, owner string, id jsonrpc.ID) bool {
+	if h.getServer != nil {
+		h.routeServer(srv) // shared_routing.go
+	}
 	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: sid, Owner: owner, TransportStores: true, Restore: st})
 	added, closed := h.reg.adopt(sid, ss, owner)
 	if !added {

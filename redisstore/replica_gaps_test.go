@@ -77,3 +77,23 @@ func TestReplicaSessionGapsOnRedis(t *testing.T) {
 		replicatest.RunSessionGaps(t, func(t *testing.T) replicatest.Routing { return routingStores(t, newClusterClient) })
 	})
 }
+
+// The routing and session gaps scenarios with Handlers made by
+// NewHandlerFunc, through Redis.
+func TestReplicasRoutingPerRequestOnRedis(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	run := func(t *testing.T, dial func(t *testing.T) redis.UniversalClient) {
+		newRouting := func(t *testing.T) replicatest.Routing {
+			r := routingStores(t, dial)
+			r.PerRequest = true
+			return r
+		}
+		replicatest.RunRouting(t, newRouting)
+		replicatest.RunSessionGaps(t, newRouting)
+	}
+	t.Run("redis", func(t *testing.T) { run(t, newClient) })
+	t.Run("redis-cluster", func(t *testing.T) {
+		clusterAddrs(t)
+		run(t, newClusterClient)
+	})
+}
