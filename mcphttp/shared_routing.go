@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"reflect"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -106,37 +108,61 @@ func (h *Handler) stopRouting() {
 }
 
 // routeResponse publishes a response POSTed for shared session e that no
-// request of the local copy waited for.
-func (h *Handler) routeResponse(ctx context.Context, e *entry, m *jsonrpc.Response) {
+// request of the local copy waited for. A non-nil error means the bus
+// could not take it (refuseBus).
+func (h *Handler) routeResponse(ctx context.Context, e *entry, m *jsonrpc.Response) error {
 	if e.shared {
-		h.publishRouted(ctx, e, m)
+		return h.publishRouted(ctx, e, m)
 	}
+	return nil
 }
 
 // routeNotification publishes notifications/cancelled of shared session
-// e, for the replica running the request it names.
-func (h *Handler) routeNotification(ctx context.Context, e *entry, m *jsonrpc.Notification) {
+// e, for the replica running the request it names. A non-nil error means
+// the bus could not take it (refuseBus).
+func (h *Handler) routeNotification(ctx context.Context, e *entry, m *jsonrpc.Notification) error {
 	if e.shared && m.Method == "notifications/cancelled" {
-		h.publishRouted(ctx, e, m)
+		return h.publishRouted(ctx, e, m)
 	}
+	return nil
 }
 
-func (h *Handler) publishRouted(ctx context.Context, e *entry, m jsonrpc.Message) {
+func (h *Handler) publishRouted(ctx context.Context, e *entry, m jsonrpc.Message) error {
 	bus := e.ss.Server().Bus()
 	if bus == nil {
-		return
+		return nil
 	}
 	raw, err := jsonrpc.Encode(m)
 	if err != nil {
-		return
+		return nil
 	}
 	b, err := json.Marshal(routed{From: h.replicaID, Session: e.id, Owner: e.owner, Msg: raw})
 	if err != nil {
-		return
+		return nil
 	}
 	if err := h.busCall(func() error { return bus.Publish(ctx, routeChannel, b) }); err != nil {
 		h.logger.Warn("mcphttp: publishing on the bus failed", "session", e.id, "err", err)
+		return err
 	}
+	return nil
+}
+
+// errBusUnavailable answers a client's response or cancellation that the
+// bus could not carry to the other replicas.
+var errBusUnavailable = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: the message bus cannot be reached; retry later"}
+
+// refuseBus answers a POST whose message the bus could not publish: 503
+// with Retry-After when the bus cannot be reached (the client sends the
+// message again, as for an unreachable store), 500 for anything else (a
+// panic in the Bus). The message was served locally first: sending it
+// again is harmless.
+func (h *Handler) refuseBus(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, mcp.ErrStoreUnavailable) {
+		w.Header().Set("Retry-After", strconv.Itoa(storeRetryAfter))
+		h.refuse(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, errBusUnavailable)
+		return
+	}
+	h.refuse(w, r, http.StatusInternalServerError, jsonrpc.ID{}, errInternal)
 }
 
 // busCall runs f, a call into the Bus, turning a panic into an error.

@@ -9,8 +9,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // This part runs what a shared session owns beyond its requests: a
@@ -48,6 +51,25 @@ func (rep *replica) postModernOn(t *testing.T, ctx context.Context, sid string, 
 	}
 	return &sse{resp: resp, br: bufio.NewReader(resp.Body)}
 }
+
+// downBus is a Bus whose Publish fails, as a bus that cannot reach its
+// backend does, while down is set.
+type downBus struct {
+	mcp.Bus
+	down *atomic.Bool
+}
+
+var errBusDown = fmt.Errorf("replicatest: bus taken down: %w", mcp.ErrStoreUnavailable)
+
+func (b downBus) Publish(ctx context.Context, channel string, msg []byte) error {
+	if b.down.Load() {
+		return errBusDown
+	}
+	return b.Bus.Publish(ctx, channel, msg)
+}
+
+// busUnavailable is the refusal of a message the bus could not carry.
+const busUnavailable = `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Service unavailable: the message bus cannot be reached; retry later"}}`
 
 // within receives from ch, or fails the test after streamTimeout.
 func within(t *testing.T, what string, ch <-chan string) string {
@@ -159,6 +181,44 @@ func RunSessionGaps(t *testing.T, newRouting NewRouting) {
 		b.do(t, http.MethodDelete, sid, "", "").want(t, "DELETE on B", http.StatusNoContent, "")
 		if got := within(t, "task-block cancelled", a.rs.cancelled); got != "A" {
 			t.Fatalf("task-block cancelled on %s", got)
+		}
+	})
+
+	t.Run("a response or cancel the bus cannot carry is 503 with Retry-After; sent again, it arrives", func(t *testing.T) {
+		down := &atomic.Bool{}
+		a, b := newRoutingCluster(t, func(t *testing.T) Routing {
+			r := newRouting(t)
+			r.Bus = downBus{Bus: r.Bus, down: down}
+			if r.BusB != nil {
+				r.BusB = downBus{Bus: r.BusB, down: down}
+			}
+			return r
+		})
+		sid := initRouting(t, a, a)
+		s := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if ask := s.next(t); json.Unmarshal([]byte(ask), &m) != nil || m.Method != "elicitation/create" || len(m.ID) == 0 {
+			t.Fatalf("A's stream: %s, want elicitation/create", ask)
+		}
+		answer := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"action":"accept","content":{"name":"Gopher"}}}`
+		down.Store(true)
+		for _, x := range []struct{ what, body string }{
+			{"the answer on B", answer},
+			{"a cancel on B", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99,"reason":"none such"}}`},
+		} {
+			r := b.do(t, http.MethodPost, sid, "", x.body)
+			r.want(t, x.what+" with the bus down", http.StatusServiceUnavailable, busUnavailable)
+			if got := r.header.Get("Retry-After"); got != "1" {
+				t.Errorf("%s with the bus down: Retry-After %q, want 1", x.what, got)
+			}
+		}
+		down.Store(false)
+		b.do(t, http.MethodPost, sid, "", answer).want(t, "the answer on B, sent again", http.StatusAccepted, "")
+		if got, want := s.next(t), `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"accept on A: {\"name\":\"Gopher\"}"}]}}`; got != want {
+			t.Fatalf("A's result: %s\nwant %s", got, want)
 		}
 	})
 }
