@@ -82,6 +82,7 @@ const eventOverhead = 64
 // fair share. A client whose events were evicted cannot resume (it is
 // told so rather than given a stream with a gap). DeleteSession, called
 // by the Handler when a session ends, frees a session's events at once.
+// It is a StreamLeaser, for Handlers in one process sharing it.
 // The zero value is ready to use.
 type MemoryEventStore struct {
 	// MaxBytes caps the bytes kept across all sessions (ids, data and a

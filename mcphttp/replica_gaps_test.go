@@ -1,6 +1,11 @@
 package mcphttp_test
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,4 +47,34 @@ func TestReplicasRoutingPerRequestOnAMemoryBus(t *testing.T) {
 	}
 	replicatest.RunRouting(t, newRouting)
 	replicatest.RunSessionGaps(t, newRouting)
+}
+
+// downShared is a shared store that cannot be reached.
+type downShared struct{ *mcp.MemorySessionStore }
+
+func (downShared) Touch(context.Context, string, string) (*mcp.SessionState, error) {
+	return nil, fmt.Errorf("down: %w", mcp.ErrStoreUnavailable)
+}
+
+// A stateless-era request naming a session, when the shared store cannot
+// answer, is 503 with Retry-After, as in the session era: never served as
+// though the session did not exist.
+func TestStatelessRequestNamingASessionWithTheStoreDown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{SessionStore: downShared{&mcp.MemorySessionStore{Share: true}}})
+	h := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
+	defer h.Close()
+	body := `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	r.Header.Set("Mcp-Method", "tools/list")
+	r.Header.Set("Mcp-Session-Id", "some-session")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	want := `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Service unavailable: the session store cannot be reached; retry later"}}`
+	if got := strings.TrimSpace(w.Body.String()); w.Code != http.StatusServiceUnavailable || got != want || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("tools/list naming a session, store down: %d Retry-After %q %s\nwant 503, 1, %s", w.Code, w.Header().Get("Retry-After"), got, want)
+	}
 }
