@@ -38,7 +38,10 @@ type TaskOptions struct {
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#ttl-and-resource-management).
 	// If zero, 24 hours.
 	MaxTTL time.Duration
-	// PollInterval is the pollInterval suggested to requestors. If zero,
+	// PollInterval is the pollInterval suggested to requestors. It is
+	// also how often a session-owned task (Owner nil, no authenticated
+	// user) whose replica's copy of a shared session has closed checks
+	// the SessionStore, to end once the session is gone there. If zero,
 	// one second.
 	PollInterval time.Duration
 	// MaxRunning bounds the tasks one owner may have working at once; a
