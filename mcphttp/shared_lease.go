@@ -79,7 +79,7 @@ func (st *stream) leaseRequest(ctx context.Context, id jsonrpc.ID) (stop func())
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(d / 3)
+		t := time.NewTicker(max(d/3, time.Millisecond))
 		defer t.Stop()
 		for {
 			select {

@@ -252,7 +252,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 	}
 	var renew <-chan time.Time
 	if hold != nil {
-		t := time.NewTicker(hold.ttl / 3)
+		t := time.NewTicker(max(hold.ttl/3, time.Millisecond))
 		defer t.Stop()
 		renew = t.C
 	}
