@@ -78,3 +78,49 @@ func TestStatelessRequestNamingASessionWithTheStoreDown(t *testing.T) {
 		t.Fatalf("tools/list naming a session, store down: %d Retry-After %q %s\nwant 503, 1, %s", w.Code, w.Header().Get("Retry-After"), got, want)
 	}
 }
+
+// failingBus is a MemoryBus whose Publish cannot reach its backend.
+type failingBus struct{ *mcp.MemoryBus }
+
+func (failingBus) Publish(context.Context, string, []byte) error {
+	return fmt.Errorf("bus down: %w", mcp.ErrStoreUnavailable)
+}
+
+// A batch (2025-03-26) of only client responses and notifications, one
+// of which the bus cannot publish, is 503 with Retry-After, as a single
+// such message is.
+func TestBatchTheBusCannotPublishIs503(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{
+		SessionStore: &mcp.MemorySessionStore{Share: true},
+		Bus:          failingBus{&mcp.MemoryBus{}},
+	})
+	h := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
+	defer h.Close()
+	post := func(sid, body string) *httptest.ResponseRecorder {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			r.Header.Set("Mcp-Session-Id", sid)
+			r.Header.Set("MCP-Protocol-Version", "2025-03-26")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	sid := w.Header().Get("Mcp-Session-Id")
+	if w.Code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", w.Code, w.Body)
+	}
+	if w = post(sid, `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`); w.Code != http.StatusAccepted {
+		t.Fatalf("a batch of notifications/initialized: %d %s, want 202", w.Code, w.Body)
+	}
+	w = post(sid, `[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":99,"result":{}}]`)
+	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Service unavailable: the message bus cannot be reached; retry later"}}`
+	if got := strings.TrimSpace(w.Body.String()); w.Code != http.StatusServiceUnavailable || got != want || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("a batch with a response the bus cannot publish: %d Retry-After %q %s\nwant 503, 1, %s", w.Code, w.Header().Get("Retry-After"), got, want)
+	}
+}
