@@ -2,6 +2,7 @@ package mcphttp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -122,5 +123,79 @@ func TestBatchTheBusCannotPublishIs503(t *testing.T) {
 	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Service unavailable: the message bus cannot be reached; retry later"}}`
 	if got := strings.TrimSpace(w.Body.String()); w.Code != http.StatusServiceUnavailable || got != want || w.Header().Get("Retry-After") != "1" {
 		t.Fatalf("a batch with a response the bus cannot publish: %d Retry-After %q %s\nwant 503, 1, %s", w.Code, w.Header().Get("Retry-After"), got, want)
+	}
+}
+
+// A session-owned task whose replica's copy of a shared session closed
+// runs on, reachable from another replica, until the session idles out
+// in the store; then it is cancelled where it runs.
+func TestSessionTaskEndsWithTheSharedSessionsExpiry(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
+	const idle = time.Hour
+	store := &mcp.MemorySessionStore{Share: true, IdleTimeout: idle, Now: clock.Now}
+	tasks := &mcp.MemoryTaskStore{}
+	started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+	newServer := func() *mcp.Server {
+		s := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{
+			SessionStore: store,
+			Tasks:        mcp.TaskOptions{Store: tasks, PollInterval: 10 * time.Millisecond},
+		})
+		_ = mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "block", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+			func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				cancelled <- struct{}{}
+				return "", ctx.Err()
+			})
+		return s
+	}
+	a := mcphttp.NewHandler(newServer(), &mcphttp.Options{JSONResponse: true})
+	defer a.Close()
+	b := mcphttp.NewHandler(newServer(), &mcphttp.Options{JSONResponse: true})
+	defer b.Close()
+	post := func(h http.Handler, sid, body string) *httptest.ResponseRecorder {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			r.Header.Set("Mcp-Session-Id", sid)
+			r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := post(a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	sid := w.Header().Get("Mcp-Session-Id")
+	if w.Code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", w.Code, w.Body)
+	}
+	post(a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w = post(a, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{},"task":{}}}`)
+	var created struct {
+		Result struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &created); err != nil || created.Result.Task.TaskID == "" {
+		t.Fatalf("tools/call as a task: %d %s", w.Code, w.Body)
+	}
+	<-started
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	get := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":%q}}`, created.Result.Task.TaskID)
+	if w = post(b, sid, get); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"status":"working"`) {
+		t.Fatalf("tasks/get on B after A closed: %d %s, want the task working", w.Code, w.Body)
+	}
+	clock.advance(idle + time.Second)
+	select {
+	case <-cancelled:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the task was not cancelled once its session expired in the store")
 	}
 }
