@@ -38,7 +38,10 @@ type TaskOptions struct {
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#ttl-and-resource-management).
 	// If zero, 24 hours.
 	MaxTTL time.Duration
-	// PollInterval is the pollInterval suggested to requestors. If zero,
+	// PollInterval is the pollInterval suggested to requestors. It is
+	// also how often a session-owned task (Owner nil, no authenticated
+	// user) whose replica's copy of a shared session has closed checks
+	// the SessionStore, to end once the session is gone there. If zero,
 	// one second.
 	PollInterval time.Duration
 	// MaxRunning bounds the tasks one owner may have working at once; a
@@ -440,7 +443,11 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 }
 
 // runTask runs a task's tool and records its outcome. Without an Owner,
-// a task lives no longer than its session.
+// a task lives no longer than its session. When the SessionStore is
+// shared, the session outlives this replica's copy of it (closed when
+// idle here or when the transport closes), so the task then runs until
+// the store no longer has the session (deleted or expired on any
+// replica), which it checks every TaskOptions.PollInterval.
 func (s *Server) runTask(ctx context.Context, run *taskRun, r *Request, t *serverTool, args json.RawMessage, ttl time.Duration) {
 	stopped := make(chan struct{})
 	defer close(stopped)
@@ -448,12 +455,43 @@ func (s *Server) runTask(ctx context.Context, run *taskRun, r *Request, t *serve
 		go func() {
 			select {
 			case <-run.ss.done:
+				if s.store.Shared() && run.ss.state.ID != "" {
+					s.awaitSharedEnd(run, stopped)
+					return
+				}
 				run.cancel(errTaskSessionEnded)
 			case <-stopped:
 			}
 		}()
 	}
 	s.runTaskTool(ctx, run, r, t, args, ttl, s.finishTask)
+}
+
+// awaitSharedEnd cancels session-owned task run once its shared session,
+// whose local copy has closed, is gone from the SessionStore: at once if
+// it is already, or at the first check, every TaskOptions.PollInterval,
+// that finds it gone. A store that cannot answer leaves the task
+// running until a later check. It returns when the task stops.
+func (s *Server) awaitSharedEnd(run *taskRun, stopped <-chan struct{}) {
+	owner, id := run.ss.state.Owner, run.ss.state.ID
+	tick := time.NewTicker(s.taskRT().poll)
+	defer tick.Stop()
+	for {
+		var err error
+		func() {
+			defer recoverCallback(s.logger, "SessionStore.Load", "") // recover.go
+			_, err = s.store.Load(context.Background(), owner, id)
+		}()
+		if errors.Is(err, ErrSessionNotFound) {
+			run.cancel(errTaskSessionEnded)
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-stopped:
+			return
+		}
+	}
 }
 
 // runTaskTool runs a task's tool under its TTL, a panic becoming an error

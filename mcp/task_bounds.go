@@ -287,7 +287,9 @@ func (s *Server) deleteTasks(ctx context.Context, tasks []*keptTask) {
 // reach them again, so keeping them until their ttl would only hold
 // memory. Running tasks are cancelled by their own watch of the session
 // (runTask) and deleted when their tool returns. Called by
-// ServerSession.Close.
+// ServerSession.Close. With a shared SessionStore the closing session
+// may be one replica's copy of a session that lives on: its tasks stay
+// in the TaskStore (until their ttl).
 func (s *Server) endSessionTasks(ss *ServerSession) {
 	if s.opts.Tasks.Owner != nil {
 		return
@@ -299,6 +301,20 @@ func (s *Server) endSessionTasks(ss *ServerSession) {
 	acct := ownerAccount(owner)
 	var gone []*keptTask
 	if o := rt.ledger.owners[acct]; ok && o != nil {
+		if s.store.Shared() && ss.state.ID != "" {
+			// Only this replica's copy of the session closed: the
+			// session, and its tasks, live on in the stores. Forget the
+			// finished ones here (other replicas reach them in the
+			// TaskStore until their ttl); running ones stay until they
+			// return (runTask).
+			for i := len(o.tasks) - 1; i >= 0; i-- {
+				if o.tasks[i].finished {
+					rt.removeAt(acct, o, i)
+				}
+			}
+			rt.mu.Unlock()
+			return
+		}
 		gone = slices.Clone(o.tasks)
 		for len(o.tasks) > 0 {
 			rt.removeAt(acct, o, len(o.tasks)-1)

@@ -64,6 +64,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	ctx := context.WithoutCancel(r.Context())
 	var reqs []*jsonrpc.Request
 	var early []*jsonrpc.Response
+	var busErr error // the first message the bus could not publish
 	for i, m := range msgs {
 		if errs[i] != nil {
 			early = append(early, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errs[i].(*jsonrpc.Error)))
@@ -72,10 +73,14 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		switch m := m.(type) {
 		case *jsonrpc.Notification:
 			mcpPort.HandleNotification(e.ss, ctx, m, h.notificationExtra(r))
-			h.routeNotification(ctx, e, m) // shared_routing.go
+			if err := h.routeNotification(ctx, e, m); busErr == nil { // shared_routing.go
+				busErr = err
+			}
 		case *jsonrpc.Response:
 			if !mcpPort.HandleResponse(e.ss, ctx, m) {
-				h.routeResponse(ctx, e, m)
+				if err := h.routeResponse(ctx, e, m); busErr == nil {
+					busErr = err
+				}
 			}
 		case *jsonrpc.Request:
 			if !h.reg.beginRequest(e, m.ID) {
@@ -86,6 +91,11 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		}
 	}
 	if len(reqs) == 0 && len(early) == 0 {
+		if busErr != nil {
+			// Nothing else to answer: the client sends the batch again.
+			h.refuseBus(w, r, busErr)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}

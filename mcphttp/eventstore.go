@@ -82,6 +82,7 @@ const eventOverhead = 64
 // fair share. A client whose events were evicted cannot resume (it is
 // told so rather than given a stream with a gap). DeleteSession, called
 // by the Handler when a session ends, frees a session's events at once.
+// It is a StreamLeaser, for Handlers in one process sharing it.
 // The zero value is ready to use.
 type MemoryEventStore struct {
 	// MaxBytes caps the bytes kept across all sessions (ids, data and a
@@ -108,6 +109,8 @@ type MemoryEventStore struct {
 	// bytes first: where eviction takes from when the store is full.
 	bySize sessionHeap
 	size   int64
+	// leases are the GET stream leases, by session (eventstore_lease.go).
+	leases map[string]streamLease
 	// watchers are the channels of Watch, by session (eventstore_watch.go).
 	watchers map[string]map[chan struct{}]struct{}
 }
@@ -315,6 +318,7 @@ func (m *MemoryEventStore) DeleteSession(_ context.Context, sessionID string) er
 		m.removeSession(s)
 	}
 	delete(m.once, sessionID)
+	delete(m.leases, sessionID)
 	return nil
 }
 

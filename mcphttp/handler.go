@@ -79,10 +79,21 @@ import (
 // request with a JSON-RPC error (-32603) once no event came for a whole
 // StreamLease; the session lives on the other replicas.
 //
-// Still bound to one replica: running handlers; one GET stream at a time is enforced per replica, not across
-// them; 2026-07-28 requests naming a session are served on it only where
-// it is held. Without a shared store, a request for a session this
-// Handler does not hold is 404 without any store call.
+// One GET stream at a time holds across replicas when the EventStore is
+// a [StreamLeaser] (MemoryEventStore and redisstore's are): a second GET
+// on any replica is 409 as on one, a GET resuming the stream with
+// Last-Event-ID takes it over (the replica that served it ends it within
+// StreamLease/3), and a replica that died holding it blocks new GETs for
+// at most StreamLease. With another EventStore, it holds per replica
+// only. A 2026-07-28 request naming a shared session is served on it
+// on any replica, rebuilt from the store where it is not held. A client's
+// response or cancellation that the Bus cannot publish is 503 with
+// Retry-After. A session-owned task outlives its replica's copy of the
+// session (closed idle, or by Close) and ends with the session.
+//
+// Still bound to one replica: running handlers. Without a shared store, a
+// request for a session this Handler does not hold is 404 without any
+// store call.
 //
 // A Handler is safe for concurrent use. Close it to end its sessions and
 // stop its reaper goroutine.
@@ -120,11 +131,12 @@ type Handler struct {
 	// sseOpen counts the SSE responses in progress (Stats).
 	sseOpen atomic.Int64
 
-	// bus, replicaID and busStop route client messages between replicas
-	// (shared_routing.go); bus is nil when nothing is routed.
-	bus       mcp.Bus
+	// replicaID and routes route client messages between replicas
+	// (shared_routing.go): one subscription per Bus of the servers whose
+	// shared sessions this Handler serves.
 	replicaID string
-	busStop   func()
+	routeMu   sync.Mutex
+	routes    []busRoute
 
 	// onDetach, if set, is called when a client's disconnection lets go of
 	// a stream (a test hook).

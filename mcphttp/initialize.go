@@ -64,6 +64,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		return
 	}
 	shared := srv.SessionStore().Shared()
+	if shared && h.getServer != nil {
+		h.routeServer(srv) // shared_routing.go
+	}
 	e, closed := h.reg.commit(id, ss, owner, shared)
 	if e == nil {
 		h.deleteFromStore(&entry{id: id, ss: ss, owner: owner})

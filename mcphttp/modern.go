@@ -190,6 +190,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 				h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
 				return
 			}
+			// Not held here, or shared: checked against, or rebuilt
+			// from, a shared store (shared.go).
+			if e, ok = h.sharedStateless(w, r, e, sid, owner, req.ID); !ok {
+				return
+			}
 			// An unknown or expired session is no reason to refuse a
 			// request that needs none: it is served on no session.
 		}

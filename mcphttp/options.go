@@ -126,9 +126,14 @@ type Options struct {
 	// runs, so a lease that lapses means that replica died mid-request.
 	// The resuming replica then stores, and sends, a JSON-RPC error
 	// (-32603) for the lost request and ends the stream, so that no
-	// client waits forever for it. Only used when the server's
+	// client waits forever for it. It is also the lease of a shared
+	// session's GET stream when the EventStore is a StreamLeaser: the
+	// replica serving the stream renews it every StreamLease/3, so a
+	// replica that died holding it blocks a new GET (409) for at most
+	// StreamLease after its last renewal. Only used when the server's
 	// SessionStore is shared and there is an EventStore. If zero,
-	// DefaultStreamLease (30s); if negative, no heartbeat and no lease.
+	// DefaultStreamLease (30s); if negative, no heartbeat and no lease
+	// (one GET stream per session is then enforced per replica only).
 	StreamLease time.Duration
 
 	// KeepAlive is the interval of the comment lines written on an SSE

@@ -27,7 +27,14 @@ import (
 // hold, to learn whether that server's SessionStore is shared: if so the
 // session is rebuilt from the store on that server (see Handler), and if
 // not, or if getServer returns nil, the request is answered 404 "Session
-// not found" as before.
+// not found" as before. Shared sessions are served across replicas as
+// with NewHandler: the Handler subscribes to the Bus of each server whose
+// shared sessions it holds (once per Bus, when it first creates or
+// rebuilds one), so that a client's response or cancellation POSTed to
+// any replica reaches the one where the request waits
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections).
+// Every replica's getServer must then choose, for a request, a server
+// with the same SessionStore, TaskStore and Bus.
 // It is asked for every request of the 2026-07-28 era that names no live
 // session, since that era has none
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),

@@ -157,16 +157,25 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	switch m := msg.(type) {
 	case *jsonrpc.Notification:
 		mcpPort.HandleNotification(e.ss, ctx, m, h.notificationExtra(r))
-		h.routeNotification(ctx, e, m) // shared_routing.go
+		err := h.routeNotification(ctx, e, m) // shared_routing.go
 		h.reg.release(e)
+		if err != nil {
+			h.refuseBus(w, r, err)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 	case *jsonrpc.Response:
 		// A response to no pending request of this session (one meant for
 		// another session, say) is ignored.
+		var err error
 		if !mcpPort.HandleResponse(e.ss, ctx, m) {
-			h.routeResponse(ctx, e, m) // shared_routing.go
+			err = h.routeResponse(ctx, e, m) // shared_routing.go
 		}
 		h.reg.release(e)
+		if err != nil {
+			h.refuseBus(w, r, err)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 	}
 }

@@ -115,6 +115,16 @@ func (h *Handler) adopt(w http.ResponseWriter, r *http.Request, sid, owner strin
 		h.refuseStore(w, r, id, err)
 		return false
 	}
+	return h.rebuild(w, r, srv, st, sid, owner, id)
+}
+
+// rebuild registers a live session sid of owner on srv, rebuilt from its
+// stored state st. It reports false after answering the request (503
+// when the Handler has closed).
+func (h *Handler) rebuild(w http.ResponseWriter, r *http.Request, srv *mcp.Server, st *mcp.SessionState, sid, owner string, id jsonrpc.ID) bool {
+	if h.getServer != nil {
+		h.routeServer(srv) // shared_routing.go
+	}
 	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: sid, Owner: owner, TransportStores: true, Restore: st})
 	added, closed := h.reg.adopt(sid, ss, owner)
 	if !added {
@@ -127,6 +137,67 @@ func (h *Handler) adopt(w http.ResponseWriter, r *http.Request, sid, owner strin
 		}
 	}
 	return true
+}
+
+// sharedStateless is, for a stateless-era request rid that names session
+// sid (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility),
+// what adopt and touchShared are for the session era: e is the live
+// session acquired for rid, or nil when this Handler does not hold it.
+// With a shared store, a session held here is checked against the store
+// and brought up to date, and one not held here is rebuilt from it, so
+// that the request is served on the session whichever replica it lands
+// on. It returns the session to serve the request on, acquired for rid,
+// or nil to serve it on no session (no shared store, or no such session
+// for this user in it: the era needs none); ok is false after answering
+// the request (503 with Retry-After when the store cannot answer, 409
+// for a request id already in flight).
+func (h *Handler) sharedStateless(w http.ResponseWriter, r *http.Request, e *entry, sid, owner string, rid jsonrpc.ID) (_ *entry, ok bool) {
+	if e != nil {
+		if !e.shared {
+			return e, true
+		}
+		st, err := h.touch(r.Context(), e.ss.Server().SessionStore(), e.owner, e.id)
+		switch {
+		case err == nil:
+			mcpPort.SyncState(e.ss, st)
+			return e, true
+		case errors.Is(err, mcp.ErrSessionNotFound):
+			h.reg.finishRequest(e, rid)
+			h.dropShared(e)
+			return nil, true
+		default:
+			h.reg.finishRequest(e, rid)
+			h.refuseStore(w, r, rid, err)
+			return nil, false
+		}
+	}
+	srv, store := h.sharedStore(r)
+	if store == nil {
+		return nil, true
+	}
+	st, err := h.touch(r.Context(), store, owner, sid)
+	switch {
+	case errors.Is(err, mcp.ErrSessionNotFound):
+		return nil, true
+	case err != nil:
+		h.refuseStore(w, r, rid, err)
+		return nil, false
+	}
+	if !h.rebuild(w, r, srv, st, sid, owner, rid) {
+		return nil, false
+	}
+	e, evicted, dup := h.reg.acquireRequest(sid, owner, rid)
+	if evicted != nil {
+		h.closeEntry(evicted)
+	}
+	if dup {
+		h.refuse(w, r, http.StatusConflict, rid, errDuplicateID(rid))
+		return nil, false
+	}
+	if e != nil {
+		h.shareStandalone(e) // shared_streams.go
+	}
+	return e, true
 }
 
 // touchShared checks live session e, acquired, against its shared store,

@@ -73,7 +73,7 @@ func (st *stream) heartbeatLocked(ctx context.Context) {
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(d / 3)
+		t := time.NewTicker(max(d/3, time.Millisecond))
 		defer t.Stop()
 		for {
 			select {

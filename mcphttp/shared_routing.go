@@ -5,7 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"reflect"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -36,19 +39,45 @@ type routed struct {
 	Msg     json.RawMessage `json:"m"`
 }
 
+// busRoute is the subscription of a Handler to one Bus.
+type busRoute struct {
+	bus  mcp.Bus
+	stop func()
+}
+
 // startRouting subscribes h to its server's bus when the server's
-// SessionStore is shared; it does nothing otherwise (nor for a Handler
-// that chooses its server per request).
+// SessionStore is shared; it does nothing otherwise. A Handler that
+// chooses its server per request (NewHandlerFunc) subscribes to each
+// server's bus when it first holds a shared session of that server
+// (routeServer).
 func (h *Handler) startRouting() {
-	if h.server == nil {
-		return
-	}
-	bus := h.server.Bus()
-	if bus == nil || !h.server.SessionStore().Shared() {
-		return
-	}
-	h.bus = bus
 	h.replicaID = rand.Text()
+	if h.server != nil {
+		h.routeServer(h.server)
+	}
+}
+
+// routeServer subscribes h to srv's Bus, once per Bus, when srv's
+// SessionStore is shared and it has a Bus.
+func (h *Handler) routeServer(srv *mcp.Server) {
+	bus := srv.Bus()
+	if bus == nil || !srv.SessionStore().Shared() {
+		return
+	}
+	if t := reflect.TypeOf(bus); !t.Comparable() {
+		h.logger.Error("mcphttp: the server's Bus is of a type that cannot be compared; responses and cancellations from other replicas will not reach this one", "type", t.String())
+		return
+	}
+	h.routeMu.Lock()
+	defer h.routeMu.Unlock()
+	for _, rt := range h.routes {
+		if rt.bus == bus {
+			return
+		}
+	}
+	if h.closed.Err() != nil {
+		return
+	}
 	var stop func()
 	err := h.busCall(func() (err error) {
 		stop, err = bus.Subscribe(h.closed, routeChannel, h.receiveRouted)
@@ -59,48 +88,81 @@ func (h *Handler) startRouting() {
 	}
 	if err != nil {
 		// Routing is best effort: the replica still serves its own
-		// sessions' responses; what others route to it is lost.
+		// sessions' responses; what others route to it is lost until a
+		// later session of this server subscribes again.
 		h.logger.Error("mcphttp: subscribing to the bus failed; responses and cancellations from other replicas will not reach this one", "err", err)
 		return
 	}
-	h.busStop = stop
+	h.routes = append(h.routes, busRoute{bus: bus, stop: stop})
 }
 
-// stopRouting ends the subscription of startRouting.
+// stopRouting ends the subscriptions of routeServer.
 func (h *Handler) stopRouting() {
-	if h.busStop != nil {
-		h.busStop()
+	h.routeMu.Lock()
+	routes := h.routes
+	h.routes = nil
+	h.routeMu.Unlock()
+	for _, rt := range routes {
+		rt.stop()
 	}
 }
 
 // routeResponse publishes a response POSTed for shared session e that no
-// request of the local copy waited for.
-func (h *Handler) routeResponse(ctx context.Context, e *entry, m *jsonrpc.Response) {
-	if h.bus != nil && e.shared {
-		h.publishRouted(ctx, e, m)
+// request of the local copy waited for. A non-nil error means the bus
+// could not take it (refuseBus).
+func (h *Handler) routeResponse(ctx context.Context, e *entry, m *jsonrpc.Response) error {
+	if e.shared {
+		return h.publishRouted(ctx, e, m)
 	}
+	return nil
 }
 
 // routeNotification publishes notifications/cancelled of shared session
-// e, for the replica running the request it names.
-func (h *Handler) routeNotification(ctx context.Context, e *entry, m *jsonrpc.Notification) {
-	if h.bus != nil && e.shared && m.Method == "notifications/cancelled" {
-		h.publishRouted(ctx, e, m)
+// e, for the replica running the request it names. A non-nil error means
+// the bus could not take it (refuseBus).
+func (h *Handler) routeNotification(ctx context.Context, e *entry, m *jsonrpc.Notification) error {
+	if e.shared && m.Method == "notifications/cancelled" {
+		return h.publishRouted(ctx, e, m)
 	}
+	return nil
 }
 
-func (h *Handler) publishRouted(ctx context.Context, e *entry, m jsonrpc.Message) {
+func (h *Handler) publishRouted(ctx context.Context, e *entry, m jsonrpc.Message) error {
+	bus := e.ss.Server().Bus()
+	if bus == nil {
+		return nil
+	}
 	raw, err := jsonrpc.Encode(m)
 	if err != nil {
-		return
+		return nil
 	}
 	b, err := json.Marshal(routed{From: h.replicaID, Session: e.id, Owner: e.owner, Msg: raw})
 	if err != nil {
+		return nil
+	}
+	if err := h.busCall(func() error { return bus.Publish(ctx, routeChannel, b) }); err != nil {
+		h.logger.Warn("mcphttp: publishing on the bus failed", "session", e.id, "err", err)
+		return err
+	}
+	return nil
+}
+
+// errBusUnavailable answers a client's response or cancellation that the
+// bus could not carry to the other replicas.
+var errBusUnavailable = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: the message bus cannot be reached; retry later"}
+
+// refuseBus answers a POST whose message the bus could not publish: 503
+// with Retry-After when the bus cannot be reached (the client sends the
+// message again, as for an unreachable store), 500 for anything else (a
+// panic in the Bus). The message was served locally first: sending it
+// again is harmless.
+func (h *Handler) refuseBus(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, mcp.ErrStoreUnavailable) {
+		w.Header().Set("Retry-After", strconv.Itoa(storeRetryAfter))
+		h.refuse(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, errBusUnavailable)
 		return
 	}
-	if err := h.busCall(func() error { return h.bus.Publish(ctx, routeChannel, b) }); err != nil {
-		h.logger.Warn("mcphttp: publishing on the bus failed", "session", e.id, "err", err)
-	}
+	h.refuse(w, r, http.StatusInternalServerError, jsonrpc.ID{}, errInternal)
 }
 
 // busCall runs f, a call into the Bus, turning a panic into an error.

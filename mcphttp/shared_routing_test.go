@@ -21,9 +21,11 @@ func (panickyBus) Subscribe(context.Context, string, func([]byte)) (func(), erro
 	panic("subscribe")
 }
 
-// A Bus that panics neither stops a Handler from being made nor fails the
-// POSTs it would route: the panics are recovered, the client's messages
-// accepted (202), and the session goes on.
+// A Bus that panics does not stop a Handler from being made: the panics
+// are recovered, a message the bus would route (a response no local
+// request waits for, notifications/cancelled) is answered 500 Internal
+// error as for a store that panics, other messages are accepted (202),
+// and the session goes on.
 func TestPanickingBusIsRecovered(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	srv := mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"}, &mcp.ServerOptions{
@@ -58,13 +60,15 @@ func TestPanickingBusIsRecovered(t *testing.T) {
 	if status != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d %q %s", status, sid, body)
 	}
+	if status, _, got := post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != http.StatusAccepted || got != "" {
+		t.Fatalf("POST notifications/initialized: %d %s, want 202 and no body", status, got)
+	}
 	for _, b := range []string{
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":99,"result":{}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`,
 	} {
-		if status, _, got := post(sid, b); status != http.StatusAccepted || got != "" {
-			t.Fatalf("POST %s: %d %s, want 202 and no body", b, status, got)
+		if status, _, got := post(sid, b); status != http.StatusInternalServerError || got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}` {
+			t.Fatalf("POST %s: %d %s, want 500 Internal error", b, status, got)
 		}
 	}
 	if status, _, got := post(sid, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); status != http.StatusOK || got != `{"jsonrpc":"2.0","id":2,"result":{}}` {

@@ -156,8 +156,34 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 			}
 		}
 	}
-	if num == 0 {
-		// One GET stream at a time, on this replica.
+	// One GET stream at a time: across replicas when the EventStore
+	// keeps a lease (shared_getlease.go). A fresh GET takes the lease
+	// first; one resuming the GET stream takes it over once its
+	// Last-Event-ID proved good.
+	leased := num == 0 && h.leasesStreams()
+	var hold *streamLeaseHold
+	takeLease := func(takeover bool) bool {
+		var ok bool
+		var err error
+		if hold, ok, err = h.leaseGET(r.Context(), e, takeover); err != nil {
+			h.refuseEventStore(w, r, e, last, err)
+			return false
+		} else if !ok {
+			h.refuse(w, r, http.StatusConflict, jsonrpc.ID{}, errSecondGET)
+			return false
+		}
+		return true
+	}
+	defer func() {
+		if hold != nil {
+			hold.release(r.Context())
+		}
+	}()
+	if leased && last == "" && !takeLease(false) {
+		return
+	}
+	if num == 0 && !leased {
+		// Without a lease, one GET stream at a time on this replica.
 		h.reg.mu.Lock()
 		busy := e.tailing
 		e.tailing = true
@@ -206,6 +232,9 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 		h.refuseEventStore(w, r, e, last, err)
 		return
 	}
+	if leased && hold == nil && !takeLease(true) {
+		return
+	}
 	rc := http.NewResponseController(w)
 	if h.tailWrite(w, rc, frames, true) != nil || ended {
 		return
@@ -220,6 +249,12 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 		t := time.NewTicker(h.opts.KeepAlive)
 		defer t.Stop()
 		tick = t.C
+	}
+	var renew <-chan time.Time
+	if hold != nil {
+		t := time.NewTicker(max(hold.ttl/3, time.Millisecond))
+		defer t.Stop()
+		renew = t.C
 	}
 	// A POST stream whose request runs elsewhere: its lease (shared_lease.go).
 	var lease <-chan time.Time
@@ -257,6 +292,13 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 				return
 			}
 		case <-poll:
+		case <-renew:
+			if !hold.renew(ctx) {
+				// Taken over by a GET resuming the stream, or lapsed:
+				// another connection carries the stream now.
+				return
+			}
+			continue
 		case <-lease:
 			// No event, not even a heartbeat, for a whole lease: the
 			// replica running the request is gone.

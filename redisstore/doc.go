@@ -43,6 +43,7 @@
 //	mcpkit:evb:{SID}      string: the bytes those events hold
 //	mcpkit:evn:{SID}      pub/sub channel: rung by each append
 //	mcpkit:evo:{SID}:KEY  string: a broadcast stored, for OnceTTL
+//	mcpkit:getl:{SID}     string: who holds the session's GET stream, expiring (StreamLease)
 //	mcpkit:evsize:{events}      sorted set: bytes by session, total cap
 //	mcpkit:evdeadline:{events}  sorted set: when each session's count lapses
 //	mcpkit:evtotal:{events}     string: the bytes of all sessions

@@ -504,7 +504,7 @@ func (e *EventStore) Replay(ctx context.Context, sessionID, streamID, afterID st
 // its TTL passes.)
 func (e *EventStore) DeleteSession(ctx context.Context, sessionID string) error {
 	err := e.call(ctx, "deleting events", func(ctx context.Context) error {
-		return e.rdb.Del(ctx, eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)).Err()
+		return e.rdb.Del(ctx, eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID), streamLeaseKey(e.prefix, sessionID)).Err()
 	})
 	if err != nil {
 		return err

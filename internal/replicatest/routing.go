@@ -23,6 +23,10 @@ type Routing struct {
 	Store, StoreB mcp.SessionStore
 	Tasks, TasksB mcp.TaskStore
 	Bus, BusB     mcp.Bus
+	// PerRequest makes each replica's Handler with mcphttp.NewHandlerFunc
+	// (its getServer always returns the replica's server) instead of
+	// NewHandler.
+	PerRequest bool
 }
 
 // NewRouting returns fresh, empty stores and bus.
@@ -81,6 +85,9 @@ func newRoutingCluster(t *testing.T, newRouting NewRouting) (a, b *routingReplic
 	mk := func(name string, store mcp.SessionStore, tasks mcp.TaskStore, bus mcp.Bus) *routingReplica {
 		rs := newRoutingServer(name, store, tasks, bus)
 		h := mcphttp.NewHandler(rs.srv, nil)
+		if r.PerRequest {
+			h = mcphttp.NewHandlerFunc(func(*http.Request) *mcp.Server { return rs.srv }, nil)
+		}
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
 			ts.Close()

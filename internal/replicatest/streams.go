@@ -77,7 +77,13 @@ func newStreamCluster(t *testing.T, newStreams NewStreams) (*cluster, *gates) {
 // on both replicas, and A's EventStore wrapped by wrapA (if not nil).
 func newStreamClusterWith(t *testing.T, newStreams NewStreams, lease time.Duration, wrapA func(mcphttp.EventStore) mcphttp.EventStore) (*cluster, *gates) {
 	t.Helper()
-	s := newStreams(t)
+	return newStreamClusterWrap(t, newStreams(t), lease, wrapA, nil)
+}
+
+// newStreamClusterWrap is newStreamClusterWith on stores s, with B's
+// EventStore wrapped by wrapB (if not nil) too.
+func newStreamClusterWrap(t *testing.T, s Streams, lease time.Duration, wrapA, wrapB func(mcphttp.EventStore) mcphttp.EventStore) (*cluster, *gates) {
+	t.Helper()
 	if !s.Store.Store.Shared() {
 		t.Fatal("the store does not report Shared")
 	}
@@ -109,6 +115,9 @@ func newStreamClusterWith(t *testing.T, newStreams NewStreams, lease time.Durati
 	eventsA := s.Events
 	if wrapA != nil {
 		eventsA = wrapA(eventsA)
+	}
+	if wrapB != nil {
+		eventsB = wrapB(eventsB)
 	}
 	c.a, c.b = mk("A", s.Store.Store, eventsA, s.Bus), mk("B", storeB, eventsB, busB)
 	return c, g
