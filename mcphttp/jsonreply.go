@@ -95,17 +95,7 @@ func (st *stream) startDeferred(ctx context.Context) {
 	}
 	prime := st.startLocked(ctx)
 	st.mu.Unlock()
-	err := st.writeFrames(att, prime, true)
-	st.mu.Lock()
-	switch {
-	case err != nil:
-		if st.att == att {
-			st.detachLocked()
-		}
-	case prime != nil:
-		st.idSent = true
-	}
-	st.mu.Unlock()
+	st.writePrime(att, prime)
 }
 
 // awaitReply serves the HTTP request carrying deferred stream st for up

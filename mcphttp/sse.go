@@ -311,19 +311,26 @@ func (st *stream) open(ctx context.Context, w http.ResponseWriter, version strin
 	}
 	st.mu.Unlock()
 	if prime != nil || flush {
-		err := st.writeFrames(att, prime, true)
-		st.mu.Lock()
-		switch {
-		case err != nil:
-			if st.att == att {
-				st.detachLocked()
-			}
-		case prime != nil:
-			st.idSent = true
-		}
-		st.mu.Unlock()
+		st.writePrime(att, prime)
 	}
 	return att
+}
+
+// writePrime writes the priming event prime (if any) and flushes att: a
+// failed write lets att go, a written priming event gives the client an
+// id to resume from. The caller holds wmu, not mu.
+func (st *stream) writePrime(att *attachment, prime []byte) {
+	err := st.writeFrames(att, prime, true)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case err != nil:
+		if st.att == att {
+			st.detachLocked()
+		}
+	case prime != nil:
+		st.idSent = true
+	}
 }
 
 // attachLocked makes w carry the stream, letting go of any connection that

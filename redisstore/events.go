@@ -202,15 +202,12 @@ if (maxb > 0 and bytes > maxb) or count > maxe then
 end
 `
 
-// evAppend: KEYS[1] events, KEYS[2] bytes; ARGV: stream id, event id,
-// data, cost, max bytes (0: none), max events, ttl ms, channel. It adds
-// the entry, trims the session to its caps, and rings the doorbell.
-// Replies the bytes kept.
-var evAppend = redis.NewScript(evAppendLua)
-
-// evAppendOnce is evAppend with KEYS[3], the key of a broadcast for the
-// session, and ARGV[9], how long to keep it (ms): when KEYS[3] exists it
-// appends nothing and replies -1.
+// evAppendOnce: KEYS[1] events, KEYS[2] bytes, KEYS[3] the key of a
+// broadcast for the session; ARGV: stream id, event id, data, cost, max
+// bytes (0: none), max events, ttl ms, channel, how long to keep KEYS[3]
+// (ms). When KEYS[3] exists it appends nothing and replies -1; else it
+// adds the entry, trims the session to its caps, rings the doorbell and
+// replies the bytes kept.
 var evAppendOnce = redis.NewScript(`
 if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[9]) then return -1 end
 ` + evAppendLua)
@@ -257,7 +254,7 @@ local sizes, deadlines, totalk = KEYS[1], KEYS[2], KEYS[3]
 local sid, new, ttl, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 ` + evAccountLua)
 
-// evAccountLua is evAccount's body, which evAppendAccount shares. It
+// evAccountLua is evAccount's body, which evAppendBatchAccount shares. It
 // expects the locals sizes, deadlines and totalk (the keys), sid, new
 // (the session's bytes), ttl (ms) and max (0: none), and returns.
 const evAccountLua = redisNow + `
@@ -286,20 +283,6 @@ if max > 0 and total > max then
 end
 return {tostring(total)}
 `
-
-// evAppendAccount is evAppend then evAccount in one script, for a
-// single Redis (not a Cluster, where the total's keys live in another
-// slot than the session's): KEYS[1] events, KEYS[2] bytes, KEYS[3..5]
-// the total's keys; ARGV as evAppend's, then the session id and the max
-// total. It saves Append the second round trip. Replies evAccount's
-// reply.
-var evAppendAccount = redis.NewScript(`
-local function append()
-` + evAppendLua + `
-end
-local sizes, deadlines, totalk = KEYS[3], KEYS[4], KEYS[5]
-local sid, new, ttl, max = ARGV[9], append(), tonumber(ARGV[7]), tonumber(ARGV[10])
-` + evAccountLua)
 
 // evReplay: KEYS[1] events; ARGV: stream id, event id. Looks for the
 // event from the newest entry back, then returns the entries of that
@@ -337,37 +320,7 @@ return out
 // trip; on a Cluster, where the count's keys live in a slot of their own,
 // two.
 func (e *EventStore) Append(ctx context.Context, sessionID, streamID, eventID string, data []byte) error {
-	cost := len(eventID) + len(data) + eventOverhead
-	if _, single := e.rdb.(*redis.Client); single && e.maxTotal > 0 {
-		// One script for both steps: every key is on the one server.
-		var rep []string
-		err := e.call(ctx, "appending an event", func(ctx context.Context) error {
-			keys := append([]string{eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)}, e.totalKeys()...)
-			v, err := evAppendAccount.Run(ctx, e.rdb, keys, streamID, eventID, data, cost, e.maxBytes, e.maxEvents, ms(e.ttl),
-				eventChannel(e.prefix, sessionID), sessionID, e.maxTotal).Result()
-			if err != nil {
-				return err
-			}
-			rep, err = replyStrings(v)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		return e.shrinkOver(ctx, rep, maxShrinks)
-	}
-	var kept int64
-	err := e.call(ctx, "appending an event", func(ctx context.Context) error {
-		var err error
-		kept, err = evAppend.Run(ctx, e.rdb,
-			[]string{eventsKey(e.prefix, sessionID), eventBytesKey(e.prefix, sessionID)},
-			streamID, eventID, data, cost, e.maxBytes, e.maxEvents, ms(e.ttl), eventChannel(e.prefix, sessionID)).Int64()
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return e.account(ctx, sessionID, kept)
+	return e.AppendBatch(ctx, sessionID, streamID, []mcphttp.StoredEvent{{ID: eventID, Data: data}})
 }
 
 // AppendOnce implements mcphttp.EventOnceAppender: Append, in the same

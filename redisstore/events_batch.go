@@ -7,7 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// evAppendBatchLua is evAppend for several events of one stream: KEYS[1]
+// evAppendBatchLua appends events of one stream (evAppendOnce, for many): KEYS[1]
 // events, KEYS[2] bytes; ARGV: stream id, max bytes (0: none), max
 // events, ttl ms, channel, session id, max total (the last two for
 // evAppendBatchAccount), then an event id, its data and its cost for
@@ -37,7 +37,7 @@ return bytes
 var evAppendBatch = redis.NewScript(evAppendBatchLua)
 
 // evAppendBatchAccount is evAppendBatch then evAccount in one script, for
-// a single Redis (as evAppendAccount): KEYS[3..5] are the total's keys.
+// a single Redis (not a Cluster, where the total's keys live in another slot than the session's): KEYS[3..5] are the total's keys.
 // Replies evAccount's reply.
 var evAppendBatchAccount = redis.NewScript(`
 local function append()
