@@ -419,8 +419,8 @@ func lastLines(path string) string {
 	return strings.Join(lines, "\n")
 }
 
-// command sends one command to the server at addr and returns its reply,
-// a simple or bulk string
+// command sends one command to the server at addr and returns its reply:
+// a simple or bulk string, or an array of bulk strings joined by "\n"
 // (https://redis.io/docs/latest/develop/reference/protocol-spec/).
 func command(addr string, args ...string) (string, error) {
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
@@ -440,29 +440,52 @@ func command(addr string, args ...string) (string, error) {
 		return "", err
 	}
 	r := bufio.NewReader(conn)
+	reply, err := readReply(r, true)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", strings.Join(args, " "), err)
+	}
+	return reply, nil
+}
+
+// readReply reads one reply of the kinds command returns; arrays only at
+// the top.
+func readReply(r *bufio.Reader, top bool) (string, error) {
 	line, err := r.ReadString('\n')
 	if err != nil {
 		return "", err
 	}
 	line = strings.TrimSuffix(line, "\r\n")
-	switch {
-	case strings.HasPrefix(line, "+"):
+	if line == "" {
+		return "", errors.New("empty reply line")
+	}
+	n, nErr := strconv.Atoi(line[1:])
+	switch line[0] {
+	case '+':
 		return line[1:], nil
-	case strings.HasPrefix(line, "-"):
-		return "", fmt.Errorf("%s: %s", strings.Join(args, " "), line[1:])
-	case strings.HasPrefix(line, "$"):
-		n, err := strconv.Atoi(line[1:])
-		if err != nil || n < 0 || n > 1<<20 {
-			return "", fmt.Errorf("%s: unexpected reply %q", strings.Join(args, " "), line)
+	case '-':
+		return "", errors.New(line[1:])
+	case '$':
+		if nErr != nil || n < 0 || n > 1<<20 {
+			break
 		}
 		body := make([]byte, n+2)
 		if _, err := io.ReadFull(r, body); err != nil {
 			return "", err
 		}
 		return string(body[:n]), nil
-	default:
-		return "", fmt.Errorf("%s: unexpected reply %q", strings.Join(args, " "), line)
+	case '*':
+		if !top || nErr != nil || n < 0 || n > 1024 {
+			break
+		}
+		items := make([]string, n)
+		for i := range items {
+			if items[i], err = readReply(r, false); err != nil {
+				return "", err
+			}
+		}
+		return strings.Join(items, "\n"), nil
 	}
+	return "", fmt.Errorf("unexpected reply %q", line)
 }
 
 // infoField returns the value of field in an INFO-style reply.
