@@ -4,28 +4,24 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
+// TestMain stops the redis-servers the tests started, if any.
+func TestMain(m *testing.M) { redistest.Main(m) }
+
 // redisAddr is the address of the redis-server the tests run against:
-// MCPKIT_REDIS_ADDR, which scripts/redis.sh (and so scripts/test.sh)
-// sets. Without it the tests that need a server skip when run by hand,
-// and fail under CI=true: a check skipped in CI is worse than none.
+// MCPKIT_REDIS_ADDR when set (scripts/redis.sh, and so scripts/test.sh,
+// sets it), else a private redis-server this test binary starts on first
+// use. The tests that need it skip only with -short; without redis-server
+// installed they fail.
 func redisAddr(t *testing.T) string {
 	t.Helper()
-	addr := os.Getenv("MCPKIT_REDIS_ADDR")
-	if addr != "" {
-		return addr
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("MCPKIT_REDIS_ADDR is unset and CI=true: run the tests through scripts/test.sh or scripts/redis.sh")
-	}
-	t.Skip("MCPKIT_REDIS_ADDR is unset: run `scripts/redis.sh go test ./redisstore/` for the Redis tests")
-	return ""
+	return redistest.Addr(t)
 }
 
 // newClient connects to the test server. The caller closes it (with a
@@ -36,28 +32,21 @@ func newClient(t *testing.T) redis.UniversalClient {
 }
 
 // newClusterClient connects to the test Redis Cluster, whose seed
-// addresses are MCPKIT_REDIS_CLUSTER_ADDRS (scripts/redis.sh --cluster,
-// and scripts/test.sh, set it); skipped or failed without it as
-// redisAddr is.
+// addresses clusterAddrs gives.
 func newClusterClient(t *testing.T) redis.UniversalClient {
 	t.Helper()
 	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: clusterAddrs(t), DisableIdentity: true, ContextTimeoutEnabled: true})
 }
 
-// clusterAddrs returns the test Redis Cluster's seed addresses; without
-// MCPKIT_REDIS_CLUSTER_ADDRS the test is skipped, or failed when CI=true,
-// as redisAddr does. Scenarios call it before their setup, so that a
-// local run without a Cluster skips before it starts anything.
+// clusterAddrs returns the test Redis Cluster's seed addresses:
+// MCPKIT_REDIS_CLUSTER_ADDRS when set (scripts/redis.sh --cluster, and
+// scripts/test.sh, set it), else those of a private 3-node Cluster this
+// test binary starts on first use; skipped with -short, as redisAddr is.
+// Scenarios call it before their setup, so that a -short run skips before
+// it starts anything.
 func clusterAddrs(t *testing.T) []string {
 	t.Helper()
-	addrs := os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS")
-	if addrs == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("MCPKIT_REDIS_CLUSTER_ADDRS is unset and CI=true: run the tests through scripts/test.sh or scripts/redis.sh --cluster")
-		}
-		t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset: run `scripts/redis.sh --cluster go test ./redisstore/` for the Redis Cluster tests")
-	}
-	return strings.Split(addrs, ",")
+	return redistest.ClusterAddrs(t)
 }
 
 // backends are the Redis deployments every store test runs against.

@@ -55,8 +55,10 @@ if [ -n "$unformatted" ]; then
 fi
 
 # A private redis-server and a 3-node Redis Cluster (installed from Debian's
-# packages when missing) for the redisstore tests, stopped when this script
-# exits; the tests fail rather than skip without them when CI=true.
+# packages when missing) for the Redis tests (redisstore, cmd/mcpkit),
+# stopped when this script exits: one for all the packages. Without
+# MCPKIT_REDIS_ADDR and MCPKIT_REDIS_CLUSTER_ADDRS each test binary would
+# start its own (internal/redistest); the Redis tests skip only with -short.
 echo "== redis-server (scripts/redis.sh)"
 . scripts/redis.sh
 mcpkit_redis_start

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/redistest"
 	"go.uber.org/goleak"
 )
 
@@ -32,7 +33,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(runProcess())
 	}
-	goleak.VerifyTestMain(m)
+	// The Redis tests' servers, if they started any, stop before goleak
+	// looks.
+	goleak.VerifyTestMain(redistest.Wrap(m))
 }
 
 // serverCommand is "mcpkit serve" as the test binary plays it, quiet.

@@ -8,30 +8,23 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/redistest"
 	"go.uber.org/goleak"
 )
 
 // redisAddr is the address of the redis-server the tests run against:
-// MCPKIT_REDIS_ADDR, which scripts/redis.sh (and so scripts/test.sh)
-// sets. Without it the test skips when run by hand, and fails under
-// CI=true, as redisstore's tests do.
+// MCPKIT_REDIS_ADDR when set (scripts/redis.sh, and so scripts/test.sh,
+// sets it), else a private redis-server this test binary starts on first
+// use and TestMain stops. The tests that need it skip only with -short,
+// as redisstore's do.
 func redisAddr(t *testing.T) string {
 	t.Helper()
-	addr := os.Getenv("MCPKIT_REDIS_ADDR")
-	if addr != "" {
-		return addr
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("MCPKIT_REDIS_ADDR is unset and CI=true: run the tests through scripts/test.sh or scripts/redis.sh")
-	}
-	t.Skip("MCPKIT_REDIS_ADDR is unset: run `scripts/redis.sh go test ./cmd/mcpkit/` for the Redis tests")
-	return ""
+	return redistest.Addr(t)
 }
 
 // startServe runs `mcpkit serve` with args in-process until ctx ends and
@@ -102,20 +95,14 @@ func post(t *testing.T, c *http.Client, url, session, body string) (int, string,
 	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), msg
 }
 
-// redisClusterAddrs returns the seed addresses of the test Redis Cluster
-// (MCPKIT_REDIS_CLUSTER_ADDRS, set by scripts/redis.sh --cluster and
-// scripts/test.sh); skipped or failed without it as redisAddr is.
+// redisClusterAddrs returns the seed addresses of the test Redis Cluster,
+// comma-separated: MCPKIT_REDIS_CLUSTER_ADDRS when set (scripts/redis.sh
+// --cluster and scripts/test.sh set it), else those of a private 3-node
+// Cluster this test binary starts on first use; skipped with -short, as
+// redisAddr is.
 func redisClusterAddrs(t *testing.T) string {
 	t.Helper()
-	addrs := os.Getenv("MCPKIT_REDIS_CLUSTER_ADDRS")
-	if addrs != "" {
-		return addrs
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("MCPKIT_REDIS_CLUSTER_ADDRS is unset and CI=true: run the tests through scripts/test.sh or scripts/redis.sh --cluster")
-	}
-	t.Skip("MCPKIT_REDIS_CLUSTER_ADDRS is unset: run `scripts/redis.sh --cluster go test ./cmd/mcpkit/` for the Redis Cluster tests")
-	return ""
+	return strings.Join(redistest.ClusterAddrs(t), ",")
 }
 
 // Two replicas of `mcpkit serve --http --redis` (or --redis-cluster) on one
