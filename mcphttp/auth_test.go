@@ -147,6 +147,10 @@ func TestAuthSessionBinding(t *testing.T) {
 		t.Fatalf("unknown session: %d", unknown.status)
 	}
 	before := ran.Load()
+	// The call's goroutine lets go of the session (and marks it active)
+	// just after its response is written: wait for it, so that touched
+	// is the session's last activity.
+	f.h.reg.wg.Wait()
 	f.h.reg.mu.Lock()
 	touched := f.h.reg.entries[sid].lastActive
 	ss := f.h.reg.entries[sid].ss
