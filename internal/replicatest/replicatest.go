@@ -53,7 +53,16 @@ type NewStore func(t *testing.T, maxSessions int) Store
 // that cannot reach its backend does.
 type flaky struct {
 	mcp.SessionStore
-	down atomic.Bool
+	down *atomic.Bool // shared by the stores of one deployment, or its own
+}
+
+// newFlaky wraps store, down when *down is true (a switch of its own if
+// down is nil).
+func newFlaky(store mcp.SessionStore, down *atomic.Bool) *flaky {
+	if down == nil {
+		down = new(atomic.Bool)
+	}
+	return &flaky{SessionStore: store, down: down}
 }
 
 var errDown = fmt.Errorf("replicatest: store taken down: %w", mcp.ErrStoreUnavailable)
@@ -169,7 +178,7 @@ func newCluster(t *testing.T, newStore NewStore, maxSessions int, auth bool) *cl
 		if auth {
 			opts.Authenticate = authenticate
 		}
-		f := &flaky{SessionStore: store}
+		f := newFlaky(store, nil)
 		c.stores = append(c.stores, f)
 		srv := newServer(f)
 		h := mcphttp.NewHandler(srv, opts)

@@ -96,47 +96,11 @@ func (m *mortalEvents) AppendOnce(ctx context.Context, session, stream, id, key 
 }
 
 // switchedStore is a replica's SessionStore that the scenario can fail,
-// all three replicas at once, when the deployment cannot take its
-// backend down for real.
+// all three replicas at once (one switch), when the deployment cannot
+// take its backend down for real.
 type switchedStore struct {
-	mcp.SessionStore
+	*flaky
 	keyer mcp.RequestStateKeyer
-	down  *atomic.Bool
-}
-
-func (s *switchedStore) Create(ctx context.Context, st *mcp.SessionState) error {
-	if s.down.Load() {
-		return errDown
-	}
-	return s.SessionStore.Create(ctx, st)
-}
-
-func (s *switchedStore) Load(ctx context.Context, owner, id string) (*mcp.SessionState, error) {
-	if s.down.Load() {
-		return nil, errDown
-	}
-	return s.SessionStore.Load(ctx, owner, id)
-}
-
-func (s *switchedStore) Touch(ctx context.Context, owner, id string) (*mcp.SessionState, error) {
-	if s.down.Load() {
-		return nil, errDown
-	}
-	return s.SessionStore.Touch(ctx, owner, id)
-}
-
-func (s *switchedStore) Update(ctx context.Context, owner, id string, fn func(*mcp.SessionState) error) (*mcp.SessionState, error) {
-	if s.down.Load() {
-		return nil, errDown
-	}
-	return s.SessionStore.Update(ctx, owner, id, fn)
-}
-
-func (s *switchedStore) Delete(ctx context.Context, owner, id string) error {
-	if s.down.Load() {
-		return errDown
-	}
-	return s.SessionStore.Delete(ctx, owner, id)
 }
 
 func (s *switchedStore) RequestStateKey(ctx context.Context) ([]byte, error) {
@@ -187,7 +151,7 @@ type rrCluster struct {
 const rrLease = lostLease
 
 func newRRServer(c *rrCluster, name string, rs ReplicaStores, keyer mcp.RequestStateKeyer) *mcp.Server {
-	store := &switchedStore{SessionStore: rs.Sessions, keyer: keyer, down: &c.down}
+	store := &switchedStore{flaky: newFlaky(rs.Sessions, &c.down), keyer: keyer}
 	s := mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{
 		SessionStore: store,
 		Logging:      &mcp.LoggingOptions{},

@@ -90,7 +90,7 @@ func newStreamClusterWrap(t *testing.T, s Streams, lease time.Duration, wrapA, w
 	c := &cluster{s: s.Store}
 	g := &gates{next: make(chan struct{})}
 	mk := func(name string, store mcp.SessionStore, events mcphttp.EventStore, bus mcp.Bus) *replica {
-		f := &flaky{SessionStore: store}
+		f := newFlaky(store, nil)
 		c.stores = append(c.stores, f)
 		srv := newStreamServer(f, bus, g)
 		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: events, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond, StreamLease: lease})
