@@ -146,6 +146,13 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 // and returns its open SSE stream, or its JSON body with sse nil.
 func (rep *replica) postModern(t *testing.T, ctx context.Context, id int, method, name, params string) *sse {
 	t.Helper()
+	return rep.postModernSession(t, ctx, "", id, method, name, params)
+}
+
+// postModernSession is postModern carrying Mcp-Session-Id sid, unless sid
+// is empty.
+func (rep *replica) postModernSession(t *testing.T, ctx context.Context, sid string, id int, method, name, params string) *sse {
+	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s,%s}}`, id, method, modernMeta, params)
 	// A missing event fails the test (its read ends) instead of hanging it.
 	ctx, cancel := context.WithTimeout(ctx, streamTimeout)
@@ -158,6 +165,9 @@ func (rep *replica) postModern(t *testing.T, ctx context.Context, id int, method
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", method)
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
 	if name != "" {
 		req.Header.Set("Mcp-Name", name)
 	}

@@ -1,11 +1,9 @@
 package replicatest
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,29 +25,7 @@ import (
 // carries an Mcp-Session-Id.
 func (rep *replica) postModernOn(t *testing.T, ctx context.Context, sid string, id int, method, name, params string) *sse {
 	t.Helper()
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s,%s}}`, id, method, modernMeta, params)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rep.ts.URL, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	req.Header.Set("Mcp-Session-Id", sid)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	resp, err := rep.ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = resp.Body.Close() })
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("%s to %s: %d %s", method, rep.name, resp.StatusCode, b)
-	}
-	return &sse{resp: resp, br: bufio.NewReader(resp.Body)}
+	return rep.postModernSession(t, ctx, sid, id, method, name, params)
 }
 
 // downBus is a Bus whose Publish fails, as a bus that cannot reach its
