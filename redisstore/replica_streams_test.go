@@ -123,25 +123,8 @@ func TestReplicaBroadcastsOnRedis(t *testing.T) {
 		}
 		return s
 	}
-	t.Run("redis", func(t *testing.T) {
-		addr := redisAddr(t)
-		replicatest.RunBroadcasts(t, func(t *testing.T) replicatest.Streams {
-			dial := func() redis.UniversalClient {
-				rdb := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true, ContextTimeoutEnabled: true})
-				t.Cleanup(func() { _ = rdb.Close() })
-				return rdb
-			}
-			a, b := dial(), dial()
-			return withBus(t, streamStores(t, a, b), a, b)
-		})
-	})
-	t.Run("redis-cluster", func(t *testing.T) {
-		clusterAddrs(t)
-		replicatest.RunBroadcasts(t, func(t *testing.T) replicatest.Streams {
-			a, b := newClusterClient(t), newClusterClient(t)
-			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-			return withBus(t, streamStores(t, a, b), a, b)
-		})
+	onRedisPair(t, replicatest.RunBroadcasts, func(t *testing.T, a, b redis.UniversalClient) replicatest.Streams {
+		return withBus(t, streamStores(t, a, b), a, b)
 	})
 }
 
@@ -149,23 +132,30 @@ func TestReplicaBroadcastsOnRedis(t *testing.T) {
 // of package replicatest, on one Redis and on a Cluster.
 func TestReplicaLostRequestOnRedis(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	onRedisPair(t, replicatest.RunLostRequest, streamStores)
+}
+
+// onRedisPair runs scenario on one Redis and on a Cluster, its two
+// replicas' stores made by stores on a client each.
+func onRedisPair(t *testing.T, scenario func(*testing.T, replicatest.NewStreams), stores func(t *testing.T, a, b redis.UniversalClient) replicatest.Streams) {
+	t.Helper()
 	t.Run("redis", func(t *testing.T) {
 		addr := redisAddr(t)
-		replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
+		scenario(t, func(t *testing.T) replicatest.Streams {
 			dial := func() redis.UniversalClient {
 				rdb := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true, ContextTimeoutEnabled: true})
 				t.Cleanup(func() { _ = rdb.Close() })
 				return rdb
 			}
-			return streamStores(t, dial(), dial())
+			return stores(t, dial(), dial())
 		})
 	})
 	t.Run("redis-cluster", func(t *testing.T) {
 		clusterAddrs(t)
-		replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
+		scenario(t, func(t *testing.T) replicatest.Streams {
 			a, b := newClusterClient(t), newClusterClient(t)
 			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-			return streamStores(t, a, b)
+			return stores(t, a, b)
 		})
 	})
 }
