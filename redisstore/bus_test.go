@@ -95,32 +95,7 @@ func TestBusUnavailable(t *testing.T) {
 func TestReplicasRoutingOnRedis(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	run := func(t *testing.T, dial func(t *testing.T) redis.UniversalClient) {
-		replicatest.RunRouting(t, func(t *testing.T) replicatest.Routing {
-			prefix := testPrefix(t)
-			var r replicatest.Routing
-			for i := range 2 {
-				rdb := dial(t)
-				t.Cleanup(func() { _ = rdb.Close() })
-				st, err := redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{Prefix: prefix})
-				if err != nil {
-					t.Fatal(err)
-				}
-				tasks, err := redisstore.NewTaskStore(rdb, &redisstore.TaskOptions{Prefix: prefix})
-				if err != nil {
-					t.Fatal(err)
-				}
-				bus, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: prefix})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if i == 0 {
-					r.Store, r.Tasks, r.Bus = st, tasks, bus
-				} else {
-					r.StoreB, r.TasksB, r.BusB = st, tasks, bus
-				}
-			}
-			return r
-		})
+		replicatest.RunRouting(t, func(t *testing.T) replicatest.Routing { return routingStores(t, dial) })
 	}
 	t.Run("redis", func(t *testing.T) { run(t, newClient) })
 	t.Run("redis-cluster", func(t *testing.T) {
