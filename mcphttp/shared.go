@@ -79,6 +79,10 @@ func (h *Handler) refuseStore(w http.ResponseWriter, r *http.Request, id jsonrpc
 		h.logger.Warn("mcphttp: session store unavailable", "err", err)
 		w.Header().Set("Retry-After", strconv.Itoa(storeRetryAfter))
 		h.refuse(w, r, http.StatusServiceUnavailable, id, errStoreUnavailable)
+	case r.Context().Err() != nil:
+		// The client went away while the store answered: no one to tell,
+		// and nothing wrong with the store.
+		h.logger.Debug("mcphttp: session store call ended with its request", "err", err)
 	default:
 		h.logger.Error("mcphttp: session store failed", "err", err)
 		h.refuse(w, r, http.StatusInternalServerError, id, errInternal)

@@ -129,6 +129,10 @@ func (h *Handler) refuseEventStore(w http.ResponseWriter, r *http.Request, e *en
 		h.logger.Warn("mcphttp: event store unavailable", "session", e.id, "err", err)
 		w.Header().Set("Retry-After", strconv.Itoa(storeRetryAfter))
 		h.refuse(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, errStoreUnavailable)
+	case r.Context().Err() != nil:
+		// The client went away while the store answered (a GET cut
+		// while it waited for events): no one to tell.
+		h.logger.Debug("mcphttp: event store call ended with its request", "session", e.id, "err", err)
 	default:
 		h.logger.Error("mcphttp: event store failed", "session", e.id, "err", err)
 		h.refuse(w, r, http.StatusInternalServerError, jsonrpc.ID{}, errInternal)
