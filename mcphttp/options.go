@@ -151,8 +151,10 @@ type Options struct {
 	// a client that does not read for that long has its connection
 	// closed (a stream with an EventStore can be resumed). It never holds
 	// up another client: events are queued per stream and written by a
-	// goroutine of the stream's own. If zero, 10 seconds; if negative,
-	// writes have no deadline.
+	// goroutine of the stream's own. A write gets at least WriteTimeout
+	// and at most nine eighths of it: the connection's deadline is moved
+	// only once less than WriteTimeout remains, not at every event. If
+	// zero, 10 seconds; if negative, writes have no deadline.
 	WriteTimeout time.Duration
 
 	// MaxStreamQueueBytes bounds the events queued on one SSE stream and

@@ -153,6 +153,9 @@ type attachment struct {
 	// pending is whether the SSE headers are still to be written (a lazy
 	// stream that has sent nothing yet).
 	pending bool
+	// deadline is the write deadline armDeadline last set (zero: none
+	// set yet), guarded by wmu.
+	deadline time.Time
 }
 
 // start writes the SSE headers of a lazy stream of h before the first
@@ -578,13 +581,31 @@ func (st *stream) writeFrames(att *attachment, frame []byte, flush bool) error {
 // armDeadline bounds the next write to att by Options.WriteTimeout (and,
 // with none, clears any server-wide write timeout, which would cut a long
 // stream). The caller holds wmu.
+//
+// Setting a connection's deadline costs a timer update, and a fan-out
+// writes to thousands of streams at once; so the deadline is moved only
+// when fewer than WriteTimeout remain before it, and then to WriteTimeout
+// plus an eighth of it from now (deadlineSlack). Each write therefore
+// has at least WriteTimeout, and at most nine eighths of it, and a stream
+// written to continuously re-arms once per eighth of WriteTimeout rather
+// than at every event.
 func (st *stream) armDeadline(att *attachment) {
 	if d := st.h.opts.WriteTimeout; d > 0 {
-		_ = att.rc.SetWriteDeadline(time.Now().Add(d))
+		now := time.Now()
+		if !att.deadline.IsZero() && att.deadline.Sub(now) >= d {
+			return
+		}
+		att.deadline = now.Add(d + d/deadlineSlack)
+		_ = att.rc.SetWriteDeadline(att.deadline)
 	} else if !att.flushed {
 		_ = att.rc.SetWriteDeadline(time.Time{})
 	}
 }
+
+// deadlineSlack is the fraction (1/deadlineSlack) of Options.WriteTimeout
+// by which armDeadline may set a deadline further out than WriteTimeout,
+// so as not to move it at every write.
+const deadlineSlack = 8
 
 // release waits out a write to att in progress before its HTTP handler
 // returns (a ResponseWriter must not be used after that), starts the

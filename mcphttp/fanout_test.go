@@ -1,0 +1,192 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// deadlineRecorder is a ResponseWriter that records the write deadlines
+// set on it through an http.ResponseController.
+type deadlineRecorder struct {
+	hdr       http.Header
+	deadlines []time.Time
+}
+
+func (r *deadlineRecorder) Header() http.Header {
+	if r.hdr == nil {
+		r.hdr = http.Header{}
+	}
+	return r.hdr
+}
+func (r *deadlineRecorder) Write(p []byte) (int, error) { return len(p), nil }
+func (r *deadlineRecorder) WriteHeader(int)             {}
+func (r *deadlineRecorder) FlushError() error           { return nil }
+func (r *deadlineRecorder) SetWriteDeadline(d time.Time) error {
+	r.deadlines = append(r.deadlines, d)
+	return nil
+}
+
+// A stream's write deadline is moved only once less than WriteTimeout
+// remains, to WriteTimeout and an eighth from now: every write gets at
+// least WriteTimeout, and a fan-out does not update a timer per stream.
+func TestWriteDeadlineMovedOnlyWhenNeeded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const d = 8 * time.Second
+		st := &stream{h: &Handler{opts: Options{WriteTimeout: d}}}
+		rec := &deadlineRecorder{}
+		att := &attachment{w: rec, rc: *http.NewResponseController(rec)}
+		start := time.Now()
+		st.armDeadline(att)
+		st.armDeadline(att)
+		if len(rec.deadlines) != 1 || !rec.deadlines[0].Equal(start.Add(9*time.Second)) {
+			t.Fatalf("deadlines after two writes at once: %v; want one, at start+9s", rec.deadlines)
+		}
+		time.Sleep(time.Second) // exactly WriteTimeout remains
+		st.armDeadline(att)
+		if len(rec.deadlines) != 1 {
+			t.Fatalf("deadlines with WriteTimeout left: %v; want the first only", rec.deadlines)
+		}
+		time.Sleep(time.Nanosecond) // less than WriteTimeout remains
+		st.armDeadline(att)
+		want := start.Add(time.Second + time.Nanosecond + 9*time.Second)
+		if len(rec.deadlines) != 2 || !rec.deadlines[1].Equal(want) {
+			t.Fatalf("deadlines: %v; want a second at %v", rec.deadlines, want)
+		}
+	})
+}
+
+// Without WriteTimeout, the first write clears any server-wide deadline
+// and later ones set none.
+func TestNoWriteTimeoutClearsDeadlineOnce(t *testing.T) {
+	st := &stream{h: &Handler{opts: Options{WriteTimeout: -1}}}
+	rec := &deadlineRecorder{}
+	att := &attachment{w: rec, rc: *http.NewResponseController(rec)}
+	st.armDeadline(att)
+	att.flushed = true
+	st.armDeadline(att)
+	if len(rec.deadlines) != 1 || !rec.deadlines[0].IsZero() {
+		t.Fatalf("deadlines: %v; want one, cleared", rec.deadlines)
+	}
+}
+
+// fanWriter is the ResponseWriter of one GET stream in
+// BenchmarkFanout: it counts the notifications written to it and flushed
+// into fanCount, and signals started on its first flush.
+type fanWriter struct {
+	hdr     http.Header
+	fan     *fanCount
+	pending bool
+	once    sync.Once
+	started chan struct{}
+}
+
+// fanCount counts the notifications the fan-out's writers flushed, and
+// closes done when it reaches want.
+type fanCount struct {
+	mu   sync.Mutex
+	n    int
+	want int
+	done chan struct{}
+}
+
+func (c *fanCount) add() {
+	c.mu.Lock()
+	c.n++
+	if c.n == c.want {
+		close(c.done)
+	}
+	c.mu.Unlock()
+}
+
+var fanMark = []byte("notifications/resources/updated")
+
+func (w *fanWriter) Header() http.Header { return w.hdr }
+func (w *fanWriter) WriteHeader(int)     {}
+func (w *fanWriter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, fanMark) {
+		w.pending = true
+	}
+	return len(p), nil
+}
+func (w *fanWriter) SetWriteDeadline(time.Time) error { return nil }
+func (w *fanWriter) FlushError() error {
+	w.once.Do(func() { close(w.started) })
+	if w.pending {
+		w.pending = false
+		w.fan.add()
+	}
+	return nil
+}
+
+// BenchmarkFanout measures Server.ResourceUpdated reaching subscribers
+// with their GET streams open, each on a ResponseWriter that costs
+// nothing: what the server spends per subscriber besides the write
+// itself (bench/ scenario 10 measures it with real connections).
+func BenchmarkFanout(b *testing.B) {
+	const subs = 2000
+	s := mcp.NewServer(mcp.Implementation{Name: "fan", Version: "1"}, nil)
+	must(b, s.AddResource(&mcp.Resource{URI: "test://fan", Name: "fan"},
+		func(context.Context, *mcp.Request, *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		}))
+	h := NewHandler(s, &Options{MaxSessions: -1})
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}))
+	post := func(sid, body string) string {
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader(body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code/100 != 2 {
+			b.Fatalf("%s: status %d %s", body, rec.Code, rec.Body)
+		}
+		return rec.Header().Get("Mcp-Session-Id")
+	}
+	fan := &fanCount{done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for range subs {
+		sid := post("", initBody)
+		post(sid, initializedN)
+		post(sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://fan"}}`)
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:1/mcp", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		w := &fanWriter{hdr: http.Header{}, fan: fan, started: make(chan struct{})}
+		wg.Go(func() { h.ServeHTTP(w, req) })
+		<-w.started
+	}
+	b.ReportAllocs()
+	i, start := 0, cpuClock()
+	for b.Loop() {
+		i++
+		fan.mu.Lock()
+		fan.want = i * subs
+		fan.done = make(chan struct{})
+		done := fan.done
+		fan.mu.Unlock()
+		if err := s.ResourceUpdated(context.Background(), "test://fan"); err != nil {
+			b.Fatal(err)
+		}
+		<-done
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuClock()-start)/float64(i*subs), "cpu-ns/sub")
+	cancel()
+	h.Close()
+	wg.Wait()
+}
