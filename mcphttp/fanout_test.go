@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
+	"go.uber.org/goleak"
 )
 
 // deadlineRecorder is a ResponseWriter that records the write deadlines
@@ -189,4 +190,86 @@ func BenchmarkFanout(b *testing.B) {
 	cancel()
 	h.Close()
 	wg.Wait()
+}
+
+// poolWriter is a ResponseWriter for the writer pool's tests: its writes
+// wait for gate (if not nil), and each flush is reported on flushed.
+type poolWriter struct {
+	hdr     http.Header
+	gate    chan struct{}
+	entered chan struct{}
+	flushed chan *poolWriter
+}
+
+func (w *poolWriter) Header() http.Header { return w.hdr }
+func (w *poolWriter) WriteHeader(int)     {}
+func (w *poolWriter) Write(p []byte) (int, error) {
+	if w.gate != nil {
+		close(w.entered)
+		<-w.gate
+	}
+	return len(p), nil
+}
+func (w *poolWriter) FlushError() error { w.flushed <- w; return nil }
+
+// poolStream returns a stream of h carried by w with one event queued,
+// ready for the writer pool.
+func poolStream(h *Handler, w *poolWriter) *stream {
+	st := &stream{h: h, draining: true}
+	st.att = &attachment{w: w, rc: *http.NewResponseController(w), flushed: true}
+	p := framePool.Get().(*[]byte)
+	*p = append((*p)[:0], "event: message\ndata: {}\n\n"...)
+	st.out = &outbox{frames: []*[]byte{p}, bytes: len(*p)}
+	return st
+}
+
+// A write that waits for its client holds up no other stream: while it
+// waits, the pool's other workers write every other stream queued after
+// it; and once it returns, every worker ends.
+func TestWriterPoolBlockedWriteDelaysNoOne(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	h := &Handler{opts: Options{WriteTimeout: -1}}
+	flushed := make(chan *poolWriter, 1000)
+	blocked := &poolWriter{hdr: http.Header{}, gate: make(chan struct{}), entered: make(chan struct{}), flushed: flushed}
+	h.writers.schedule(poolStream(h, blocked))
+	<-blocked.entered
+	const others = 500
+	for range others {
+		h.writers.schedule(poolStream(h, &poolWriter{hdr: http.Header{}, flushed: flushed}))
+	}
+	for range others {
+		if w := <-flushed; w == blocked {
+			t.Fatal("the blocked write returned before it was let go")
+		}
+	}
+	close(blocked.gate)
+	if w := <-flushed; w != blocked {
+		t.Fatal("want the blocked stream's flush last")
+	}
+}
+
+// Streams queued while every worker is blocked in a write are written by
+// a worker started for them.
+func TestWriterPoolEveryWorkerBlocked(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	h := &Handler{opts: Options{WriteTimeout: -1}}
+	flushed := make(chan *poolWriter, 16)
+	var ws []*poolWriter
+	for range 4 {
+		w := &poolWriter{hdr: http.Header{}, gate: make(chan struct{}), entered: make(chan struct{}), flushed: flushed}
+		ws = append(ws, w)
+		h.writers.schedule(poolStream(h, w))
+		<-w.entered
+	}
+	last := &poolWriter{hdr: http.Header{}, flushed: flushed}
+	h.writers.schedule(poolStream(h, last))
+	if w := <-flushed; w != last {
+		t.Fatal("a blocked write returned")
+	}
+	for _, w := range ws {
+		close(w.gate)
+		if got := <-flushed; got != w {
+			t.Fatal("a stream flushed before its write was let go")
+		}
+	}
 }

@@ -284,7 +284,8 @@ func putFrame(p *[]byte, frame []byte) {
 // only for a bounded time. Messages sent while the request's own
 // goroutine is busy elsewhere (every WriteMessage) are queued in the
 // stream's outbox, up to Options.MaxStreamQueueBytes, and written by a
-// goroutine that lives only while there is something to write: no sender
+// worker of the Handler's writerPool, whose goroutines live only while
+// some stream has something to write: no sender
 // (a broadcast of list_changed, a listen notification, another session's
 // API call) ever waits for a client. wmu is taken before mu; mu is never
 // held during a write, so queueing never waits for one either.
@@ -505,13 +506,14 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 	st.draining = true
 	st.mu.Unlock()
 	if start {
-		go st.drain()
+		st.h.writers.schedule(st) // writers.go
 	}
 	return nil
 }
 
 // drain writes the stream's queued events until none are left or no
-// connection carries the stream. One runs at a time per stream (draining).
+// connection carries the stream. One runs at a time per stream (draining),
+// on a worker of the Handler's writerPool.
 func (st *stream) drain() {
 	for {
 		st.wmu.Lock()
