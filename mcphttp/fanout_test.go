@@ -219,7 +219,7 @@ func poolStream(h *Handler, w *poolWriter) *stream {
 	st.att = &attachment{w: w, rc: *http.NewResponseController(w), flushed: true}
 	p := framePool.Get().(*[]byte)
 	*p = append((*p)[:0], "event: message\ndata: {}\n\n"...)
-	st.out = &outbox{frames: []*[]byte{p}, bytes: len(*p)}
+	st.out = &outbox{frames: []qframe{{p: p}}, bytes: len(*p)}
 	return st
 }
 

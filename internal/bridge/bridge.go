@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -217,4 +218,51 @@ func WithBroadcastKey(ctx context.Context, key string) context.Context {
 func BroadcastKey(ctx context.Context) string {
 	k, _ := ctx.Value(broadcastKey{}).(string)
 	return k
+}
+
+// Shared is one notification a server sends to many writers at once (a
+// broadcast of list_changed or resources/updated to every session): the
+// same *jsonrpc.Notification goes to each, and a transport may encode it
+// once for all of them with Encoded instead of once per writer.
+type Shared struct {
+	Msg *jsonrpc.Notification
+	enc [2]sharedEncoding
+}
+
+type sharedEncoding struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// Encoded returns the encoding of s.Msg that encode makes, made by the
+// first caller with the same kind (0 or 1: a transport's two forms). The
+// bytes are shared by every caller and must not be modified.
+func (s *Shared) Encoded(kind int, encode func(*jsonrpc.Notification) ([]byte, error)) ([]byte, error) {
+	e := &s.enc[kind]
+	e.once.Do(func() { e.b, e.err = encode(s.Msg) })
+	return e.b, e.err
+}
+
+// sharedKey is the context key of SharedOf.
+type sharedKey struct{}
+
+// WithShared returns ctx carrying s, for the writers s.Msg is sent to.
+func WithShared(ctx context.Context, s *Shared) context.Context {
+	return context.WithValue(ctx, sharedKey{}, s)
+}
+
+// SharedIn returns the Shared that WithShared put in ctx, or nil.
+func SharedIn(ctx context.Context) *Shared {
+	s, _ := ctx.Value(sharedKey{}).(*Shared)
+	return s
+}
+
+// SharedOf returns the Shared that WithShared put in ctx if msg is its
+// message, else nil.
+func SharedOf(ctx context.Context, msg jsonrpc.Message) *Shared {
+	if s := SharedIn(ctx); s != nil && jsonrpc.Message(s.Msg) == msg {
+		return s
+	}
+	return nil
 }
