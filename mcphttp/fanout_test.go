@@ -1,8 +1,10 @@
 package mcphttp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -271,5 +273,89 @@ func TestWriterPoolEveryWorkerBlocked(t *testing.T) {
 		if got := <-flushed; got != w {
 			t.Fatal("a stream flushed before its write was let go")
 		}
+	}
+}
+
+// A broadcast is encoded once for every stream, yet with an EventStore
+// each session's GET stream still gets its own event id, and the same
+// data.
+func TestBroadcastSharedEventIDsPerStream(t *testing.T) {
+	leaks := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, leaks) }) // after the fixture's cleanups
+	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}, KeepAlive: -1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var brs []*bufio.Reader
+	for range 2 {
+		sid := f.initialize("2025-11-25")
+		resp, br := f.getStream(ctx, sid, nil)
+		defer resp.Body.Close()
+		if e := next(t, br); e.id == "" || e.data != "" {
+			t.Fatalf("priming event %+v", e)
+		}
+		brs = append(brs, br)
+	}
+	must(t, f.h.server.AddTool(&mcp.Tool{Name: "late"}, nil))
+	for i, br := range brs {
+		e := next(t, br)
+		if e.id != "0-2" || e.data != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}` {
+			t.Errorf("stream %d: event %+v; want id 0-2 and list_changed", i, e)
+		}
+	}
+}
+
+// A broadcast still passes through the server's SendingMiddleware, once
+// per session, and what the middleware sends is what the stream carries.
+func TestBroadcastThroughSendingMiddleware(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var mu sync.Mutex
+	seen := 0
+	s := mcp.NewServer(mcp.Implementation{Name: "mw", Version: "1"}, &mcp.ServerOptions{
+		SendingMiddleware: []mcp.SendingMiddleware{func(next mcp.SendHandler) mcp.SendHandler {
+			return func(ctx context.Context, m *mcp.SentMessage) (json.RawMessage, error) {
+				if m.Method == "notifications/resources/updated" {
+					mu.Lock()
+					seen++
+					mu.Unlock()
+					m.Params = json.RawMessage(`{"uri":"test://fan","_meta":{"by":"middleware"}}`)
+				}
+				return next(ctx, m)
+			}
+		}},
+	})
+	must(t, s.AddResource(&mcp.Resource{URI: "test://fan", Name: "fan"},
+		func(context.Context, *mcp.Request, *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		}))
+	h := NewHandler(s, &Options{KeepAlive: -1})
+	srv := httptest.NewServer(h)
+	f := &fixture{t: t, h: h, srv: srv, url: srv.URL + "/mcp", clock: newFakeClock()}
+	defer func() {
+		h.Close()
+		srv.Close()
+		srv.Client().CloseIdleConnections()
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var brs []*bufio.Reader
+	for range 2 {
+		sid := f.initialize("2025-11-25")
+		if r := f.post(sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://fan"}}`); r.status != http.StatusOK {
+			t.Fatalf("subscribe: %d %s", r.status, r.body)
+		}
+		resp, br := f.getStream(ctx, sid, nil)
+		defer resp.Body.Close()
+		brs = append(brs, br)
+	}
+	must(t, s.ResourceUpdated(context.Background(), "test://fan"))
+	for i, br := range brs {
+		if e := next(t, br); e.data != `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://fan","_meta":{"by":"middleware"}}}` {
+			t.Errorf("stream %d: event %+v", i, e)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen != 2 {
+		t.Errorf("the middleware saw %d resources/updated; want 2", seen)
 	}
 }
