@@ -244,18 +244,38 @@ func (s *Shared) Encoded(kind int, encode func(*jsonrpc.Notification) ([]byte, e
 	return e.b, e.err
 }
 
-// sharedKey is the context key of SharedOf.
+// sharedCtx is a context carrying a Shared. It is a type of its own, not
+// a context.WithValue, so that SharedIn finds it without walking the
+// chain of a context that has none (every notification a stream sends
+// asks).
+type sharedCtx struct {
+	context.Context
+	s *Shared
+}
+
+func (c *sharedCtx) Value(key any) any {
+	if key == (sharedKey{}) {
+		return c.s
+	}
+	return c.Context.Value(key)
+}
+
+// sharedKey is the context key of a Shared.
 type sharedKey struct{}
 
 // WithShared returns ctx carrying s, for the writers s.Msg is sent to.
 func WithShared(ctx context.Context, s *Shared) context.Context {
-	return context.WithValue(ctx, sharedKey{}, s)
+	return &sharedCtx{ctx, s}
 }
 
-// SharedIn returns the Shared that WithShared put in ctx, or nil.
+// SharedIn returns the Shared that WithShared put in ctx, or nil; only
+// the Shared of ctx itself counts, not that of a context ctx derives
+// from.
 func SharedIn(ctx context.Context) *Shared {
-	s, _ := ctx.Value(sharedKey{}).(*Shared)
-	return s
+	if c, ok := ctx.(*sharedCtx); ok {
+		return c.s
+	}
+	return nil
 }
 
 // SharedOf returns the Shared that WithShared put in ctx if msg is its
