@@ -26,9 +26,9 @@ import (
 //
 // Only the goroutine serving an attachment's HTTP request (the pump, or an
 // inline request's own goroutine) waits on it. Events are queued and
-// written by a short-lived goroutine under the stream's write lock, which
-// the request's goroutine takes before it returns, so no write happens
-// after the ResponseWriter is let go.
+// written by a worker of the Handler's writer pool (writers.go) under the
+// stream's write lock, which the request's goroutine takes before it
+// returns, so no write happens after the ResponseWriter is let go.
 
 var (
 	errNotConnected = errors.New("mcphttp: no connection carries this stream")
