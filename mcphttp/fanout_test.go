@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -96,19 +97,15 @@ type fanWriter struct {
 // fanCount counts the notifications the fan-out's writers flushed, and
 // closes done when it reaches want.
 type fanCount struct {
-	mu   sync.Mutex
-	n    int
-	want int
-	done chan struct{}
+	n    atomic.Int64
+	want atomic.Int64
+	done atomic.Pointer[chan struct{}]
 }
 
 func (c *fanCount) add() {
-	c.mu.Lock()
-	c.n++
-	if c.n == c.want {
-		close(c.done)
+	if c.n.Add(1) == c.want.Load() {
+		close(*c.done.Load())
 	}
-	c.mu.Unlock()
 }
 
 var fanMark = []byte("notifications/resources/updated")
@@ -159,7 +156,7 @@ func BenchmarkFanout(b *testing.B) {
 		}
 		return rec.Header().Get("Mcp-Session-Id")
 	}
-	fan := &fanCount{done: make(chan struct{})}
+	fan := &fanCount{}
 	var wg sync.WaitGroup
 	for range subs {
 		sid := post("", initBody)
@@ -177,11 +174,9 @@ func BenchmarkFanout(b *testing.B) {
 	i, start := 0, cpuClock()
 	for b.Loop() {
 		i++
-		fan.mu.Lock()
-		fan.want = i * subs
-		fan.done = make(chan struct{})
-		done := fan.done
-		fan.mu.Unlock()
+		done := make(chan struct{})
+		fan.done.Store(&done)
+		fan.want.Store(int64(i * subs))
 		if err := s.ResourceUpdated(context.Background(), "test://fan"); err != nil {
 			b.Fatal(err)
 		}
