@@ -22,7 +22,9 @@ import (
 // by a goroutine that lives only while the queue is not empty.
 
 // nonBlockingWriter is a messageWriter whose WriteMessage queues and
-// returns at once, never waiting for the client.
+// returns at once, never waiting for the client, and keeps nothing of the
+// message it was given (it encodes it first): the caller may reuse the
+// message and its params once WriteMessage returns.
 type nonBlockingWriter interface {
 	MCPWriteNeverBlocks()
 }
