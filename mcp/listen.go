@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // A SubscriptionFilter is what a client opts in to on a
@@ -103,8 +104,21 @@ func (l *listener) wants(method, subject string) bool {
 // lasts no longer than ctx nor than the stream: a stream whose client went
 // away or stopped reading does not hold up the server's other streams
 // once it has ended.
+//
+// Without a SendingMiddleware, on a writer that never blocks (which
+// keeps nothing of the message once WriteMessage returns), the params and
+// the message are built in a pooled buffer: a notification to thousands
+// of listen streams then allocates nothing per stream.
 func (l *listener) send(ctx context.Context, method string, params json.RawMessage) error {
-	raw := withSubscriptionMeta(params, l.meta)
+	var buf *listenBuf
+	var msg *jsonrpc.Notification
+	if l.ss.server.send == nil && neverBlocks(l.w) {
+		buf = listenBufs.Get().(*listenBuf)
+		buf.params = appendSubscriptionMeta(buf.params[:0], params, l.meta)
+		buf.msg = jsonrpc.Notification{Method: method, Params: buf.params}
+		msg = &buf.msg
+		defer buf.release()
+	}
 	wctx := l.ctx
 	if ctx.Done() != nil {
 		var cancel context.CancelFunc
@@ -118,21 +132,42 @@ func (l *listener) send(ctx context.Context, method string, params json.RawMessa
 	if err := wctx.Err(); err != nil {
 		return err
 	}
-	return l.ss.sendNotification(wctx, l.w, method, raw)
+	if msg != nil {
+		return l.w.WriteMessage(wctx, msg)
+	}
+	return l.ss.sendNotification(wctx, l.w, method, withSubscriptionMeta(params, l.meta))
+}
+
+// listenBuf is the pooled buffer of one listen notification.
+type listenBuf struct {
+	params []byte
+	msg    jsonrpc.Notification
+}
+
+var listenBufs = sync.Pool{New: func() any { return &listenBuf{params: make([]byte, 0, 256)} }}
+
+func (b *listenBuf) release() {
+	b.msg = jsonrpc.Notification{}
+	if cap(b.params) <= 16<<10 {
+		listenBufs.Put(b)
+	}
 }
 
 // withSubscriptionMeta returns the notification params object with the
-// subscription's id in its _meta: meta becomes the _meta (added as the
-// first member, or replacing one that is not an object), or its members
-// are merged into the params' own _meta. Params that are not an object
-// become {"_meta":meta}.
+// subscription's id in its _meta, in a new slice (appendSubscriptionMeta).
 func withSubscriptionMeta(params json.RawMessage, meta []byte) json.RawMessage {
+	return appendSubscriptionMeta(make([]byte, 0, len(params)+len(meta)+10), params, meta)
+}
+
+// appendSubscriptionMeta appends to dst the notification params object
+// with the subscription's id in its _meta: meta becomes the _meta (added
+// as the first member, or replacing one that is not an object), or its
+// members are merged into the params' own _meta. Params that are not an
+// object become {"_meta":meta}.
+func appendSubscriptionMeta(dst []byte, params json.RawMessage, meta []byte) json.RawMessage {
 	start := jsonscan.SkipSpace(params, 0)
-	only := func() json.RawMessage {
-		return append(append([]byte(`{"_meta":`), meta...), '}')
-	}
 	if start >= len(params) || params[start] != '{' {
-		return only()
+		return append(append(append(dst, `{"_meta":`...), meta...), '}')
 	}
 	members := 0
 	metaStart, metaEnd := -1, -1
@@ -142,13 +177,11 @@ func withSubscriptionMeta(params json.RawMessage, meta []byte) json.RawMessage {
 			metaStart = cap(params) - cap(value) // value is a slice of params
 			metaEnd = metaStart + len(value)
 		}
-	}); err != nil {
-		return only()
+	}); err != nil || members == 0 {
+		return append(append(append(dst, `{"_meta":`...), meta...), '}')
 	}
-	out := make([]byte, 0, len(params)+len(meta)+10)
+	out := dst
 	switch {
-	case members == 0:
-		return only()
 	case metaStart < 0:
 		out = append(out, `{"_meta":`...)
 		out = append(out, meta...)

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+
+	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // This file keeps a client that does not read from holding up anyone
@@ -19,7 +22,9 @@ import (
 // by a goroutine that lives only while the queue is not empty.
 
 // nonBlockingWriter is a messageWriter whose WriteMessage queues and
-// returns at once, never waiting for the client.
+// returns at once, never waiting for the client, and keeps nothing of the
+// message it was given (it encodes it first): the caller may reuse the
+// message and its params once WriteMessage returns.
 type nonBlockingWriter interface {
 	MCPWriteNeverBlocks()
 }
@@ -96,6 +101,11 @@ func (ss *ServerSession) notifyUnrelated(ctx context.Context, method string, raw
 		return nil
 	}
 	if neverBlocks(w) {
+		if n := sharedNotification(ctx, method, raw); n != nil && ss.server.send == nil {
+			// A broadcast: every session's writer gets the same
+			// message, and may encode it once for all.
+			return w.WriteMessage(ctx, n)
+		}
 		return ss.sendNotification(ctx, w, method, raw)
 	}
 	start, err := ss.notices.push(method, raw, ss.server.opts.MaxQueuedNotifications)
@@ -107,6 +117,29 @@ func (ss *ServerSession) notifyUnrelated(ctx context.Context, method string, raw
 		go ss.deliverNotices()
 	}
 	return nil
+}
+
+// withSharedNotification returns ctx carrying the notification of method
+// with params raw that a broadcast sends to every session
+// (bridge.Shared), so that it is built once, and encoded once by the
+// transports that can.
+func withSharedNotification(ctx context.Context, method string, raw json.RawMessage) context.Context {
+	return bridge.WithShared(ctx, &bridge.Shared{Msg: &jsonrpc.Notification{Method: method, Params: raw}})
+}
+
+// sharedNotification returns the notification withSharedNotification put
+// in ctx if it is the one of method with params raw (the same bytes),
+// else nil.
+func sharedNotification(ctx context.Context, method string, raw json.RawMessage) *jsonrpc.Notification {
+	sh := bridge.SharedIn(ctx)
+	if sh == nil {
+		return nil
+	}
+	n := sh.Msg
+	if n.Method != method || len(n.Params) != len(raw) || len(raw) == 0 || &n.Params[0] != &raw[0] {
+		return nil
+	}
+	return n
 }
 
 func (ss *ServerSession) deliverNotices() {

@@ -405,7 +405,7 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 // encoded as raw, to the sessions held here that subscribed to it; key is
 // the broadcast's (broadcast_bus.go), "" without a Bus.
 func (s *Server) deliverResourceUpdated(ctx context.Context, key, uri string, raw json.RawMessage) error {
-	wctx := broadcastContext(ctx, key)
+	wctx := withSharedNotification(broadcastContext(ctx, key), "notifications/resources/updated", raw) // notify_async.go
 	var errs []error
 	for _, ss := range s.Sessions() {
 		// With a shared store, subscriptions made through another

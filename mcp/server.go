@@ -534,6 +534,7 @@ func (s *Server) broadcast(method string, params any) {
 // deliverBroadcast sends a list_changed notification to every initialized
 // session held here.
 func (s *Server) deliverBroadcast(ctx context.Context, method string, raw json.RawMessage) {
+	ctx = withSharedNotification(ctx, method, raw) // notify_async.go
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		lifecycle := ss.state.Lifecycle

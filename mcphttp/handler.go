@@ -103,9 +103,11 @@ type Handler struct {
 	// (perrequest.go).
 	getServer func(*http.Request) *mcp.Server
 	opts      Options
-	logger    *slog.Logger
-	reg       registry
-	newID     func() string
+	// writers writes the streams' queued events (writers.go).
+	writers writerPool
+	logger  *slog.Logger
+	reg     registry
+	newID   func() string
 	// params caches the Mcp-Param headers tools declare (modern_headers.go).
 	params paramCache
 	// modern holds the 2026-07-28 requests in flight (modern.go).

@@ -150,9 +150,12 @@ type Options struct {
 	// WriteTimeout bounds each write to a client's SSE stream or reply:
 	// a client that does not read for that long has its connection
 	// closed (a stream with an EventStore can be resumed). It never holds
-	// up another client: events are queued per stream and written by a
-	// goroutine of the stream's own. If zero, 10 seconds; if negative,
-	// writes have no deadline.
+	// up another client: events are queued per stream and written by the
+	// Handler's writer goroutines, of which one not blocked in a write is
+	// always there while streams wait. A write gets at least WriteTimeout
+	// and at most nine eighths of it: the connection's deadline is moved
+	// only once less than WriteTimeout remains, not at every event. If
+	// zero, 10 seconds; if negative, writes have no deadline.
 	WriteTimeout time.Duration
 
 	// MaxStreamQueueBytes bounds the events queued on one SSE stream and

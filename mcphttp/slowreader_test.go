@@ -135,7 +135,7 @@ func TestListChangedCoalesced(t *testing.T) {
 	must(t, st.WriteMessage(context.Background(), notification("notifications/message")))
 	var got []string
 	for _, p := range st.out.frames {
-		got = append(got, string(*p))
+		got = append(got, string(p.bytes()))
 	}
 	want := []string{
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -25,9 +26,9 @@ import (
 //
 // Only the goroutine serving an attachment's HTTP request (the pump, or an
 // inline request's own goroutine) waits on it. Events are queued and
-// written by a short-lived goroutine under the stream's write lock, which
-// the request's goroutine takes before it returns, so no write happens
-// after the ResponseWriter is let go.
+// written by a worker of the Handler's writer pool (writers.go) under the
+// stream's write lock, which the request's goroutine takes before it
+// returns, so no write happens after the ResponseWriter is let go.
 
 var (
 	errNotConnected = errors.New("mcphttp: no connection carries this stream")
@@ -115,13 +116,34 @@ type stream struct {
 // outbox is a stream's queue of events not yet written: frames, their
 // size in bytes, and whether one of them carries an event id.
 type outbox struct {
-	frames []*[]byte
+	frames []qframe
 	bytes  int
 	ids    bool
 }
 
+// qframe is a queued frame: a buffer of framePool (p), or, with p nil, the
+// frame of a broadcast that every stream shares (b), never modified.
+type qframe struct {
+	p *[]byte
+	b []byte
+}
+
+func (f qframe) bytes() []byte {
+	if f.p != nil {
+		return *f.p
+	}
+	return f.b
+}
+
+// release gives f's buffer back to framePool; a shared frame is not one.
+func (f qframe) release() {
+	if f.p != nil {
+		putFrame(f.p, *f.p)
+	}
+}
+
 // take empties the outbox and returns what it held.
-func (q *outbox) take() (frames []*[]byte, ids bool) {
+func (q *outbox) take() (frames []qframe, ids bool) {
 	if q == nil {
 		return nil, false
 	}
@@ -133,8 +155,18 @@ func (q *outbox) take() (frames []*[]byte, ids bool) {
 // drop empties the outbox, giving the buffers back.
 func (q *outbox) drop() {
 	frames, _ := q.take()
-	for _, p := range frames {
-		framePool.Put(p)
+	for _, f := range frames {
+		f.release()
+	}
+}
+
+// reuse gives the outbox back the slice that take returned once its
+// frames are written, so that queueing the next event allocates nothing.
+// The caller holds the stream's mu.
+func (q *outbox) reuse(frames []qframe) {
+	if q != nil && q.frames == nil && cap(frames) <= 64 {
+		clear(frames)
+		q.frames = frames[:0]
 	}
 }
 
@@ -153,6 +185,9 @@ type attachment struct {
 	// pending is whether the SSE headers are still to be written (a lazy
 	// stream that has sent nothing yet).
 	pending bool
+	// deadline is the write deadline armDeadline last set (zero: none
+	// set yet), guarded by wmu.
+	deadline time.Time
 }
 
 // start writes the SSE headers of a lazy stream of h before the first
@@ -232,6 +267,15 @@ func appendEvent(dst []byte, id string, data []byte, priming bool, retry time.Du
 	return append(dst, "\n\n"...)
 }
 
+// encodeJSON and encodeMessageEvent encode a broadcast once for every
+// stream: as the data of a stored event, and as a whole message event
+// without an id.
+func encodeJSON(n *jsonrpc.Notification) ([]byte, error) { return jsonrpc.Encode(n) }
+
+func encodeMessageEvent(n *jsonrpc.Notification) ([]byte, error) {
+	return appendMessageEvent(nil, n)
+}
+
 // appendMessageEvent appends msg as a message event without an id,
 // encoding it in place.
 func appendMessageEvent(dst []byte, msg jsonrpc.Message) ([]byte, error) {
@@ -281,7 +325,8 @@ func putFrame(p *[]byte, frame []byte) {
 // only for a bounded time. Messages sent while the request's own
 // goroutine is busy elsewhere (every WriteMessage) are queued in the
 // stream's outbox, up to Options.MaxStreamQueueBytes, and written by a
-// goroutine that lives only while there is something to write: no sender
+// worker of the Handler's writerPool, whose goroutines live only while
+// some stream has something to write: no sender
 // (a broadcast of list_changed, a listen notification, another session's
 // API call) ever waits for a client. wmu is taken before mu; mu is never
 // held during a write, so queueing never waits for one either.
@@ -413,27 +458,38 @@ func coalesceKind(msg jsonrpc.Message) uint8 {
 // client to resume.
 func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 	kind := coalesceKind(msg)
-	p := framePool.Get().(*[]byte)
+	// qf is what is queued: a pooled buffer, or a broadcast's frame,
+	// encoded once for every stream (internal/bridge's Shared).
+	var qf qframe
 	var data, frame []byte
 	var err error
-	if st.store != nil {
+	sh := bridge.SharedOf(ctx, msg)
+	switch {
+	case sh != nil && st.store != nil:
+		data, err = sh.Encoded(0, encodeJSON)
+		qf.p = framePool.Get().(*[]byte)
+	case sh != nil:
+		qf.b, err = sh.Encoded(1, encodeMessageEvent)
+	case st.store != nil:
 		data, err = jsonrpc.Encode(msg)
-	} else {
-		frame, err = appendMessageEvent((*p)[:0], msg)
+		qf.p = framePool.Get().(*[]byte)
+	default:
+		qf.p = framePool.Get().(*[]byte)
+		frame, err = appendMessageEvent((*qf.p)[:0], msg)
 	}
 	if err != nil {
-		framePool.Put(p)
+		qf.release()
 		return err
 	}
 	st.mu.Lock()
 	if st.done {
 		st.mu.Unlock()
-		framePool.Put(p)
+		qf.release()
 		return errStreamDone
 	}
 	if kind != 0 && st.coalesced&kind != 0 {
 		st.mu.Unlock()
-		framePool.Put(p)
+		qf.release()
 		return nil
 	}
 	stored := false
@@ -444,7 +500,7 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 		// has no event id to resume from, so nothing is kept for it.
 		if st.att == nil {
 			st.mu.Unlock()
-			framePool.Put(p)
+			qf.release()
 			return errNotConnected
 		}
 		prime = st.startLocked(ctx)
@@ -460,17 +516,21 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 		} else if !appended {
 			// Another replica stored this broadcast already.
 			st.mu.Unlock()
-			framePool.Put(p)
+			qf.release()
 			return nil
 		} else {
 			stored = true
 		}
-		frame = appendEvent(append((*p)[:0], prime...), id, data, false, 0)
+		frame = appendEvent(append((*qf.p)[:0], prime...), id, data, false, 0)
 	}
-	*p = frame
+	if qf.p != nil {
+		*qf.p = frame
+	} else {
+		frame = qf.b
+	}
 	if st.att == nil {
 		st.mu.Unlock()
-		framePool.Put(p)
+		qf.release()
 		if stored {
 			return nil // kept for the client to resume
 		}
@@ -485,7 +545,7 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 		st.detachLocked()
 		abort := st.abort
 		st.mu.Unlock()
-		framePool.Put(p)
+		qf.release()
 		if abort != nil {
 			abort()
 		}
@@ -494,7 +554,7 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return errStreamOverflow
 	}
-	q.frames = append(q.frames, p)
+	q.frames = append(q.frames, qf)
 	q.bytes += len(frame)
 	q.ids = q.ids || stored
 	st.coalesced |= kind
@@ -502,13 +562,14 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 	st.draining = true
 	st.mu.Unlock()
 	if start {
-		go st.drain()
+		st.h.writers.schedule(st) // writers.go
 	}
 	return nil
 }
 
 // drain writes the stream's queued events until none are left or no
-// connection carries the stream. One runs at a time per stream (draining).
+// connection carries the stream. One runs at a time per stream (draining),
+// on a worker of the Handler's writerPool.
 func (st *stream) drain() {
 	for {
 		st.wmu.Lock()
@@ -534,6 +595,7 @@ func (st *stream) drain() {
 		case ids:
 			st.idSent = true
 		}
+		st.out.reuse(frames)
 		st.mu.Unlock()
 		st.wmu.Unlock()
 	}
@@ -541,15 +603,15 @@ func (st *stream) drain() {
 
 // writeQueued writes frames (taken from the outbox) to att and flushes,
 // giving the buffers back.
-func (st *stream) writeQueued(att *attachment, frames []*[]byte) error {
+func (st *stream) writeQueued(att *attachment, frames []qframe) error {
 	st.armDeadline(att)
 	att.start(st.h)
 	var err error
-	for _, p := range frames {
+	for _, f := range frames {
 		if err == nil {
-			_, err = att.w.Write(*p)
+			_, err = att.w.Write(f.bytes())
 		}
-		putFrame(p, *p)
+		f.release()
 	}
 	if err != nil {
 		return err
@@ -578,13 +640,31 @@ func (st *stream) writeFrames(att *attachment, frame []byte, flush bool) error {
 // armDeadline bounds the next write to att by Options.WriteTimeout (and,
 // with none, clears any server-wide write timeout, which would cut a long
 // stream). The caller holds wmu.
+//
+// Setting a connection's deadline costs a timer update, and a fan-out
+// writes to thousands of streams at once; so the deadline is moved only
+// when fewer than WriteTimeout remain before it, and then to WriteTimeout
+// plus an eighth of it from now (deadlineSlack). Each write therefore
+// has at least WriteTimeout, and at most nine eighths of it, and a stream
+// written to continuously re-arms once per eighth of WriteTimeout rather
+// than at every event.
 func (st *stream) armDeadline(att *attachment) {
 	if d := st.h.opts.WriteTimeout; d > 0 {
-		_ = att.rc.SetWriteDeadline(time.Now().Add(d))
+		now := time.Now()
+		if !att.deadline.IsZero() && att.deadline.Sub(now) >= d {
+			return
+		}
+		att.deadline = now.Add(d + d/deadlineSlack)
+		_ = att.rc.SetWriteDeadline(att.deadline)
 	} else if !att.flushed {
 		_ = att.rc.SetWriteDeadline(time.Time{})
 	}
 }
+
+// deadlineSlack is the fraction (1/deadlineSlack) of Options.WriteTimeout
+// by which armDeadline may set a deadline further out than WriteTimeout,
+// so as not to move it at every write.
+const deadlineSlack = 8
 
 // release waits out a write to att in progress before its HTTP handler
 // returns (a ResponseWriter must not be used after that), starts the
@@ -674,13 +754,13 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 	st.mu.Unlock()
 	if att == nil {
 		for _, q := range queued {
-			framePool.Put(q)
+			q.release()
 		}
 		return
 	}
 	if deferred && data != nil {
 		for _, q := range queued {
-			framePool.Put(q)
+			q.release()
 		}
 		st.writeJSONBody(att, data, flush) // jsonreply.go
 		return

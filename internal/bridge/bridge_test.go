@@ -1,10 +1,12 @@
 package bridge_test
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -51,5 +53,38 @@ func TestCloseStream(t *testing.T) {
 	p.CloseStream(extra)()
 	if called != 1 {
 		t.Errorf("the function set was called %d times, want 1", called)
+	}
+}
+
+// A Shared is found only on the context WithShared made and only for its
+// own message, and each kind of encoding is made once.
+func TestShared(t *testing.T) {
+	n := &jsonrpc.Notification{Method: "notifications/tools/list_changed"}
+	s := &bridge.Shared{Msg: n}
+	ctx := bridge.WithShared(context.Background(), s)
+	if bridge.SharedOf(ctx, n) != s || bridge.SharedIn(ctx) != s {
+		t.Fatal("the Shared was not found on its context")
+	}
+	if bridge.SharedOf(ctx, &jsonrpc.Notification{Method: n.Method}) != nil {
+		t.Error("found for another message")
+	}
+	if bridge.SharedIn(context.Background()) != nil {
+		t.Error("found on a context without one")
+	}
+	if bridge.SharedIn(context.WithValue(ctx, struct{}{}, 1)) != nil {
+		t.Error("found on a derived context")
+	}
+	calls := 0
+	enc := func(m *jsonrpc.Notification) ([]byte, error) { calls++; return []byte(m.Method), nil }
+	for range 3 {
+		if b, err := s.Encoded(0, enc); err != nil || string(b) != n.Method {
+			t.Fatalf("Encoded(0) = %q, %v", b, err)
+		}
+	}
+	if b, _ := s.Encoded(1, func(*jsonrpc.Notification) ([]byte, error) { calls++; return []byte("x"), nil }); string(b) != "x" {
+		t.Errorf("Encoded(1) = %q", b)
+	}
+	if calls != 2 {
+		t.Errorf("%d encodings; want one per kind", calls)
 	}
 }
