@@ -124,7 +124,7 @@ func (r *ReadResourceResult) appendMembers(b []byte, pre *[]byte) []byte {
 		switch {
 		case c.BlobData != nil:
 			b = append(b, `,"blob":"`...)
-			b = base64.StdEncoding.AppendEncode(b, c.BlobData)
+			b = jsonenc.AppendBase64(b, c.BlobData)
 			b = append(b, '"')
 		case pre != nil && c.Blob != "":
 			b = append(append(b, `,"blob":`...), *pre...)
