@@ -64,7 +64,10 @@ func (r *ReadResourceResult) preEncode() *[]byte {
 	}
 	p, _ := textPool.Get().(*[]byte)
 	if p == nil {
-		b := make([]byte, 0, len(s)+len(s)/8+2) // room for some escapes
+		// Sized exactly, so that an empty pool (after a collection, or
+		// under the race detector, which drops some of what is put back)
+		// costs one allocation and no growth.
+		b := make([]byte, 0, jsonenc.StringLen(s))
 		p = &b
 	}
 	*p = jsonenc.AppendString((*p)[:0], s)

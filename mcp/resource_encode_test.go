@@ -96,11 +96,14 @@ func TestReadResourceAppendFastPoolNotShared(t *testing.T) {
 
 // A 1 MB text read costs one allocation of its encoded size in the
 // result encoder, once the pooled buffer its text is escaped into is there
-// (a garbage collection may empty the pool: it is kept off here).
+// (a garbage collection may empty the pool: it is kept off here; the race
+// detector drops some of what is put back, each drop costing one
+// allocation more: at most one per read then).
 func TestReadResourceAppendFastAllocs(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big", MIMEType: "text/plain", Text: strings.Repeat("abc\"\n", 200_000)}}}
-	if n := testing.AllocsPerRun(10, func() { r.appendFast() }); n != 1 {
+	n := testing.AllocsPerRun(10, func() { r.appendFast() })
+	if n != 1 && !(raceEnabled && n <= 2) {
 		t.Errorf("%v allocations, want 1", n)
 	}
 }
