@@ -86,7 +86,7 @@ func isMRTRMethod(method string) bool {
 // statelessly whatever the connection did before
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 func IsStatelessRequest(params json.RawMessage) bool {
-	_, ok := statelessProtocolVersion(params)
+	_, ok := rawProtocolVersion(params)
 	return ok
 }
 
@@ -94,17 +94,27 @@ func IsStatelessRequest(params json.RawMessage) bool {
 // the key is there (with any value). Transports compare it with the
 // MCP-Protocol-Version header.
 func statelessProtocolVersion(params json.RawMessage) (string, bool) {
+	version, found := rawProtocolVersion(params)
+	if !found {
+		return "", false
+	}
+	v, _ := jsonscan.StringValue(version)
+	return v, true
+}
+
+// rawProtocolVersion is statelessProtocolVersion with the version's raw
+// JSON, not decoded: IsStatelessRequest, on every request, needs only
+// whether the key is there.
+func rawProtocolVersion(params json.RawMessage) (version []byte, found bool) {
 	// Session-era requests never mention the key: a byte search keeps
 	// their path cheap.
 	if len(params) == 0 || !eraprobe.MentionsProtocolVersion(params) {
-		return "", false
+		return nil, false
 	}
 	meta := metaMember(params)
 	if meta == nil {
-		return "", false
+		return nil, false
 	}
-	var version []byte
-	found := false
 	jsonscan.Members(meta, func(key, value []byte) bool {
 		if jsonscan.KeyEquals(key, MetaProtocolVersion) {
 			version, found = value, true
@@ -112,11 +122,7 @@ func statelessProtocolVersion(params json.RawMessage) (string, bool) {
 		}
 		return true
 	})
-	if !found {
-		return "", false
-	}
-	v, _ := jsonscan.StringValue(version)
-	return v, true
+	return version, found
 }
 
 // metaMember returns params._meta when params is a valid object whose

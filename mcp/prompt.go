@@ -299,8 +299,10 @@ func (s *Server) getPrompt(ctx context.Context, r *Request) (any, error) {
 		return nil, errMethodNotFound(r.Method)
 	}
 	var p GetPromptParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
+	if !decodeGetPromptParams(r.Params, &p) { // prompt_decode.go
+		if err := unmarshalParams(r.Params, &p); err != nil {
+			return nil, err
+		}
 	}
 	r.setMeta(p.Meta)
 	sp, ok := s.promptByName(p.Name)

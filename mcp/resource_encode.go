@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/base64"
 	"strconv"
+	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -14,21 +15,77 @@ import (
 // result's buffer and the copy Marshal returns), and the stateless era's
 // stamp once more. A resources/read result of the usual shape (no _meta
 // anywhere) is therefore encoded by hand, into one buffer of the exact
-// size, with the stamp written first where one is due. The bytes are those
+// size, with the stamp written first where one is due; a long text is
+// escaped once, into a pooled buffer, and copied in (see bigText). The bytes are those
 // json.Marshal (and stampResult) write
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
 
-// fastSize returns the length of the result's JSON, and false when the
-// result has a shape the hand-written encoder leaves to encoding/json.
-func (r *ReadResourceResult) fastSize() (int, bool) {
+// fastShape reports whether the hand-written encoder takes the result:
+// anything else is left to encoding/json.
+func (r *ReadResourceResult) fastShape() bool {
 	if len(r.Meta) > 0 || r.Contents == nil {
-		return 0, false
+		return false
 	}
+	for _, c := range r.Contents {
+		if c == nil || len(c.Meta) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// bigText is the length from which the text (or base64 string) of a
+// result's only content is escaped once, into a pooled buffer, and then
+// copied into the result's buffer, rather than read twice (jsonenc.StringLen
+// to size the buffer, then AppendString): the escaping is most of a large
+// read's CPU.
+const bigText = 16 << 10
+
+// textPool holds the buffers preEncode escapes into (*[]byte), as
+// encoding/json pools its encoder's buffers.
+var textPool sync.Pool
+
+// preEncode escapes the long text of a fastShape result's only content
+// into a pooled buffer and returns it (nil when there is none), to be
+// handed to fastSize and appendMembers and then to releaseText.
+func (r *ReadResourceResult) preEncode() *[]byte {
+	if len(r.Contents) != 1 {
+		return nil
+	}
+	c := r.Contents[0]
+	s := c.Text
+	if c.BlobData != nil {
+		return nil
+	} else if c.Blob != "" {
+		s = c.Blob
+	}
+	if len(s) < bigText {
+		return nil
+	}
+	p, _ := textPool.Get().(*[]byte)
+	if p == nil {
+		// Sized exactly, so that an empty pool (after a collection, or
+		// under the race detector, which drops some of what is put back)
+		// costs one allocation and no growth.
+		b := make([]byte, 0, jsonenc.StringLen(s))
+		p = &b
+	}
+	*p = jsonenc.AppendString((*p)[:0], s)
+	return p
+}
+
+// releaseText returns a preEncode buffer to the pool.
+func releaseText(p *[]byte) {
+	if p != nil {
+		textPool.Put(p)
+	}
+}
+
+// fastSize returns the length of a fastShape result's JSON; pre is what
+// preEncode returned for it.
+func (r *ReadResourceResult) fastSize(pre *[]byte) int {
 	size := len(`{"contents":[]}`)
 	for i, c := range r.Contents {
-		if c == nil || len(c.Meta) > 0 {
-			return 0, false
-		}
 		if i > 0 {
 			size++ // ,
 		}
@@ -40,18 +97,20 @@ func (r *ReadResourceResult) fastSize() (int, bool) {
 		case c.BlobData != nil:
 			// Base64's alphabet needs no JSON escape.
 			size += 2 + base64.StdEncoding.EncodedLen(len(c.BlobData))
+		case pre != nil:
+			size += len(*pre)
 		case c.Blob != "":
 			size += jsonenc.StringLen(c.Blob)
 		default:
 			size += jsonenc.StringLen(c.Text)
 		}
 	}
-	return size, true
+	return size
 }
 
 // appendMembers appends the result's JSON without its opening '{'; only
-// for a result fastSize accepts.
-func (r *ReadResourceResult) appendMembers(b []byte) []byte {
+// for a fastShape result, with what preEncode returned for it.
+func (r *ReadResourceResult) appendMembers(b []byte, pre *[]byte) []byte {
 	b = append(b, `"contents":[`...)
 	for i, c := range r.Contents {
 		if i > 0 {
@@ -68,8 +127,12 @@ func (r *ReadResourceResult) appendMembers(b []byte) []byte {
 		switch {
 		case c.BlobData != nil:
 			b = append(b, `,"blob":"`...)
-			b = base64.StdEncoding.AppendEncode(b, c.BlobData)
+			b = jsonenc.AppendBase64(b, c.BlobData)
 			b = append(b, '"')
+		case pre != nil && c.Blob != "":
+			b = append(append(b, `,"blob":`...), *pre...)
+		case pre != nil:
+			b = append(append(b, `,"text":`...), *pre...)
 		case c.Blob != "":
 			b = append(b, `,"blob":`...)
 			b = jsonenc.AppendString(b, c.Blob)
@@ -85,11 +148,12 @@ func (r *ReadResourceResult) appendMembers(b []byte) []byte {
 // appendFast returns the result's JSON, or false for a shape it leaves to
 // encoding/json.
 func (r *ReadResourceResult) appendFast() (raw []byte, ok bool) {
-	size, ok := r.fastSize()
-	if !ok {
+	if !r.fastShape() {
 		return nil, false
 	}
-	return r.appendMembers(append(make([]byte, 0, size), '{')), true
+	pre := r.preEncode()
+	defer releaseText(pre)
+	return r.appendMembers(append(make([]byte, 0, r.fastSize(pre)), '{'), pre), true
 }
 
 // stampedReadResult is makeResponse followed by stampResult for a
@@ -101,10 +165,12 @@ func (s *Server) stampedReadResult(method string, id jsonrpc.ID, result any) *js
 	if !ok || r == nil || method != "resources/read" {
 		return nil
 	}
-	size, ok := r.fastSize()
-	if !ok {
+	if !r.fastShape() {
 		return nil
 	}
+	pre := r.preEncode()
+	defer releaseText(pre)
+	size := r.fastSize(pre)
 	hint := s.cacheHint(method)
 	info := s.serverInfoMember()
 	out := make([]byte, 0, size+len(info)+96+len(hint.Scope))
@@ -115,5 +181,5 @@ func (s *Server) stampedReadResult(method string, id jsonrpc.ID, result any) *js
 	out = append(out, `,"_meta":{`...)
 	out = append(out, info...)
 	out = append(out, "},"...)
-	return jsonrpc.NewCompactResult(id, r.appendMembers(out))
+	return jsonrpc.NewCompactResult(id, r.appendMembers(out, pre))
 }

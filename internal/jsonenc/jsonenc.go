@@ -4,7 +4,12 @@
 // json.Marshal would give.
 package jsonenc
 
-import "unicode/utf8"
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"slices"
+	"unicode/utf8"
+)
 
 // AppendString appends s as a JSON string, escaping what JSON requires plus
 // the HTML-sensitive characters and line separators encoding/json escapes.
@@ -148,3 +153,34 @@ func plainMultibyte(s string, i int) int {
 	}
 	return 0
 }
+
+// AppendBase64 appends the standard base64 of src (padded, as
+// encoding/json writes a []byte and base64.StdEncoding.AppendEncode
+// appends it), six bytes at a time: one 8-byte load, four lookups of two
+// characters each and one 8-byte store, where the standard encoder does
+// four lookups and four stores of one character per three bytes. A 1 MiB
+// blob's encoding is most of a resources/read of it.
+func AppendBase64(dst, src []byte) []byte {
+	n := base64.StdEncoding.EncodedLen(len(src))
+	dst = slices.Grow(dst, n)
+	out := dst[len(dst) : len(dst)+n]
+	si, di := 0, 0
+	for ; si+8 <= len(src); si, di = si+6, di+8 {
+		x := binary.BigEndian.Uint64(src[si:])
+		w := uint64(base64Pairs[x>>52]) | uint64(base64Pairs[x>>40&0xfff])<<16 |
+			uint64(base64Pairs[x>>28&0xfff])<<32 | uint64(base64Pairs[x>>16&0xfff])<<48
+		binary.LittleEndian.PutUint64(out[di:], w)
+	}
+	base64.StdEncoding.Encode(out[di:], src[si:])
+	return dst[:len(dst)+n]
+}
+
+// base64Pairs holds, for each 12-bit value, its two base64 characters
+// (the first in the low byte).
+var base64Pairs = func() (t [4096]uint16) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for v := range t {
+		t[v] = uint16(alphabet[v>>6]) | uint16(alphabet[v&0x3f])<<8
+	}
+	return t
+}()

@@ -1,6 +1,7 @@
 package jsonenc
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 )
@@ -59,5 +60,55 @@ func BenchmarkStringLenText(b *testing.B) {
 	b.SetBytes(int64(len(benchText)))
 	for b.Loop() {
 		StringLen(benchText)
+	}
+}
+
+func checkBase64(t *testing.T, src []byte) {
+	t.Helper()
+	want := base64.StdEncoding.AppendEncode([]byte("x"), src)
+	if got := AppendBase64([]byte("x"), src); string(got) != string(want) {
+		t.Errorf("AppendBase64(%x) = %s, want %s", src, got, want)
+	}
+}
+
+func TestAppendBase64MatchesStdEncoding(t *testing.T) {
+	src := make([]byte, 200)
+	for i := range src {
+		src[i] = byte(i*151 + 7)
+	}
+	for n := range len(src) {
+		checkBase64(t, src[:n])
+		checkBase64(t, src[len(src)-n:])
+	}
+	checkBase64(t, nil)
+	all := make([]byte, 3*4096) // every 12-bit value in both halves
+	for i := 0; i < len(all); i += 3 {
+		v := i / 3
+		all[i], all[i+1], all[i+2] = byte(v>>4), byte(v<<4|v>>8), byte(v)
+	}
+	checkBase64(t, all)
+}
+
+func FuzzAppendBase64(f *testing.F) {
+	f.Add([]byte("hello, world"))
+	f.Add([]byte{0xff, 0xfe, 0, 1, 2, 3, 4, 5, 6})
+	f.Fuzz(checkBase64)
+}
+
+func BenchmarkAppendBase64(b *testing.B) {
+	src := []byte(benchText)
+	dst := make([]byte, 0, 2<<20)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		dst = AppendBase64(dst[:0], src)
+	}
+}
+
+func BenchmarkStdBase64(b *testing.B) {
+	src := []byte(benchText)
+	dst := make([]byte, 0, 2<<20)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		dst = base64.StdEncoding.AppendEncode(dst[:0], src)
 	}
 }

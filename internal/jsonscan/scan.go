@@ -10,9 +10,9 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"math/bits"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -406,12 +406,93 @@ func StringLen(v []byte) int {
 	return utf8.RuneCountInString(s)
 }
 
+// unquoteSlow decodes the inside of a JSON string holding escapes or
+// bytes that are not valid UTF-8, exactly as encoding/json does (invalid
+// UTF-8 and unpaired surrogates become U+FFFD), in one pass and with one
+// allocation beside the result. ok is false for what encoding/json
+// refuses: a control character, an unescaped quote, a bad escape.
 func unquoteSlow(inner []byte) (string, bool) {
-	buf := make([]byte, 0, len(inner)+2)
-	buf = append(append(append(buf, '"'), inner...), '"')
-	var s string
-	if err := json.Unmarshal(buf, &s); err != nil {
-		return "", false
+	buf := make([]byte, 0, len(inner))
+	for i := 0; i < len(inner); {
+		c := inner[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(inner) {
+				return "", false
+			}
+			switch e := inner[i+1]; e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				r := hex4(inner[i:])
+				if r < 0 {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// A valid pair is one rune; anything else is U+FFFD,
+					// and what follows is read on its own.
+					if r2 := hex4(inner[i:]); r2 >= 0 {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							buf = utf8.AppendRune(buf, dec)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				buf = utf8.AppendRune(buf, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c == '"' || c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(inner[i:])
+			if r == utf8.RuneError && size == 1 {
+				buf = utf8.AppendRune(buf, utf8.RuneError)
+			} else {
+				buf = append(buf, inner[i:i+size]...)
+			}
+			i += size
+		}
 	}
-	return s, true
+	return string(buf), true
+}
+
+// hex4 returns the code unit of the escape \uXXXX at the start of s, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }

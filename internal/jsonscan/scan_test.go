@@ -185,3 +185,46 @@ func TestLongStringsMatchEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// stringValueCases are JSON string values whose decoding StringValue must
+// share with encoding/json: escapes, surrogate pairs and lone surrogates,
+// invalid UTF-8, and what encoding/json refuses.
+var stringValueCases = []string{
+	`""`, `"plain"`, `"a\nb\tc\rd\be\ff\/g\\h\"i"`, `"\u0041\u00e9\u6771"`, `"\ud83d\ude00"`,
+	`"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`, `"\ud83d\u0041"`, `"\ud83d\ud83d\ude00"`, `"\uDBFF\uDFFF"`,
+	"\"caf\xc3\xa9 \xff \xe2\x80\"", "\"\xed\xa0\x80\"", `"\u12"`, `"\u12G4"`, `"\x"`, `"a\"`, `"a"b"`,
+	"\"a\x01b\"", "\"tab\there\"", `"ünïcode — \"sum\"\n\t"`, "\"\u2028\"",
+}
+
+func TestStringValueMatchesEncodingJSON(t *testing.T) {
+	for _, c := range stringValueCases {
+		checkStringValue(t, []byte(c))
+	}
+}
+
+func FuzzStringValue(f *testing.F) {
+	for _, c := range stringValueCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			checkStringValue(t, v)
+		}
+	})
+}
+
+// checkStringValue checks StringValue on v against encoding/json. Callers
+// hand StringValue validated values; of invalid ones only those that take
+// the decoding path (with a backslash) must be refused.
+func checkStringValue(t *testing.T, v []byte) {
+	t.Helper()
+	if !Valid(v) && bytes.IndexByte(v[1:len(v)-1], '\\') < 0 {
+		return
+	}
+	var want string
+	wantErr := json.Unmarshal(v, &want)
+	got, ok := StringValue(v)
+	if ok != (wantErr == nil) || got != want {
+		t.Errorf("StringValue(%q) = %q, %v; encoding/json: %q, %v", v, got, ok, want, wantErr)
+	}
+}

@@ -1,0 +1,98 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+)
+
+// decodeGetPromptParams decodes the usual prompts/get params (an object
+// with "name", "arguments" of string values and perhaps "_meta", spelled
+// exactly so) in one pass with jsonscan, as decodeCallToolParams does for
+// tools/call: encoding/json's reflection over the params, the _meta every
+// stateless-era request carries included, was most of a prompts/get's
+// cost. It reports false, leaving p as it was, for anything else (another
+// member, a name or an argument that is not a string, params that are not
+// an object), which is then left to unmarshalParams so that every answer,
+// error text included, stays encoding/json's. What it accepts it decodes
+// exactly as encoding/json does, since the handler sees p
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
+func decodeGetPromptParams(params json.RawMessage, p *GetPromptParams) bool {
+	if len(params) == 0 || params[0] != '{' {
+		return false
+	}
+	var name, args, meta []byte
+	other := false // another member, or one of these twice
+	set := func(dst *[]byte, value []byte) {
+		other = other || *dst != nil
+		*dst = value
+	}
+	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
+		switch string(key) {
+		case "name":
+			set(&name, value)
+		case "arguments":
+			set(&args, value)
+		case "_meta":
+			set(&meta, value)
+		default:
+			other = true
+		}
+	})
+	if err != nil || other || jsonscan.SkipSpace(params, end) != len(params) {
+		return false
+	}
+	var q GetPromptParams
+	if name != nil {
+		var ok bool
+		if q.Name, ok = jsonscan.StringValue(name); !ok {
+			return false
+		}
+	}
+	if args != nil && !decodePromptArguments(args, &q.Arguments) {
+		return false
+	}
+	if meta != nil {
+		if plainMeta(meta) { // tool.go: nothing for encoding/json to take
+			q.Meta = new(RequestMeta)
+		} else if json.Unmarshal(meta, &q.Meta) != nil {
+			return false
+		}
+	}
+	*p = q
+	return true
+}
+
+// decodePromptArguments decodes a valid JSON value into the nil map *m as
+// encoding/json decodes it into a map[string]string: null leaves it nil,
+// an object of string values makes it (empty for {}; the last of a
+// duplicated key wins). It reports false for anything else, left to
+// encoding/json.
+func decodePromptArguments(v []byte, m *map[string]string) bool {
+	if v[0] == 'n' {
+		return true
+	}
+	if v[0] != '{' {
+		return false
+	}
+	*m = make(map[string]string)
+	ok := true
+	jsonscan.Members(v, func(key, value []byte) bool {
+		var k string
+		if bytes.IndexByte(key, '\\') < 0 && utf8.Valid(key) {
+			k = string(key)
+		} else {
+			quoted := make([]byte, 0, len(key)+2)
+			k, ok = jsonscan.StringValue(append(append(append(quoted, '"'), key...), '"'))
+		}
+		s, sok := jsonscan.StringValue(value)
+		if ok = ok && sok; !ok {
+			return false
+		}
+		(*m)[k] = s
+		return true
+	})
+	return ok
+}
