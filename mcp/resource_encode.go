@@ -74,9 +74,14 @@ func (r *ReadResourceResult) preEncode() *[]byte {
 	return p
 }
 
-// releaseText returns a preEncode buffer to the pool.
+// maxPooledText is the largest buffer releaseText keeps: a rare huge
+// read should not pin its buffer in the pool for every later one.
+const maxPooledText = 4 << 20
+
+// releaseText returns a preEncode buffer to the pool, unless it is larger
+// than maxPooledText.
 func releaseText(p *[]byte) {
-	if p != nil {
+	if p != nil && cap(*p) <= maxPooledText {
 		textPool.Put(p)
 	}
 }
