@@ -33,8 +33,9 @@ const storeRetryAfter = 1
 // while it cannot answer.
 var errStoreUnavailable = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: the session store cannot be reached; retry later"}
 
-// errStorePanicked is what a panic in a SessionStore method becomes.
-var errStorePanicked = errors.New("mcphttp: the session store panicked")
+// errStorePanicked is what a panic in a SessionStore or EventStore method
+// becomes.
+var errStorePanicked = errors.New("mcphttp: a store panicked")
 
 // sharedStore returns the SessionStore of the server r is served by, if
 // that store is shared; nil otherwise (no call to a user callback in the
@@ -53,13 +54,14 @@ func (h *Handler) sharedStore(r *http.Request) (*mcp.Server, mcp.SessionStore) {
 	return nil, nil
 }
 
-// storeCall runs f, a call into a SessionStore, turning a panic into an
-// error (logged with its stack).
+// storeCall runs f, a call into a store (what names it, as
+// "SessionStore.Touch"), turning a panic into an error (logged with its
+// stack).
 func (h *Handler) storeCall(what string, f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.logger.Error("mcphttp: SessionStore."+what+" panicked", "panic", p, "stack", string(debug.Stack()))
-			err = fmt.Errorf("%w: %v", errStorePanicked, p)
+			h.logger.Error("mcphttp: "+what+" panicked", "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("%w: %s: %v", errStorePanicked, what, p)
 		}
 	}()
 	return f()
@@ -96,7 +98,7 @@ func errStoreLimit(err error) *jsonrpc.Error {
 
 // touch is store.Touch with panics recovered.
 func (h *Handler) touch(ctx context.Context, store mcp.SessionStore, owner, sid string) (st *mcp.SessionState, err error) {
-	err = h.storeCall("Touch", func() error {
+	err = h.storeCall("SessionStore.Touch", func() error {
 		st, err = store.Touch(ctx, owner, sid)
 		return err
 	})
@@ -276,7 +278,7 @@ func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owne
 	} else if _, store = h.sharedStore(r); store == nil {
 		return false
 	}
-	err := h.storeCall("Delete", func() error { return store.Delete(r.Context(), owner, sid) })
+	err := h.storeCall("SessionStore.Delete", func() error { return store.Delete(r.Context(), owner, sid) })
 	if err != nil && !errors.Is(err, mcp.ErrSessionNotFound) {
 		h.refuseStore(w, r, jsonrpc.ID{}, err)
 		return true
@@ -302,7 +304,7 @@ func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owne
 func (h *Handler) createInStore(w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, id jsonrpc.ID) bool {
 	st := ss.State()
 	store := ss.Server().SessionStore()
-	err := h.storeCall("Create", func() error { return store.Create(r.Context(), &st) })
+	err := h.storeCall("SessionStore.Create", func() error { return store.Create(r.Context(), &st) })
 	if err != nil {
 		h.refuseStore(w, r, id, err)
 		return false
@@ -315,7 +317,7 @@ func (h *Handler) createInStore(w http.ResponseWriter, r *http.Request, ss *mcp.
 // registration failed after Create.
 func (h *Handler) deleteFromStore(e *entry) {
 	store := e.ss.Server().SessionStore()
-	err := h.storeCall("Delete", func() error { return store.Delete(context.Background(), e.owner, e.id) })
+	err := h.storeCall("SessionStore.Delete", func() error { return store.Delete(context.Background(), e.owner, e.id) })
 	if err != nil && !errors.Is(err, mcp.ErrSessionNotFound) {
 		h.logger.Error("mcphttp: session store delete failed", "session", e.id, "err", err)
 	}

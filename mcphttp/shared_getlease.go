@@ -3,8 +3,6 @@ package mcphttp
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
-	"runtime/debug"
 	"time"
 )
 
@@ -72,7 +70,7 @@ func (h *Handler) leaseGET(ctx context.Context, e *entry, takeover bool) (hold *
 	ls := h.opts.EventStore.(StreamLeaser)
 	ttl := h.streamLease()
 	hold = &streamLeaseHold{h: h, store: ls, session: e.id, holder: rand.Text(), ttl: ttl}
-	err = hold.call("LeaseStream", func() (err error) {
+	err = h.storeCall("EventStore.LeaseStream", func() (err error) {
 		ok, err = ls.LeaseStream(ctx, e.id, hold.holder, ttl, takeover)
 		return err
 	})
@@ -86,7 +84,7 @@ func (h *Handler) leaseGET(ctx context.Context, e *entry, takeover bool) (hold *
 // cannot answer (the stream then ends, and the client resumes it).
 func (l *streamLeaseHold) renew(ctx context.Context) bool {
 	var ok bool
-	err := l.call("RenewStream", func() (err error) {
+	err := l.h.storeCall("EventStore.RenewStream", func() (err error) {
 		ok, err = l.store.RenewStream(ctx, l.session, l.holder, l.ttl)
 		return err
 	})
@@ -98,22 +96,10 @@ func (l *streamLeaseHold) renew(ctx context.Context) bool {
 
 // release ends the hold's lease, even once ctx is cancelled.
 func (l *streamLeaseHold) release(ctx context.Context) {
-	err := l.call("ReleaseStream", func() error {
+	err := l.h.storeCall("EventStore.ReleaseStream", func() error {
 		return l.store.ReleaseStream(context.WithoutCancel(ctx), l.session, l.holder)
 	})
 	if err != nil {
 		l.h.logger.Warn("mcphttp: releasing a GET stream lease failed; it lapses by itself", "session", l.session, "err", err)
 	}
-}
-
-// call runs f, a call into the StreamLeaser, turning a panic into an
-// error (logged with its stack).
-func (l *streamLeaseHold) call(what string, f func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			l.h.logger.Error("mcphttp: EventStore."+what+" panicked", "panic", p, "stack", string(debug.Stack()))
-			err = fmt.Errorf("mcphttp: EventStore.%s panicked: %v", what, p)
-		}
-	}()
-	return f()
 }
