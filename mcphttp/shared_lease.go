@@ -65,6 +65,13 @@ func (st *stream) leaseMarker(id jsonrpc.ID) []byte {
 	return append(append([]byte(nil), requestMarker...), raw...)
 }
 
+// renewInterval is how often a lease of length lease is renewed (a
+// request's heartbeat, a GET stream's hold): three times a lease, so that
+// one late renewal does not lose it; at least every millisecond.
+func renewInterval(lease time.Duration) time.Duration {
+	return max(lease/3, time.Millisecond)
+}
+
 // heartbeatLocked starts the heartbeat of a stream whose request marker
 // was stored; stopLease stops it. st.mu is held.
 func (st *stream) heartbeatLocked(ctx context.Context) {
@@ -73,7 +80,7 @@ func (st *stream) heartbeatLocked(ctx context.Context) {
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(max(d/3, time.Millisecond))
+		t := time.NewTicker(renewInterval(d))
 		defer t.Stop()
 		for {
 			select {

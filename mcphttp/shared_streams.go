@@ -256,7 +256,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 	}
 	var renew <-chan time.Time
 	if hold != nil {
-		t := time.NewTicker(max(hold.ttl/3, time.Millisecond))
+		t := time.NewTicker(renewInterval(hold.ttl))
 		defer t.Stop()
 		renew = t.C
 	}
