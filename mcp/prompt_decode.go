@@ -23,41 +23,27 @@ func decodeGetPromptParams(params json.RawMessage, p *GetPromptParams) bool {
 	if len(params) == 0 || params[0] != '{' {
 		return false
 	}
-	var name, args, meta []byte
-	other := false // another member, or one of these twice
-	set := func(dst *[]byte, value []byte) {
-		other = other || *dst != nil
-		*dst = value
-	}
-	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
-		switch string(key) {
-		case "name":
-			set(&name, value)
-		case "arguments":
-			set(&args, value)
-		case "_meta":
-			set(&meta, value)
-		default:
-			other = true
-		}
-	})
-	if err != nil || other || jsonscan.SkipSpace(params, end) != len(params) {
+	// A member twice is left to encoding/json too: it merges two
+	// "arguments" objects into one map.
+	var c callMembers // tool.go
+	end, err := jsonscan.ScanObject(params, 0, c.add)
+	if err != nil || c.other || c.twice || jsonscan.SkipSpace(params, end) != len(params) {
 		return false
 	}
 	var q GetPromptParams
-	if name != nil {
+	if c.name != nil {
 		var ok bool
-		if q.Name, ok = jsonscan.StringValue(name); !ok {
+		if q.Name, ok = jsonscan.StringValue(c.name); !ok {
 			return false
 		}
 	}
-	if args != nil && !decodePromptArguments(args, &q.Arguments) {
+	if c.args != nil && !decodePromptArguments(c.args, &q.Arguments) {
 		return false
 	}
-	if meta != nil {
-		if plainMeta(meta) { // tool.go: nothing for encoding/json to take
+	if c.meta != nil {
+		if plainMeta(c.meta) { // tool.go: nothing for encoding/json to take
 			q.Meta = new(RequestMeta)
-		} else if json.Unmarshal(meta, &q.Meta) != nil {
+		} else if json.Unmarshal(c.meta, &q.Meta) != nil {
 			return false
 		}
 	}

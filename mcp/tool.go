@@ -327,25 +327,30 @@ func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
 }
 
 // callMembers are the members of tools/call params that
-// decodeCallToolParams reads, the last of each name.
+// decodeCallToolParams (and decodeGetPromptParams) read, the last of each
+// name.
 type callMembers struct {
 	name, args, meta []byte
 	// other is set by a member other than name, arguments and _meta
-	// (spelled exactly so).
-	other bool
+	// (spelled exactly so); twice by one of those seen twice.
+	other, twice bool
 }
 
 func (c *callMembers) add(key, value []byte) {
+	var dst *[]byte
 	switch string(key) {
 	case "name":
-		c.name = value
+		dst = &c.name
 	case "arguments":
-		c.args = value
+		dst = &c.args
 	case "_meta":
-		c.meta = value
+		dst = &c.meta
 	default:
 		c.other = true
+		return
 	}
+	c.twice = c.twice || *dst != nil
+	*dst = value
 }
 
 // decode is decodeCallToolParams once the members of valid params are
