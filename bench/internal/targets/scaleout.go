@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpkit/mcpkit/bench/internal/rrproxy"
+	"github.com/mcpkit/mcpkit/internal/rrproxy"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 	"github.com/mcpkit/mcpkit/redisstore"
@@ -38,10 +38,6 @@ var RedisConfig struct {
 	// (SSE replies only).
 	JSONReplyWithin time.Duration
 }
-
-// proxyIdle is the idle keep-alive connections the proxy keeps to each
-// backend: more than the load's callers, so that none is dialled twice.
-const proxyIdle = 512
 
 func init() {
 	register(&Target{Name: "mcpkit-redis", HasJSONMode: true, OptIn: true, ScaleOut: true, HTTP: redisReplicas})
@@ -92,7 +88,7 @@ func redisReplicas(mode HTTPMode) (http.Handler, error) {
 		}
 		backends = append(backends, u)
 	}
-	return rrproxy.New(backends, proxyIdle), nil
+	return newProxy(backends...)
 }
 
 // proxiedOne is the mcpkit-proxy target: the mcpkit target's server, in
@@ -106,7 +102,7 @@ func proxiedOne(mode HTTPMode) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rrproxy.New([]*url.URL{u}, proxyIdle), nil
+	return newProxy(u)
 }
 
 // serveReplica serves h at /mcp on a port of its own and returns the
@@ -220,4 +216,14 @@ func (h *counterHook) trace(name string) {
 	h.mu.Lock()
 	h.byPath[key]++
 	h.mu.Unlock()
+}
+
+// newProxy is the round-robin proxy (the one the replica test suites and
+// the conformance runs use) in front of backends.
+func newProxy(backends ...*url.URL) (http.Handler, error) {
+	urls := make([]string, len(backends))
+	for i, u := range backends {
+		urls[i] = u.String()
+	}
+	return rrproxy.New(urls...)
 }
