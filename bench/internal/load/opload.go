@@ -2,7 +2,6 @@ package load
 
 import (
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,19 +15,24 @@ type OpLoad struct {
 	era      Era
 	sessions []Session
 	conns    [][]*HTTPConn
-	seq      atomic.Int64
-	headers  []byte
+	// verifiers[g][k] checks the replies on conns[g][k] against ref,
+	// which is kept from one Run to the next (the warm-up learns it).
+	verifiers [][]*verifier
+	ref       *reference
+	seq       atomic.Int64
+	headers   []byte
 }
 
 // NewOpLoad dials the connections and, in the session era, initializes
 // one session per group.
 func NewOpLoad(addr string, op *Op, era Era, groups, callers int) (*OpLoad, error) {
-	l := &OpLoad{op: op, era: era}
+	l := &OpLoad{op: op, era: era, ref: newReference(op)}
 	if era == StatelessEra {
 		l.headers = appendHeaders(nil, op)
 	}
 	for g := range groups {
 		var row []*HTTPConn
+		var vs []*verifier
 		for range callers {
 			c, err := Dial(addr)
 			if err != nil {
@@ -36,8 +40,10 @@ func NewOpLoad(addr string, op *Op, era Era, groups, callers int) (*OpLoad, erro
 				return nil, err
 			}
 			row = append(row, c)
+			vs = append(vs, &verifier{ref: l.ref})
 		}
 		l.conns = append(l.conns, row)
+		l.verifiers = append(l.verifiers, vs)
 		sess := Session{Version: ModernVersion}
 		if era == SessionEra {
 			var err error
@@ -61,18 +67,18 @@ func (l *OpLoad) Close() {
 }
 
 // Run sends the op from every caller until d has passed; every reply is
-// checked.
+// checked (see verifier).
 func (l *OpLoad) Run(d time.Duration) Result {
 	var col collector
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(d)
 	for g, row := range l.conns {
-		for _, c := range row {
+		for k, c := range row {
+			v := l.verifiers[g][k]
 			wg.Go(func() {
 				w := worker{lat: make([]time.Duration, 0, 1024)}
-				var body, id []byte
-				var r rawReply
+				var body []byte
 				for {
 					t0 := time.Now()
 					if t0.After(deadline) {
@@ -80,8 +86,7 @@ func (l *OpLoad) Run(d time.Duration) Result {
 					}
 					seq := l.seq.Add(1)
 					body = appendRequest(body[:0], l.op, l.era, seq, seq)
-					id = strconv.AppendInt(id[:0], seq, 10)
-					if err := l.call(c, l.sessions[g], body, id, seq, &r); err != nil {
+					if err := l.call(c, v, l.sessions[g], body, seq); err != nil {
 						w.fail(err)
 						continue
 					}
@@ -94,10 +99,11 @@ func (l *OpLoad) Run(d time.Duration) Result {
 	}
 	wg.Wait()
 	col.r.Elapsed = time.Since(start)
+	col.r.Note = l.ref.fullNote()
 	return col.r
 }
 
-func (l *OpLoad) call(c *HTTPConn, s Session, body, id []byte, seq int64, r *rawReply) error {
+func (l *OpLoad) call(c *HTTPConn, v *verifier, s Session, body []byte, seq int64) error {
 	rep, err := c.PostHeaders(body, s.ID, s.Version, l.headers)
 	if err != nil {
 		return err
@@ -105,9 +111,5 @@ func (l *OpLoad) call(c *HTTPConn, s Session, body, id []byte, seq int64, r *raw
 	if rep.Status != 200 {
 		return fmt.Errorf("%s: HTTP %d: %.200s", l.op.Method, rep.Status, rep.Body)
 	}
-	*r = rawReply{}
-	if err := parseRaw(rep.ContentType, rep.Body, id, r); err != nil {
-		return err
-	}
-	return checkRaw(r, l.op, seq)
+	return v.check(rep.ContentType, rep.Body, seq)
 }

@@ -51,8 +51,14 @@ type Op struct {
 	// Params appends the members of params (without braces and _meta)
 	// for request seq; seq is unique within a run.
 	Params func(b []byte, seq int64) []byte
-	// Check verifies the result object of request seq.
+	// Check verifies the result object of request seq. An OpLoad calls
+	// it on a connection's first replies only (and on any reply that
+	// differs from them beyond the sequence number): see verifier.
 	Check func(result []byte, seq int64) error
+	// Classes: the replies to sequence numbers of different seq % Classes
+	// differ in more than the digits of seq (0 and 1: one class), so
+	// each class has a reference of its own.
+	Classes int
 }
 
 // appendRequest appends the whole JSON-RPC request of op.
@@ -124,13 +130,11 @@ var EchoOp = &Op{Name: "echo", Method: "tools/call", Subject: "echo",
 // of structured content (and the same JSON as text content, as the
 // spec recommends for clients without structured output).
 var NestedOp = &Op{Name: "nested", Method: "tools/call", Subject: targets.NestedTool,
+	// The order's rush flag is seq%2 == 0.
+	Classes: 2,
 	Params: func(b []byte, seq int64) []byte {
-		args, err := json.Marshal(targets.NestedArgs(seq))
-		if err != nil {
-			panic(err)
-		}
 		b = append(b, `"name":"`+targets.NestedTool+`","arguments":`...)
-		return append(b, args...)
+		return appendNestedArgs(b, seq)
 	},
 	Check: func(result []byte, seq int64) error {
 		var r struct {
@@ -151,6 +155,34 @@ var NestedOp = &Op{Name: "nested", Method: "tools/call", Subject: targets.Nested
 		}
 		return nil
 	}}
+
+// nestedArgs is json.Marshal(targets.NestedArgs(seq)) for an even and an
+// odd seq, cut around the digits of seq in the order id: marshalling the
+// order per request cost the load generator as much as a fast server's
+// answer.
+var nestedArgs = func() (parts [2][2][]byte) {
+	for seq := range int64(2) {
+		b, err := json.Marshal(targets.NestedArgs(seq))
+		if err != nil {
+			panic(err)
+		}
+		mark := []byte(`"order-` + strconv.FormatInt(seq, 10) + `"`)
+		if bytes.Count(b, mark) != 1 {
+			panic("nested arguments: the order id is not where it was")
+		}
+		i := bytes.Index(b, mark) + len(mark) - 2
+		parts[seq] = [2][]byte{b[:i], b[i+1:]}
+	}
+	return parts
+}()
+
+// appendNestedArgs appends json.Marshal(targets.NestedArgs(seq)).
+func appendNestedArgs(b []byte, seq int64) []byte {
+	p := &nestedArgs[seq&1]
+	b = append(b, p[0]...)
+	b = strconv.AppendInt(b, seq, 10)
+	return append(b, p[1]...)
+}
 
 type contentsResult struct {
 	Contents []struct {

@@ -12,8 +12,11 @@ type Result struct {
 	Requests int
 	Errors   int
 	FirstErr string
-	Elapsed  time.Duration
-	lat      []time.Duration
+	// Note, when set, says that some replies were checked in full
+	// instead of against a reference, and why (OpLoad).
+	Note    string
+	Elapsed time.Duration
+	lat     []time.Duration
 }
 
 // Percentile returns the p-th percentile (0..100) latency.

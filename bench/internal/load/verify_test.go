@@ -1,0 +1,365 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/bench/internal/targets"
+)
+
+type replyKey struct {
+	op  *Op
+	seq int64
+}
+
+// replies caches reply's encodings (1 MiB each for the reads).
+var replies sync.Map // replyKey -> []byte
+
+// reply is what a correct server answers to request seq of op: the
+// JSON-RPC response, encoded by encoding/json. The caller must not
+// change it.
+func reply(t *testing.T, op *Op, seq int64) []byte {
+	t.Helper()
+	if b, ok := replies.Load(replyKey{op, seq}); ok {
+		return b.([]byte)
+	}
+	var result any
+	switch op {
+	case NestedOp:
+		out := targets.Quoted(targets.NestedArgs(seq))
+		text, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		result = map[string]any{"content": []textContent{{Type: "text", Text: string(text)}}, "structuredContent": out}
+	case ReadTextOp:
+		result = map[string]any{"contents": []map[string]string{{"uri": targets.TextURI, "mimeType": "text/plain", "text": targets.Text}}}
+	case ReadBlobOp:
+		result = map[string]any{"contents": []map[string]string{{"uri": targets.BlobURI, "mimeType": "application/octet-stream", "blob": targets.BlobBase64}}}
+	case PromptOp:
+		result = map[string]any{"messages": []map[string]any{{"role": "user", "content": textContent{Type: "text", Text: targets.ReviewText(reviewCode(seq), "go")}}}}
+	default:
+		t.Fatalf("no reply for %s", op.Name)
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": seq, "result": result})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies.Store(replyKey{op, seq}, b)
+	return b
+}
+
+// sse wraps msg in an SSE stream as a session-era server sends it: a
+// priming event, a notification, then the response.
+func sse(msg []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString("id: 0_0\r\ndata:\r\n\r\n")
+	b.WriteString("event: message\nid: 0_1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
+	b.WriteString("event: message\nid: 0_2\ndata: ")
+	b.Write(msg)
+	b.WriteString("\n\n")
+	return b.Bytes()
+}
+
+const (
+	ctJSON = "application/json"
+	ctSSE  = "text/event-stream"
+)
+
+// body is reply in the given content type.
+func body(t *testing.T, ct string, op *Op, seq int64) []byte {
+	b := reply(t, op, seq)
+	if ct == ctSSE {
+		return sse(b)
+	}
+	return b
+}
+
+// trained returns a verifier of op that has learnt its references from the
+// replies to 5 and 7, and 12 and 14 for the second class (the number of
+// digits changes between them).
+func trained(t *testing.T, op *Op, ct string) *verifier {
+	t.Helper()
+	v := newVerifier(op)
+	for _, seq := range []int64{5, 12, 7, 14} {
+		if err := v.check(ct, body(t, ct, op, seq), seq); err != nil {
+			t.Fatalf("learning from the reply to %d: %v", seq, err)
+		}
+	}
+	for i := range v.ref.learnt {
+		if v.ref.learnt[i].Load() == nil || v.ref.classes[i].full != "" {
+			t.Fatalf("class %d: no reference learnt (full: %q)", i, v.ref.classes[i].full)
+		}
+	}
+	return v
+}
+
+// TestVerifierAcceptsTheReplies: once the reference is learnt, the
+// correct reply to any later request passes, whatever the length of its
+// sequence number, in JSON and in SSE, and without a full check.
+func TestVerifierAcceptsTheReplies(t *testing.T) {
+	for _, op := range []*Op{NestedOp, ReadTextOp, ReadBlobOp, PromptOp} {
+		for _, ct := range []string{ctJSON, ctSSE} {
+			v := trained(t, op, ct)
+			seqs := []int64{9, 16, 99, 100, 101, 1234567, 1234568}
+			for _, seq := range seqs {
+				if err := v.check(ct, body(t, ct, op, seq), seq); err != nil {
+					t.Errorf("%s %s: reply to %d: %v", op.Name, ct, seq, err)
+				}
+			}
+			// Each length of number is checked in full once per class;
+			// after that, no reply is decoded.
+			full := v.fullChecks
+			for _, seq := range seqs {
+				if err := v.check(ct, body(t, ct, op, seq), seq); err != nil {
+					t.Errorf("%s %s: reply to %d: %v", op.Name, ct, seq, err)
+				}
+			}
+			if v.fullChecks != full {
+				t.Errorf("%s %s: %d more replies checked in full", op.Name, ct, v.fullChecks-full)
+			}
+			// The references: the nested tool's two (its rush flag is
+			// seq%2 == 0), each cut where the order id's and the
+			// JSON-RPC id's digits are.
+			wantHoles := 1
+			switch op {
+			case NestedOp:
+				// the id; the order id in the four quotes of the
+				// structured content and of the text.
+				wantHoles = 1 + 2*targets.OutputRepls
+			case PromptOp:
+				wantHoles = 2 // the id; "request N" in the code
+			}
+			for i := range v.ref.learnt {
+				if got := len(v.ref.learnt[i].Load().segs) - 1; got != wantHoles {
+					t.Errorf("%s %s class %d: %d holes, want %d", op.Name, ct, i, got, wantHoles)
+				}
+			}
+		}
+	}
+}
+
+// TestVerifierCountsEveryDifferingByte: a reply that differs from the
+// correct one in one byte outside the id and sequence number is an
+// error, wherever that byte is (every position of the prompt's and the
+// nested tool's replies, positions spread over the 1 MiB reads), and so
+// is the reply to another request (a replay).
+func TestVerifierCountsEveryDifferingByte(t *testing.T) {
+	for _, op := range []*Op{PromptOp, NestedOp, ReadTextOp, ReadBlobOp} {
+		for _, ct := range []string{ctJSON, ctSSE} {
+			v := trained(t, op, ct)
+			const seq = 4321
+			good := reply(t, op, seq)
+			step := 1 // every byte of the prompt's reply
+			if len(good) > 2000 {
+				step = len(good)/300 + 1
+			}
+			if len(good) > 100_000 {
+				step = len(good)/12 + 1
+			}
+			tried := 0
+			for at := 0; at < len(good); at += step {
+				bad := bytes.Clone(good)
+				// A different byte that keeps the JSON valid where
+				// possible: a letter for a letter, a digit for a digit.
+				switch c := bad[at]; {
+				case isDigit(c):
+					bad[at] = '0' + (c-'0'+1)%10
+				case 'a' <= c && c <= 'y', 'A' <= c && c <= 'Y':
+					bad[at] = c + 1
+				case c == 'z', c == 'Z':
+					bad[at] = c - 1
+				default:
+					bad[at] = 'Z'
+				}
+				b := bad
+				if ct == ctSSE {
+					b = sse(bad)
+				}
+				if err := v.check(ct, b, seq); err == nil {
+					t.Errorf("%s %s: byte %d changed from %q to %q: no error", op.Name, ct, at, good[at], bad[at])
+				}
+				tried++
+			}
+			if tried < 12 {
+				t.Fatalf("%s: only %d positions tried", op.Name, tried)
+			}
+			// A reply to another request, or a longer one, or a shorter one.
+			for _, b := range [][]byte{reply(t, op, seq+2), append(bytes.Clone(good), ' '), good[:len(good)-1]} {
+				if ct == ctSSE {
+					b = sse(b)
+				}
+				if err := v.check(ct, b, seq); err == nil {
+					t.Errorf("%s %s: wrong reply %.80q...: no error", op.Name, ct, b)
+				}
+			}
+			// And the correct one still passes.
+			if err := v.check(ct, body(t, ct, op, seq), seq); err != nil {
+				t.Errorf("%s %s: %v", op.Name, ct, err)
+			}
+		}
+	}
+}
+
+// TestVerifierErrorSaysWhere: a reply that passes the full check but
+// differs from the reference (here, its members reordered) is an error
+// that names the byte; a JSON-RPC error is reported as one.
+func TestVerifierErrorSaysWhere(t *testing.T) {
+	v := trained(t, PromptOp, ctJSON)
+	good := reply(t, PromptOp, 20)
+	reordered := []byte(strings.Replace(string(good), `{"id":20,"jsonrpc":"2.0",`, `{"jsonrpc":"2.0","id":20,`, 1))
+	err := v.check(ctJSON, reordered, 20)
+	if err == nil || !strings.Contains(err.Error(), "differs from the reference at byte 2 of") {
+		t.Errorf("reordered reply: got %v", err)
+	}
+	rpcErr := []byte(`{"jsonrpc":"2.0","id":20,"error":{"code":-32603,"message":"boom"}}`)
+	if err := v.check(ctJSON, rpcErr, 20); err == nil || err.Error() != "JSON-RPC error -32603 boom " {
+		t.Errorf("JSON-RPC error: got %v", err)
+	}
+	if err := v.check(ctSSE, []byte("id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"), 20); err == nil ||
+		err.Error() != "no response with id 20 in SSE stream" {
+		t.Errorf("SSE without the response: got %v", err)
+	}
+}
+
+// TestVerifierMultiLineData: an SSE response split over several data
+// lines is joined as SSE says and checked the same way.
+func TestVerifierMultiLineData(t *testing.T) {
+	v := trained(t, PromptOp, ctSSE)
+	msg := bytes.Clone(reply(t, PromptOp, 33))
+	// Split after a comma: the joined data has a '\n' there, which
+	// JSON takes as white space, so the full check passes and the
+	// reference check must say it differs.
+	i := bytes.IndexByte(msg, ',')
+	split := append(append(append([]byte("data: "), msg[:i+1]...), "\ndata: "...), msg[i+1:]...)
+	split = append(split, "\n\n"...)
+	err := v.check(ctSSE, split, 33)
+	if err == nil || !strings.Contains(err.Error(), "differs from the reference at byte "+strconv.Itoa(i+1)) {
+		t.Errorf("split response: got %v", err)
+	}
+}
+
+// TestVerifierFallsBackToFullChecks: when a connection's first two
+// replies differ beyond the sequence number (here a member that changes
+// with every reply), no reference is used: every reply is checked in
+// full, none fails for it, and Note says so.
+func TestVerifierFallsBackToFullChecks(t *testing.T) {
+	v := newVerifier(PromptOp)
+	for i, seq := range []int64{3, 4, 5, 6} {
+		msg := bytes.Clone(reply(t, PromptOp, seq))
+		msg = append(msg[:len(msg)-1], `,"x":"`+strings.Repeat("a", i)+`"}`...)
+		if err := v.check(ctJSON, msg, seq); err != nil {
+			t.Fatalf("reply to %d: %v", seq, err)
+		}
+	}
+	if n := v.ref.fullNote(); !strings.HasPrefix(n, "prompt replies checked in full, not against a reference: the replies to 3 and 4 differ beyond the sequence number at byte ") {
+		t.Errorf("note %q", n)
+	}
+	wrong := []byte(strings.Replace(string(reply(t, PromptOp, 7)), "Review", "Rexiew", 1))
+	if err := v.check(ctJSON, wrong, 7); err == nil || !strings.HasPrefix(err.Error(), "prompts/get: wrong messages") {
+		t.Errorf("wrong reply under full checks: got %v", err)
+	}
+}
+
+// TestAppendNestedArgs: the nested tool's arguments, written from the
+// cut encoding, are json.Marshal's.
+func TestAppendNestedArgs(t *testing.T) {
+	for _, seq := range []int64{1, 2, 9, 10, 11, 99, 100, 12345, 1 << 40} {
+		want, err := json.Marshal(targets.NestedArgs(seq))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendNestedArgs(nil, seq); !bytes.Equal(got, want) {
+			t.Errorf("seq %d:\n got %s\nwant %s", seq, got, want)
+		}
+	}
+}
+
+// TestLearnDigitsInARun: a sequence number printed after other digits,
+// or growing a digit between the two replies, is located exactly.
+func TestLearnDigitsInARun(t *testing.T) {
+	for _, c := range []struct{ d1, d2 string }{{"15", "16"}, {"5", "15"}, {"9", "10"}, {"15", "115"}, {"115", "15"}, {"21", "12"}} {
+		r1 := []byte(`{"id":` + c.d1 + `,"x":"ord-00` + c.d1 + `","y":"` + c.d1 + `1"}`)
+		r2 := []byte(`{"id":` + c.d2 + `,"x":"ord-00` + c.d2 + `","y":"` + c.d2 + `1"}`)
+		segs, err := learn(r1, r2, []byte(c.d1), []byte(c.d2))
+		if err != nil {
+			t.Errorf("%s/%s: %v", c.d1, c.d2, err)
+			continue
+		}
+		want := []string{`{"id":`, `,"x":"ord-00`, `","y":"`, `1"}`}
+		var got []string
+		for _, s := range segs {
+			got = append(got, string(s))
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s/%s: segments %q, want %q", c.d1, c.d2, got, want)
+		}
+		if _, ok := match(segs, []byte(`{"id":777,"x":"ord-00777","y":"7771"}`), []byte("777")); !ok {
+			t.Errorf("%s/%s: the reply to 777 does not match", c.d1, c.d2)
+		}
+	}
+}
+
+// TestVerifierSharedReference: the connections of a load share one
+// reference, learnt and proven on each new length of number by whichever
+// gets there first, while the others check concurrently; a wrong reply
+// is still an error for any of them.
+func TestVerifierSharedReference(t *testing.T) {
+	for _, op := range []*Op{PromptOp, NestedOp} {
+		ref := newReference(op)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, 64)
+		full := make([]int, 8)
+		for g := range 8 {
+			wg.Go(func() {
+				v := &verifier{ref: ref}
+				for {
+					seq := next.Add(1)
+					if seq > 1200 {
+						break
+					}
+					if err := v.check(ctSSE, sse(reply(t, op, seq)), seq); err != nil {
+						errs <- fmt.Errorf("reply to %d: %w", seq, err)
+						return
+					}
+					// A wrong reply now and then.
+					if seq%97 == 0 {
+						bad := bytes.Clone(reply(t, op, seq))
+						bad[len(bad)/2] ^= 1
+						if v.check(ctJSON, bad, seq) == nil {
+							errs <- fmt.Errorf("wrong reply to %d passed", seq)
+							return
+						}
+					}
+				}
+				full[g] = v.fullChecks
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("%s: %v", op.Name, err)
+		}
+		if note := ref.fullNote(); note != "" {
+			t.Errorf("%s: %s", op.Name, note)
+		}
+		total := 0
+		for _, n := range full {
+			total += n
+		}
+		// The wrong replies (12), each decoded for a precise error; per
+		// class, the two it learns from, a proof for each length of
+		// number (1 to 4 digits), and up to two per connection that
+		// started before the reference was learnt: not one per reply.
+		if max := 12 + max(op.Classes, 1)*(2+4+2*8); total > max {
+			t.Errorf("%s: %d replies checked in full, want at most %d", op.Name, total, max)
+		}
+	}
+}
