@@ -89,14 +89,24 @@ func hasHTTP(t *targets.Target) bool { return t.HTTP != nil && !t.ScaleOut }
 
 // measurement is one run of one scenario on one target.
 type measurement struct {
-	round      int // 0-based, so that targets measured in one round can be paired
-	opsPerSec  float64
-	p50, p99   time.Duration
-	cpuPerOp   float64 // µs of server CPU per operation
-	cpuUtil    float64 // server CPU time / wall time
-	bytesPerOp float64 // bytes the server allocated per operation
-	errors     int
-	firstErr   string
+	round     int // 0-based, so that targets measured in one round can be paired
+	opsPerSec float64
+	p50, p99  time.Duration
+	cpuPerOp  float64 // µs of server CPU per operation
+	cpuUtil   float64 // server CPU time / wall time
+	// idleUtil is the time the server's CPU was idle / wall time: the
+	// server had no request to work on (the load generator or the
+	// network was slower); otherUtil the time other processes or the
+	// hypervisor (steal) took that CPU / wall time; both -1 when the
+	// servers are not pinned. lgUtil is the load generator's CPU time /
+	// wall time.
+	idleUtil, otherUtil, lgUtil float64
+	bytesPerOp                  float64 // bytes the server allocated per operation
+	errors                      int
+	firstErr                    string
+	// note: the load generator checked some replies in full instead of
+	// against a reference (load.Result.Note).
+	note string
 
 	// idle sessions
 	heapPerSess, rssPerSess, goroutinesPerSess float64
@@ -154,6 +164,9 @@ func (h *harness) pin() {
 type snapshot struct {
 	cpu   time.Duration
 	alloc uint64
+	// idle and busy are the server CPU's times (cpuTimes; idle -1 when
+	// the servers are not pinned), lg the load generator's CPU time.
+	idle, busy, lg time.Duration
 }
 
 func (h *harness) snap(s *server) (snapshot, error) {
@@ -161,8 +174,14 @@ func (h *harness) snap(s *server) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	cpu, err := s.cpu()
-	return snapshot{cpu: cpu, alloc: st.TotalAlloc}, err
+	sn := snapshot{alloc: st.TotalAlloc, idle: -1, lg: selfCPU()}
+	if h.serverCPU != "" && !strings.ContainsAny(h.serverCPU, ",-") {
+		if idle, busy, err := cpuTimes(h.serverCPU); err == nil {
+			sn.idle, sn.busy = idle, busy
+		}
+	}
+	sn.cpu, err = s.cpu()
+	return sn, err
 }
 
 // measure runs warm-up load, then the measured load between two snapshots.
@@ -187,8 +206,16 @@ func (h *harness) measure(s *server, run func(time.Duration) (load.Result, error
 		p50:       res.Percentile(50),
 		p99:       res.Percentile(99),
 		cpuUtil:   float64(s1.cpu-s0.cpu) / float64(res.Elapsed),
+		idleUtil:  -1,
+		otherUtil: -1,
+		lgUtil:    float64(s1.lg-s0.lg) / float64(res.Elapsed),
 		errors:    res.Errors,
 		firstErr:  res.FirstErr,
+		note:      res.Note,
+	}
+	if s0.idle >= 0 && s1.idle >= 0 {
+		m.idleUtil = float64(s1.idle-s0.idle) / float64(res.Elapsed)
+		m.otherUtil = max(0, float64(s1.busy-s0.busy-(s1.cpu-s0.cpu))/float64(res.Elapsed))
 	}
 	if res.Requests > 0 {
 		m.cpuPerOp = float64(s1.cpu-s0.cpu) / float64(time.Microsecond) / float64(res.Requests)
@@ -335,10 +362,14 @@ func (h *harness) run() {
 				} else if sc.idle {
 					fmt.Fprintf(os.Stderr, "%.0f B heap+stack/session, %.3f goroutines/session\n", m.heapPerSess, m.goroutinesPerSess)
 				} else {
-					fmt.Fprintf(os.Stderr, "%8.0f /s  %6.1f µs cpu  %7.0f B  errors %d\n", m.opsPerSec, m.cpuPerOp, m.bytesPerOp, m.errors)
+					fmt.Fprintf(os.Stderr, "%8.0f /s  %6.1f µs cpu  %7.0f B  errors %d  util %.0f%% idle %s other %s lg %.0f%%\n",
+						m.opsPerSec, m.cpuPerOp, m.bytesPerOp, m.errors, m.cpuUtil*100, percent(m.idleUtil), percent(m.otherUtil), m.lgUtil*100)
 				}
 				if m.errors > 0 {
 					notes = append(notes, fmt.Sprintf("round %d scenario %s %s: %d errors, first: %s", r+1, sc.id, name, m.errors, m.firstErr))
+				}
+				if m.note != "" {
+					notes = append(notes, fmt.Sprintf("round %d scenario %s %s: %s", r+1, sc.id, name, m.note))
 				}
 				m.round = r
 				results[sc.id][name] = append(results[sc.id][name], m)

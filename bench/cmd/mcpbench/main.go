@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -89,6 +90,7 @@ func benchMain(args []string) int {
 	fs.DurationVar(&o.redisJSONWithin, "redis-json-within", 5*time.Millisecond, "scenarios 14x: mcphttp.Options.JSONReplyWithin of the mcpkit-redis replicas (0: SSE replies from the start, the library's default)")
 	scenarioList := fs.String("scenarios", "1,2,3,4,5,6,7,8,9,10,11", "scenarios to run (8 and 9: every payload row of the era, or one of 8n,8t,8b,8l,8p, 9n...)")
 	fs.BoolVar(&o.noPin, "nopin", false, "do not pin server and load generator to different CPUs")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process, the load generator (not the servers: see -profile), to this file")
 	fs.StringVar(&o.profileDir, "profile", "", "instead of the table: profile the mcpkit server under scenario 1 for -d and write cpu.pprof and allocs.pprof to this directory")
 	var so soakOptions
 	fs.DurationVar(&so.d, "soak", 0, "instead of the table: soak the mcpkit HTTP server (mcphttp defaults) for this long under well-behaved and abusive clients (see README.md, Soak)")
@@ -126,6 +128,21 @@ func benchMain(args []string) int {
 				break
 			}
 		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cpuprofile:", err)
+			return 1
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+			fmt.Fprintf(os.Stderr, "load generator's CPU profile: go tool pprof -top %s\n", *cpuProfile)
+		}()
 	}
 	self, err := os.Executable()
 	if err != nil {

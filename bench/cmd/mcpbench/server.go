@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/bench/internal/targets"
@@ -193,6 +194,40 @@ var clockTick = func() float64 {
 
 // cpu returns the server's user+system CPU time from /proc/PID/stat.
 func (s *server) cpu() (time.Duration, error) { return procCPU(s.pid) }
+
+// cpuTimes returns how long CPU cpu (e.g. "0") has been idle (idle and
+// iowait) and busy (user, nice, system, irq, softirq and steal: steal is
+// the hypervisor's) since boot, from /proc/stat.
+func cpuTimes(cpu string) (idle, busy time.Duration, err error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != "cpu"+cpu {
+			continue
+		}
+		var t [8]float64
+		for i := range t {
+			if t[i], err = strconv.ParseFloat(f[i+1], 64); err != nil {
+				return 0, 0, fmt.Errorf("malformed /proc/stat: %w", err)
+			}
+		}
+		tick := func(v float64) time.Duration { return time.Duration(v / clockTick * float64(time.Second)) }
+		return tick(t[3] + t[4]), tick(t[0] + t[1] + t[2] + t[5] + t[6] + t[7]), nil
+	}
+	return 0, 0, fmt.Errorf("no cpu%s in /proc/stat", cpu)
+}
+
+// selfCPU is this process's (the load generator's) user+system CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // procCPU returns process pid's user+system CPU time from /proc/PID/stat.
 func procCPU(pid int) (time.Duration, error) {

@@ -13,6 +13,7 @@ import (
 type agg struct {
 	n                                       int
 	ops, spread, p50, p99, cpu, util, bytes float64
+	idle, other, lg                         float64
 	errors                                  int
 	heap, rss, goroutines                   float64
 	sessions                                int
@@ -44,6 +45,9 @@ func aggregate(ms []measurement) (agg, bool) {
 	a.p99 = median(ms, func(m measurement) float64 { return float64(m.p99) })
 	a.cpu = median(ms, func(m measurement) float64 { return m.cpuPerOp })
 	a.util = median(ms, func(m measurement) float64 { return m.cpuUtil })
+	a.idle = median(ms, func(m measurement) float64 { return m.idleUtil })
+	a.other = median(ms, func(m measurement) float64 { return m.otherUtil })
+	a.lg = median(ms, func(m measurement) float64 { return m.lgUtil })
 	a.bytes = median(ms, func(m measurement) float64 { return m.bytesPerOp })
 	a.heap = median(ms, func(m measurement) float64 { return m.heapPerSess })
 	a.rss = median(ms, func(m measurement) float64 { return m.rssPerSess })
@@ -58,6 +62,14 @@ func capacity(cpuMicros float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", 1e6/cpuMicros)
+}
+
+// percent is a fraction in percent, "-" when unknown (negative).
+func percent(f float64) string {
+	if f < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", f*100)
 }
 
 func ratio(a, b float64) string {
@@ -101,11 +113,13 @@ func scenarioLabel(h *harness, sc *scenario) string {
 func printTable(out io.Writer, h *harness, results map[string]map[string][]measurement, notes []string) {
 	fmt.Fprintf(out, "\nMedians of %d round(s). ops = tools/call (scenarios 1-3) or initialize+initialized (5).\n", h.opts.rounds)
 	fmt.Fprintln(out, "cpu = server user+sys CPU per op; ops/cpu-s = 1e6 / cpu, what one dedicated server CPU would give;")
-	fmt.Fprintln(out, "util = server CPU / wall time; B = bytes the server allocated per op; ÷plain = this target / plain handler;")
+	fmt.Fprintln(out, "util = server CPU / wall time; idle = the server's CPU idle (no request to work on) / wall time;")
+	fmt.Fprintln(out, "other = the server's CPU taken by other processes or the hypervisor / wall time; lg = load generator CPU / wall time;")
+	fmt.Fprintln(out, "B = bytes the server allocated per op; ÷plain = this target / plain handler;")
 	fmt.Fprintln(out, "mcpkit÷ = mcpkit / this target (ops: higher is better for mcpkit; cpu and B: lower is better).")
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-22s\t%-14s\tops/s\t±%%\tp50\tp99\tcpu µs/op\tops/cpu-s\tutil\tB/op\tops÷plain\tcpu÷plain\tB÷plain\tmcpkit÷ ops\tmcpkit÷ cpu\tmcpkit÷ B\terrors\t\n", "scenario", "target")
+	fmt.Fprintf(tw, "%-22s\t%-14s\tops/s\t±%%\tp50\tp99\tcpu µs/op\tops/cpu-s\tutil\tidle\tother\tlg\tB/op\tops÷plain\tcpu÷plain\tB÷plain\tmcpkit÷ ops\tmcpkit÷ cpu\tmcpkit÷ B\terrors\t\n", "scenario", "target")
 	aggs := map[string]map[string]agg{}
 	for _, sc := range h.opts.scenarios {
 		aggs[sc.id] = map[string]agg{}
@@ -138,7 +152,7 @@ func printTable(out io.Writer, h *harness, results map[string]map[string][]measu
 			}
 			row := []string{fmt.Sprintf("%-22s", scenarioLabel(h, sc)), fmt.Sprintf("%-14s", label),
 				fmt.Sprintf("%.0f", a.ops), fmt.Sprintf("%.1f", a.spread), dur(a.p50), dur(a.p99),
-				fmt.Sprintf("%.1f", a.cpu), capacity(a.cpu), fmt.Sprintf("%.0f%%", a.util*100), fmt.Sprintf("%.0f", a.bytes)}
+				fmt.Sprintf("%.1f", a.cpu), capacity(a.cpu), fmt.Sprintf("%.0f%%", a.util*100), percent(a.idle), percent(a.other), percent(a.lg), fmt.Sprintf("%.0f", a.bytes)}
 			if hasPlain {
 				row = append(row, ratio(a.ops, plain.ops), ratio(a.cpu, plain.cpu), ratio(a.bytes, plain.bytes))
 			} else {
