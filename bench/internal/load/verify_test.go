@@ -229,7 +229,8 @@ func TestVerifierErrorSaysWhere(t *testing.T) {
 }
 
 // TestVerifierMultiLineData: an SSE response split over several data
-// lines is joined as SSE says and checked the same way.
+// lines is joined as SSE says and checked the same way; a response line
+// is the response only where its event ends with it.
 func TestVerifierMultiLineData(t *testing.T) {
 	v := trained(t, PromptOp, ctSSE)
 	msg := bytes.Clone(reply(t, PromptOp, 33))
@@ -242,6 +243,21 @@ func TestVerifierMultiLineData(t *testing.T) {
 	err := v.check(ctSSE, split, 33)
 	if err == nil || !strings.Contains(err.Error(), "differs from the reference at byte "+strconv.Itoa(i+1)) {
 		t.Errorf("split response: got %v", err)
+	}
+	// The whole response on its first data line, then more data in the
+	// same event: the event's data is not the response.
+	more := append(append([]byte("data: "), msg...), "\ndata: x\n\n"...)
+	if err := v.check(ctSSE, more, 33); err == nil || !strings.HasPrefix(err.Error(), "decoding SSE event") {
+		t.Errorf("response line then more data: got %v", err)
+	}
+	// CRLF line ends, and a stream that ends with the data line.
+	for _, ok := range [][]byte{
+		append(append([]byte("event: message\r\ndata: "), msg...), "\r\n\r\n"...),
+		append([]byte("data:"), msg...),
+	} {
+		if err := v.check(ctSSE, ok, 33); err != nil {
+			t.Errorf("%.30q...: %v", ok, err)
+		}
 	}
 }
 
@@ -362,4 +378,93 @@ func TestVerifierSharedReference(t *testing.T) {
 			t.Errorf("%s: %d replies checked in full, want at most %d", op.Name, total, max)
 		}
 	}
+}
+
+// BenchmarkReplyCheck is the load generator's cost of checking one reply
+// of each payload row, SSE and JSON: "full" decodes it with encoding/json
+// and checks it with Op.Check, as every reply was before; "reference"
+// compares it with the learnt reference, as every reply but a run's first
+// few is now.
+//
+//	cd bench && go test -run XXX -bench BenchmarkReplyCheck ./internal/load/
+func BenchmarkReplyCheck(b *testing.B) {
+	t := &testing.T{}
+	for _, op := range []*Op{NestedOp, ReadTextOp, ReadBlobOp, ListToolsOp, PromptOp} {
+		for _, ct := range []string{ctSSE, ctJSON} {
+			var msg []byte
+			if op == ListToolsOp {
+				msg = toolsListReply(b, 1000)
+			} else {
+				msg = reply(t, op, 1000)
+			}
+			// As the targets send it: a priming event, then the response.
+			wrap := func(m []byte) []byte {
+				return append(append([]byte("id: 0_0\ndata:\n\nevent: message\nid: 0_1\ndata: "), m...), "\n\n"...)
+			}
+			body := msg
+			if ct == ctSSE {
+				body = wrap(msg)
+			}
+			name := op.Name + "/" + strings.TrimPrefix(strings.TrimPrefix(ct, "application/"), "text/")
+			b.Run(name+"/full", func(b *testing.B) {
+				b.SetBytes(int64(len(body)))
+				id := []byte("1000")
+				for b.Loop() {
+					var r rawReply
+					if err := parseRaw(ct, body, id, &r); err != nil {
+						b.Fatal(err)
+					}
+					if err := checkRaw(&r, op, 1000); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run(name+"/reference", func(b *testing.B) {
+				v := newVerifier(op)
+				for _, seq := range []int64{1001, 1003, 1000, 1002} { // two per class, 4 digits
+					var m []byte
+					if op == ListToolsOp {
+						m = toolsListReply(b, seq)
+					} else {
+						m = reply(t, op, seq)
+					}
+					if ct == ctSSE {
+						m = wrap(m)
+					}
+					if err := v.check(ct, m, seq); err != nil {
+						b.Fatal(err)
+					}
+				}
+				full := v.fullChecks
+				b.SetBytes(int64(len(body)))
+				for b.Loop() {
+					if err := v.check(ct, body, 1000); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if v.fullChecks != full {
+					b.Fatalf("%d replies checked in full", v.fullChecks-full)
+				}
+			})
+		}
+	}
+}
+
+// toolsListReply is a tools/list reply with the fixture's 502 tools.
+func toolsListReply(tb testing.TB, seq int64) []byte {
+	type tool struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	tools := []tool{{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: targets.NestedTool, InputSchema: targets.NestedSchema}}
+	for i := range targets.ManyTools {
+		tools = append(tools, tool{Name: targets.ToolName(i), Description: targets.ToolDescription(i), InputSchema: targets.ToolSchema(i)})
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": seq, "result": map[string]any{"tools": tools}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
