@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/bench/internal/targets"
 )
@@ -467,4 +471,78 @@ func toolsListReply(tb testing.TB, seq int64) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// TestOpLoadCountsWrongReplies: a whole OpLoad against a server on
+// 127.0.0.1 that answers prompts/get correctly, in JSON or SSE, but
+// every 50th reply with a space added (the same JSON, other bytes) and
+// every 50th, 25 later, with one letter of the text changed: each of
+// those is one error, and every other reply passes.
+func TestOpLoadCountsWrongReplies(t *testing.T) {
+	var sent, spaced, changed atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     int64 `json:"id"`
+			Params struct {
+				Arguments struct {
+					Code     string `json:"code"`
+					Language string `json:"language"`
+				} `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		text, _ := json.Marshal(targets.ReviewText(req.Params.Arguments.Code, req.Params.Arguments.Language))
+		msg := `{"jsonrpc":"2.0","id":` + strconv.FormatInt(req.ID, 10) + `,"result":{"messages":[{"role":"user","content":{"type":"text","text":` + string(text) + `}}]}}`
+		sent.Add(1)
+		switch req.ID % 50 {
+		case 0:
+			spaced.Add(1)
+			msg = strings.Replace(msg, `"role":`, `"role": `, 1)
+		case 25:
+			changed.Add(1)
+			msg = strings.Replace(msg, "Review", "Reviex", 1)
+		}
+		if req.ID%2 == 1 {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte("id: 1\ndata:\n\nevent: message\ndata: " + msg + "\n\n"))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(msg))
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	l, err := NewOpLoad(ln.Addr().String(), PromptOp, StatelessEra, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var res Result
+	for sent.Load() < 300 {
+		r := l.Run(50 * time.Millisecond)
+		res.Requests += r.Requests
+		res.Errors += r.Errors
+		if res.FirstErr == "" {
+			res.FirstErr = r.FirstErr
+		}
+		if r.Note != "" {
+			t.Fatalf("note: %s", r.Note)
+		}
+	}
+	bad := spaced.Load() + changed.Load()
+	if int64(res.Errors) != bad || int64(res.Requests)+bad != sent.Load() {
+		t.Errorf("%d requests, %d errors (first %q); the server sent %d replies, %d with a space, %d with a letter changed",
+			res.Requests, res.Errors, res.FirstErr, sent.Load(), spaced.Load(), changed.Load())
+	}
+	if spaced.Load() == 0 || changed.Load() == 0 {
+		t.Errorf("no wrong reply sent (%d, %d)", spaced.Load(), changed.Load())
+	}
 }
