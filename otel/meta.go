@@ -275,6 +275,19 @@ type metaInfo struct {
 // does not record needs, and an instrumented client writes _meta first.
 func readMeta(params []byte) metaInfo {
 	var m metaInfo
+	// The form an instrumented client writes without a tracestate or
+	// baggage: _meta first, holding a traceparent of the common length
+	// alone. A quote or backslash inside those 55 bytes would end or
+	// escape the string elsewhere, so the scan below reads such params.
+	const head = `{"_meta":{"traceparent":"`
+	if end := len(head) + 55; len(params) > end+1 && string(params[:len(head)]) == head &&
+		params[end] == '"' && params[end+1] == '}' {
+		if tp := params[len(head):end]; bytes.IndexByte(tp, '"') < 0 && bytes.IndexByte(tp, '\\') < 0 {
+			m.w3c[0] = params[len(head)-1 : end+1]
+			m.raw = params[len(`{"_meta":`) : end+2]
+			return m
+		}
+	}
 	i, err := objectStart(params, skipSpace(params, 0))
 	for err == nil && i < len(params) && params[i] != '}' {
 		var key []byte

@@ -301,12 +301,17 @@ func (ins *Instrumentation) extract(ctx context.Context, m *metaInfo) (_ context
 		return ctx, nil, false
 	}
 	var out context.Context
+	var remote trace.SpanContext
 	if ins.w3c {
-		out = extractW3CMeta(ctx, m)
+		out, remote = extractW3CMeta(ctx, m)
 	} else {
 		out = ins.prop.Extract(ctx, &metaCarrier{raw: m.raw})
 	}
-	remote := trace.SpanContextFromContext(out)
+	if !remote.IsValid() {
+		// Another propagator's result, or no remote parent in _meta: the
+		// parent is the span out holds, if any, as the SDK will find it.
+		remote = trace.SpanContextFromContext(out)
+	}
 	if !remote.IsValid() {
 		// Nothing to link to: the ambient context, if any, is the parent.
 		return out, nil, false

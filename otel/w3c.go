@@ -11,6 +11,7 @@ package otel
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -60,6 +61,26 @@ func decodeHex(dst, src []byte) bool {
 	return bad&0xf0 == 0
 }
 
+// decodeHex8 is decodeHex of 8 digits into 4 bytes, eight at once in a
+// uint64 rather than one table lookup a digit: a traceparent's ids are 24
+// of its 26 bytes.
+func decodeHex8(dst, src []byte) bool {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	x := binary.LittleEndian.Uint64(src[:8])
+	// Each byte below 0x80, adding (0x80 - c) sets a byte's high bit
+	// exactly when the byte is at least c, with no carry into the next.
+	digit := (x + ones*(0x80-'0')) &^ (x + ones*(0x80-'9'-1)) & high
+	letter := (x + ones*(0x80-'a')) &^ (x + ones*(0x80-'f'-1)) & high
+	v := x&(ones*0x0f) + (letter>>7)*9 // each byte its digit's value
+	v = (v&0x000f000f000f000f)<<4 | (v>>8)&0x000f000f000f000f
+	v = (v | v>>8) & 0x0000ffff0000ffff
+	binary.LittleEndian.PutUint32(dst[:4], uint32(v|v>>16))
+	return x&high == 0 && digit|letter == high
+}
+
 // parseTraceparent reads a traceparent header value as the W3C
 // propagator does (https://www.w3.org/TR/trace-context/#traceparent-header):
 // a version up to fe, then trace id, parent id and flags; version 00
@@ -73,8 +94,13 @@ func parseTraceparent(h []byte) (trace.SpanContextConfig, bool) {
 	// at their places, which is what splitting at "-" gives (a "-" inside
 	// a field is not a hex digit either way).
 	if len(h) == 55 && h[2] == '-' && h[35] == '-' && h[52] == '-' {
-		if !decodeHex(ver[:], h[0:2]) || ver[0] == 0xff ||
-			!decodeHex(scc.TraceID[:], h[3:35]) || !decodeHex(scc.SpanID[:], h[36:52]) ||
+		okIDs := decodeHex8(scc.TraceID[0:4], h[3:11])
+		okIDs = decodeHex8(scc.TraceID[4:8], h[11:19]) && okIDs
+		okIDs = decodeHex8(scc.TraceID[8:12], h[19:27]) && okIDs
+		okIDs = decodeHex8(scc.TraceID[12:16], h[27:35]) && okIDs
+		okIDs = decodeHex8(scc.SpanID[0:4], h[36:44]) && okIDs
+		okIDs = decodeHex8(scc.SpanID[4:8], h[44:52]) && okIDs
+		if !okIDs || !decodeHex(ver[:], h[0:2]) || ver[0] == 0xff ||
 			!decodeHex(flags[:], h[53:55]) || (ver[0] == 0 && flags[0] > 3) {
 			return scc, false
 		}
@@ -127,12 +153,16 @@ func extractW3C(ctx context.Context, meta []byte) context.Context {
 		}
 		return true
 	})
-	return extractW3CMeta(ctx, &m)
+	ctx, _ = extractW3CMeta(ctx, &m)
+	return ctx
 }
 
-// extractW3CMeta is extractW3C of a _meta that readMeta has read.
-func extractW3CMeta(ctx context.Context, m *metaInfo) context.Context {
+// extractW3CMeta is extractW3C of a _meta that readMeta has read; it
+// returns the remote span context too (invalid when there is none), which
+// the caller would otherwise look up in the context.
+func extractW3CMeta(ctx context.Context, m *metaInfo) (context.Context, trace.SpanContext) {
 	w3c := &m.w3c
+	var remote trace.SpanContext
 	if tp := rawStringBytes(w3c[0]); len(tp) > 0 {
 		if scc, ok := parseTraceparent(tp); ok {
 			if w3c[1] != nil {
@@ -142,14 +172,14 @@ func extractW3CMeta(ctx context.Context, m *metaInfo) context.Context {
 				scc.TraceState, _ = trace.ParseTraceState(ts)
 			}
 			if sc := trace.NewSpanContext(scc); sc.IsValid() {
-				ctx = withRemoteSpanContext(ctx, sc)
+				ctx, remote = withRemoteSpanContext(ctx, sc), sc
 			}
 		}
 	}
 	if w3c[2] != nil {
 		ctx = propagation.Baggage{}.Extract(ctx, &metaCarrier{raw: m.raw})
 	}
-	return ctx
+	return ctx, remote
 }
 
 // injectW3C fills c as propagation.TraceContext and propagation.Baggage
@@ -201,37 +231,38 @@ type keyCatcher struct {
 func (c *keyCatcher) Value(key any) any { c.key = key; return nil }
 
 // remoteCtx is trace.ContextWithRemoteSpanContext in one allocation
-// instead of two: the parent context and the remote span together.
+// instead of two, and a small one: the context is also the remote span,
+// a non-recording span whose methods but SpanContext do nothing, and it
+// keeps the span context's ids and flags rather than a
+// trace.SpanContext (a traceparent with a tracestate goes the standard
+// way).
 type remoteCtx struct {
 	context.Context
-	span remoteSpan
+	embedded.Span
+	tid   trace.TraceID
+	sid   trace.SpanID
+	flags trace.TraceFlags
 }
 
 func (c *remoteCtx) Value(key any) any {
 	if key == spanKey {
-		return &c.span
+		return trace.Span(c)
 	}
 	return c.Context.Value(key)
 }
 
-// remoteSpan is the non-recording span of a remote span context: what
-// trace.ContextWithRemoteSpanContext keeps, every method but SpanContext
-// doing nothing.
-type remoteSpan struct {
-	embedded.Span
-	sc trace.SpanContext
+func (c *remoteCtx) SpanContext() trace.SpanContext {
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: c.tid, SpanID: c.sid, TraceFlags: c.flags, Remote: true})
 }
-
-func (s *remoteSpan) SpanContext() trace.SpanContext          { return s.sc }
-func (s *remoteSpan) IsRecording() bool                       { return false }
-func (s *remoteSpan) End(...trace.SpanEndOption)              {}
-func (s *remoteSpan) AddEvent(string, ...trace.EventOption)   {}
-func (s *remoteSpan) AddLink(trace.Link)                      {}
-func (s *remoteSpan) RecordError(error, ...trace.EventOption) {}
-func (s *remoteSpan) SetStatus(codes.Code, string)            {}
-func (s *remoteSpan) SetName(string)                          {}
-func (s *remoteSpan) SetAttributes(...attribute.KeyValue)     {}
-func (s *remoteSpan) TracerProvider() trace.TracerProvider    { return noop.NewTracerProvider() }
+func (c *remoteCtx) IsRecording() bool                       { return false }
+func (c *remoteCtx) End(...trace.SpanEndOption)              {}
+func (c *remoteCtx) AddEvent(string, ...trace.EventOption)   {}
+func (c *remoteCtx) AddLink(trace.Link)                      {}
+func (c *remoteCtx) RecordError(error, ...trace.EventOption) {}
+func (c *remoteCtx) SetStatus(codes.Code, string)            {}
+func (c *remoteCtx) SetName(string)                          {}
+func (c *remoteCtx) SetAttributes(...attribute.KeyValue)     {}
+func (c *remoteCtx) TracerProvider() trace.TracerProvider    { return noop.NewTracerProvider() }
 
 // remoteCtxWorks is set when trace.SpanContextFromContext reads a
 // remoteCtx as it reads trace.ContextWithRemoteSpanContext; if a later
@@ -239,13 +270,13 @@ func (s *remoteSpan) TracerProvider() trace.TracerProvider    { return noop.NewT
 // context would go the standard way.
 var remoteCtxWorks = func() bool {
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, Remote: true})
-	return spanKey != nil && trace.SpanContextFromContext(&remoteCtx{Context: context.Background(), span: remoteSpan{sc: sc}}).Equal(sc)
+	return spanKey != nil && trace.SpanContextFromContext(&remoteCtx{Context: context.Background(), tid: sc.TraceID(), sid: sc.SpanID()}).Equal(sc)
 }()
 
 // withRemoteSpanContext is trace.ContextWithRemoteSpanContext(ctx, sc).
 func withRemoteSpanContext(ctx context.Context, sc trace.SpanContext) context.Context {
-	if !remoteCtxWorks {
+	if !remoteCtxWorks || sc.TraceState().Len() > 0 {
 		return trace.ContextWithRemoteSpanContext(ctx, sc)
 	}
-	return &remoteCtx{Context: ctx, span: remoteSpan{sc: sc.WithRemote(true)}}
+	return &remoteCtx{Context: ctx, tid: sc.TraceID(), sid: sc.SpanID(), flags: sc.TraceFlags()}
 }

@@ -236,8 +236,75 @@ func BenchmarkExtractParams(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m := readMeta(params)
-		if !trace.SpanContextFromContext(extractW3CMeta(ctx, &m)).IsValid() {
+		if _, sc := extractW3CMeta(ctx, &m); !sc.IsValid() {
 			b.Fatal("no remote span context")
 		}
+	}
+}
+
+// BenchmarkReadMeta, BenchmarkParseTraceparent and
+// BenchmarkWithRemoteSpanContext measure the three steps of
+// BenchmarkExtractParams one by one.
+func BenchmarkReadMeta(b *testing.B) {
+	params := []byte(`{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"},"name":"echo","arguments":{"text":"hello, world"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if m := readMeta(params); m.w3c[0] == nil {
+			b.Fatal("no traceparent")
+		}
+	}
+}
+
+func BenchmarkParseTraceparent(b *testing.B) {
+	tp := []byte("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := parseTraceparent(tp); !ok {
+			b.Fatal("not parsed")
+		}
+	}
+}
+
+func BenchmarkWithRemoteSpanContext(b *testing.B) {
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, Remote: true})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if withRemoteSpanContext(ctx, sc) == ctx {
+			b.Fatal("same context")
+		}
+	}
+}
+
+// TestDecodeHex8 checks decodeHex8 against decodeHex for every byte value
+// at every place among valid digits, and for the digits' neighbours
+// everywhere at once.
+func TestDecodeHex8(t *testing.T) {
+	check := func(src []byte) {
+		t.Helper()
+		var want, got [4]byte
+		wok := decodeHex(want[:], src)
+		gok := decodeHex8(got[:], src)
+		if wok != gok || (wok && want != got) {
+			t.Fatalf("decodeHex8(%q) = %x, %v; want %x, %v", src, got, gok, want, wok)
+		}
+	}
+	base := []byte("0af79c3d")
+	for i := range 8 {
+		for c := range 256 {
+			src := append([]byte(nil), base...)
+			src[i] = byte(c)
+			check(src)
+		}
+	}
+	edges := []byte("/0189:@`afgAF\x7f\x80\xff")
+	for _, c := range edges {
+		for _, d := range edges {
+			check([]byte{c, d, c, d, d, c, d, c})
+		}
+	}
+	all := []byte("0123456789abcdef")
+	for i := range 16 {
+		check([]byte{all[i], all[15-i], all[(i+3)%16], all[(i+7)%16], all[(i+9)%16], all[i], all[(i+1)%16], all[(i+5)%16]})
 	}
 }
