@@ -11,7 +11,6 @@ package otel
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -61,26 +60,6 @@ func decodeHex(dst, src []byte) bool {
 	return bad&0xf0 == 0
 }
 
-// decodeHex8 is decodeHex of 8 digits into 4 bytes, eight at once in a
-// uint64 rather than one table lookup a digit: a traceparent's ids are 24
-// of its 26 bytes.
-func decodeHex8(dst, src []byte) bool {
-	const (
-		ones = 0x0101010101010101
-		high = 0x8080808080808080
-	)
-	x := binary.LittleEndian.Uint64(src[:8])
-	// Each byte below 0x80, adding (0x80 - c) sets a byte's high bit
-	// exactly when the byte is at least c, with no carry into the next.
-	digit := (x + ones*(0x80-'0')) &^ (x + ones*(0x80-'9'-1)) & high
-	letter := (x + ones*(0x80-'a')) &^ (x + ones*(0x80-'f'-1)) & high
-	v := x&(ones*0x0f) + (letter>>7)*9 // each byte its digit's value
-	v = (v&0x000f000f000f000f)<<4 | (v>>8)&0x000f000f000f000f
-	v = (v | v>>8) & 0x0000ffff0000ffff
-	binary.LittleEndian.PutUint32(dst[:4], uint32(v|v>>16))
-	return x&high == 0 && digit|letter == high
-}
-
 // parseTraceparent reads a traceparent header value as the W3C
 // propagator does (https://www.w3.org/TR/trace-context/#traceparent-header):
 // a version up to fe, then trace id, parent id and flags; version 00
@@ -94,13 +73,8 @@ func parseTraceparent(h []byte) (trace.SpanContextConfig, bool) {
 	// at their places, which is what splitting at "-" gives (a "-" inside
 	// a field is not a hex digit either way).
 	if len(h) == 55 && h[2] == '-' && h[35] == '-' && h[52] == '-' {
-		okIDs := decodeHex8(scc.TraceID[0:4], h[3:11])
-		okIDs = decodeHex8(scc.TraceID[4:8], h[11:19]) && okIDs
-		okIDs = decodeHex8(scc.TraceID[8:12], h[19:27]) && okIDs
-		okIDs = decodeHex8(scc.TraceID[12:16], h[27:35]) && okIDs
-		okIDs = decodeHex8(scc.SpanID[0:4], h[36:44]) && okIDs
-		okIDs = decodeHex8(scc.SpanID[4:8], h[44:52]) && okIDs
-		if !okIDs || !decodeHex(ver[:], h[0:2]) || ver[0] == 0xff ||
+		if !decodeHex(ver[:], h[0:2]) || ver[0] == 0xff ||
+			!decodeHex(scc.TraceID[:], h[3:35]) || !decodeHex(scc.SpanID[:], h[36:52]) ||
 			!decodeHex(flags[:], h[53:55]) || (ver[0] == 0 && flags[0] > 3) {
 			return scc, false
 		}
@@ -163,17 +137,21 @@ func extractW3C(ctx context.Context, meta []byte) context.Context {
 func extractW3CMeta(ctx context.Context, m *metaInfo) (context.Context, trace.SpanContext) {
 	w3c := &m.w3c
 	var remote trace.SpanContext
-	if tp := rawStringBytes(w3c[0]); len(tp) > 0 {
-		if scc, ok := parseTraceparent(tp); ok {
-			if w3c[1] != nil {
-				ts, _ := stringValue(w3c[1])
-				// A tracestate that does not parse leaves the traceparent
-				// good, as the W3C propagator does.
-				scc.TraceState, _ = trace.ParseTraceState(ts)
-			}
-			if sc := trace.NewSpanContext(scc); sc.IsValid() {
-				ctx, remote = withRemoteSpanContext(ctx, sc), sc
-			}
+	scc, ok := m.scc, m.parsed
+	if !ok {
+		if tp := rawStringBytes(w3c[0]); len(tp) > 0 {
+			scc, ok = parseTraceparent(tp)
+		}
+	}
+	if ok {
+		if w3c[1] != nil {
+			ts, _ := stringValue(w3c[1])
+			// A tracestate that does not parse leaves the traceparent
+			// good, as the W3C propagator does.
+			scc.TraceState, _ = trace.ParseTraceState(ts)
+		}
+		if sc := trace.NewSpanContext(scc); sc.IsValid() {
+			ctx, remote = withRemoteSpanContext(ctx, sc), sc
 		}
 	}
 	if w3c[2] != nil {

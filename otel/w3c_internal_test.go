@@ -275,36 +275,3 @@ func BenchmarkWithRemoteSpanContext(b *testing.B) {
 		}
 	}
 }
-
-// TestDecodeHex8 checks decodeHex8 against decodeHex for every byte value
-// at every place among valid digits, and for the digits' neighbours
-// everywhere at once.
-func TestDecodeHex8(t *testing.T) {
-	check := func(src []byte) {
-		t.Helper()
-		var want, got [4]byte
-		wok := decodeHex(want[:], src)
-		gok := decodeHex8(got[:], src)
-		if wok != gok || (wok && want != got) {
-			t.Fatalf("decodeHex8(%q) = %x, %v; want %x, %v", src, got, gok, want, wok)
-		}
-	}
-	base := []byte("0af79c3d")
-	for i := range 8 {
-		for c := range 256 {
-			src := append([]byte(nil), base...)
-			src[i] = byte(c)
-			check(src)
-		}
-	}
-	edges := []byte("/0189:@`afgAF\x7f\x80\xff")
-	for _, c := range edges {
-		for _, d := range edges {
-			check([]byte{c, d, c, d, d, c, d, c})
-		}
-	}
-	all := []byte("0123456789abcdef")
-	for i := range 16 {
-		check([]byte{all[i], all[15-i], all[(i+3)%16], all[(i+7)%16], all[(i+9)%16], all[i], all[(i+1)%16], all[(i+5)%16]})
-	}
-}
