@@ -79,8 +79,7 @@ func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddlew
 	pr := cfg.peer()
 	return func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
 		return func(ctx context.Context, r *mcp.ClientRequest) (any, error) {
-			meta := readMeta(r.Params)
-			ctx, links, follow := ins.extract(ctx, &meta)
+			ctx, links, follow := ins.extractParams(ctx, r.Params)
 			if follow && !ins.serverOp.Enabled(ctx) {
 				// No span and no measure: the handler runs under the
 				// remote span context, and there is nothing to end.

@@ -287,6 +287,13 @@ func resultOutcome(method string, result any) outcome {
 	return outcome{}
 }
 
+// extractParams is extract of the _meta of params: readMeta's result
+// stays in its frame.
+func (ins *Instrumentation) extractParams(ctx context.Context, params []byte) (context.Context, []trace.Link, bool) {
+	meta := readMeta(params)
+	return ins.extract(ctx, &meta)
+}
+
 // extract returns ctx with the remote span context and baggage from a raw
 // _meta as the parent, and a link to the ambient span ctx already had,
 // if any: "MCP server instrumentation SHOULD, by default, use context
@@ -305,26 +312,38 @@ func (ins *Instrumentation) extract(ctx context.Context, m *metaInfo) (_ context
 	if ins.w3c {
 		out, remote = extractW3CMeta(ctx, m)
 	} else {
-		out = ins.prop.Extract(ctx, &metaCarrier{raw: m.raw})
+		out, remote = ins.extractProp(ctx, m)
 	}
 	if !remote.IsValid() {
-		// Another propagator's result, or no remote parent in _meta: the
-		// parent is the span out holds, if any, as the SDK will find it.
+		// Without a remote parent in _meta, the parent is the span out
+		// holds, if any, as the SDK will find it.
 		remote = trace.SpanContextFromContext(out)
-	}
-	if !remote.IsValid() {
-		// Nothing to link to: the ambient context, if any, is the parent.
-		return out, nil, false
+		if !remote.IsValid() {
+			// Nothing to link to: the ambient context, if any, is the parent.
+			return out, nil, false
+		}
 	}
 	if ins.followUnsampled && !remote.IsSampled() && remote.IsRemote() {
 		return out, nil, true
 	}
-	// The lookup of the ambient span walks the whole chain of contexts:
-	// only a valid remote parent makes it worth it.
-	if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(remote) {
-		return out, []trace.Link{{SpanContext: ambient}}, false
+	return out, ambientLinks(ctx, &remote), false
+}
+
+// extractProp is what Options.Propagator extracts from a raw _meta, and
+// the remote span context it gives.
+func (ins *Instrumentation) extractProp(ctx context.Context, m *metaInfo) (context.Context, trace.SpanContext) {
+	out := ins.prop.Extract(ctx, &metaCarrier{raw: m.raw})
+	return out, trace.SpanContextFromContext(out)
+}
+
+// ambientLinks is the link of a server span whose parent is remote to
+// the span ctx already had, if any and if another. The lookup walks the
+// whole chain of contexts: only a valid remote parent makes it worth it.
+func ambientLinks(ctx context.Context, remote *trace.SpanContext) []trace.Link {
+	if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(*remote) {
+		return []trace.Link{{SpanContext: ambient}}
 	}
-	return out, nil, false
+	return nil
 }
 
 // inject returns params with the trace context of ctx in its _meta, and

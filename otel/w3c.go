@@ -133,8 +133,23 @@ func extractW3C(ctx context.Context, meta []byte) context.Context {
 
 // extractW3CMeta is extractW3C of a _meta that readMeta has read; it
 // returns the remote span context too (invalid when there is none), which
-// the caller would otherwise look up in the context.
+// the caller would otherwise look up in the context. The form an
+// instrumented client writes, which readMeta has parsed, takes a path
+// of its own that keeps little on the stack: its one allocation is at the
+// deepest point of an unsampled operation.
 func extractW3CMeta(ctx context.Context, m *metaInfo) (context.Context, trace.SpanContext) {
+	if !m.parsed || !remoteCtxWorks {
+		return extractW3CAny(ctx, m)
+	}
+	if !m.scc.TraceID.IsValid() || !m.scc.SpanID.IsValid() {
+		return ctx, trace.SpanContext{}
+	}
+	rc := &remoteCtx{Context: ctx, tid: m.scc.TraceID, sid: m.scc.SpanID, flags: m.scc.TraceFlags}
+	return rc, rc.SpanContext()
+}
+
+// extractW3CAny is extractW3CMeta of any _meta.
+func extractW3CAny(ctx context.Context, m *metaInfo) (context.Context, trace.SpanContext) {
 	w3c := &m.w3c
 	var remote trace.SpanContext
 	scc, ok := m.scc, m.parsed
