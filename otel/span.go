@@ -301,18 +301,22 @@ func (ins *Instrumentation) extractParams(ctx context.Context, params []byte) (c
 // SHOULD link current ambient context, if it's present"
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation).
 // follow reports that the remote parent is valid and unsampled and that
-// Options.FollowUnsampledParent says to start no span under it; links are
-// then not looked for, no span being started to carry them.
+// Options.FollowUnsampledParent says to start no span under it, or that
+// _meta holds a valid remote parent (by the default propagator) and the
+// TracerProvider is the no-op one; links are then not looked for, no span being started to carry
+// them.
 func (ins *Instrumentation) extract(ctx context.Context, m *metaInfo) (_ context.Context, links []trace.Link, follow bool) {
 	if len(m.raw) == 0 {
 		return ctx, nil, false
 	}
 	var out context.Context
 	var remote trace.SpanContext
-	if ins.w3c {
-		out, remote = extractW3CMeta(ctx, m)
-	} else {
+	if !ins.w3c {
 		out, remote = ins.extractProp(ctx, m)
+	} else if out, remote = extractW3CMeta(ctx, m); ins.noopTracer && remote.IsValid() {
+		// The no-op tracer's span would be the remote parent's span
+		// context, recording nothing: the remote span context is that.
+		return out, nil, true
 	}
 	if !remote.IsValid() {
 		// Without a remote parent in _meta, the parent is the span out
