@@ -303,8 +303,8 @@ func (ins *Instrumentation) extractParams(ctx context.Context, params []byte) (c
 // follow reports that the remote parent is valid and unsampled and that
 // Options.FollowUnsampledParent says to start no span under it, or that
 // _meta holds a valid remote parent (by the default propagator) and the
-// TracerProvider is the no-op one; links are then not looked for, no span being started to carry
-// them.
+// TracerProvider is the no-op one; links are then not looked for, no
+// span being started to carry them.
 func (ins *Instrumentation) extract(ctx context.Context, m *metaInfo) (_ context.Context, links []trace.Link, follow bool) {
 	if len(m.raw) == 0 {
 		return ctx, nil, false
