@@ -28,7 +28,8 @@ func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.Sendin
 			if m.Method != "initialize" && m.ClientSession != nil {
 				version = m.ClientSession.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, network: pr.attrs})
+			var o op
+			ctx = ins.begin(ctx, &o, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, network: pr.attrs})
 			defer o.endPanic(ctx)
 			sent := m
 			if params, ok := ins.inject(ctx, m.Params); ok {
@@ -89,7 +90,8 @@ func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddlew
 			if r.Session != nil {
 				version = r.Session.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, raw: r.Params, version: version, network: pr.attrs, follow: follow})
+			var o op
+			ctx = ins.begin(ctx, &o, true, r.Method, links, &desc{id: r.ID, raw: r.Params, version: version, network: pr.attrs, follow: follow})
 			defer o.endPanic(ctx)
 			res, err := next(ctx, r)
 			out := outcomeOf(err, true)

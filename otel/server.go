@@ -59,25 +59,26 @@ func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 // serveTraced runs next inside the operation of a request or
 // notification a server handles, whose parent ctx holds.
 func (ins *Instrumentation) serveTraced(ctx context.Context, req *mcp.Request, links []trace.Link, follow bool, next mcp.MethodHandler) (result any, err error) {
-	ctx, o := ins.serverBegin(ctx, req, links, follow)
+	var o op
+	ctx = ins.serverBegin(ctx, &o, req, links, follow)
 	defer o.endPanic(ctx)
 	result, err = next(ctx, req)
 	ins.serverEnd(ctx, &o, req, result, err)
 	return result, err
 }
 
-// serverBegin starts the operation and returns the handler's context.
-func (ins *Instrumentation) serverBegin(ctx context.Context, req *mcp.Request, links []trace.Link, follow bool) (context.Context, op) {
+// serverBegin starts the operation o and returns the handler's context.
+func (ins *Instrumentation) serverBegin(ctx context.Context, o *op, req *mcp.Request, links []trace.Link, follow bool) context.Context {
 	network := serverNetwork(req)
 	session := ""
 	if req.Session != nil && !req.Stateless() {
 		session = req.Session.ID()
 	}
-	ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow})
+	ctx = ins.begin(ctx, o, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow})
 	if o.active {
 		ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
 	}
-	return ctx, o
+	return ctx
 }
 
 // serverEnd ends the operation o once the handler has returned.
@@ -141,7 +142,8 @@ func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
 					session = ss.ID()
 				}
 			}
-			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, session: session, network: network})
+			var o op
+			ctx = ins.begin(ctx, &o, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, session: session, network: network})
 			defer o.endPanic(ctx)
 			sent := m
 			if params, ok := ins.inject(ctx, m.Params); ok {

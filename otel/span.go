@@ -77,9 +77,10 @@ type desc struct {
 // its method only, and gets its full name and its attributes once it is
 // known to record: samplers see mcp.method.name alone
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#spans). It
+// fills o, in place rather than copied back through each caller, and
 // returns the context carrying the span.
-func (ins *Instrumentation) begin(ctx context.Context, server bool, method string, links []trace.Link, d *desc) (context.Context, op) {
-	o := op{ins: ins, server: server, method: method}
+func (ins *Instrumentation) begin(ctx context.Context, o *op, server bool, method string, links []trace.Link, d *desc) context.Context {
+	*o = op{ins: ins, server: server, method: method}
 	startOpts := ins.clientStart
 	hist := ins.clientOp.Float64Histogram
 	if server {
@@ -98,7 +99,7 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 	recording := o.span.IsRecording()
 	o.active = recording || hist.Enabled(ctx)
 	if !o.active {
-		return ctx, o
+		return ctx
 	}
 	o.start = time.Now()
 	p := readParams(d.raw)
@@ -133,7 +134,7 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 		}
 		o.span.SetAttributes(attrs...)
 	}
-	return ctx, o
+	return ctx
 }
 
 // setVersion adds mcp.protocol.version once an initialize has negotiated
