@@ -310,6 +310,12 @@ func (ins *Instrumentation) extract(ctx context.Context, m *metaInfo) (_ context
 	if len(m.raw) == 0 {
 		return ctx, nil, false
 	}
+	if m.parsed && ins.w3c && remoteCtxWorks && (ins.noopTracer || ins.followUnsampled && !m.scc.TraceFlags.IsSampled()) &&
+		m.scc.TraceID.IsValid() && m.scc.SpanID.IsValid() {
+		// The client's common form, valid, to be followed: decided on the
+		// parsed traceparent, without a span context made to decide.
+		return &remoteCtx{Context: ctx, tid: m.scc.TraceID, sid: m.scc.SpanID, flags: m.scc.TraceFlags}, nil, true
+	}
 	var out context.Context
 	var remote trace.SpanContext
 	if !ins.w3c {
