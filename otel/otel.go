@@ -55,7 +55,7 @@ type Options struct {
 	// WithRemoteParentNotSampled (ParentBased is sdktrace's default and
 	// that of OTEL_TRACES_SAMPLER=parentbased_*), so the same spans are
 	// recorded; what is saved is the TracerProvider's Start of a span that
-	// records nothing, three quarters of what the middleware costs an
+	// records nothing, four fifths of what the middleware costs an
 	// unsampled operation. Two things differ: no span id is made for the unrecorded
 	// span, so what the handler propagates names the client's span as its
 	// parent; and the TracerProvider never sees the operation, so a
