@@ -332,7 +332,8 @@ func appendToolsCallParams(buf []byte, flags string) []byte {
 // cheapest a tools/call gets on any transport, and so the one where the
 // instrumentation's share is largest. The client is a bare writer and
 // reader of frames; cpu-ns/op is the process's CPU per call, almost all
-// of it the server's.
+// of it the server's. Compare cases with -test.cpu 1, for the reason
+// BenchmarkServerToolsCallMemory gives.
 func BenchmarkServerToolsCallStdio(b *testing.B) {
 	for _, bc := range serverCases {
 		b.Run(bc.name, func(b *testing.B) {
@@ -422,6 +423,13 @@ func BenchmarkServerToolsCallStdio(b *testing.B) {
 // time, each carrying a traceparent, written and read by a bare client
 // connection. cpu-ns/op is the process's CPU per call: the server's and
 // the hand-offs between the two goroutines.
+//
+// Run it with -test.cpu 1 to compare cases: with two Ps, each hand-off
+// wakes the other P, and what that costs (about half of the call's CPU
+// here, spent waking and spinning, not serving) depends on whether the P
+// is still spinning when the next frame comes, which a few hundred
+// nanoseconds more or less of server work changes; with one P the
+// difference between two cases is the work each does.
 func BenchmarkServerToolsCallMemory(b *testing.B) {
 	for _, bc := range serverCases {
 		b.Run(bc.name, func(b *testing.B) {

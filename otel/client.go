@@ -28,7 +28,8 @@ func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.Sendin
 			if m.Method != "initialize" && m.ClientSession != nil {
 				version = m.ClientSession.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, network: pr.attrs})
+			var o op
+			ctx = ins.begin(ctx, &o, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, network: pr.attrs})
 			defer o.endPanic(ctx)
 			sent := m
 			if params, ok := ins.inject(ctx, m.Params); ok {
@@ -79,8 +80,7 @@ func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddlew
 	pr := cfg.peer()
 	return func(next mcp.ClientMethodHandler) mcp.ClientMethodHandler {
 		return func(ctx context.Context, r *mcp.ClientRequest) (any, error) {
-			meta := readMeta(r.Params)
-			ctx, links, follow := ins.extract(ctx, &meta)
+			ctx, links, follow := ins.extractParams(ctx, r.Params)
 			if follow && !ins.serverOp.Enabled(ctx) {
 				// No span and no measure: the handler runs under the
 				// remote span context, and there is nothing to end.
@@ -90,7 +90,8 @@ func (ins *Instrumentation) ClientMiddleware(cfg ClientConfig) mcp.ClientMiddlew
 			if r.Session != nil {
 				version = r.Session.ProtocolVersion()
 			}
-			ctx, o := ins.begin(ctx, true, r.Method, links, &desc{id: r.ID, raw: r.Params, version: version, network: pr.attrs, follow: follow})
+			var o op
+			ctx = ins.begin(ctx, &o, true, r.Method, links, &desc{id: r.ID, raw: r.Params, version: version, network: pr.attrs, follow: follow})
 			defer o.endPanic(ctx)
 			res, err := next(ctx, r)
 			out := outcomeOf(err, true)

@@ -10,11 +10,13 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	mcpotel "github.com/mcpkit/mcpkit/otel"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"go.uber.org/goleak"
 )
 
@@ -180,5 +182,50 @@ func TestFollowUnsampledParentNoMetrics(t *testing.T) {
 	}
 	if spans := rec.Ended(); len(spans) != 0 {
 		t.Errorf("spans recorded: %s", spanList(spans))
+	}
+}
+
+// TestNoopProviderFollowsRemoteParent checks that with OpenTelemetry's
+// no-op TracerProvider and no option, a remote parent in _meta, sampled or
+// not, is followed as Options.FollowUnsampledParent follows an unsampled
+// one: the handler sees the span context the no-op tracer's span would
+// carry, not recording, for the remote context's one allocation; and that
+// without a remote parent the no-op tracer still starts its span, so the
+// handler never gets the ambient span itself.
+func TestNoopProviderFollowsRemoteParent(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ins, err := mcpotel.New(&mcpotel.Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got trace.Span
+	h := ins.ServerMiddleware()(func(ctx context.Context, _ *mcp.Request) (any, error) {
+		got = trace.SpanFromContext(ctx)
+		return nil, nil
+	})
+	for _, flags := range []string{"00", "01"} {
+		params := json.RawMessage(`{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-` + flags + `"},"name":"echo"}`)
+		req := &mcp.Request{Method: "tools/call", ID: jsonrpc.Int64ID(1), Params: params}
+		if _, err := h(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		remote := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), propagation.MapCarrier{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-" + flags}))
+		_, want := tracenoop.NewTracerProvider().Tracer("").Start(trace.ContextWithRemoteSpanContext(context.Background(), remote), "tools/call")
+		if !got.SpanContext().Equal(want.SpanContext()) || got.SpanContext().IsRemote() != want.SpanContext().IsRemote() || got.IsRecording() {
+			t.Errorf("flags %s: handler's span %+v (recording %v), want %+v as the no-op tracer gives", flags, got.SpanContext(), got.IsRecording(), want.SpanContext())
+		}
+		if n := testing.AllocsPerRun(100, func() { _, _ = h(context.Background(), req) }); n != 1 {
+			t.Errorf("flags %s: %v allocations a call, want 1 (the remote span context)", flags, n)
+		}
+	}
+	// No remote parent: the no-op tracer's span, not the ambient one.
+	tp := sdktrace.NewTracerProvider()
+	ambientCtx, ambient := tp.Tracer("t").Start(context.Background(), "ambient")
+	defer ambient.End()
+	if _, err := h(ambientCtx, &mcp.Request{Method: "tools/call", ID: jsonrpc.Int64ID(1), Params: json.RawMessage(`{"_meta":{},"name":"echo"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got == ambient || got.IsRecording() || !got.SpanContext().Equal(ambient.SpanContext()) {
+		t.Errorf("without a remote parent the handler got %T %+v (recording %v), want the no-op tracer's span of the ambient context", got, got.SpanContext(), got.IsRecording())
 	}
 }

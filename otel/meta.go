@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 var errSyntax = errors.New("otel: params are not a JSON object")
@@ -268,6 +270,10 @@ func readParams(params []byte) paramsInfo {
 type metaInfo struct {
 	raw []byte
 	w3c [3][]byte // traceparent, tracestate, baggage (w3cKeys)
+	// parsed is set when readMeta has parsed the traceparent already,
+	// into scc.
+	parsed bool
+	scc    trace.SpanContextConfig
 }
 
 // readMeta reads params._meta, when it is an object, in one pass that
@@ -275,6 +281,22 @@ type metaInfo struct {
 // does not record needs, and an instrumented client writes _meta first.
 func readMeta(params []byte) metaInfo {
 	var m metaInfo
+	// The form an instrumented client writes without a tracestate or
+	// baggage: _meta first, holding a traceparent of the common length
+	// alone, which is parsed here. Those 55 bytes parse only when they
+	// are hex digits and dashes, with no quote or backslash that would
+	// end or escape the string elsewhere; the scan below reads other
+	// params.
+	const head = `{"_meta":{"traceparent":"`
+	if end := len(head) + 55; len(params) > end+1 && string(params[:len(head)]) == head &&
+		params[end] == '"' && params[end+1] == '}' {
+		if scc, ok := parseTraceparent(params[len(head):end]); ok {
+			m.w3c[0] = params[len(head)-1 : end+1]
+			m.raw = params[len(`{"_meta":`) : end+2]
+			m.parsed, m.scc = true, scc
+			return m
+		}
+	}
 	i, err := objectStart(params, skipSpace(params, 0))
 	for err == nil && i < len(params) && params[i] != '}' {
 		var key []byte

@@ -2,6 +2,7 @@ package otel
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -81,6 +82,26 @@ func TestReadMeta(t *testing.T) {
 		if got := readMeta([]byte(tt.params)); string(got.raw) != tt.want || got.w3c[0] != nil || got.w3c[1] != nil || got.w3c[2] != nil {
 			t.Errorf("readMeta(%s) = %s %q, want %s", tt.params, got.raw, got.w3c, tt.want)
 		}
+	}
+	// The form an instrumented client writes is read without the scan;
+	// what only looks like it at its fixed places is read by the scan.
+	const tp = `00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01`
+	for _, params := range []string{
+		`{"_meta":{"traceparent":"` + tp + `"},"name":"echo"}`,
+		`{"_meta":{"traceparent":"` + tp + `"}}`,
+		`{"_meta":{"traceparent":"` + tp[:50] + `","a":"`,
+		`{"_meta":{"traceparent":"` + tp[:20] + `","baggage":"k=v,k2=vvvvvv"},"x":"y"}`,
+		`{"_meta":{"traceparent":"` + tp[:20] + `\",` + tp[:31] + `"},"x":"y"}`,
+		`{"_meta":{"traceparent":"` + tp + `","tracestate":"a=b"},"name":"echo"}`,
+		`{"_meta":{"traceparent":"` + tp + `"`,
+	} {
+		got, want := readMeta([]byte(params)), readMeta([]byte(" "+params))
+		if string(got.raw) != string(want.raw) || fmt.Sprintf("%q", got.w3c) != fmt.Sprintf("%q", want.w3c) {
+			t.Errorf("readMeta(%s) = %s %q, want %s %q", params, got.raw, got.w3c, want.raw, want.w3c)
+		}
+	}
+	if m := readMeta([]byte(`{"_meta":{"traceparent":"` + tp + `"},"name":"echo"}`)); string(m.w3c[0]) != `"`+tp+`"` || string(m.raw) != `{"traceparent":"`+tp+`"}` {
+		t.Errorf("readMeta of the common form = %s %q", m.raw, m.w3c)
 	}
 	m := readMeta([]byte(`{"name":"x","_meta":{"baggage":"b=1","traceparent":"old","x":{"traceparent":"inner"},"\u0074raceparent":"tp","tracestate":"ts"},"arguments":{}}`))
 	if string(m.w3c[0]) != `"tp"` || string(m.w3c[1]) != `"ts"` || string(m.w3c[2]) != `"b=1"` {

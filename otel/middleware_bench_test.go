@@ -10,6 +10,7 @@ import (
 	mcpotel "github.com/mcpkit/mcpkit/otel"
 	"go.opentelemetry.io/otel/metric/noop"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // BenchmarkServerMiddleware measures the server middleware by itself,
@@ -45,4 +46,28 @@ func BenchmarkServerMiddleware(b *testing.B) {
 			b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkSDKStartUnsampled measures the floor of the default unsampled
+// path: the OpenTelemetry SDK's own Start and End of a SERVER span under
+// ParentBased(AlwaysSample) and a remote parent that says not sampled,
+// with nothing of this package around it.
+func BenchmarkSDKStartUnsampled(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample())), sdktrace.WithSpanProcessor(discardProcessor{}))
+	tracer := tp.Tracer(mcpotel.ScopeName)
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, Remote: true})
+	ctx := trace.ContextWithRemoteSpanContext(context.Background(), sc)
+	// The options made once, as the middleware makes them.
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+	b.ReportAllocs()
+	n, start := 0, cpuClock()
+	for b.Loop() {
+		n++
+		_, span := tracer.Start(ctx, "tools/call", opts...)
+		if span.IsRecording() {
+			b.Fatal("recording")
+		}
+		span.End()
+	}
+	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
 }

@@ -13,6 +13,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // ScopeName is the instrumentation scope of the tracer and meter this
@@ -54,14 +55,18 @@ type Options struct {
 	// WithRemoteParentNotSampled (ParentBased is sdktrace's default and
 	// that of OTEL_TRACES_SAMPLER=parentbased_*), so the same spans are
 	// recorded; what is saved is the TracerProvider's Start of a span that
-	// records nothing, two thirds of what the middleware costs an
+	// records nothing, four fifths of what the middleware costs an
 	// unsampled operation. Two things differ: no span id is made for the unrecorded
 	// span, so what the handler propagates names the client's span as its
 	// parent; and the TracerProvider never sees the operation, so a
 	// sampler that could record it, or that counts what it is asked, is
 	// bypassed. Set it only with a sampler that follows its parent. Off by
 	// default: every operation starts its span through the
-	// TracerProvider. The operation histogram is recorded either way.
+	// TracerProvider, except with OpenTelemetry's no-op TracerProvider
+	// (go.opentelemetry.io/otel/trace/noop), whose span would carry the
+	// remote parent's span context and record nothing whatever the flag:
+	// there a valid remote parent is always followed. The operation
+	// histogram is recorded either way.
 	FollowUnsampledParent bool
 }
 
@@ -78,6 +83,12 @@ type Instrumentation struct {
 	uriInName bool
 	// followUnsampled is Options.FollowUnsampledParent.
 	followUnsampled bool
+	// noopTracer is set when the TracerProvider is OpenTelemetry's no-op
+	// (go.opentelemetry.io/otel/trace/noop): its Start would give the
+	// handler a span that records nothing and carries the parent's span
+	// context, so a remote parent from _meta, sampled or not, is followed
+	// at no cost and with the same result.
+	noopTracer bool
 	// w3c is set when prop is the default (W3C Trace Context and
 	// Baggage): the middleware then reads and writes those keys itself.
 	w3c        bool
@@ -115,6 +126,7 @@ func New(opts *Options) (*Instrumentation, error) {
 		uriInName: o.ResourceURIInSpanName,
 
 		followUnsampled: o.FollowUnsampledParent,
+		noopTracer:      isNoopTracerProvider(o.TracerProvider),
 		w3c:             w3c,
 
 		serverStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
@@ -134,6 +146,18 @@ func New(opts *Options) (*Instrumentation, error) {
 		return nil, fmt.Errorf("otel: %s: %w", ins.clientSess.Name(), err)
 	}
 	return ins, nil
+}
+
+// isNoopTracerProvider reports whether tp is OpenTelemetry's no-op
+// TracerProvider, whose spans never record
+// (https://pkg.go.dev/go.opentelemetry.io/otel/trace/noop). The global
+// provider is not, even before an SDK is installed: it may delegate later.
+func isNoopTracerProvider(tp trace.TracerProvider) bool {
+	switch tp.(type) {
+	case noop.TracerProvider, *noop.TracerProvider:
+		return true
+	}
+	return false
 }
 
 // InstrumentServer adds the Instrumentation's middleware to opts, after

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // The network attributes of what a server serves, by transport.
@@ -40,42 +41,68 @@ type served struct {
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#server).
 func (ins *Instrumentation) ServerMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, req *mcp.Request) (result any, err error) {
-			meta := readMeta(req.Params)
-			ctx, links, follow := ins.extract(ctx, &meta)
+		return func(ctx context.Context, req *mcp.Request) (any, error) {
+			// The work around the handler is in functions of their own,
+			// so that what they keep on the stack is not there while the
+			// handler runs, or only what the operation needs.
+			ctx, links, follow := ins.extractParams(ctx, req.Params)
 			if follow && req.Method != "initialize" && !ins.serverOp.Enabled(ctx) {
 				// No span and no measure: the handler runs under the
 				// remote span context, and there is nothing to end.
 				return next(ctx, req)
 			}
-			network := networkPipe
-			if req.Extra != nil && req.Extra.Header != nil {
-				network = networkHTTP
-			}
-			session := ""
-			if req.Session != nil && !req.Stateless() {
-				session = req.Session.ID()
-			}
-			ctx, o := ins.begin(ctx, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow})
-			if o.active {
-				ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
-			}
-			defer o.endPanic(ctx)
-			result, err = next(ctx, req)
-			if req.Method == "initialize" && err == nil && req.Session != nil {
-				o.setVersion(req.Session.ProtocolVersion())
-			}
-			out := outcomeOf(err, true)
-			if err == nil {
-				out = resultOutcome(req.Method, result)
-			}
-			o.end(ctx, out)
-			if req.Method == "initialize" && err == nil && req.Session != nil {
-				ins.measureServerSession(req.Session, startOf(o), network)
-			}
-			return result, err
+			return ins.serveTraced(ctx, req, links, follow, next)
 		}
 	}
+}
+
+// serveTraced runs next inside the operation of a request or
+// notification a server handles, whose parent ctx holds.
+func (ins *Instrumentation) serveTraced(ctx context.Context, req *mcp.Request, links []trace.Link, follow bool, next mcp.MethodHandler) (result any, err error) {
+	var o op
+	ctx = ins.serverBegin(ctx, &o, req, links, follow)
+	defer o.endPanic(ctx)
+	result, err = next(ctx, req)
+	ins.serverEnd(ctx, &o, req, result, err)
+	return result, err
+}
+
+// serverBegin starts the operation o and returns the handler's context.
+func (ins *Instrumentation) serverBegin(ctx context.Context, o *op, req *mcp.Request, links []trace.Link, follow bool) context.Context {
+	network := serverNetwork(req)
+	session := ""
+	if req.Session != nil && !req.Stateless() {
+		session = req.Session.ID()
+	}
+	ctx = ins.begin(ctx, o, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow})
+	if o.active {
+		ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
+	}
+	return ctx
+}
+
+// serverEnd ends the operation o once the handler has returned.
+func (ins *Instrumentation) serverEnd(ctx context.Context, o *op, req *mcp.Request, result any, err error) {
+	initialized := req.Method == "initialize" && err == nil && req.Session != nil
+	if initialized {
+		o.setVersion(req.Session.ProtocolVersion())
+	}
+	out := outcomeOf(err, true)
+	if err == nil {
+		out = resultOutcome(req.Method, result)
+	}
+	o.end(ctx, out)
+	if initialized {
+		ins.measureServerSession(req.Session, startOf(*o), serverNetwork(req))
+	}
+}
+
+// serverNetwork is the network attributes of what req came over.
+func serverNetwork(req *mcp.Request) []attribute.KeyValue {
+	if req.Extra != nil && req.Extra.Header != nil {
+		return networkHTTP
+	}
+	return networkPipe
 }
 
 // measureServerSession records mcp.server.session.duration when ss ends.
@@ -115,7 +142,8 @@ func (ins *Instrumentation) ServerSendingMiddleware() mcp.SendingMiddleware {
 					session = ss.ID()
 				}
 			}
-			ctx, o := ins.begin(ctx, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, session: session, network: network})
+			var o op
+			ctx = ins.begin(ctx, &o, false, m.Method, nil, &desc{id: m.ID, raw: m.Params, version: version, session: session, network: network})
 			defer o.endPanic(ctx)
 			sent := m
 			if params, ok := ins.inject(ctx, m.Params); ok {

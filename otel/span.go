@@ -77,9 +77,10 @@ type desc struct {
 // its method only, and gets its full name and its attributes once it is
 // known to record: samplers see mcp.method.name alone
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#spans). It
+// fills o, in place rather than copied back through each caller, and
 // returns the context carrying the span.
-func (ins *Instrumentation) begin(ctx context.Context, server bool, method string, links []trace.Link, d *desc) (context.Context, op) {
-	o := op{ins: ins, server: server, method: method}
+func (ins *Instrumentation) begin(ctx context.Context, o *op, server bool, method string, links []trace.Link, d *desc) context.Context {
+	*o = op{ins: ins, server: server, method: method}
 	startOpts := ins.clientStart
 	hist := ins.clientOp.Float64Histogram
 	if server {
@@ -98,7 +99,7 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 	recording := o.span.IsRecording()
 	o.active = recording || hist.Enabled(ctx)
 	if !o.active {
-		return ctx, o
+		return ctx
 	}
 	o.start = time.Now()
 	p := readParams(d.raw)
@@ -133,7 +134,7 @@ func (ins *Instrumentation) begin(ctx context.Context, server bool, method strin
 		}
 		o.span.SetAttributes(attrs...)
 	}
-	return ctx, o
+	return ctx
 }
 
 // setVersion adds mcp.protocol.version once an initialize has negotiated
@@ -287,6 +288,13 @@ func resultOutcome(method string, result any) outcome {
 	return outcome{}
 }
 
+// extractParams is extract of the _meta of params: readMeta's result
+// stays in its frame.
+func (ins *Instrumentation) extractParams(ctx context.Context, params []byte) (context.Context, []trace.Link, bool) {
+	meta := readMeta(params)
+	return ins.extract(ctx, &meta)
+}
+
 // extract returns ctx with the remote span context and baggage from a raw
 // _meta as the parent, and a link to the ambient span ctx already had,
 // if any: "MCP server instrumentation SHOULD, by default, use context
@@ -294,32 +302,59 @@ func resultOutcome(method string, result any) outcome {
 // SHOULD link current ambient context, if it's present"
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation).
 // follow reports that the remote parent is valid and unsampled and that
-// Options.FollowUnsampledParent says to start no span under it; links are
-// then not looked for, no span being started to carry them.
+// Options.FollowUnsampledParent says to start no span under it, or that
+// _meta holds a valid remote parent (by the default propagator) and the
+// TracerProvider is the no-op one; links are then not looked for, no
+// span being started to carry them.
 func (ins *Instrumentation) extract(ctx context.Context, m *metaInfo) (_ context.Context, links []trace.Link, follow bool) {
 	if len(m.raw) == 0 {
 		return ctx, nil, false
 	}
-	var out context.Context
-	if ins.w3c {
-		out = extractW3CMeta(ctx, m)
-	} else {
-		out = ins.prop.Extract(ctx, &metaCarrier{raw: m.raw})
+	if m.parsed && ins.w3c && remoteCtxWorks && (ins.noopTracer || ins.followUnsampled && !m.scc.TraceFlags.IsSampled()) &&
+		m.scc.TraceID.IsValid() && m.scc.SpanID.IsValid() {
+		// The client's common form, valid, to be followed: decided on the
+		// parsed traceparent, without a span context made to decide.
+		return &remoteCtx{Context: ctx, tid: m.scc.TraceID, sid: m.scc.SpanID, flags: m.scc.TraceFlags}, nil, true
 	}
-	remote := trace.SpanContextFromContext(out)
+	var out context.Context
+	var remote trace.SpanContext
+	if !ins.w3c {
+		out, remote = ins.extractProp(ctx, m)
+	} else if out, remote = extractW3CMeta(ctx, m); ins.noopTracer && remote.IsValid() {
+		// The no-op tracer's span would be the remote parent's span
+		// context, recording nothing: the remote span context is that.
+		return out, nil, true
+	}
 	if !remote.IsValid() {
-		// Nothing to link to: the ambient context, if any, is the parent.
-		return out, nil, false
+		// Without a remote parent in _meta, the parent is the span out
+		// holds, if any, as the SDK will find it.
+		remote = trace.SpanContextFromContext(out)
+		if !remote.IsValid() {
+			// Nothing to link to: the ambient context, if any, is the parent.
+			return out, nil, false
+		}
 	}
 	if ins.followUnsampled && !remote.IsSampled() && remote.IsRemote() {
 		return out, nil, true
 	}
-	// The lookup of the ambient span walks the whole chain of contexts:
-	// only a valid remote parent makes it worth it.
-	if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(remote) {
-		return out, []trace.Link{{SpanContext: ambient}}, false
+	return out, ambientLinks(ctx, &remote), false
+}
+
+// extractProp is what Options.Propagator extracts from a raw _meta, and
+// the remote span context it gives.
+func (ins *Instrumentation) extractProp(ctx context.Context, m *metaInfo) (context.Context, trace.SpanContext) {
+	out := ins.prop.Extract(ctx, &metaCarrier{raw: m.raw})
+	return out, trace.SpanContextFromContext(out)
+}
+
+// ambientLinks is the link of a server span whose parent is remote to
+// the span ctx already had, if any and if another. The lookup walks the
+// whole chain of contexts: only a valid remote parent makes it worth it.
+func ambientLinks(ctx context.Context, remote *trace.SpanContext) []trace.Link {
+	if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(*remote) {
+		return []trace.Link{{SpanContext: ambient}}
 	}
-	return out, nil, false
+	return nil
 }
 
 // inject returns params with the trace context of ctx in its _meta, and

@@ -127,29 +127,52 @@ func extractW3C(ctx context.Context, meta []byte) context.Context {
 		}
 		return true
 	})
-	return extractW3CMeta(ctx, &m)
+	ctx, _ = extractW3CMeta(ctx, &m)
+	return ctx
 }
 
-// extractW3CMeta is extractW3C of a _meta that readMeta has read.
-func extractW3CMeta(ctx context.Context, m *metaInfo) context.Context {
+// extractW3CMeta is extractW3C of a _meta that readMeta has read; it
+// returns the remote span context too (invalid when there is none), which
+// the caller would otherwise look up in the context. The form an
+// instrumented client writes, which readMeta has parsed, takes a path
+// of its own that keeps little on the stack: its one allocation is at the
+// deepest point of an unsampled operation.
+func extractW3CMeta(ctx context.Context, m *metaInfo) (context.Context, trace.SpanContext) {
+	if !m.parsed || !remoteCtxWorks {
+		return extractW3CAny(ctx, m)
+	}
+	if !m.scc.TraceID.IsValid() || !m.scc.SpanID.IsValid() {
+		return ctx, trace.SpanContext{}
+	}
+	rc := &remoteCtx{Context: ctx, tid: m.scc.TraceID, sid: m.scc.SpanID, flags: m.scc.TraceFlags}
+	return rc, rc.SpanContext()
+}
+
+// extractW3CAny is extractW3CMeta of any _meta.
+func extractW3CAny(ctx context.Context, m *metaInfo) (context.Context, trace.SpanContext) {
 	w3c := &m.w3c
-	if tp := rawStringBytes(w3c[0]); len(tp) > 0 {
-		if scc, ok := parseTraceparent(tp); ok {
-			if w3c[1] != nil {
-				ts, _ := stringValue(w3c[1])
-				// A tracestate that does not parse leaves the traceparent
-				// good, as the W3C propagator does.
-				scc.TraceState, _ = trace.ParseTraceState(ts)
-			}
-			if sc := trace.NewSpanContext(scc); sc.IsValid() {
-				ctx = withRemoteSpanContext(ctx, sc)
-			}
+	var remote trace.SpanContext
+	scc, ok := m.scc, m.parsed
+	if !ok {
+		if tp := rawStringBytes(w3c[0]); len(tp) > 0 {
+			scc, ok = parseTraceparent(tp)
+		}
+	}
+	if ok {
+		if w3c[1] != nil {
+			ts, _ := stringValue(w3c[1])
+			// A tracestate that does not parse leaves the traceparent
+			// good, as the W3C propagator does.
+			scc.TraceState, _ = trace.ParseTraceState(ts)
+		}
+		if sc := trace.NewSpanContext(scc); sc.IsValid() {
+			ctx, remote = withRemoteSpanContext(ctx, sc), sc
 		}
 	}
 	if w3c[2] != nil {
 		ctx = propagation.Baggage{}.Extract(ctx, &metaCarrier{raw: m.raw})
 	}
-	return ctx
+	return ctx, remote
 }
 
 // injectW3C fills c as propagation.TraceContext and propagation.Baggage
@@ -201,37 +224,38 @@ type keyCatcher struct {
 func (c *keyCatcher) Value(key any) any { c.key = key; return nil }
 
 // remoteCtx is trace.ContextWithRemoteSpanContext in one allocation
-// instead of two: the parent context and the remote span together.
+// instead of two, and a small one: the context is also the remote span,
+// a non-recording span whose methods but SpanContext do nothing, and it
+// keeps the span context's ids and flags rather than a
+// trace.SpanContext (a traceparent with a tracestate goes the standard
+// way).
 type remoteCtx struct {
 	context.Context
-	span remoteSpan
+	embedded.Span
+	tid   trace.TraceID
+	sid   trace.SpanID
+	flags trace.TraceFlags
 }
 
 func (c *remoteCtx) Value(key any) any {
 	if key == spanKey {
-		return &c.span
+		return trace.Span(c)
 	}
 	return c.Context.Value(key)
 }
 
-// remoteSpan is the non-recording span of a remote span context: what
-// trace.ContextWithRemoteSpanContext keeps, every method but SpanContext
-// doing nothing.
-type remoteSpan struct {
-	embedded.Span
-	sc trace.SpanContext
+func (c *remoteCtx) SpanContext() trace.SpanContext {
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: c.tid, SpanID: c.sid, TraceFlags: c.flags, Remote: true})
 }
-
-func (s *remoteSpan) SpanContext() trace.SpanContext          { return s.sc }
-func (s *remoteSpan) IsRecording() bool                       { return false }
-func (s *remoteSpan) End(...trace.SpanEndOption)              {}
-func (s *remoteSpan) AddEvent(string, ...trace.EventOption)   {}
-func (s *remoteSpan) AddLink(trace.Link)                      {}
-func (s *remoteSpan) RecordError(error, ...trace.EventOption) {}
-func (s *remoteSpan) SetStatus(codes.Code, string)            {}
-func (s *remoteSpan) SetName(string)                          {}
-func (s *remoteSpan) SetAttributes(...attribute.KeyValue)     {}
-func (s *remoteSpan) TracerProvider() trace.TracerProvider    { return noop.NewTracerProvider() }
+func (c *remoteCtx) IsRecording() bool                       { return false }
+func (c *remoteCtx) End(...trace.SpanEndOption)              {}
+func (c *remoteCtx) AddEvent(string, ...trace.EventOption)   {}
+func (c *remoteCtx) AddLink(trace.Link)                      {}
+func (c *remoteCtx) RecordError(error, ...trace.EventOption) {}
+func (c *remoteCtx) SetStatus(codes.Code, string)            {}
+func (c *remoteCtx) SetName(string)                          {}
+func (c *remoteCtx) SetAttributes(...attribute.KeyValue)     {}
+func (c *remoteCtx) TracerProvider() trace.TracerProvider    { return noop.NewTracerProvider() }
 
 // remoteCtxWorks is set when trace.SpanContextFromContext reads a
 // remoteCtx as it reads trace.ContextWithRemoteSpanContext; if a later
@@ -239,13 +263,13 @@ func (s *remoteSpan) TracerProvider() trace.TracerProvider    { return noop.NewT
 // context would go the standard way.
 var remoteCtxWorks = func() bool {
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, Remote: true})
-	return spanKey != nil && trace.SpanContextFromContext(&remoteCtx{Context: context.Background(), span: remoteSpan{sc: sc}}).Equal(sc)
+	return spanKey != nil && trace.SpanContextFromContext(&remoteCtx{Context: context.Background(), tid: sc.TraceID(), sid: sc.SpanID()}).Equal(sc)
 }()
 
 // withRemoteSpanContext is trace.ContextWithRemoteSpanContext(ctx, sc).
 func withRemoteSpanContext(ctx context.Context, sc trace.SpanContext) context.Context {
-	if !remoteCtxWorks {
+	if !remoteCtxWorks || sc.TraceState().Len() > 0 {
 		return trace.ContextWithRemoteSpanContext(ctx, sc)
 	}
-	return &remoteCtx{Context: ctx, span: remoteSpan{sc: sc.WithRemote(true)}}
+	return &remoteCtx{Context: ctx, tid: sc.TraceID(), sid: sc.SpanID(), flags: sc.TraceFlags()}
 }

@@ -79,6 +79,36 @@ func TestExtractW3CMatchesPropagator(t *testing.T) {
 	}
 }
 
+// TestReadMetaExtractMatchesPropagator checks the path of the form an
+// instrumented client writes, which readMeta parses itself, against the
+// W3C propagator, for every traceparent of TestExtractW3CMatchesPropagator
+// written in that form.
+func TestReadMetaExtractMatchesPropagator(t *testing.T) {
+	const tid, sid = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	fast := 0
+	for _, tp := range []string{
+		"00-" + tid + "-" + sid + "-00", "00-" + tid + "-" + sid + "-01", "00-" + tid + "-" + sid + "-03",
+		"00-" + tid + "-" + sid + "-04", "00-" + tid + "-" + sid + "-ff", "01-" + tid + "-" + sid + "-09",
+		"fe-" + tid + "-" + sid + "-01", "ff-" + tid + "-" + sid + "-01",
+		"00-0AF7651916CD43DD8448EB211C80319C-" + sid + "-01",
+		"00-00000000000000000000000000000000-" + sid + "-01", "00-" + tid + "-0000000000000000-01",
+		"00-" + tid + "-" + sid + "-0g", "00_" + tid + "_" + sid + "_01", "00-" + tid + "-" + sid + "+01",
+	} {
+		m := readMeta([]byte(`{"_meta":{"traceparent":"` + tp + `"},"name":"x"}`))
+		if m.parsed {
+			fast++
+		}
+		_, got := extractW3CMeta(context.Background(), &m)
+		want := trace.SpanContextFromContext(w3cProp.Extract(context.Background(), propagation.MapCarrier{"traceparent": tp}))
+		if !got.Equal(want) || got.IsRemote() != want.IsRemote() {
+			t.Errorf("%s: span context %+v, want %+v", tp, got, want)
+		}
+	}
+	if fast < 6 {
+		t.Errorf("%d traceparents took readMeta's own parse, want the 6 valid ones at least", fast)
+	}
+}
+
 // sameBaggage reports whether a and b hold the same members (String's
 // order is a map's).
 func sameBaggage(a, b baggage.Baggage) bool {
@@ -236,8 +266,42 @@ func BenchmarkExtractParams(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m := readMeta(params)
-		if !trace.SpanContextFromContext(extractW3CMeta(ctx, &m)).IsValid() {
+		if _, sc := extractW3CMeta(ctx, &m); !sc.IsValid() {
 			b.Fatal("no remote span context")
+		}
+	}
+}
+
+// BenchmarkReadMeta, BenchmarkParseTraceparent and
+// BenchmarkWithRemoteSpanContext measure the three steps of
+// BenchmarkExtractParams one by one.
+func BenchmarkReadMeta(b *testing.B) {
+	params := []byte(`{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"},"name":"echo","arguments":{"text":"hello, world"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if m := readMeta(params); m.w3c[0] == nil {
+			b.Fatal("no traceparent")
+		}
+	}
+}
+
+func BenchmarkParseTraceparent(b *testing.B) {
+	tp := []byte("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := parseTraceparent(tp); !ok {
+			b.Fatal("not parsed")
+		}
+	}
+}
+
+func BenchmarkWithRemoteSpanContext(b *testing.B) {
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, Remote: true})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if withRemoteSpanContext(ctx, sc) == ctx {
+			b.Fatal("same context")
 		}
 	}
 }
