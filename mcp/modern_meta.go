@@ -33,6 +33,11 @@ type requestMeta struct {
 	params                []byte
 	call                  callMembers
 	whole, oneMeta, plain bool
+	// found says params name a protocol version in their first _meta (an
+	// object): the request belongs to the stateless era, even when parse
+	// refuses it. probe, set before parse, asks serveModern to hand a
+	// request that does not back to the session era (errNotStateless).
+	found, probe bool
 	// maxState is ServerOptions.MaxClientStateBytes, set before parse;
 	// zero or negative is no bound.
 	maxState int
@@ -97,6 +102,7 @@ func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Erro
 	}
 	m.params, m.whole = params, jsonscan.SkipSpace(params, end) == len(params)
 	m.oneMeta = metas == 1
+	m.found = version != nil
 	if version == nil {
 		return retry, errInvalidParams("_meta is missing " + MetaProtocolVersion)
 	}
