@@ -62,6 +62,23 @@ func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Erro
 	var metas int
 	m.plain = true
 	metaMember := func(key, value []byte) {
+		// The keys every request sends, spelled as they usually are: no
+		// escapes, so no need to look further (and none of them could
+		// be a progressToken).
+		switch string(key) {
+		case MetaProtocolVersion:
+			version = value
+			return
+		case MetaClientCapabilities:
+			caps = value
+			return
+		case MetaClientInfo:
+			info = value
+			return
+		case MetaLogLevel:
+			level = value
+			return
+		}
 		if m.plain && len(key) >= len("progressToken") {
 			m.plain = ignoredKey(key, "progressToken")
 		}
