@@ -353,6 +353,28 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 	return ss.serveModern(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
 }
 
+// errNotStateless is serveModern's answer, when asked to probe
+// (requestMeta.probe), for a request whose params name no protocol version
+// in _meta after all: handleRequest serves it in the session era.
+var errNotStateless = errors.New("mcp: not a stateless-era request")
+
+// probeModern is handleModern for a request that only may belong to the
+// stateless era (its params mention the _meta protocol version key, as
+// eraprobe tells by a byte search): the _meta is read once, by the
+// stateless era's own parse, rather than first to tell the era and then
+// again to serve it. modern is false, and nothing was done, when the
+// params name no version after all (IsStatelessRequest would have said
+// false).
+func (ss *ServerSession) probeModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, modern bool, err error) {
+	c := new(sessionModernCall)
+	c.call.meta.probe = true
+	resp, _, err = ss.serveModern(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
+	if err == errNotStateless {
+		return nil, false, nil
+	}
+	return resp, true, err
+}
+
 // serveModern is handleModern with the request's allocation: c, the
 // in-flight entry in, and r, the handler's Request. A solo session
 // (serveStateless's own, in nil) is reachable by nobody else: the request
@@ -365,6 +387,9 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	m.maxState = s.opts.MaxClientStateBytes
 	retry, rpcErr := m.parse(req.Params)
 	if rpcErr != nil {
+		if m.probe && !m.found {
+			return nil, false, errNotStateless
+		}
 		return jsonrpc.NewErrorResponse(req.ID, rpcErr), true, nil
 	}
 	if !IsStatelessVersion(m.version) {

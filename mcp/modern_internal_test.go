@@ -7,9 +7,14 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
+	"go.uber.org/goleak"
+
+	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -128,6 +133,13 @@ func TestModernProtocolVersion(t *testing.T) {
 		if IsStatelessRequest(json.RawMessage(tc.params)) != tc.modern {
 			t.Errorf("IsStatelessRequest(%s) != %t", tc.params, tc.modern)
 		}
+		// handleRequest tells the era by the stateless era's own parse
+		// (probeModern): it must find what IsStatelessRequest finds.
+		var m requestMeta
+		m.parse(json.RawMessage(tc.params))
+		if m.found != tc.modern {
+			t.Errorf("requestMeta.parse(%s) found %t, want %t", tc.params, m.found, tc.modern)
+		}
 	}
 }
 
@@ -153,7 +165,11 @@ func FuzzModernMeta(f *testing.F) {
 			t.Fatalf("eraprobe.MentionsProtocolVersion(%q) missed the key", params)
 		}
 		var m requestMeta
-		if retry, err := m.parse(params); err == nil {
+		retry, err := m.parse(params)
+		if _, modern := rawProtocolVersion(params); modern != m.found {
+			t.Fatalf("requestMeta.parse(%q) found %t, rawProtocolVersion %t", params, m.found, modern)
+		}
+		if err == nil {
 			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{}, retry.responses, retry.state)
 		}
 		requestBinding("tools/call", params)
@@ -195,5 +211,45 @@ func TestRequestBinding(t *testing.T) {
 	}
 	if name, _ := requestBinding("prompts/get", json.RawMessage(`{"name":"p","uri":"x"}`)); name != "p" {
 		t.Errorf("prompts/get: %q", name)
+	}
+}
+
+// TestHandleRequestProbeFallsBack: a session-era request whose params
+// mention the stateless era's _meta key without naming a version in _meta
+// (the byte search's false positives) is served in the session era, and
+// one that names it in the stateless era.
+func TestHandleRequestProbeFallsBack(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	if err := AddTool(s, &Tool{Name: "echo"}, func(_ context.Context, _ *Request, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		return in.Text, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
+	defer ss.Close()
+	for _, tc := range []struct {
+		params, want string
+	}{
+		{`{"name":"echo","arguments":{"text":"io.modelcontextprotocol/protocolVersion"}}`,
+			`{"content":[{"type":"text","text":"io.modelcontextprotocol/protocolVersion"}]}`},
+		{`{"name":"echo","arguments":{"text":"x"},"_meta":{"x":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			`{"content":[{"type":"text","text":"x"}]}`},
+		{`{"name":"echo","arguments":{"text":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+			`error -32602 Invalid params`},
+	} {
+		resp, err := ss.handleRequest(context.Background(), &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: json.RawMessage(tc.params)}, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.params, err)
+		}
+		got := string(resp.Result)
+		if resp.Error != nil {
+			got = fmt.Sprintf("error %d %s", resp.Error.Code, resp.Error.Message)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.params, got, tc.want)
+		}
 	}
 }

@@ -33,6 +33,11 @@ type requestMeta struct {
 	params                []byte
 	call                  callMembers
 	whole, oneMeta, plain bool
+	// found says params name a protocol version in their first _meta (an
+	// object): the request belongs to the stateless era, even when parse
+	// refuses it. probe, set before parse, asks serveModern to hand a
+	// request that does not back to the session era (errNotStateless).
+	found, probe bool
 	// maxState is ServerOptions.MaxClientStateBytes, set before parse;
 	// zero or negative is no bound.
 	maxState int
@@ -57,6 +62,23 @@ func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Erro
 	var metas int
 	m.plain = true
 	metaMember := func(key, value []byte) {
+		// The keys every request sends, spelled as they usually are: no
+		// escapes, so no need to look further (and none of them could
+		// be a progressToken).
+		switch string(key) {
+		case MetaProtocolVersion:
+			version = value
+			return
+		case MetaClientCapabilities:
+			caps = value
+			return
+		case MetaClientInfo:
+			info = value
+			return
+		case MetaLogLevel:
+			level = value
+			return
+		}
 		if m.plain && len(key) >= len("progressToken") {
 			m.plain = ignoredKey(key, "progressToken")
 		}
@@ -97,6 +119,7 @@ func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Erro
 	}
 	m.params, m.whole = params, jsonscan.SkipSpace(params, end) == len(params)
 	m.oneMeta = metas == 1
+	m.found = version != nil
 	if version == nil {
 		return retry, errInvalidParams("_meta is missing " + MetaProtocolVersion)
 	}

@@ -267,6 +267,7 @@ func parseReference(m *requestMeta, params json.RawMessage) (retryMembers, *json
 		}
 		return true
 	})
+	m.found = version != nil
 	if version == nil || caps == nil {
 		return retry, errInvalidParams("_meta is missing a member")
 	}

@@ -22,7 +22,10 @@ const workerIdle = time.Second
 // slow one while a slot is free; past max it waits in the queue.
 //
 // Once every worker is idle, a timer ends them after workerIdle; close ends
-// them at once when the session ends.
+// them at once when the session ends. The timer is not set again for each
+// idle spell (on a busy session, one per request or so): it is set once,
+// and when it fires for a spell that began later, it is set for the rest
+// of that spell's time.
 type workPool struct {
 	ctx context.Context // jobs are dropped once it is done
 	max int
@@ -49,6 +52,11 @@ type workPool struct {
 	expire uint64 // workers idle since generation expire exit
 	closed bool
 	timer  *time.Timer
+	armed  bool // timer is pending or firing
+	// since is when the current idle spell began, as time since epoch
+	// (the monotonic clock alone: one clock read, where time.Now makes two).
+	since time.Duration
+	epoch time.Time
 }
 
 // job is one unit of work read from the connection: a request, or a batch
@@ -59,7 +67,7 @@ type job struct {
 }
 
 func newWorkPool(ctx context.Context, max int, wg *sync.WaitGroup, run func(job)) *workPool {
-	p := &workPool{ctx: ctx, max: max, wg: wg, run: run, admitted: make(chan struct{}, 2*max)}
+	p := &workPool{ctx: ctx, max: max, wg: wg, run: run, admitted: make(chan struct{}, 2*max), epoch: time.Now()}
 	p.cond.L = &p.mu
 	return p
 }
@@ -143,8 +151,15 @@ func (p *workPool) work() {
 	}
 }
 
-// armLocked starts the idle timer for the current generation.
+// armLocked notes the start of an idle spell (the current generation) and
+// makes sure the idle timer is set: a timer set for an earlier spell
+// stays, and expireIdle sets it again for the rest of this one.
 func (p *workPool) armLocked() {
+	p.since = time.Since(p.epoch)
+	if p.armed {
+		return
+	}
+	p.armed = true
 	if p.timer == nil {
 		p.timer = time.AfterFunc(workerIdle, p.expireIdle)
 		return
@@ -152,13 +167,19 @@ func (p *workPool) armLocked() {
 	p.timer.Reset(workerIdle)
 }
 
-// expireIdle ends the workers if they have all stayed idle since the timer
-// was armed.
+// expireIdle ends the workers if they have all stayed idle for workerIdle,
+// or sets the timer for the rest of the current idle spell's time.
 func (p *workPool) expireIdle() {
 	p.mu.Lock()
-	if p.idle == p.workers && p.pending() == 0 {
-		p.expire = p.gen
-		p.cond.Broadcast()
+	p.armed = false
+	if !p.closed && p.idle == p.workers && p.pending() == 0 {
+		if left := workerIdle - (time.Since(p.epoch) - p.since); left > 0 {
+			p.armed = true
+			p.timer.Reset(left)
+		} else {
+			p.expire = p.gen
+			p.cond.Broadcast()
+		}
 	}
 	p.mu.Unlock()
 }

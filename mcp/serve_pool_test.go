@@ -174,3 +174,43 @@ func TestStdioPipelinedRequestDoesNotWaitForASlowOne(t *testing.T) {
 		c.finish()
 	})
 }
+
+// The idle timer is set once, not for each idle spell: the workers end
+// workerIdle after the last spell began, however many spells came before
+// within the timer's time.
+func TestWorkPoolIdleTimerSetOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var wg sync.WaitGroup
+		p := newWorkPool(context.Background(), 4, &wg, func(job) {})
+		p.submit(job{batch: []byte("a")})
+		synctest.Wait() // idle: the timer is set for workerIdle from now
+		time.Sleep(workerIdle / 2)
+		p.submit(job{batch: []byte("b")})
+		synctest.Wait() // a second idle spell
+		p.mu.Lock()
+		armed, gen := p.armed, p.gen
+		p.mu.Unlock()
+		if !armed || gen != 2 {
+			t.Errorf("after two idle spells: armed %t, generation %d; want armed, 2", armed, gen)
+		}
+		// The timer fires for the first spell, and is set again for the
+		// rest of the second's time.
+		time.Sleep(workerIdle/2 + time.Millisecond)
+		synctest.Wait()
+		if n := workers(); n != 1 {
+			t.Errorf("%d workers %v into the second idle spell, want 1", n, workerIdle/2+time.Millisecond)
+		}
+		time.Sleep(workerIdle/2 - 2*time.Millisecond)
+		synctest.Wait()
+		if n := workers(); n != 1 {
+			t.Errorf("%d workers just before workerIdle into the second idle spell, want 1", n)
+		}
+		time.Sleep(2 * time.Millisecond)
+		synctest.Wait()
+		if n := workers(); n != 0 {
+			t.Errorf("%d workers workerIdle after the second idle spell began, want 0", n)
+		}
+		p.close()
+		wg.Wait()
+	})
+}

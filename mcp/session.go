@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -188,9 +189,16 @@ func (ss *ServerSession) Close() error {
 func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
 	// A request carrying the stateless era's _meta is served on its own,
 	// whatever the session did before (modern.go).
-	if IsStatelessRequest(req.Params) || isModernOnlyMethod(req.Method) {
+	if isModernOnlyMethod(req.Method) {
 		resp, _, err := ss.handleModern(ctx, req, related, extra)
 		return resp, err
+	}
+	if len(req.Params) != 0 && eraprobe.MentionsProtocolVersion(req.Params) {
+		// Most likely the stateless era's: its parse of _meta tells for
+		// sure (IsStatelessRequest), and serves it in the same pass.
+		if resp, modern, err := ss.probeModern(ctx, req, related, extra); modern {
+			return resp, err
+		}
 	}
 	// ping is answered at any time, without bookkeeping.
 	if req.Method == "ping" && ss.server.handler == nil {

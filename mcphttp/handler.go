@@ -114,6 +114,8 @@ type Handler struct {
 	modern modernInflight
 	// inline ticks the inline reply streams that are slow to answer.
 	inline inlineWatch
+	// bodies times the POST bodies being read (Options.BodyReadTimeout).
+	bodies bodyWatch
 
 	// closed is cancelled by Close; stateless sessions in flight watch it.
 	closed context.Context

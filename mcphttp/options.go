@@ -188,13 +188,14 @@ type Options struct {
 	// from the moment the handler starts reading it. A body that has not
 	// arrived in full by then is answered 408 with the JSON-RPC error
 	// -32000 "Request Timeout: the body was not received within <d>" (id
-	// null), and its connection is closed. The deadline is set on the
-	// connection only while the body is read (with
-	// http.ResponseController.SetReadDeadline) and cleared afterwards, so
-	// it is independent of http.Server.ReadTimeout; a ResponseWriter that
-	// cannot set one (a middleware's that does not Unwrap to net/http's)
-	// leaves the read untimed. If zero, 30 seconds; if negative, a body
-	// may take any time.
+	// null), and its connection is closed. Only a read still in progress
+	// when its time is up gets a deadline on the connection (one in the
+	// past, through the SetReadDeadline that
+	// http.ResponseController.SetReadDeadline uses), so it is independent
+	// of http.Server.ReadTimeout and no handler outlives it into a
+	// deadline; a ResponseWriter that cannot set one (a middleware's that
+	// does not Unwrap to net/http's) leaves the read untimed. If zero, 30
+	// seconds; if negative, a body may take any time.
 	BodyReadTimeout time.Duration
 
 	// MaxBatchLength caps the messages in one JSON-RPC batch (protocol

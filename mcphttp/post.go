@@ -209,15 +209,15 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(limit))
 		return nil, false
 	}
-	var dl readDeadliner
+	var br *bodyRead
 	if d := h.opts.BodyReadTimeout; d > 0 && r.ContentLength != 0 {
-		// A ResponseWriter that cannot set one (not net/http's) leaves the
-		// read untimed.
-		if dl = readDeadlinerOf(w); dl != nil && dl.SetReadDeadline(time.Now().Add(d)) != nil {
-			dl = nil
+		// A ResponseWriter that cannot set a deadline (not net/http's)
+		// leaves the read untimed. The deadline is set only if the read
+		// is still in progress when it is due (bodywatch.go).
+		if dl := readDeadlinerOf(w); dl != nil {
+			br = h.bodies.start(dl, d)
 		}
 	}
-	timed := dl != nil
 	var buf []byte
 	var err error
 	if r.ContentLength > 0 {
@@ -229,12 +229,14 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		_, err = b.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
 		buf = b.Bytes()
 	}
+	timed := false
+	if br != nil {
+		_, failed := h.bodies.done(br, err == nil)
+		timed = !failed
+	}
 	if err != nil {
 		h.refuseBody(w, r, err, timed)
 		return nil, false
-	}
-	if timed {
-		_ = dl.SetReadDeadline(time.Time{})
 	}
 	return buf, true
 }

@@ -1,0 +1,133 @@
+package mcphttp
+
+import (
+	"sync"
+	"time"
+)
+
+// bodyWatch stands in for a read deadline per POST body (Options.
+// BodyReadTimeout). Setting a deadline on the connection before the body
+// is read and clearing it afterwards costs two trips through the
+// runtime's timer heap per request, for a body that almost always is in
+// net/http's buffer already. Every body of a Handler gets the same time,
+// so the order reads start in is the order they fall due: the watch keeps
+// the reads in progress in a list in that order, and one timer, set for
+// the oldest, serves them all. Only a read still in progress when its
+// time is up gets a deadline, one in the past, which ends the read as
+// the deadline set beforehand would have.
+type bodyWatch struct {
+	mu         sync.Mutex
+	head, tail *bodyRead
+	timer      *time.Timer // made on first use
+	armed      bool        // timer is pending or firing
+}
+
+// bodyRead is one body being read, in its Handler's bodyWatch while it
+// is; its fields are guarded by the watch's lock.
+type bodyRead struct {
+	dl         readDeadliner
+	due        time.Time
+	prev, next *bodyRead
+	in         bool
+	// fired says the watch found the read overdue and set the past
+	// deadline on its connection (failed: and the setter failed, so the
+	// read was not interrupted).
+	fired, failed bool
+}
+
+// bodyReads recycles bodyRead values: one is needed per POST.
+var bodyReads = sync.Pool{New: func() any { return new(bodyRead) }}
+
+// pastDeadline is a read deadline that has passed: setting it ends a
+// read in progress at once with os.ErrDeadlineExceeded.
+var pastDeadline = time.Unix(1, 0)
+
+// start watches a read of a body through dl that must end within d, and
+// returns its place in the watch, for done.
+func (bw *bodyWatch) start(dl readDeadliner, d time.Duration) *bodyRead {
+	br := bodyReads.Get().(*bodyRead)
+	br.dl = dl
+	due := time.Now().Add(d)
+	bw.mu.Lock()
+	br.due, br.in, br.prev, br.next = due, true, bw.tail, nil
+	if bw.tail != nil {
+		bw.tail.next = br
+	} else {
+		bw.head = br
+	}
+	bw.tail = br
+	if !bw.armed {
+		bw.armed = true
+		if bw.timer == nil {
+			bw.timer = time.AfterFunc(d, bw.fire)
+		} else {
+			bw.timer.Reset(d)
+		}
+	}
+	bw.mu.Unlock()
+	return br
+}
+
+// done stops watching br, whose read has ended, and gives it back. It
+// reports whether the read's connection was given a deadline (set: the
+// read was overdue; then, when ok, the read got its body all the same
+// and the deadline is cleared) and whether setting it failed.
+func (bw *bodyWatch) done(br *bodyRead, ok bool) (set, failed bool) {
+	bw.mu.Lock()
+	if br.in {
+		bw.unlinkLocked(br)
+	}
+	set, failed = br.fired, br.failed
+	bw.mu.Unlock()
+	if set && !failed && ok {
+		_ = br.dl.SetReadDeadline(time.Time{})
+	}
+	*br = bodyRead{}
+	bodyReads.Put(br)
+	return set, failed
+}
+
+func (bw *bodyWatch) unlinkLocked(br *bodyRead) {
+	if br.prev != nil {
+		br.prev.next = br.next
+	} else {
+		bw.head = br.next
+	}
+	if br.next != nil {
+		br.next.prev = br.prev
+	} else {
+		bw.tail = br.prev
+	}
+	br.prev, br.next, br.in = nil, nil, false
+}
+
+// fire ends the reads whose time is up and sets the timer for the next
+// one. The deadline is set under the watch's lock, so that a read that
+// done finds unfired is never given one afterwards (setting a deadline
+// does not block).
+func (bw *bodyWatch) fire() {
+	now := time.Now()
+	bw.mu.Lock()
+	for br := bw.head; br != nil && !br.due.After(now); br = bw.head {
+		bw.unlinkLocked(br)
+		br.fired = true
+		br.failed = !endRead(br.dl)
+	}
+	if bw.head != nil {
+		bw.timer.Reset(bw.head.due.Sub(now))
+	} else {
+		bw.armed = false
+	}
+	bw.mu.Unlock()
+}
+
+// endRead sets a past read deadline through dl, and reports whether it
+// was set. A setter that panics (a middleware's writer) has not.
+func endRead(dl readDeadliner) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return dl.SetReadDeadline(pastDeadline) == nil
+}
