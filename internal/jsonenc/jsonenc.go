@@ -184,3 +184,25 @@ var base64Pairs = func() (t [4096]uint16) {
 	}
 	return t
 }()
+
+// AppendEncoded appends, as a JSON string, JSON text that AppendString
+// and this package's other functions (or encoding/json, for values without
+// json.RawMessage or MarshalJSON methods of their own) wrote: valid UTF-8
+// with no control character, no <, >, & and no U+2028, U+2029, where only
+// the quote and the backslash need an escape. The result is
+// AppendString(dst, enc), for such input, without its UTF-8
+// checks: a typed tool's output is sent both as JSON and as this string.
+func AppendEncoded(dst []byte, enc string) []byte {
+	dst = slices.Grow(dst, len(enc)+len(enc)/8+2)
+	dst = append(dst, '"')
+	start := 0
+	for i := range len(enc) {
+		if b := enc[i]; b == '"' || b == '\\' {
+			dst = append(dst, enc[start:i]...)
+			dst = append(dst, '\\', b)
+			start = i + 1
+		}
+	}
+	dst = append(dst, enc[start:]...)
+	return append(dst, '"')
+}
