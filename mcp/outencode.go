@@ -238,30 +238,54 @@ func isEmptyValue(v reflect.Value) bool {
 	return v.IsZero()
 }
 
-// mapEntry is a map member being sorted by key.
-type mapEntry struct {
-	key string
-	val reflect.Value
-}
-
-// appendMap writes a map with string keys, its members sorted by key.
+// appendMap writes a map with string keys, its members sorted by key. A
+// map[string]string, the usual map of a tool's output, is read without
+// reflection.
 func appendMap(b []byte, v reflect.Value, elem encodeFn) ([]byte, bool) {
 	if v.IsNil() {
 		return append(b, "null"...), true
 	}
-	entries := make([]mapEntry, 0, v.Len())
-	for it := v.MapRange(); it.Next(); {
-		entries = append(entries, mapEntry{it.Key().String(), it.Value()})
+	if m, ok := reflect.TypeAssert[map[string]string](v); ok {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonenc.AppendString(b, k), ':')
+			b = jsonenc.AppendString(b, m[k])
+		}
+		return append(b, '}'), true
 	}
-	slices.SortFunc(entries, func(x, y mapEntry) int { return strings.Compare(x.key, y.key) })
+	// The members are copied out once (SetIterKey and SetIterValue, which
+	// do not allocate per member as MapIter.Key and Value do) and
+	// written in the order of their keys.
+	n := v.Len()
+	keys := make([]string, n)
+	vals := reflect.MakeSlice(reflect.SliceOf(v.Type().Elem()), n, n)
+	order := make([]int, n)
+	k := reflect.New(v.Type().Key()).Elem()
+	i := 0
+	for it := v.MapRange(); it.Next() && i < n; i++ {
+		k.SetIterKey(it)
+		keys[i] = k.String()
+		vals.Index(i).SetIterValue(it)
+		order[i] = i
+	}
+	order = order[:i]
+	slices.SortFunc(order, func(x, y int) int { return strings.Compare(keys[x], keys[y]) })
 	b = append(b, '{')
-	for i, e := range entries {
-		if i > 0 {
+	for j, o := range order {
+		if j > 0 {
 			b = append(b, ',')
 		}
-		b = append(jsonenc.AppendString(b, e.key), ':')
+		b = append(jsonenc.AppendString(b, keys[o]), ':')
 		var ok bool
-		if b, ok = elem(b, e.val); !ok {
+		if b, ok = elem(b, vals.Index(o)); !ok {
 			return b, false
 		}
 	}
