@@ -26,9 +26,91 @@ type argDecoder struct {
 	root decodeFn
 }
 
-// decodeFn decodes the raw JSON value (valid: the schema check has read
-// it) into v, or reports false.
-type decodeFn func(v reflect.Value, value []byte) bool
+// decodeFn decodes the JSON value that starts at data[i] (no leading
+// space; data is valid JSON, which the schema check has read) into v and
+// returns the index just after it, or reports false. The decoders of
+// objects and arrays read their members themselves, so that the
+// arguments are read once, not once per level of nesting.
+type decodeFn func(v reflect.Value, data []byte, i int) (end int, ok bool)
+
+// scalar returns a decodeFn for a string, boolean or number: set decodes
+// the value's raw JSON.
+func scalar(set func(v reflect.Value, value []byte) bool) decodeFn {
+	return func(v reflect.Value, data []byte, i int) (int, bool) {
+		end, _, err := jsonscan.Skip(data, i)
+		if err != nil {
+			return i, false
+		}
+		return end, set(v, data[i:end])
+	}
+}
+
+var (
+	decodeStringFn = scalar(decodeString)
+	decodeBoolFn   = scalar(decodeBool)
+	decodeIntFn    = scalar(decodeInt)
+	decodeUintFn   = scalar(decodeUint)
+	decodeFloatFn  = scalar(decodeFloat)
+)
+
+// isNull reports whether data[i] starts null, which decoders of
+// containers turn into their zero value (or leave a struct as it is).
+func isNull(data []byte, i int) bool { return i < len(data) && data[i] == 'n' }
+
+// skipNull returns the index after the null at data[i].
+func skipNull(data []byte, i int) (int, bool) {
+	end, k, err := jsonscan.Skip(data, i)
+	return end, err == nil && k == jsonscan.Null
+}
+
+// nextMember moves past the space and comma after a member or element at
+// data[i]: more reports whether another follows (then i is its start),
+// ok false is malformed JSON.
+func nextMember(data []byte, i int, closing byte) (next int, more, ok bool) {
+	i = jsonscan.SkipSpace(data, i)
+	if i >= len(data) {
+		return i, false, false
+	}
+	switch data[i] {
+	case closing:
+		return i + 1, false, true
+	case ',':
+		return jsonscan.SkipSpace(data, i+1), true, true
+	}
+	return i, false, false
+}
+
+// memberKey reads the key at data[i] (its quote) and the colon after it:
+// it returns the raw key and the index of the member's value.
+func memberKey(data []byte, i int) (key []byte, value int, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return nil, i, false
+	}
+	end, _, err := jsonscan.Skip(data, i)
+	if err != nil {
+		return nil, i, false
+	}
+	key = data[i+1 : end-1]
+	i = jsonscan.SkipSpace(data, end)
+	if i >= len(data) || data[i] != ':' {
+		return nil, i, false
+	}
+	return key, jsonscan.SkipSpace(data, i+1), true
+}
+
+// openContainer checks that data[i] opens an object or array (open) and
+// returns the index of its first member, or done with the index after it
+// when it is empty.
+func openContainer(data []byte, i int, open, closing byte) (next int, empty, ok bool) {
+	if i >= len(data) || data[i] != open {
+		return i, false, false
+	}
+	i = jsonscan.SkipSpace(data, i+1)
+	if i < len(data) && data[i] == closing {
+		return i + 1, true, true
+	}
+	return i, false, true
+}
 
 // structDecoder decodes into one struct type.
 type structDecoder struct {
@@ -74,15 +156,15 @@ func compileDecoder(t reflect.Type, inProgress map[reflect.Type]bool) decodeFn {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return decodeString
+		return decodeStringFn
 	case reflect.Bool:
-		return decodeBool
+		return decodeBoolFn
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return decodeInt
+		return decodeIntFn
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return decodeUint
+		return decodeUintFn
 	case reflect.Float32, reflect.Float64:
-		return decodeFloat
+		return decodeFloatFn
 	case reflect.Struct:
 		if inProgress[t] {
 			return nil
@@ -102,7 +184,7 @@ func compileDecoder(t reflect.Type, inProgress map[reflect.Type]bool) decodeFn {
 		if elem == nil {
 			return nil
 		}
-		return func(v reflect.Value, value []byte) bool { return decodeSlice(v, value, elem) }
+		return func(v reflect.Value, data []byte, i int) (int, bool) { return decodeSlice(v, data, i, elem) }
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String || hasUnmarshaler(t.Key()) {
 			return nil
@@ -111,21 +193,21 @@ func compileDecoder(t reflect.Type, inProgress map[reflect.Type]bool) decodeFn {
 		if elem == nil {
 			return nil
 		}
-		return func(v reflect.Value, value []byte) bool { return decodeMap(v, value, elem) }
+		return func(v reflect.Value, data []byte, i int) (int, bool) { return decodeMap(v, data, i, elem) }
 	case reflect.Pointer:
 		elem := compileDecoder(t.Elem(), inProgress)
 		if elem == nil {
 			return nil
 		}
-		return func(v reflect.Value, value []byte) bool {
-			if jsonscan.KindOf(value) == jsonscan.Null {
+		return func(v reflect.Value, data []byte, i int) (int, bool) {
+			if isNull(data, i) {
 				v.SetZero()
-				return true
+				return skipNull(data, i)
 			}
 			if v.IsNil() {
 				v.Set(reflect.New(v.Type().Elem()))
 			}
-			return elem(v.Elem(), value)
+			return elem(v.Elem(), data, i)
 		}
 	}
 	return nil
@@ -206,44 +288,57 @@ func plainName(s string) bool {
 // pointer to the zero value of the decoder's struct type. On false dst may
 // be partly set; the caller decodes it again with encoding/json.
 func (d *argDecoder) decode(data []byte, dst any) bool {
-	if jsonscan.KindOf(data) != jsonscan.Object {
+	i := jsonscan.SkipSpace(data, 0)
+	if jsonscan.KindOf(data[i:]) != jsonscan.Object {
 		return false
 	}
-	return d.root(reflect.ValueOf(dst).Elem(), data)
+	end, ok := d.root(reflect.ValueOf(dst).Elem(), data, i)
+	return ok && jsonscan.SkipSpace(data, end) == len(data)
 }
 
 // decode decodes an object into the struct v. A key naming no field is
 // skipped, as encoding/json skips it, when it is plain ASCII and matches
 // no name case-insensitively either (encoding/json would use such a
 // field); other keys are declined.
-func (d *structDecoder) decode(v reflect.Value, value []byte) bool {
-	switch jsonscan.KindOf(value) {
-	case jsonscan.Null:
-		return true // null leaves a struct as it is
-	case jsonscan.Object:
-	default:
-		return false
+func (d *structDecoder) decode(v reflect.Value, data []byte, i int) (int, bool) {
+	if isNull(data, i) {
+		return skipNull(data, i) // null leaves a struct as it is
 	}
-	ok := true
+	i, empty, ok := openContainer(data, i, '{', '}')
+	if empty || !ok {
+		return i, ok
+	}
 	var seen uint64
-	jsonscan.Members(value, func(key, value []byte) bool {
-		i := d.field(key)
-		if i < 0 {
-			ok = d.ascii && d.unknown(key)
-			return ok
+	for more := true; more; {
+		var key []byte
+		if key, i, ok = memberKey(data, i); !ok {
+			return i, false
 		}
-		f := &d.fields[i]
-		if f.merges {
-			if seen&(1<<i) != 0 {
-				ok = false
-				return false
+		if f := d.field(key); f < 0 {
+			if !d.ascii || !d.unknown(key) {
+				return i, false
 			}
-			seen |= 1 << i
+			var err error
+			if i, _, err = jsonscan.Skip(data, i); err != nil {
+				return i, false
+			}
+		} else {
+			fd := &d.fields[f]
+			if fd.merges {
+				if seen&(1<<f) != 0 {
+					return i, false
+				}
+				seen |= 1 << f
+			}
+			if i, ok = fd.dec(v.Field(fd.index), data, i); !ok {
+				return i, false
+			}
 		}
-		ok = f.dec(v.Field(f.index), value)
-		return ok
-	})
-	return ok
+		if i, more, ok = nextMember(data, i, '}'); !ok {
+			return i, false
+		}
+	}
+	return i, true
 }
 
 func (d *structDecoder) field(key []byte) int {
@@ -271,85 +366,92 @@ func (d *structDecoder) unknown(key []byte) bool {
 
 // decodeSlice decodes an array into a new slice in v, as encoding/json
 // does into a nil one ([] gives an empty slice, null nil).
-func decodeSlice(v reflect.Value, value []byte, elem decodeFn) bool {
-	switch jsonscan.KindOf(value) {
-	case jsonscan.Null:
+func decodeSlice(v reflect.Value, data []byte, i int, elem decodeFn) (int, bool) {
+	if isNull(data, i) {
 		v.SetZero()
-		return true
-	case jsonscan.Array:
-	default:
-		return false
+		return skipNull(data, i)
+	}
+	i, empty, ok := openContainer(data, i, '[', ']')
+	if !ok {
+		return i, false
 	}
 	v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-	n := 0
-	ok := true
-	jsonscan.Elements(value, func(e []byte) bool {
+	for n, more := 0, !empty; more; n++ {
 		if n == v.Cap() {
 			v.Grow(1)
 		}
 		v.SetLen(n + 1)
-		ok = elem(v.Index(n), e)
-		n++
-		return ok
-	})
-	return ok
+		if i, ok = elem(v.Index(n), data, i); !ok {
+			return i, false
+		}
+		if i, more, ok = nextMember(data, i, ']'); !ok {
+			return i, false
+		}
+	}
+	return i, true
 }
 
 // decodeMap decodes an object into the map v (made if nil); a key is
 // declined when it holds an escape or bytes that are not UTF-8, which
 // encoding/json would unquote.
-func decodeMap(v reflect.Value, value []byte, elem decodeFn) bool {
-	switch jsonscan.KindOf(value) {
-	case jsonscan.Null:
+func decodeMap(v reflect.Value, data []byte, i int, elem decodeFn) (int, bool) {
+	if isNull(data, i) {
 		v.SetZero()
-		return true
-	case jsonscan.Object:
-	default:
-		return false
+		return skipNull(data, i)
+	}
+	i, empty, ok := openContainer(data, i, '{', '}')
+	if !ok {
+		return i, false
 	}
 	if v.IsNil() {
 		v.Set(reflect.MakeMap(v.Type()))
 	}
-	t := v.Type()
-	if m, isPlain := reflect.TypeAssert[map[string]string](v); isPlain {
-		// The usual map of a tool's arguments, without reflection.
-		ok := true
-		jsonscan.Members(value, func(key, value []byte) bool {
-			if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
-				ok = false
-				return false
-			}
-			switch jsonscan.KindOf(value) {
-			case jsonscan.String:
-				var s string
-				if s, ok = jsonscan.StringValue(value); ok {
-					m[string(key)] = s
-				}
-			case jsonscan.Null:
-				m[string(key)] = "" // a fresh element, left as it is by null
-			default:
-				ok = false
-			}
-			return ok
-		})
-		return ok
+	if empty {
+		return i, true
 	}
-	ok := true
-	e := reflect.New(t.Elem()).Elem()
-	k := reflect.New(t.Key()).Elem()
-	jsonscan.Members(value, func(key, value []byte) bool {
-		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
-			ok = false
-			return false
+	plain, isPlain := reflect.TypeAssert[map[string]string](v)
+	var e, k reflect.Value
+	if !isPlain {
+		e = reflect.New(v.Type().Elem()).Elem()
+		k = reflect.New(v.Type().Key()).Elem()
+	}
+	for more := true; more; {
+		var key []byte
+		if key, i, ok = memberKey(data, i); !ok || bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+			return i, false
 		}
-		e.SetZero()
-		if ok = elem(e, value); ok {
+		if isPlain {
+			// The usual map of a tool's arguments, without reflection.
+			end, kind, err := jsonscan.Skip(data, i)
+			if err != nil {
+				return i, false
+			}
+			switch kind {
+			case jsonscan.String:
+				s, ok := jsonscan.StringValue(data[i:end])
+				if !ok {
+					return i, false
+				}
+				plain[string(key)] = s
+			case jsonscan.Null:
+				plain[string(key)] = "" // a fresh element, left as it is by null
+			default:
+				return i, false
+			}
+			i = end
+		} else {
+			e.SetZero()
+			if i, ok = elem(e, data, i); !ok {
+				return i, false
+			}
 			k.SetString(string(key))
 			v.SetMapIndex(k, e)
 		}
-		return ok
-	})
-	return ok
+		if i, more, ok = nextMember(data, i, '}'); !ok {
+			return i, false
+		}
+	}
+	return i, true
 }
 
 func decodeString(v reflect.Value, value []byte) bool {
