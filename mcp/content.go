@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -141,13 +142,25 @@ func (c *TextContent) appendPlain(dst []byte) []byte {
 // usual shape (text contents, no _meta, no structuredContent): a tool
 // result is encoded on every tools/call.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+	return r.appendJSON(make([]byte, 0, r.jsonSize()))
+}
+
+// jsonSize is the capacity to encode r into: exact (at most a few bytes
+// over) for a typed result's own encoding, whose text's escapes are its
+// quotes and backslashes, else with room for some escapes.
+func (r *CallToolResult) jsonSize() int {
+	if r.ownEncoding() {
+		e := r.encoded
+		return len(`{"content":[{"type":"text","text":""}],"structuredContent":,"isError":true}`) +
+			len(e) + strings.Count(e, `"`) + strings.Count(e, `\`) + len(r.StructuredContent)
+	}
 	size := 64 + len(r.StructuredContent)
 	for _, c := range r.Content {
 		if t, ok := c.(*TextContent); ok && t != nil {
 			size += len(t.Text) + len(t.Text)/8 + 32 // room for some escapes
 		}
 	}
-	return r.appendJSON(make([]byte, 0, size))
+	return size
 }
 
 // appendJSON appends the result's JSON to dst; see MarshalJSON.

@@ -25,8 +25,10 @@ import (
 // encoding/json, so that output and errors never differ.
 type outEncoder struct {
 	fn encodeFn
-	// size is the length of the last output, the next one's first
-	// capacity: a tool's outputs are usually of one size.
+	// size is the length of the last output: the next one's first
+	// capacity is an eighth more, since a tool's outputs are usually of
+	// about one size (a byte more than the last would otherwise cost a
+	// copy into a buffer twice as large).
 	size atomic.Int64
 }
 
@@ -52,7 +54,8 @@ func newOutEncoder(t reflect.Type) *outEncoder {
 // encode returns out's JSON as json.Marshal would write it, or false: then
 // the caller calls json.Marshal.
 func (e *outEncoder) encode(out any) ([]byte, bool) {
-	b, ok := e.fn(make([]byte, 0, max(e.size.Load(), 64)), reflect.ValueOf(out))
+	last := e.size.Load()
+	b, ok := e.fn(make([]byte, 0, max(last+last/8, 64)), reflect.ValueOf(out))
 	if !ok {
 		return nil, false
 	}

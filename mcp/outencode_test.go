@@ -203,6 +203,11 @@ func TestTypedResultOwnEncoding(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, b, want)
 		}
 	}
+	// Unchanged, it is written into one buffer of the size it needs.
+	r, _ := typedResult(out, enc)
+	if n := testing.AllocsPerRun(10, func() { r.MarshalJSON() }); n != 1 {
+		t.Errorf("MarshalJSON of a typed result: %v allocations, want 1", n)
+	}
 	// Without the encoder (or with NaN, which it declines), json.Marshal's
 	// output is used and not marked.
 	if r, err := typedResult(out, nil); err != nil || r.encoded != "" {
