@@ -249,7 +249,8 @@ func appendMap(b []byte, v reflect.Value, elem encodeFn) ([]byte, bool) {
 		return append(b, "null"...), true
 	}
 	if m, ok := reflect.TypeAssert[map[string]string](v); ok {
-		keys := make([]string, 0, len(m))
+		var small [8]string // the usual small map's keys, on the stack
+		keys := small[:0]
 		for k := range m {
 			keys = append(keys, k)
 		}
