@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -141,36 +142,56 @@ func (c *TextContent) appendPlain(dst []byte) []byte {
 // usual shape (text contents, no _meta, no structuredContent): a tool
 // result is encoded on every tools/call.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+	return r.appendJSON(make([]byte, 0, r.jsonSize()))
+}
+
+// jsonSize is the capacity to encode r into: exact (at most a few bytes
+// over) for a typed result's own encoding, whose text's escapes are its
+// quotes and backslashes, else with room for some escapes.
+func (r *CallToolResult) jsonSize() int {
+	if r.ownEncoding() {
+		e := r.encoded
+		return len(`{"content":[{"type":"text","text":""}],"structuredContent":,"isError":true}`) +
+			len(e) + strings.Count(e, `"`) + strings.Count(e, `\`) + len(r.StructuredContent)
+	}
 	size := 64 + len(r.StructuredContent)
 	for _, c := range r.Content {
 		if t, ok := c.(*TextContent); ok && t != nil {
 			size += len(t.Text) + len(t.Text)/8 + 32 // room for some escapes
 		}
 	}
-	return r.appendJSON(make([]byte, 0, size))
+	return size
 }
 
 // appendJSON appends the result's JSON to dst; see MarshalJSON.
 func (r *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
-	if len(r.Meta) > 0 || r.Content == nil || (len(r.StructuredContent) > 0 && !verbatimRaw(r.StructuredContent)) {
+	own := r.ownEncoding()
+	if len(r.Meta) > 0 || r.Content == nil || (len(r.StructuredContent) > 0 && !own && !verbatimRaw(r.StructuredContent)) {
 		type plain CallToolResult
 		b, err := json.Marshal((*plain)(r))
 		return append(dst, b...), err
 	}
 	dst = append(dst, `{"content":[`...)
-	for i, c := range r.Content {
-		if i > 0 {
-			dst = append(dst, ',')
+	if own {
+		// The text is JSON outEncoder wrote: only its quotes and
+		// backslashes are escaped.
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = append(jsonenc.AppendEncoded(dst, r.encoded), '}')
+	} else {
+		for i, c := range r.Content {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil && len(t.Meta) == 0 {
+				dst = t.appendPlain(dst)
+				continue
+			}
+			b, err := json.Marshal(c)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(dst, b...)
 		}
-		if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil && len(t.Meta) == 0 {
-			dst = t.appendPlain(dst)
-			continue
-		}
-		b, err := json.Marshal(c)
-		if err != nil {
-			return dst, err
-		}
-		dst = append(dst, b...)
 	}
 	dst = append(dst, ']')
 	if len(r.StructuredContent) > 0 {
@@ -181,6 +202,21 @@ func (r *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"isError":true`...)
 	}
 	return append(dst, '}'), nil
+}
+
+// ownEncoding reports whether r is a typed tool's result as typedResult
+// made it from outEncoder's JSON, unchanged since (middleware may have
+// replaced its content or structured content): one text content holding
+// that JSON and, if any, structured content equal to it. Such structured
+// content needs no verbatimRaw check, and the text only its quotes and
+// backslashes escaped.
+func (r *CallToolResult) ownEncoding() bool {
+	if r.encoded == "" || len(r.Content) != 1 {
+		return false
+	}
+	t, ok := r.Content[0].(*TextContent)
+	return ok && t != nil && t.Annotations == nil && len(t.Meta) == 0 && t.Text == r.encoded &&
+		(len(r.StructuredContent) == 0 || string(r.StructuredContent) == r.encoded)
 }
 
 // verbatimRaw reports whether encoding/json would write raw unchanged:

@@ -13,7 +13,8 @@ func TestHandEncodedFieldsKnown(t *testing.T) {
 		typ  reflect.Type
 		want []string
 	}{
-		{reflect.TypeFor[CallToolResult](), []string{"Meta", "Content", "StructuredContent", "IsError"}},
+		// encoded is not a member: appendJSON's note of outEncoder's JSON.
+		{reflect.TypeFor[CallToolResult](), []string{"Meta", "Content", "StructuredContent", "IsError", "encoded"}},
 		{reflect.TypeFor[TextContent](), []string{"Text", "Annotations", "Meta"}},
 	} {
 		var got []string

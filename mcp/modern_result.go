@@ -134,13 +134,7 @@ func (s *Server) stampedToolResult(method string, id jsonrpc.ID, result any) *js
 		return nil
 	}
 	info := s.serverInfoMember()
-	size := len(stampPrefix) + len(info) + 64 + len(r.StructuredContent)
-	for _, c := range r.Content {
-		if t, ok := c.(*TextContent); ok && t != nil {
-			size += len(t.Text) + len(t.Text)/8 + 32 // room for some escapes
-		}
-	}
-	out := append(make([]byte, 0, size), stampPrefix...)
+	out := append(make([]byte, 0, len(stampPrefix)+len(info)+r.jsonSize()), stampPrefix...)
 	out = append(append(out, info...), "},"...)
 	n := len(out)
 	out, err := r.appendJSON(out)

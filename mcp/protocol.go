@@ -272,6 +272,10 @@ type CallToolResult struct {
 	Content           []Content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+
+	// encoded is the JSON a typed tool's outEncoder wrote, as the text of
+	// the result's one text content; see ownEncoding.
+	encoded string
 }
 
 // CancelledParams is the params of notifications/cancelled

@@ -164,3 +164,87 @@ func TestStampedReadResultMatchesStampResult(t *testing.T) {
 		}
 	}
 }
+
+// memoText returns a long text of n bytes with everything the escaper
+// handles, its first bytes set by tag.
+func memoText(tag string, n int) string {
+	unit := "a\"b\\c<d>&e\u2028f\xff\tg é 東京 ☕\n"
+	return (tag + strings.Repeat(unit, n/len(unit)+1))[:n]
+}
+
+// A long text read again is copied from textMemo: the bytes are
+// json.Marshal's on every read, for the same string, an equal one in
+// other memory, and a different one of the same length.
+func TestReadResourceTextMemo(t *testing.T) {
+	read := func(text string) {
+		t.Helper()
+		r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///m", MIMEType: "text/plain", Text: text}}}
+		want, _ := json.Marshal(r)
+		got, ok := r.appendFast()
+		if !ok || string(got) != string(want) {
+			t.Fatalf("read of %.20q: got %.200s, want %.200s", text, got, want)
+		}
+	}
+	text := memoText("memo-1", 100_000)
+	read(text)
+	if _, e := memoFind(text); e == nil || e.enc != nil {
+		t.Fatalf("after one read: entry %v, want one without its encoding", e)
+	}
+	read(text)
+	if _, e := memoFind(text); e == nil || e.enc == nil {
+		t.Fatalf("after two reads: entry %v, want one with its encoding", e)
+	}
+	read(text)
+	read(strings.Clone(text))
+	other := memoText("memo-2", len(text))
+	read(other)
+	read(other)
+	read(text)
+	blob := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///b", Blob: strings.Repeat("QUJD", 10_000)}}}
+	for range 3 {
+		want, _ := json.Marshal(blob)
+		if got, _ := blob.appendFast(); string(got) != string(want) {
+			t.Fatalf("blob read: got %.100s", got)
+		}
+	}
+	huge := memoText("memo-huge", maxMemoText+1)
+	read(huge)
+	read(huge)
+	if _, e := memoFind(huge); e != nil {
+		t.Fatal("a text longer than maxMemoText was remembered")
+	}
+}
+
+// Readers of more long texts than textMemo holds, at once, each get
+// their own text's bytes (run with -race).
+func TestReadResourceTextMemoConcurrent(t *testing.T) {
+	texts := make([]string, 2*memoSlots)
+	wants := make([]string, len(texts))
+	for i := range texts {
+		texts[i] = memoText(strings.Repeat("x", i), 40_000)
+		w, _ := json.Marshal(&ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///c", Text: texts[i]}}})
+		wants[i] = string(w)
+	}
+	errs := make(chan string, 4)
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for n := range 50 {
+				i := (g + n*(g+1)) % len(texts)
+				r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///c", Text: texts[i]}}}
+				if got, _ := r.appendFast(); string(got) != wants[i] {
+					errs <- "text " + texts[i][:i+1]
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Errorf("wrong bytes for %s", e)
+	}
+}

@@ -132,6 +132,12 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 		}
 	}
 	v := newArgValidator(inSchema, reflect.TypeFor[In]())
+	var enc *outEncoder
+	switch any(zero).(type) {
+	case string, *CallToolResult:
+	default:
+		enc = newOutEncoder(reflect.TypeFor[Out]())
+	}
 	s.putTool(&serverTool{tool: t, handler: func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
 		var in In
 		if msg := v.decode(args, &in); msg != "" {
@@ -146,7 +152,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 			// result is not boxed on the heap on its way to typedResult.
 			return newTextResult(s), nil
 		}
-		res, err := typedResult(out)
+		res, err := typedResult(out, enc)
 		if err == nil && res.StructuredContent == nil && t.OutputSchema != nil {
 			if _, own := any(out).(*CallToolResult); !own {
 				// A tool with an output schema must return structured
@@ -191,8 +197,9 @@ func toolSchema[T any](given json.RawMessage) (*jsonschema.Resolved, error) {
 	return schema.Resolve(nil)
 }
 
-// typedResult turns a typed handler's output into a CallToolResult.
-func typedResult(out any) (*CallToolResult, error) {
+// typedResult turns a typed handler's output into a CallToolResult; enc,
+// when not nil, is Out's outEncoder.
+func typedResult(out any, enc *outEncoder) (*CallToolResult, error) {
 	switch o := out.(type) {
 	case string:
 		return newTextResult(o), nil
@@ -202,13 +209,23 @@ func typedResult(out any) (*CallToolResult, error) {
 		}
 		return o, nil
 	}
-	raw, err := json.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("encoding tool output: %w", err)
+	var raw []byte
+	own := false
+	if enc != nil {
+		raw, own = enc.encode(out)
 	}
-	res := &CallToolResult{Content: []Content{&TextContent{Text: string(raw)}}}
+	if !own {
+		var err error
+		if raw, err = json.Marshal(out); err != nil {
+			return nil, fmt.Errorf("encoding tool output: %w", err)
+		}
+	}
+	res := newTextResult(string(raw))
 	if len(raw) > 0 && raw[0] == '{' {
 		res.StructuredContent = raw
+	}
+	if own {
+		res.encoded = res.Content[0].(*TextContent).Text
 	}
 	return res, nil
 }

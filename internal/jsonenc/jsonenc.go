@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -184,3 +185,35 @@ var base64Pairs = func() (t [4096]uint16) {
 	}
 	return t
 }()
+
+// AppendEncoded appends, as a JSON string, JSON text that AppendString
+// and this package's other functions (or encoding/json, for values without
+// json.RawMessage or MarshalJSON methods of their own) wrote: valid UTF-8
+// with no control character, no <, >, & and no U+2028, U+2029, where only
+// the quote and the backslash need an escape. The result is
+// AppendString(dst, enc), for such input, without its UTF-8 checks: a
+// typed tool's output is sent both as JSON and as this string.
+//
+// JSON text holds a quote every few bytes, so rather than append the
+// runs between escapes it counts them first (strings.Count is vectorised)
+// and writes every byte by index, a backslash before each that needs one
+// without a branch: an escaped byte and a plain one cost the same.
+func AppendEncoded(dst []byte, enc string) []byte {
+	n := len(enc) + strings.Count(enc, `"`) + strings.Count(enc, `\`) + 2
+	dst = slices.Grow(dst, n)
+	out := dst[len(dst) : len(dst)+n]
+	out[0] = '"'
+	j := 1
+	for i := range len(enc) {
+		b := enc[i]
+		out[j] = '\\'
+		j += int(quoteOrBackslash[b])
+		out[j] = b
+		j++
+	}
+	out[j] = '"'
+	return dst[:len(dst)+n]
+}
+
+// quoteOrBackslash is 1 for the two bytes AppendEncoded escapes.
+var quoteOrBackslash = [256]uint8{'"': 1, '\\': 1}

@@ -112,3 +112,41 @@ func BenchmarkStdBase64(b *testing.B) {
 		dst = base64.StdEncoding.AppendEncode(dst[:0], src)
 	}
 }
+
+// checkEncoded: AppendEncoded of encoding/json's output for v equals
+// AppendString of it.
+func checkEncoded(t *testing.T, v any) {
+	t.Helper()
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	want := AppendString([]byte("x"), string(enc))
+	if got := AppendEncoded([]byte("x"), string(enc)); string(got) != string(want) {
+		t.Errorf("AppendEncoded(%s) = %s, want %s", enc, got[1:], want[1:])
+	}
+}
+
+func TestAppendEncodedMatchesAppendString(t *testing.T) {
+	for _, s := range []string{
+		"", "hello", `a"b\c`, "<script>&", "\x00\x01\x1f\x7f", "\b\f\n\r\t",
+		"é ü 日本", "\u2028\u2029", "\xff", "a\xc3", "\xed\xa0\x80", "\U0001F600", `\"\\"`,
+	} {
+		checkEncoded(t, s)
+		checkEncoded(t, map[string]any{s: []any{s, 1.5, true, nil, map[string]string{"k": s}}})
+	}
+}
+
+func FuzzAppendEncoded(f *testing.F) {
+	f.Add("hello", "<\u2028\xff\n", 1.5)
+	f.Add(`"\`, "\\\"", -1e-9)
+	f.Fuzz(func(t *testing.T, a, b string, n float64) {
+		checkEncoded(t, a)
+		checkEncoded(t, struct {
+			A string
+			M map[string]string
+			N float64
+			L []string
+		}{a, map[string]string{a: b, b: a}, n, []string{b, a}})
+	})
+}

@@ -80,6 +80,16 @@ func Skip(data []byte, i int) (end int, kind Kind, err error) {
 	return skip(data, i, 0, false)
 }
 
+// SkipAt is Skip for a value nested depth levels deep in the document
+// (the top level is 0), so that a reader that walks the levels above
+// itself keeps the document's nesting limit as Skip from the top would.
+func SkipAt(data []byte, i, depth int) (end int, kind Kind, err error) {
+	return skip(data, i, depth, false)
+}
+
+// MaxDepth is the deepest nesting Skip accepts, as encoding/json's.
+const MaxDepth = maxDepth
+
 // ValidCompact reports whether data is exactly one JSON value with no
 // white space outside its strings: what an encoder may copy as it is into
 // a frame that a line break would split. It is one pass, where Valid and

@@ -195,23 +195,172 @@ func (c *Checker) CheckValid(v []byte) (valid bool, err error) {
 		}
 		return true, c.Check(bytes.TrimSpace(v)) // Check wants the value alone
 	}
-	var seen uint64
-	var first *Error
-	end, scanErr := jsonscan.ScanObject(v, i, func(rawKey, val []byte) {
-		if first == nil {
-			first = n.checkRawMember(rawKey, val, &seen)
-		}
-	})
-	if scanErr != nil || jsonscan.SkipSpace(v, end) != len(v) {
+	end, first, ok := n.walkObject(v, i, 0)
+	if !ok || jsonscan.SkipSpace(v, end) != len(v) {
 		return false, nil
-	}
-	if first == nil {
-		first = n.checkRequired(seen)
 	}
 	if first != nil {
 		return true, first
 	}
 	return true, nil
+}
+
+// walk checks the value at v[i] (no leading space), nested depth levels
+// deep, against n as it validates it, and returns the index after it:
+// the document is read once, where Members and Elements at each level
+// skip a value before check reads it again. err is the first schema
+// failure, in the order check finds them; ok is false for malformed JSON
+// (or nesting deeper than jsonscan.MaxDepth), which outranks any failure.
+// The rest of a container after a failure is only validated.
+func (n *node) walk(v []byte, i, depth int) (end int, err *Error, ok bool) {
+	if i < len(v) && !n.forbidden && n.enum == nil {
+		switch {
+		case v[i] == '{' && n.allows(jsonscan.Object):
+			return n.walkObject(v, i, depth)
+		case v[i] == '[' && n.allows(jsonscan.Array):
+			return n.walkArray(v, i, depth)
+		}
+	}
+	// A scalar, or a container that fails before its members are read
+	// (the false schema, its type) or is compared whole (enum).
+	end, _, serr := jsonscan.SkipAt(v, i, depth)
+	if serr != nil {
+		return end, nil, false
+	}
+	return end, n.check(v[i:end]), true
+}
+
+func (n *node) allows(k jsonscan.Kind) bool { return n.types == 0 || n.types&(1<<k) != 0 }
+
+// skipValid skips the value at v[i], validating it.
+func skipValid(v []byte, i, depth int) (int, bool) {
+	end, _, err := jsonscan.SkipAt(v, i, depth)
+	return end, err == nil
+}
+
+// walkObject is walk for an object (v[i] == '{'): checkObject in one pass.
+func (n *node) walkObject(v []byte, i, depth int) (end int, err *Error, ok bool) {
+	if depth >= jsonscan.MaxDepth {
+		return i, nil, false
+	}
+	var seen uint64
+	var first *Error
+	i = jsonscan.SkipSpace(v, i+1)
+	if i < len(v) && v[i] == '}' {
+		return i + 1, n.checkRequired(seen), true
+	}
+	for {
+		if i >= len(v) || v[i] != '"' {
+			return i, nil, false
+		}
+		kend, ok := skipValid(v, i, depth+1)
+		if !ok {
+			return kend, nil, false
+		}
+		rawKey := v[i+1 : kend-1]
+		i = jsonscan.SkipSpace(v, kend)
+		if i >= len(v) || v[i] != ':' {
+			return i, nil, false
+		}
+		i = jsonscan.SkipSpace(v, i+1)
+		if first == nil {
+			i, first, ok = n.walkRawMember(rawKey, v, i, depth+1, &seen)
+		} else {
+			i, ok = skipValid(v, i, depth+1)
+		}
+		if !ok {
+			return i, nil, false
+		}
+		i = jsonscan.SkipSpace(v, i)
+		if i >= len(v) {
+			return i, nil, false
+		}
+		if v[i] == '}' {
+			break
+		}
+		if v[i] != ',' {
+			return i, nil, false
+		}
+		i = jsonscan.SkipSpace(v, i+1)
+	}
+	if first == nil {
+		first = n.checkRequired(seen)
+	}
+	return i + 1, first, true
+}
+
+// walkRawMember is checkRawMember, reading the member's value at v[i].
+func (n *node) walkRawMember(rawKey, v []byte, i, depth int, seen *uint64) (end int, err *Error, ok bool) {
+	key := rawKey
+	if bytes.IndexByte(rawKey, '\\') >= 0 {
+		k, _ := jsonscan.StringValue(append(append([]byte{'"'}, rawKey...), '"'))
+		key = []byte(k)
+	}
+	if i, ok := n.reqIndex[string(key)]; ok {
+		*seen |= 1 << i
+	}
+	sub := n.additional
+	if pn, ok := n.props[string(key)]; ok {
+		sub = pn
+	} else if sub == nil {
+		end, ok = skipValid(v, i, depth)
+		return end, nil, ok
+	} else if sub.forbidden {
+		end, ok = skipValid(v, i, depth)
+		return end, fail("unexpected property %q", key), ok
+	}
+	end, err, ok = sub.walk(v, i, depth)
+	if err != nil {
+		err = within(err, string(key))
+	}
+	return end, err, ok
+}
+
+// walkArray is walk for an array (v[i] == '['): checkArray in one pass.
+func (n *node) walkArray(v []byte, i, depth int) (end int, err *Error, ok bool) {
+	if depth >= jsonscan.MaxDepth {
+		return i, nil, false
+	}
+	count := 0
+	var first *Error
+	i = jsonscan.SkipSpace(v, i+1)
+	if i < len(v) && v[i] == ']' {
+		i++
+	} else {
+		for {
+			if first == nil && n.items != nil {
+				var e *Error
+				if i, e, ok = n.items.walk(v, i, depth+1); e != nil {
+					first = within(e, strconv.Itoa(count))
+				}
+			} else {
+				i, ok = skipValid(v, i, depth+1)
+			}
+			if !ok {
+				return i, nil, false
+			}
+			count++
+			i = jsonscan.SkipSpace(v, i)
+			if i >= len(v) {
+				return i, nil, false
+			}
+			if v[i] == ']' {
+				i++
+				break
+			}
+			if v[i] != ',' {
+				return i, nil, false
+			}
+			i = jsonscan.SkipSpace(v, i+1)
+		}
+	}
+	if first == nil && n.minItems != nil && count < *n.minItems {
+		first = fail("fewer than %d items", *n.minItems)
+	}
+	if first == nil && n.maxItems != nil && count > *n.maxItems {
+		first = fail("more than %d items", *n.maxItems)
+	}
+	return i, first, true
 }
 
 // Error is a validation failure: what is wrong, and where.
