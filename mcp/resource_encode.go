@@ -2,10 +2,8 @@ package mcp
 
 import (
 	"encoding/base64"
-	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -18,8 +16,7 @@ import (
 // stamp once more. A resources/read result of the usual shape (no _meta
 // anywhere) is therefore encoded by hand, into one buffer of the exact
 // size, with the stamp written first where one is due; a long text is
-// escaped once, into a pooled buffer, and copied in (see bigText), or
-// copied from textMemo when it was read before. The bytes are those
+// escaped once, into a pooled buffer, and copied in (see bigText). The bytes are those
 // json.Marshal (and stampResult) write
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
 
@@ -48,27 +45,22 @@ const bigText = 16 << 10
 // encoding/json pools its encoder's buffers.
 var textPool sync.Pool
 
-// preEncode returns the escaped long text of a fastShape result's only
-// content (nil when there is none), to be handed to fastSize and
-// appendMembers and then, when pooled, to releaseText: from textMemo when
-// the same text was read before, else escaped into a pooled buffer.
-func (r *ReadResourceResult) preEncode() (pre *[]byte, pooled bool) {
+// preEncode escapes the long text of a fastShape result's only content
+// into a pooled buffer and returns it (nil when there is none), to be
+// handed to fastSize and appendMembers and then to releaseText.
+func (r *ReadResourceResult) preEncode() *[]byte {
 	if len(r.Contents) != 1 {
-		return nil, false
+		return nil
 	}
 	c := r.Contents[0]
 	s := c.Text
 	if c.BlobData != nil {
-		return nil, false
+		return nil
 	} else if c.Blob != "" {
 		s = c.Blob
 	}
 	if len(s) < bigText {
-		return nil, false
-	}
-	slot, e := memoFind(s)
-	if e != nil && e.enc != nil {
-		return &e.enc, false
+		return nil
 	}
 	p, _ := textPool.Get().(*[]byte)
 	if p == nil {
@@ -79,61 +71,7 @@ func (r *ReadResourceResult) preEncode() (pre *[]byte, pooled bool) {
 		p = &b
 	}
 	*p = jsonenc.AppendString((*p)[:0], s)
-	memoNote(s, slot, e, *p)
-	return p, true
-}
-
-// textMemo holds the escaped JSON strings of the last few long texts (or
-// base64 strings) read twice: a server that serves the same content again
-// (a file it holds in memory, or one it reads afresh, unchanged) has it
-// copied rather than escaped again, which was most of a large read's CPU.
-// A Go string does not change, so an entry whose source equals the text
-// (in O(1) when it is the same string, else by its length and then its
-// bytes) holds exactly what jsonenc.AppendString would write for it. A
-// text is remembered on its first read and its encoding kept on its
-// second, so that texts read once cost nothing beyond the pooled buffer.
-// Entries are immutable and replaced whole, round robin; at most
-// memoSlots texts of up to maxMemoText bytes are kept, with their
-// encodings.
-var textMemo struct {
-	slots [memoSlots]atomic.Pointer[memoEntry]
-	next  atomic.Uint32
-}
-
-const (
-	memoSlots   = 4
-	maxMemoText = 2 << 20
-)
-
-type memoEntry struct {
-	src string
-	enc []byte // nil until the second read
-}
-
-// memoFind returns the entry of textMemo whose source is s, and its slot.
-func memoFind(s string) (slot int, e *memoEntry) {
-	if len(s) > maxMemoText {
-		return -1, nil
-	}
-	for i := range textMemo.slots {
-		if e := textMemo.slots[i].Load(); e != nil && len(e.src) == len(s) && e.src == s {
-			return i, e
-		}
-	}
-	return -1, nil
-}
-
-// memoNote records in textMemo that s, whose entry memoFind returned,
-// was escaped to enc: a new entry without its encoding on a first read,
-// a copy of enc in the entry on the second.
-func memoNote(s string, slot int, e *memoEntry, enc []byte) {
-	switch {
-	case len(s) > maxMemoText:
-	case e == nil:
-		textMemo.slots[textMemo.next.Add(1)%memoSlots].Store(&memoEntry{src: s})
-	default:
-		textMemo.slots[slot].CompareAndSwap(e, &memoEntry{src: s, enc: slices.Clone(enc)})
-	}
+	return p
 }
 
 // maxPooledText is the largest buffer releaseText keeps: a rare huge
@@ -218,10 +156,8 @@ func (r *ReadResourceResult) appendFast() (raw []byte, ok bool) {
 	if !r.fastShape() {
 		return nil, false
 	}
-	pre, pooled := r.preEncode()
-	if pooled {
-		defer releaseText(pre)
-	}
+	pre := r.preEncode()
+	defer releaseText(pre)
 	return r.appendMembers(append(make([]byte, 0, r.fastSize(pre)), '{'), pre), true
 }
 
@@ -237,10 +173,8 @@ func (s *Server) stampedReadResult(method string, id jsonrpc.ID, result any) *js
 	if !r.fastShape() {
 		return nil
 	}
-	pre, pooled := r.preEncode()
-	if pooled {
-		defer releaseText(pre)
-	}
+	pre := r.preEncode()
+	defer releaseText(pre)
 	size := r.fastSize(pre)
 	hint := s.cacheHint(method)
 	info := s.serverInfoMember()
