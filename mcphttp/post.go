@@ -238,7 +238,24 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		h.refuseBody(w, r, err, timed)
 		return nil, false
 	}
+	if r.ContentLength > 0 {
+		closeReadBody(r.Body)
+	}
 	return buf, true
+}
+
+// closeReadBody closes a request body read to its announced length once
+// a read of nothing reports its end. net/http's server, when the reply
+// starts, drains a body that is still open (a reader and a copy through a
+// pooled buffer, on every request) so that the connection can carry the
+// next request; a closed body that reached its end needs nothing. A body
+// that does not report its end (a middleware's reader, say) is left open
+// and drained by net/http as before: closing a body short of its end would
+// make net/http close the connection after the reply.
+func closeReadBody(body io.ReadCloser) {
+	if n, err := body.Read(nil); n == 0 && err == io.EOF {
+		_ = body.Close()
+	}
 }
 
 // refuseBody answers a POST whose body could not be read: 413 when it
