@@ -27,13 +27,13 @@ type inlineWatch struct {
 // lock.
 type watchLink struct {
 	prev, next *stream
-	due        time.Time
+	due        int64 // monoNanos
 	in         bool
 }
 
 // add starts watching st: its first tick is due after the watch's delay.
 func (iw *inlineWatch) add(st *stream) {
-	due := time.Now().Add(iw.delay)
+	due := monoNanos() + int64(iw.delay)
 	iw.mu.Lock()
 	l := &st.watch
 	l.due, l.in, l.prev, l.next = due, true, iw.tail, nil
@@ -83,15 +83,15 @@ func (iw *inlineWatch) unlinkLocked(st *stream) {
 // the next one. The ticks run after the watch's lock is let go: a tick
 // takes its stream's lock, and may write to a slow connection.
 func (iw *inlineWatch) fire() {
-	now := time.Now()
+	now := monoNanos()
 	var due []*stream
 	iw.mu.Lock()
-	for st := iw.head; st != nil && !st.watch.due.After(now); st = iw.head {
+	for st := iw.head; st != nil && st.watch.due <= now; st = iw.head {
 		iw.unlinkLocked(st)
 		due = append(due, st)
 	}
 	if iw.head != nil {
-		iw.timer.Reset(iw.head.watch.due.Sub(now))
+		iw.timer.Reset(time.Duration(iw.head.watch.due - now))
 	} else {
 		iw.armed = false
 	}
