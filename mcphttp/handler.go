@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/httpguard"
@@ -166,6 +167,7 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	h.reg.idle = o.IdleTimeout
 	h.reg.interval = o.ReapInterval
 	h.reg.closeEntry = h.closeEntry
+	h.reg.now = time.Now
 	h.inline.delay = headerDelay
 	if ka := o.KeepAlive; ka > 0 && ka < headerDelay {
 		h.inline.delay = ka

@@ -100,3 +100,16 @@ func (iw *inlineWatch) fire() {
 		st.tick()
 	}
 }
+
+// monoEpoch is what monoNanos counts from.
+var monoEpoch = time.Now()
+
+// monoNanos reads the monotonic clock alone, in nanoseconds since
+// monoEpoch: the inline and the body watches read a clock on every
+// request, and time.Now reads the wall clock as well, which costs about
+// as much again and which neither needs (a wall clock set back or
+// forward would only skew their timeouts). Its readings may be negative
+// (in a synctest bubble, whose clock is not monoEpoch's); the watches
+// only compare them. The registry keeps Unix nanoseconds: it treats
+// negative values as unset.
+func monoNanos() int64 { return int64(time.Since(monoEpoch)) }

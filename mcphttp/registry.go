@@ -21,7 +21,7 @@ type entry struct {
 	id string
 	ss *mcp.ServerSession
 	// lastActive is when the session last finished serving something, in
-	// the registry's nanoseconds (nowNanos).
+	// Unix nanoseconds.
 	lastActive int64
 	// active counts what holds the session busy: requests, notifications
 	// and responses being served, open GET connections. A busy session is
@@ -64,9 +64,9 @@ type registry struct {
 	// the cap check skips its scan for expired entries before then.
 	nextExpiry int64
 
-	max  int              // <= 0: no cap
-	idle time.Duration    // <= 0: no expiry
-	now  func() time.Time // a test's clock; nil: monoNanos
+	max  int           // <= 0: no cap
+	idle time.Duration // <= 0: no expiry
+	now  func() time.Time
 
 	// wg counts the requests being served, and their handler goroutines,
 	// so that Close can wait for them.
@@ -80,25 +80,7 @@ type registry struct {
 	reaperDone chan struct{}
 }
 
-// nowNanos is the registry's clock: monotonic nanoseconds (monoNanos),
-// or, when a test sets now, that clock's Unix nanoseconds. Only
-// differences of its readings are used.
-func (g *registry) nowNanos() int64 {
-	if g.now == nil {
-		return monoNanos()
-	}
-	return g.now().UnixNano()
-}
-
-// monoEpoch is what monoNanos counts from.
-var monoEpoch = time.Now()
-
-// monoNanos reads the monotonic clock alone, in nanoseconds since
-// monoEpoch: the registry, the inline and the body watches read a clock
-// on every request, and time.Now reads the wall clock as well, which
-// costs about as much again and which none of them needs (a wall clock
-// set back or forward would only skew their timeouts).
-func monoNanos() int64 { return int64(time.Since(monoEpoch)) }
+func (g *registry) nowNanos() int64 { return g.now().UnixNano() }
 
 // expired reports whether e has been idle past the timeout. Caller holds mu.
 func (g *registry) expired(e *entry, now int64) bool {
