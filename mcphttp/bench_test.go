@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -213,6 +214,75 @@ func BenchmarkHandlerModernToolsCall(b *testing.B) {
 				h.ServeHTTP(w, req)
 				if w.status != 200 || !bytes.Contains(w.body, want) {
 					b.Fatalf("status %d body %s", w.status, w.body)
+				}
+			}
+			reportCPU(b, start, i)
+		})
+	}
+}
+
+// BenchmarkPOSTWire measures a tools/call round trip over a loopback
+// keep-alive connection with a client that writes the request bytes and
+// reads the reply by hand, so that the cpu-ns/op (server and client) is
+// mostly net/http's server and the handler: what the handler makes
+// net/http do per reply (headers, body draining, framing) shows here and
+// not in BenchmarkHandlerToolsCall.
+func BenchmarkPOSTWire(b *testing.B) {
+	for _, mode := range []string{"sse", "json"} {
+		b.Run(mode, func(b *testing.B) {
+			s, _ := newTestServer(b)
+			h := NewHandler(s, &Options{JSONResponse: mode == "json"})
+			defer h.Close()
+			sid := benchSession(b, h)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			br := bufio.NewReader(conn)
+			head := "POST / HTTP/1.1\r\nHost: " + srv.Listener.Addr().String() +
+				"\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: " + sid +
+				"\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: "
+			var req, body, got []byte
+			want := []byte(`"text":"hello, world"`)
+			b.ReportAllocs()
+			i, start := 0, cpuClock()
+			for b.Loop() {
+				i++
+				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), benchCallPost...)
+				req = append(strconv.AppendInt(append(req[:0], head...), int64(len(body)), 10), "\r\n\r\n"...)
+				req = append(req, body...)
+				if _, err := conn.Write(req); err != nil {
+					b.Fatal(err)
+				}
+				status, n := 0, -1
+				for {
+					line, err := br.ReadSlice('\n')
+					if err != nil {
+						b.Fatal(err)
+					}
+					if status == 0 {
+						status, _ = strconv.Atoi(string(line[9:12]))
+						continue
+					}
+					if len(line) <= 2 {
+						break
+					}
+					if v, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
+						n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+					}
+				}
+				if n < 0 {
+					b.Fatal("no Content-Length")
+				}
+				got = append(got[:0], make([]byte, n)...)
+				if _, err := io.ReadFull(br, got); err != nil {
+					b.Fatal(err)
+				}
+				if status != 200 || !bytes.Contains(got, want) {
+					b.Fatalf("status %d body %s", status, got)
 				}
 			}
 			reportCPU(b, start, i)

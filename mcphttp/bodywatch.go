@@ -26,7 +26,7 @@ type bodyWatch struct {
 // is; its fields are guarded by the watch's lock.
 type bodyRead struct {
 	dl         readDeadliner
-	due        time.Time
+	due        int64 // monoNanos
 	prev, next *bodyRead
 	in         bool
 	// fired says the watch found the read overdue and set the past
@@ -47,7 +47,7 @@ var pastDeadline = time.Unix(1, 0)
 func (bw *bodyWatch) start(dl readDeadliner, d time.Duration) *bodyRead {
 	br := bodyReads.Get().(*bodyRead)
 	br.dl = dl
-	due := time.Now().Add(d)
+	due := monoNanos() + int64(d)
 	bw.mu.Lock()
 	br.due, br.in, br.prev, br.next = due, true, bw.tail, nil
 	if bw.tail != nil {
@@ -106,15 +106,15 @@ func (bw *bodyWatch) unlinkLocked(br *bodyRead) {
 // done finds unfired is never given one afterwards (setting a deadline
 // does not block).
 func (bw *bodyWatch) fire() {
-	now := time.Now()
+	now := monoNanos()
 	bw.mu.Lock()
-	for br := bw.head; br != nil && !br.due.After(now); br = bw.head {
+	for br := bw.head; br != nil && br.due <= now; br = bw.head {
 		bw.unlinkLocked(br)
 		br.fired = true
 		br.failed = !endRead(br.dl)
 	}
 	if bw.head != nil {
-		bw.timer.Reset(bw.head.due.Sub(now))
+		bw.timer.Reset(time.Duration(bw.head.due - now))
 	} else {
 		bw.armed = false
 	}

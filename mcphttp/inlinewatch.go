@@ -27,13 +27,13 @@ type inlineWatch struct {
 // lock.
 type watchLink struct {
 	prev, next *stream
-	due        time.Time
+	due        int64 // monoNanos
 	in         bool
 }
 
 // add starts watching st: its first tick is due after the watch's delay.
 func (iw *inlineWatch) add(st *stream) {
-	due := time.Now().Add(iw.delay)
+	due := monoNanos() + int64(iw.delay)
 	iw.mu.Lock()
 	l := &st.watch
 	l.due, l.in, l.prev, l.next = due, true, iw.tail, nil
@@ -83,15 +83,15 @@ func (iw *inlineWatch) unlinkLocked(st *stream) {
 // the next one. The ticks run after the watch's lock is let go: a tick
 // takes its stream's lock, and may write to a slow connection.
 func (iw *inlineWatch) fire() {
-	now := time.Now()
+	now := monoNanos()
 	var due []*stream
 	iw.mu.Lock()
-	for st := iw.head; st != nil && !st.watch.due.After(now); st = iw.head {
+	for st := iw.head; st != nil && st.watch.due <= now; st = iw.head {
 		iw.unlinkLocked(st)
 		due = append(due, st)
 	}
 	if iw.head != nil {
-		iw.timer.Reset(iw.head.watch.due.Sub(now))
+		iw.timer.Reset(time.Duration(iw.head.watch.due - now))
 	} else {
 		iw.armed = false
 	}
@@ -100,3 +100,16 @@ func (iw *inlineWatch) fire() {
 		st.tick()
 	}
 }
+
+// monoEpoch is what monoNanos counts from.
+var monoEpoch = time.Now()
+
+// monoNanos reads the monotonic clock alone, in nanoseconds since
+// monoEpoch: the inline and the body watches read a clock on every
+// request, and time.Now reads the wall clock as well, which costs about
+// as much again and which neither needs (a wall clock set back or
+// forward would only skew their timeouts). Its readings may be negative
+// (in a synctest bubble, whose clock is not monoEpoch's); the watches
+// only compare them. The registry keeps Unix nanoseconds: it treats
+// negative values as unset.
+func monoNanos() int64 { return int64(time.Since(monoEpoch)) }

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -238,8 +241,40 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		h.refuseBody(w, r, err, timed)
 		return nil, false
 	}
+	if r.ContentLength > 0 {
+		closeReadBody(r)
+	}
 	return buf, true
 }
+
+// closeReadBody closes a request body read to its announced length, when
+// it is the body net/http's HTTP/1 server made and a read of nothing
+// reports its end. That server, when the reply starts, drains a body
+// still open (a reader and a copy through a pooled buffer, on every
+// request) so that the connection can carry the next request; a closed
+// body that reached its end needs nothing. Any other body is left as it
+// is, to net/http: an HTTP/2 body may wait for the end of its stream on a
+// read of nothing, and closing a body short of its end would make
+// net/http close the connection after the reply.
+func closeReadBody(r *http.Request) {
+	if r.ProtoMajor != 1 || http1Body == nil || reflect.TypeOf(r.Body) != http1Body {
+		return
+	}
+	if n, err := r.Body.Read(nil); n == 0 && err == io.EOF {
+		_ = r.Body.Close()
+	}
+}
+
+// http1Body is the type of the body net/http's HTTP/1 server gives a
+// request with a Content-Length (nil if it cannot be found out), which
+// reports its end as soon as that length has been read.
+var http1Body = func() reflect.Type {
+	req, err := http.ReadRequest(bufio.NewReader(strings.NewReader("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\n.")))
+	if err != nil {
+		return nil
+	}
+	return reflect.TypeOf(req.Body)
+}()
 
 // refuseBody answers a POST whose body could not be read: 413 when it
 // is over MaxBodyBytes, 408 when it did not arrive in time (timed: a

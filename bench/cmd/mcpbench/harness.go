@@ -27,6 +27,9 @@ type options struct {
 	noPin        bool
 	profileDir   string
 
+	// -profile-target: the target -profile profiles (mcpkit by default)
+	profileTarget string
+
 	// issue 19
 	pdur, pwarmup       time.Duration
 	psessions, pcallers int
@@ -405,7 +408,14 @@ func (h *harness) profile() error {
 	if isScaleOut(sc) {
 		return h.profileScaleOut(sc, dir)
 	}
-	t, _ := targets.Get("mcpkit")
+	name := h.opts.profileTarget
+	if name == "" {
+		name = "mcpkit"
+	}
+	t, err := targets.Get(name)
+	if err != nil {
+		return err
+	}
 	transport, mode := "http", targets.SSE
 	switch sc.id {
 	case "1":
@@ -424,10 +434,10 @@ func (h *harness) profile() error {
 		}
 	}
 	if transport == "http" && t.HTTP == nil {
-		return fmt.Errorf("mcpkit has no Streamable HTTP handler wired in this build")
+		return fmt.Errorf("%s has no Streamable HTTP handler wired in this build", name)
 	}
 	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "allocs.pprof")
-	s, err := h.startServer("mcpkit", transport, mode, "-cpuprofile", cpu, "-memprofile", mem)
+	s, err := h.startServer(name, transport, mode, "-cpuprofile", cpu, "-memprofile", mem)
 	if err != nil {
 		return err
 	}
@@ -486,7 +496,7 @@ func (h *harness) profile() error {
 	if err := s.call("/profile/stop"); err != nil {
 		return err
 	}
-	fmt.Printf("mcpkit scenario %s (%s) under profile: %.0f req/s, %d errors, %s\n", sc.id, sc.title, res.PerSecond(), res.Errors, h.pinNote)
+	fmt.Printf("%s scenario %s (%s) under profile: %.0f req/s, %d errors, %s\n", name, sc.id, sc.title, res.PerSecond(), res.Errors, h.pinNote)
 	fmt.Printf("CPU:    go tool pprof -top %s\nallocs: go tool pprof -sample_index=alloc_space -base %s.base -top %s\n", cpu, mem, mem)
 	if goBin, err := exec.LookPath("go"); err == nil {
 		for _, args := range [][]string{

@@ -92,6 +92,7 @@ func benchMain(args []string) int {
 	fs.BoolVar(&o.noPin, "nopin", false, "do not pin server and load generator to different CPUs")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process, the load generator (not the servers: see -profile), to this file")
 	fs.StringVar(&o.profileDir, "profile", "", "instead of the table: profile the mcpkit server under scenario 1 for -d and write cpu.pprof and allocs.pprof to this directory")
+	fs.StringVar(&o.profileTarget, "profile-target", "mcpkit", "with -profile: the target whose server is profiled (mcpkit, plain, floor...), to compare what net/http does for each")
 	var so soakOptions
 	fs.DurationVar(&so.d, "soak", 0, "instead of the table: soak the mcpkit HTTP server (mcphttp defaults) for this long under well-behaved and abusive clients (see README.md, Soak)")
 	fs.IntVar(&so.sessions, "soak-sessions", mcphttp.DefaultMaxSessions, "soak: sessions opened, the abusers' included (above 10,000 the server's cap is raised to match)")
