@@ -19,6 +19,7 @@ import (
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -385,7 +386,8 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	s := ss.server
 	m := &c.meta
 	m.maxState = s.opts.MaxClientStateBytes
-	retry, rpcErr := m.parse(req.Params)
+	retry, rpcErr := m.parse(req.Params, rpcindex.Of(req))
+	rpcindex.Release(req) // read once; its spans are now slices of params
 	if rpcErr != nil {
 		if m.probe && !m.found {
 			return nil, false, errNotStateless

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -154,4 +155,27 @@ func BenchmarkModernToolsCallStdioPipelined(b *testing.B) {
 	outR.Close()
 	inR.Close()
 	outW.Close()
+}
+
+// BenchmarkModernDecodeMeta is the envelope decode and the stateless
+// era's _meta parse of a 2026-07-28 tools/call: the part of the request
+// path that reads the frame, before the tool runs.
+func BenchmarkModernDecodeMeta(b *testing.B) {
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
+	b.ReportAllocs()
+	n, start := 0, cpuClock()
+	for b.Loop() {
+		n++
+		msg, _, err := jsonrpc.Decode(frame)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := msg.(*jsonrpc.Request)
+		var m requestMeta
+		if _, err := m.parse(req.Params, rpcindex.Of(req)); err != nil {
+			b.Fatal(err)
+		}
+		rpcindex.Release(req)
+	}
+	reportCPU(b, start, n)
 }

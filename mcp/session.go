@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
+	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -200,6 +201,9 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 			return resp, err
 		}
 	}
+	// The session era reads no index of params (jsonrpc.Decode notes one
+	// when they carry _meta): back to the pool with it.
+	rpcindex.Release(req)
 	// ping is answered at any time, without bookkeeping.
 	if req.Method == "ping" && ss.server.handler == nil {
 		return &jsonrpc.Response{ID: req.ID, Result: emptyObject}, nil

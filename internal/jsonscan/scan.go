@@ -80,6 +80,14 @@ func Skip(data []byte, i int) (end int, kind Kind, err error) {
 	return skip(data, i, 0, false)
 }
 
+// SkipAt is Skip for a value nested depth levels deep in the document
+// being validated (Skip's value is at depth 0, the members ScanObject
+// reads at depth 1), so that a caller walking a document itself applies
+// the same nesting limit as one pass over the whole would.
+func SkipAt(data []byte, i, depth int) (end int, kind Kind, err error) {
+	return skip(data, i, depth, false)
+}
+
 // ValidCompact reports whether data is exactly one JSON value with no
 // white space outside its strings: what an encoder may copy as it is into
 // a frame that a line break would split. It is one pass, where Valid and
