@@ -333,7 +333,7 @@ func (c *lazyCancelCtx) Value(key any) any {
 // soloCall is a modernCall served outside any session, in one allocation
 // with the session and the Request its handler sees, and no in-flight
 // entry (the entry's cancel function and related context would go
-// unused): 1,128 bytes, in the allocator's 1,152-byte class rather than
+// unused): 1,144 bytes, in the allocator's 1,152-byte class rather than
 // its 1,280-byte one.
 type soloCall struct {
 	ss   ServerSession
