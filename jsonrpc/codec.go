@@ -248,7 +248,7 @@ func classify(version, rawID, method, params, result, errObj []byte) (Message, I
 			return nil, ID{}, invalid("id must be a string or an integer")
 		}
 	}
-	if version == nil || !jsonscan.StringEquals(version, "2.0") {
+	if version == nil || string(version) != `"2.0"` && !jsonscan.StringEquals(version, "2.0") {
 		return nil, id, invalid(`jsonrpc must be "2.0"`)
 	}
 	if method != nil {
