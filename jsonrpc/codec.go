@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/rpcindex"
 )
 
 // invalid returns an Invalid Request error whose data explains why.
@@ -44,52 +45,198 @@ func Decode(data []byte) (Message, ID, error) {
 		}
 		return nil, ID{}, invalid("JSON-RPC message must be a single object")
 	}
-	var (
-		version, rawID, method, params, result, errObj []byte
-	)
-	// One pass validates the message and finds its members.
-	end, err := jsonscan.ScanObject(data, i, func(key, value []byte) {
-		switch string(key) {
-		case "jsonrpc":
-			version = value
-		case "id":
-			rawID = value
-		case "method":
-			method = value
-		case "params":
-			params = value
-		case "result":
-			result = value
-		case "error":
-			errObj = value
-		default:
-			if bytes.IndexByte(key, '\\') >= 0 {
-				escapedMember(key, value, &version, &rawID, &method, &params, &result, &errObj)
-			}
-		}
-	})
+	var e envelope
+	// One pass validates the message and finds its members, and those of
+	// an object params and of their first _meta.
+	end, err := e.scan(data, i)
 	if err != nil || jsonscan.SkipSpace(data, end) != len(data) {
+		e.drop()
 		return nil, ID{}, parseError()
 	}
-	return classify(version, rawID, method, params, result, errObj)
+	msg, id, err := classify(e.version, e.rawID, e.method, e.params, e.result, e.errObj)
+	if r, ok := msg.(*Request); ok && e.indexed && r.Params != nil && e.ix.Indexes(r.Params) {
+		r.index, e.ix = e.ix, nil
+	}
+	e.drop()
+	return msg, id, err
 }
 
-// escapedMember assigns a member whose name is spelled with escapes.
-func escapedMember(key, value []byte, version, rawID, method, params, result, errObj *[]byte) {
+// envelope is the members of a message, raw.
+type envelope struct {
+	version, rawID, method, params, result, errObj []byte
+	// ix is the index of an object params, taken from rpcindex's pool
+	// when the first is met; indexed says it notes the last params
+	// member, which has a first _meta object.
+	ix      *rpcindex.Index
+	indexed bool
+}
+
+// drop returns the index to the pool unless a Request took it.
+func (e *envelope) drop() {
+	if e.ix != nil {
+		rpcindex.Put(e.ix)
+		e.ix = nil
+	}
+}
+
+// scan validates the object at data[i] as jsonscan.ScanObject does and
+// notes its members; an object params is walked member by member, and its
+// first _meta's members are noted too, in the same pass.
+func (e *envelope) scan(data []byte, i int) (int, error) {
+	i = jsonscan.SkipSpace(data, i+1) // data[i] == '{'
+	if i < len(data) && data[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return i, jsonscan.ErrSyntax
+		}
+		kend, _, err := jsonscan.Skip(data, i)
+		if err != nil {
+			return kend, err
+		}
+		key := data[i+1 : kend-1]
+		i = jsonscan.SkipSpace(data, kend)
+		if i >= len(data) || data[i] != ':' {
+			return i, jsonscan.ErrSyntax
+		}
+		start := jsonscan.SkipSpace(data, i+1)
+		var dst *[]byte
+		switch string(key) {
+		case "jsonrpc":
+			dst = &e.version
+		case "id":
+			dst = &e.rawID
+		case "method":
+			dst = &e.method
+		case "params":
+			dst = &e.params
+		case "result":
+			dst = &e.result
+		case "error":
+			dst = &e.errObj
+		default:
+			if bytes.IndexByte(key, '\\') >= 0 {
+				dst = e.escapedMember(key)
+			}
+		}
+		if dst == &e.params && start < len(data) && data[start] == '{' {
+			if e.ix == nil {
+				e.ix = rpcindex.Get()
+			}
+			i, e.indexed, err = scanParams(data, start, e.ix)
+		} else {
+			i, _, err = jsonscan.SkipAt(data, start, 1)
+		}
+		if err != nil {
+			return i, err
+		}
+		if dst != nil {
+			*dst = data[start:i]
+			if dst == &e.params && data[start] != '{' {
+				e.indexed = false
+			}
+		}
+		i = jsonscan.SkipSpace(data, i)
+		if i >= len(data) {
+			return i, jsonscan.ErrSyntax
+		}
+		if data[i] == '}' {
+			return i + 1, nil
+		}
+		if data[i] != ',' {
+			return i, jsonscan.ErrSyntax
+		}
+		i = jsonscan.SkipSpace(data, i+1)
+	}
+}
+
+// scanParams validates the params object at data[i] (a member value, at
+// depth 1) as jsonscan.SkipAt(data, i, 1) does, noting its members in ix,
+// and those of its first _meta when that is an object. ok says ix notes
+// them all.
+func scanParams(data []byte, i int, ix *rpcindex.Index) (end int, ok bool, err error) {
+	start := i
+	ok = ix.Start(len(data) - start)
+	// span gives a member's offsets from start; key and value are
+	// sub-slices of data, so their capacities tell where they begin.
+	base := cap(data) - start
+	span := func(key, value []byte) rpcindex.Span {
+		ks, vs := uint16(base-cap(key)), uint16(base-cap(value))
+		return rpcindex.Span{KeyStart: ks, KeyEnd: ks + uint16(len(key)), ValueStart: vs, ValueEnd: vs + uint16(len(value))}
+	}
+	seenMeta := false
+	i = jsonscan.SkipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, false, nil
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return i, false, jsonscan.ErrSyntax
+		}
+		kend, _, err := jsonscan.Skip(data, i)
+		if err != nil {
+			return kend, false, err
+		}
+		key := data[i+1 : kend-1]
+		i = jsonscan.SkipSpace(data, kend)
+		if i >= len(data) || data[i] != ':' {
+			return i, false, jsonscan.ErrSyntax
+		}
+		vstart := jsonscan.SkipSpace(data, i+1)
+		// A key spelled with escapes is longer than the name it decodes
+		// to: a plain "_meta" needs no look for escapes.
+		first := !seenMeta && (string(key) == "_meta" || len(key) > len("_meta") && jsonscan.KeyEquals(key, "_meta"))
+		if first {
+			seenMeta = true
+			if vstart < len(data) && data[vstart] == '{' {
+				i, err = jsonscan.ScanObjectAt(data, vstart, 2, func(k, v []byte) {
+					ok = ok && ix.MetaMember(span(k, v))
+				})
+			} else {
+				ok = false
+				i, _, err = jsonscan.SkipAt(data, vstart, 2)
+			}
+		} else {
+			i, _, err = jsonscan.SkipAt(data, vstart, 2)
+		}
+		if err != nil {
+			return i, false, err
+		}
+		ok = ok && ix.Member(span(key, data[vstart:i]), first)
+		i = jsonscan.SkipSpace(data, i)
+		if i >= len(data) {
+			return i, false, jsonscan.ErrSyntax
+		}
+		if data[i] == '}' {
+			ok = ok && ix.Finish(data[start:i+1])
+			return i + 1, ok, nil
+		}
+		if data[i] != ',' {
+			return i, false, jsonscan.ErrSyntax
+		}
+		i = jsonscan.SkipSpace(data, i+1)
+	}
+}
+
+// escapedMember returns where a member whose name is spelled with escapes
+// goes, or nil for an unknown member.
+func (e *envelope) escapedMember(key []byte) *[]byte {
 	switch {
 	case jsonscan.KeyEquals(key, "jsonrpc"):
-		*version = value
+		return &e.version
 	case jsonscan.KeyEquals(key, "id"):
-		*rawID = value
+		return &e.rawID
 	case jsonscan.KeyEquals(key, "method"):
-		*method = value
+		return &e.method
 	case jsonscan.KeyEquals(key, "params"):
-		*params = value
+		return &e.params
 	case jsonscan.KeyEquals(key, "result"):
-		*result = value
+		return &e.result
 	case jsonscan.KeyEquals(key, "error"):
-		*errObj = value
+		return &e.errObj
 	}
+	return nil
 }
 
 func classify(version, rawID, method, params, result, errObj []byte) (Message, ID, error) {
@@ -101,7 +248,7 @@ func classify(version, rawID, method, params, result, errObj []byte) (Message, I
 			return nil, ID{}, invalid("id must be a string or an integer")
 		}
 	}
-	if version == nil || !jsonscan.StringEquals(version, "2.0") {
+	if version == nil || string(version) != `"2.0"` && !jsonscan.StringEquals(version, "2.0") {
 		return nil, id, invalid(`jsonrpc must be "2.0"`)
 	}
 	if method != nil {
@@ -152,6 +299,22 @@ func classify(version, rawID, method, params, result, errObj []byte) (Message, I
 		return nil, ID{}, invalid("a response with a result must carry a string or integer id")
 	}
 	return &Response{ID: id, Result: result}, id, nil
+}
+
+func init() {
+	rpcindex.Of = func(req any) *rpcindex.Index {
+		if r, ok := req.(*Request); ok && r.index.Indexes(r.Params) {
+			return r.index
+		}
+		return nil
+	}
+	rpcindex.Release = func(req any) {
+		if r, ok := req.(*Request); ok && r.index != nil {
+			ix := r.index
+			r.index = nil
+			rpcindex.Put(ix)
+		}
+	}
 }
 
 // methodName returns the Go string of a raw method name. The names MCP

@@ -115,6 +115,9 @@ func parseID(raw []byte) (ID, error) {
 		}
 		return StringID(s), nil
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if n, ok := smallInt(raw); ok {
+			return Int64ID(n), nil
+		}
 		n, err := strconv.ParseInt(string(raw), 10, 64)
 		if err != nil {
 			// Fractions, exponents and integers beyond int64 are not
@@ -124,4 +127,21 @@ func parseID(raw []byte) (ID, error) {
 		return Int64ID(n), nil
 	}
 	return ID{}, errBadID
+}
+
+// smallInt reads raw, when it is a non-negative integer of at most 18
+// digits (which cannot overflow int64), as strconv.ParseInt would: the ids
+// clients send, without the string ParseInt needs.
+func smallInt(raw []byte) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }

@@ -1,6 +1,10 @@
 package jsonrpc
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/internal/rpcindex"
+)
 
 // Message is one JSON-RPC message: a *Request, a *Notification or a
 // *Response. The interface is sealed; the three types are the whole set.
@@ -16,6 +20,10 @@ type Request struct {
 	// Params is the raw "params" member, nil when absent. It is kept raw so
 	// that it is decoded once, into the type of the handler that serves it.
 	Params json.RawMessage
+
+	// index notes where the members of Params lie, when Decode found
+	// them (package mcp reads the stateless era's _meta from it).
+	index *rpcindex.Index
 }
 
 // Notification is a request without an id: it is never answered.

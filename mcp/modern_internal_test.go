@@ -136,7 +136,7 @@ func TestModernProtocolVersion(t *testing.T) {
 		// handleRequest tells the era by the stateless era's own parse
 		// (probeModern): it must find what IsStatelessRequest finds.
 		var m requestMeta
-		m.parse(json.RawMessage(tc.params))
+		m.parse(json.RawMessage(tc.params), nil)
 		if m.found != tc.modern {
 			t.Errorf("requestMeta.parse(%s) found %t, want %t", tc.params, m.found, tc.modern)
 		}
@@ -165,7 +165,7 @@ func FuzzModernMeta(f *testing.F) {
 			t.Fatalf("eraprobe.MentionsProtocolVersion(%q) missed the key", params)
 		}
 		var m requestMeta
-		retry, err := m.parse(params)
+		retry, err := m.parse(params, nil)
 		if _, modern := rawProtocolVersion(params); modern != m.found {
 			t.Fatalf("requestMeta.parse(%q) found %t, rawProtocolVersion %t", params, m.found, modern)
 		}

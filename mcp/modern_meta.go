@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -51,9 +52,10 @@ type retryMembers struct {
 
 // parse reads and checks the _meta every stateless-era request must carry
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta),
-// scanning params once; it returns the members a multi round-trip retry
-// carries, found on the way.
-func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Error) {
+// scanning params once, or not at all when ix (which may be nil) notes
+// their members (rpcindex.Of); it returns the members a multi round-trip
+// retry carries, found on the way.
+func (m *requestMeta) parse(params json.RawMessage, ix *rpcindex.Index) (retryMembers, *jsonrpc.Error) {
 	var retry retryMembers
 	if len(params) == 0 || params[0] != '{' {
 		return retry, errInvalidParams("params with _meta are required: _meta must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
@@ -93,16 +95,7 @@ func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Erro
 			level = value
 		}
 	}
-	end, err := walkObject(params, func(key []byte, i int) (int, error) {
-		if meta == nil && jsonscan.KeyEquals(key, "_meta") {
-			// The first _meta, read as it is validated.
-			end, err := skipOrScan(params, i, metaMember)
-			meta = params[i:end]
-			return end, err
-		}
-		end, _, err := jsonscan.Skip(params, i)
-		return end, err
-	}, func(key, value []byte) {
+	member := func(key, value []byte) {
 		m.call.add(key, value)
 		if string(key) == "_meta" {
 			metas++
@@ -113,7 +106,35 @@ func (m *requestMeta) parse(params json.RawMessage) (retryMembers, *jsonrpc.Erro
 		case jsonscan.KeyEquals(key, "requestState"):
 			retry.state = value
 		}
-	})
+	}
+	var end int
+	var err error
+	if ix.Indexes(params) {
+		// jsonrpc.Decode validated params and noted their members and
+		// those of the first _meta (an object) in the same pass.
+		for i := range ix.Len() {
+			key, value, first := ix.At(i)
+			if first {
+				meta = value
+				for j := range ix.MetaLen() {
+					metaMember(ix.MetaAt(j))
+				}
+			}
+			member(key, value)
+		}
+		end = len(params)
+	} else {
+		end, err = walkObject(params, func(key []byte, i int) (int, error) {
+			if meta == nil && jsonscan.KeyEquals(key, "_meta") {
+				// The first _meta, read as it is validated.
+				end, err := skipOrScan(params, i, metaMember)
+				meta = params[i:end]
+				return end, err
+			}
+			end, _, err := jsonscan.Skip(params, i)
+			return end, err
+		}, member)
+	}
 	if err != nil || len(meta) == 0 || meta[0] != '{' {
 		return retry, errInvalidParams("params._meta is required and must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
 	}

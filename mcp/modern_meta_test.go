@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -163,7 +164,7 @@ func TestModernToolCallParams(t *testing.T) {
 	} {
 		raw := json.RawMessage(params)
 		var m requestMeta
-		if _, err := m.parse(raw); err != nil {
+		if _, err := m.parse(raw, nil); err != nil {
 			t.Errorf("%s: %v", params, err)
 			continue
 		}
@@ -310,7 +311,7 @@ func FuzzParseMatchesReference(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, params []byte) {
 		var got, want requestMeta
-		gotRetry, gotErr := got.parse(params)
+		gotRetry, gotErr := got.parse(params, nil)
 		wantRetry, wantErr := parseReference(&want, params)
 		if (gotErr == nil) != (wantErr == nil) {
 			t.Fatalf("parse(%q): error %v, reference %v", params, gotErr, wantErr)
@@ -324,6 +325,38 @@ func FuzzParseMatchesReference(f *testing.F) {
 	})
 }
 
+// FuzzParseIndexed: parse of params that jsonrpc.Decode indexed
+// (rpcindex.Of) finds and refuses exactly what its own walk of the same
+// params finds and refuses, error texts included.
+func FuzzParseIndexed(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"_meta":{}}`, `{"_meta":[]}`, `{"_meta":"x","_meta":{}}`, `{"_meta":{},"_meta":"x"}`,
+		`{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}`,
+		`{"name":"t",` + benchModernMeta + `,"_meta":{"progressToken":1},"inputResponses":{"a":{}},"requestState":"s"}`,
+		`{"\u005fmeta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"infx"}}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,` + benchModernMeta + `}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,` + benchModernMeta + `}`,
+		`{"_meta":{"a":1,"b":2,"c":3,"d":4,"e":5,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"h":8}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		frame := append(append([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`), params...), '}')
+		msg, _, err := jsonrpc.Decode(frame)
+		req, ok := msg.(*jsonrpc.Request)
+		if err != nil || !ok {
+			return
+		}
+		var viaIndex, walked requestMeta
+		gotRetry, gotErr := viaIndex.parse(req.Params, rpcindex.Of(req))
+		wantRetry, wantErr := walked.parse(req.Params, nil)
+		if !reflect.DeepEqual(gotErr, wantErr) || !reflect.DeepEqual(viaIndex, walked) || !reflect.DeepEqual(gotRetry, wantRetry) {
+			t.Fatalf("parse(%q) indexed:\n\t%+v %+v %v\nwalked\n\t%+v %+v %v", params, viaIndex, gotRetry, gotErr, walked, wantRetry, wantErr)
+		}
+	})
+}
+
 // TestParseNestingLimit: params nested to encoding/json's limit are
 // refused as a ScanObject of params refuses them, though walkObject counts
 // nesting from each value.
@@ -331,7 +364,7 @@ func TestParseNestingLimit(t *testing.T) {
 	for n, wantErr := range map[int]bool{9999: false, 10000: true} {
 		params := []byte(`{` + benchModernMeta + `,"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
 		var m, ref requestMeta
-		_, err := m.parse(params)
+		_, err := m.parse(params, nil)
 		_, refErr := parseReference(&ref, params)
 		if (err != nil) != wantErr || (refErr != nil) != wantErr {
 			t.Errorf("nesting %d: parse error %v, reference error %v; want error %v", n, err, refErr, wantErr)

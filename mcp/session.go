@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
+	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -27,7 +28,7 @@ type ServerSession struct {
 
 	mu       sync.Mutex
 	state    SessionState
-	inflight map[jsonrpc.ID]*inflightRequest
+	inflight inflightTable
 	// standalone receives messages that are not related to any request
 	// (list_changed, resource updates, requests outside a handler); nil
 	// drops them.
@@ -65,10 +66,70 @@ type inflightRequest struct {
 	// initialize is never cancelled by the client
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements).
 	initialize bool
-	// The handler's Request and the context carrying its related writer
-	// share this allocation.
-	req  Request
-	rctx relatedCtx
+	// The handler's Request shares this allocation.
+	req Request
+}
+
+// inflightTable holds a session's requests in flight by id. Integer ids,
+// which clients send nearly always, key a map of int64, which the runtime
+// hashes on its fast path for 8-byte keys; string ids key a map of their
+// own. A request passes through the table three times (admitted, entered,
+// retired), and a map keyed by jsonrpc.ID hashed its kind, number and
+// string each time.
+type inflightTable struct {
+	num map[int64]*inflightRequest
+	str map[string]*inflightRequest
+}
+
+// get returns the request in flight with id.
+func (t *inflightTable) get(id jsonrpc.ID) (*inflightRequest, bool) {
+	if n, ok := id.Int64(); ok {
+		in, found := t.num[n]
+		return in, found
+	}
+	if s, ok := id.Str(); ok {
+		in, found := t.str[s]
+		return in, found
+	}
+	return nil, false
+}
+
+// put enters in under id, a valid id.
+func (t *inflightTable) put(id jsonrpc.ID, in *inflightRequest) {
+	if n, ok := id.Int64(); ok {
+		if t.num == nil {
+			t.num = make(map[int64]*inflightRequest)
+		}
+		t.num[n] = in
+		return
+	}
+	s, _ := id.Str()
+	if t.str == nil {
+		t.str = make(map[string]*inflightRequest)
+	}
+	t.str[s] = in
+}
+
+// remove forgets the request with id.
+func (t *inflightTable) remove(id jsonrpc.ID) {
+	if n, ok := id.Int64(); ok {
+		delete(t.num, n)
+	} else if s, ok := id.Str(); ok {
+		delete(t.str, s)
+	}
+}
+
+// len returns the number of requests in flight.
+func (t *inflightTable) len() int { return len(t.num) + len(t.str) }
+
+// cancelAll cancels every request in flight.
+func (t *inflightTable) cancelAll() {
+	for _, in := range t.num {
+		in.cancel()
+	}
+	for _, in := range t.str {
+		in.cancel()
+	}
 }
 
 // newSession creates a session for a transport to drive (the bridge's
@@ -159,9 +220,7 @@ func (ss *ServerSession) Close() error {
 	}
 	ss.closed = true
 	ss.state.Lifecycle = StateClosed
-	for _, in := range ss.inflight {
-		in.cancel()
-	}
+	ss.inflight.cancelAll()
 	ss.mu.Unlock()
 	ss.calls.closeAll()
 	ss.server.removeSession(ss)
@@ -200,6 +259,9 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 			return resp, err
 		}
 	}
+	// The session era reads no index of params (jsonrpc.Decode notes one
+	// when they carry _meta): back to the pool with it.
+	rpcindex.Release(req)
 	// ping is answered at any time, without bookkeeping.
 	if req.Method == "ping" && ss.server.handler == nil {
 		return &jsonrpc.Response{ID: req.ID, Result: emptyObject}, nil
@@ -221,8 +283,8 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 	c := &sessionCall{in: inflightRequest{initialize: req.Method == "initialize"}}
 	in := &c.in
 	if related != nil {
-		in.rctx = relatedCtx{Context: ctx, w: related}
-		ctx = &in.rctx
+		c.rctx = relatedCtx{Context: ctx, w: related}
+		ctx = &c.rctx
 	}
 	// context.WithCancel(ctx), made only if the handler asks for Done
 	// (modern.go): most handlers never wait, and a context of their own
@@ -256,10 +318,12 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 }
 
 // sessionCall is a session-era request in flight, in one allocation with
-// its lazily cancelable context.
+// its lazily cancelable context and the context carrying its related
+// writer.
 type sessionCall struct {
-	in inflightRequest
-	lc lazyCancelCtx
+	in   inflightRequest
+	rctx relatedCtx
+	lc   lazyCancelCtx
 }
 
 // admitLocked refuses a request the session cannot take in flight: the
@@ -272,10 +336,10 @@ func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
 	if ss.closed {
 		return ErrSessionClosed
 	}
-	if _, dup := ss.inflight[id]; dup {
+	if _, dup := ss.inflight.get(id); dup {
 		return bridge.ErrDuplicateRequestID
 	}
-	if limit := ss.server.opts.MaxInFlightRequests; limit > 0 && len(ss.inflight) >= limit {
+	if limit := ss.server.opts.MaxInFlightRequests; limit > 0 && ss.inflight.len() >= limit {
 		return errTooManyInFlight(limit)
 	}
 	return nil
@@ -285,10 +349,7 @@ func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
 // notifications/cancelled and Close reach it. It is called with ss.mu
 // held.
 func (ss *ServerSession) addInflightLocked(id jsonrpc.ID, in *inflightRequest) {
-	if ss.inflight == nil {
-		ss.inflight = make(map[jsonrpc.ID]*inflightRequest)
-	}
-	ss.inflight[id] = in
+	ss.inflight.put(id, in)
 }
 
 // retireInflight forgets a request once its handler has returned, and
@@ -297,7 +358,7 @@ func (ss *ServerSession) addInflightLocked(id jsonrpc.ID, in *inflightRequest) {
 func (ss *ServerSession) retireInflight(id jsonrpc.ID, in *inflightRequest) bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	delete(ss.inflight, id)
+	ss.inflight.remove(id)
 	return in.cancelled
 }
 
@@ -306,7 +367,7 @@ func (ss *ServerSession) retireInflight(id jsonrpc.ID, in *inflightRequest) bool
 type relatedKey struct{}
 
 // relatedCtx is context.WithValue(ctx, relatedKey{}, w) without an
-// allocation of its own: it lives in the inflightRequest.
+// allocation of its own: it lives in the sessionCall.
 type relatedCtx struct {
 	context.Context
 	w messageWriter
@@ -382,7 +443,7 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 func (ss *ServerSession) cancelInflight(params json.RawMessage) {
 	var p CancelledParams
 	if json.Unmarshal(params, &p) == nil && p.RequestID.IsValid() {
-		if in, ok := ss.inflight[p.RequestID]; ok && !in.initialize {
+		if in, ok := ss.inflight.get(p.RequestID); ok && !in.initialize {
 			in.cancelled = true
 			in.cancel()
 		}

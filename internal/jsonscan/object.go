@@ -7,6 +7,19 @@ package jsonscan
 // Members reads it twice. On an error fn may already have been called for
 // the members before it: the caller discards what it collected.
 func ScanObject(data []byte, i int, fn func(key, value []byte)) (end int, err error) {
+	return scanObject(data, i, 0, fn)
+}
+
+// ScanObjectAt is ScanObject for an object nested depth levels deep in the
+// document being validated (see SkipAt).
+func ScanObjectAt(data []byte, i, depth int, fn func(key, value []byte)) (end int, err error) {
+	if depth >= maxDepth {
+		return i, ErrSyntax
+	}
+	return scanObject(data, i, depth, fn)
+}
+
+func scanObject(data []byte, i, depth int, fn func(key, value []byte)) (end int, err error) {
 	if i >= len(data) || data[i] != '{' {
 		return i, ErrSyntax
 	}
@@ -29,7 +42,7 @@ func ScanObject(data []byte, i int, fn func(key, value []byte)) (end int, err er
 		}
 		i = SkipSpace(data, i+1)
 		start := i
-		if i, _, err = skip(data, i, 1, false); err != nil {
+		if i, _, err = skip(data, i, depth+1, false); err != nil {
 			return i, err
 		}
 		fn(key, data[start:i])
