@@ -83,24 +83,7 @@ func (e *envelope) drop() {
 // notes its members; an object params is walked member by member, and its
 // first _meta's members are noted too, in the same pass.
 func (e *envelope) scan(data []byte, i int) (int, error) {
-	i = jsonscan.SkipSpace(data, i+1) // data[i] == '{'
-	if i < len(data) && data[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return i, jsonscan.ErrSyntax
-		}
-		kend, _, err := jsonscan.Skip(data, i)
-		if err != nil {
-			return kend, err
-		}
-		key := data[i+1 : kend-1]
-		i = jsonscan.SkipSpace(data, kend)
-		if i >= len(data) || data[i] != ':' {
-			return i, jsonscan.ErrSyntax
-		}
-		start := jsonscan.SkipSpace(data, i+1)
+	return jsonscan.WalkObjectAt(data, i, 0, func(key []byte, start int) (int, error) {
 		var dst *[]byte
 		switch string(key) {
 		case "jsonrpc":
@@ -120,35 +103,27 @@ func (e *envelope) scan(data []byte, i int) (int, error) {
 				dst = e.escapedMember(key)
 			}
 		}
+		var end int
+		var err error
 		if dst == &e.params && start < len(data) && data[start] == '{' {
 			if e.ix == nil {
 				e.ix = rpcindex.Get()
 			}
-			i, e.indexed, err = scanParams(data, start, e.ix)
+			end, e.indexed, err = scanParams(data, start, e.ix)
 		} else {
-			i, _, err = jsonscan.SkipAt(data, start, 1)
+			end, _, err = jsonscan.SkipAt(data, start, 1)
 		}
 		if err != nil {
-			return i, err
+			return end, err
 		}
 		if dst != nil {
-			*dst = data[start:i]
+			*dst = data[start:end]
 			if dst == &e.params && data[start] != '{' {
 				e.indexed = false
 			}
 		}
-		i = jsonscan.SkipSpace(data, i)
-		if i >= len(data) {
-			return i, jsonscan.ErrSyntax
-		}
-		if data[i] == '}' {
-			return i + 1, nil
-		}
-		if data[i] != ',' {
-			return i, jsonscan.ErrSyntax
-		}
-		i = jsonscan.SkipSpace(data, i+1)
-	}
+		return end, nil
+	})
 }
 
 // scanParams validates the params object at data[i] (a member value, at
@@ -165,58 +140,37 @@ func scanParams(data []byte, i int, ix *rpcindex.Index) (end int, ok bool, err e
 		ks, vs := uint16(base-cap(key)), uint16(base-cap(value))
 		return rpcindex.Span{KeyStart: ks, KeyEnd: ks + uint16(len(key)), ValueStart: vs, ValueEnd: vs + uint16(len(value))}
 	}
-	seenMeta := false
-	i = jsonscan.SkipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return i + 1, false, nil
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return i, false, jsonscan.ErrSyntax
-		}
-		kend, _, err := jsonscan.Skip(data, i)
-		if err != nil {
-			return kend, false, err
-		}
-		key := data[i+1 : kend-1]
-		i = jsonscan.SkipSpace(data, kend)
-		if i >= len(data) || data[i] != ':' {
-			return i, false, jsonscan.ErrSyntax
-		}
-		vstart := jsonscan.SkipSpace(data, i+1)
+	seenMeta, members := false, 0
+	end, err = jsonscan.WalkObjectAt(data, i, 1, func(key []byte, vstart int) (int, error) {
+		members++
 		// A key spelled with escapes is longer than the name it decodes
 		// to: a plain "_meta" needs no look for escapes.
 		first := !seenMeta && (string(key) == "_meta" || len(key) > len("_meta") && jsonscan.KeyEquals(key, "_meta"))
+		var vend int
+		var err error
 		if first {
 			seenMeta = true
 			if vstart < len(data) && data[vstart] == '{' {
-				i, err = jsonscan.ScanObjectAt(data, vstart, 2, func(k, v []byte) {
+				vend, err = jsonscan.ScanObjectAt(data, vstart, 2, func(k, v []byte) {
 					ok = ok && ix.MetaMember(span(k, v))
 				})
 			} else {
 				ok = false
-				i, _, err = jsonscan.SkipAt(data, vstart, 2)
+				vend, _, err = jsonscan.SkipAt(data, vstart, 2)
 			}
 		} else {
-			i, _, err = jsonscan.SkipAt(data, vstart, 2)
+			vend, _, err = jsonscan.SkipAt(data, vstart, 2)
 		}
 		if err != nil {
-			return i, false, err
+			return vend, err
 		}
-		ok = ok && ix.Member(span(key, data[vstart:i]), first)
-		i = jsonscan.SkipSpace(data, i)
-		if i >= len(data) {
-			return i, false, jsonscan.ErrSyntax
-		}
-		if data[i] == '}' {
-			ok = ok && ix.Finish(data[start:i+1])
-			return i + 1, ok, nil
-		}
-		if data[i] != ',' {
-			return i, false, jsonscan.ErrSyntax
-		}
-		i = jsonscan.SkipSpace(data, i+1)
+		ok = ok && ix.Member(span(key, data[vstart:vend]), first)
+		return vend, nil
+	})
+	if err != nil || members == 0 {
+		return end, false, err
 	}
+	return end, ok && ix.Finish(data[start:end]), nil
 }
 
 // escapedMember returns where a member whose name is spelled with escapes

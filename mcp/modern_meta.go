@@ -124,16 +124,27 @@ func (m *requestMeta) parse(params json.RawMessage, ix *rpcindex.Index) (retryMe
 		}
 		end = len(params)
 	} else {
-		end, err = walkObject(params, func(key []byte, i int) (int, error) {
-			if meta == nil && jsonscan.KeyEquals(key, "_meta") {
-				// The first _meta, read as it is validated.
-				end, err := skipOrScan(params, i, metaMember)
-				meta = params[i:end]
+		// One pass validates params as jsonscan.ScanObject(params, 0, ...)
+		// would, its values one level deep, and reads the first _meta's
+		// members as it validates them.
+		end, err = jsonscan.WalkObjectAt(params, 0, 0, func(key []byte, i int) (int, error) {
+			first := meta == nil && jsonscan.KeyEquals(key, "_meta")
+			var end int
+			var err error
+			if first && i < len(params) && params[i] == '{' {
+				end, err = jsonscan.ScanObjectAt(params, i, 1, metaMember)
+			} else {
+				end, _, err = jsonscan.SkipAt(params, i, 1)
+			}
+			if err != nil {
 				return end, err
 			}
-			end, _, err := jsonscan.Skip(params, i)
-			return end, err
-		}, member)
+			if first {
+				meta = params[i:end]
+			}
+			member(key, params[i:end])
+			return end, nil
+		})
 	}
 	if err != nil || len(meta) == 0 || meta[0] != '{' {
 		return retry, errInvalidParams("params._meta is required and must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
@@ -172,72 +183,6 @@ func (m *requestMeta) parse(params json.RawMessage, ix *rpcindex.Index) (retryMe
 		m.logLevel = LoggingLevel(l)
 	}
 	return retry, nil
-}
-
-// walkObject validates the object params as jsonscan.ScanObject(params, 0,
-// ...) does, but lets value read each member's value itself: given the
-// key and the index where the value starts, it returns the index just
-// past it (validating it with jsonscan.Skip or ScanObject), so that a
-// member walked for its own members is read once. member is then called
-// with the key and the value, as ScanObject's fn.
-//
-// Skip and ScanObject count nesting from the value, one level fewer than
-// ScanObject(params) does for its members, so a value nested to the very
-// limit (10000 levels, at least 20000 bytes) could pass here and not
-// there: params that long are checked with ScanObject too.
-func walkObject(params []byte, value func(key []byte, i int) (int, error), member func(key, value []byte)) (int, error) {
-	end, err := walkMembers(params, value, member)
-	if err == nil && len(params) >= 19000 {
-		_, err = jsonscan.ScanObject(params, 0, func(_, _ []byte) {})
-	}
-	return end, err
-}
-
-func walkMembers(data []byte, value func(key []byte, i int) (int, error), member func(key, value []byte)) (int, error) {
-	i := jsonscan.SkipSpace(data, 1) // data[0] == '{'
-	if i < len(data) && data[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return i, jsonscan.ErrSyntax
-		}
-		kend, _, err := jsonscan.Skip(data, i)
-		if err != nil {
-			return kend, err
-		}
-		key := data[i+1 : kend-1]
-		i = jsonscan.SkipSpace(data, kend)
-		if i >= len(data) || data[i] != ':' {
-			return i, jsonscan.ErrSyntax
-		}
-		start := jsonscan.SkipSpace(data, i+1)
-		if i, err = value(key, start); err != nil {
-			return i, err
-		}
-		member(key, data[start:i])
-		i = jsonscan.SkipSpace(data, i)
-		if i >= len(data) {
-			return i, jsonscan.ErrSyntax
-		}
-		if data[i] == '}' {
-			return i + 1, nil
-		}
-		if data[i] != ',' {
-			return i, jsonscan.ErrSyntax
-		}
-		i = jsonscan.SkipSpace(data, i+1)
-	}
-}
-
-// skipOrScan skips the value at data[i], walking its members with fn when
-// it is an object.
-func skipOrScan(data []byte, i int, fn func(key, value []byte)) (int, error) {
-	if i < len(data) && data[i] == '{' {
-		return jsonscan.ScanObject(data, i, fn)
-	}
-	end, _, err := jsonscan.Skip(data, i)
-	return end, err
 }
 
 // versionValue is jsonscan.StringValue for a protocol version, without

@@ -7,20 +7,30 @@ package jsonscan
 // Members reads it twice. On an error fn may already have been called for
 // the members before it: the caller discards what it collected.
 func ScanObject(data []byte, i int, fn func(key, value []byte)) (end int, err error) {
-	return scanObject(data, i, 0, fn)
+	return ScanObjectAt(data, i, 0, fn)
 }
 
 // ScanObjectAt is ScanObject for an object nested depth levels deep in the
 // document being validated (see SkipAt).
 func ScanObjectAt(data []byte, i, depth int, fn func(key, value []byte)) (end int, err error) {
-	if depth >= maxDepth {
-		return i, ErrSyntax
-	}
-	return scanObject(data, i, depth, fn)
+	return WalkObjectAt(data, i, depth, func(key []byte, i int) (int, error) {
+		end, _, err := skip(data, i, depth+1, false)
+		if err == nil {
+			fn(key, data[i:end])
+		}
+		return end, err
+	})
 }
 
-func scanObject(data []byte, i, depth int, fn func(key, value []byte)) (end int, err error) {
-	if i >= len(data) || data[i] != '{' {
+// WalkObjectAt validates the object that starts at data[i], nested depth
+// levels deep in the document (see SkipAt), as ScanObjectAt does, but lets
+// value read each member's value itself: given the raw key and the index
+// where the value starts, it returns the index just past the value,
+// having validated it (with SkipAt(data, i, depth+1), or a walk of its own
+// one level deeper), so that a value read for what it holds is read once.
+// It returns the index just after the object.
+func WalkObjectAt(data []byte, i, depth int, value func(key []byte, i int) (end int, err error)) (end int, err error) {
+	if depth >= maxDepth || i >= len(data) || data[i] != '{' {
 		return i, ErrSyntax
 	}
 	i = SkipSpace(data, i+1)
@@ -40,12 +50,9 @@ func scanObject(data []byte, i, depth int, fn func(key, value []byte)) (end int,
 		if i >= len(data) || data[i] != ':' {
 			return i, ErrSyntax
 		}
-		i = SkipSpace(data, i+1)
-		start := i
-		if i, _, err = skip(data, i, depth+1, false); err != nil {
+		if i, err = value(key, SkipSpace(data, i+1)); err != nil {
 			return i, err
 		}
-		fn(key, data[start:i])
 		i = SkipSpace(data, i)
 		if i >= len(data) {
 			return i, ErrSyntax
