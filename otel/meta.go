@@ -219,11 +219,10 @@ func stringValue(v []byte) (string, bool) {
 }
 
 // paramsInfo is what the middleware reads of a message's params: the
-// target of the operation, by method, and the raw _meta object.
+// target of the operation, by method (readMeta reads _meta).
 type paramsInfo struct {
 	name string // params.name: the tool or prompt (after decode)
 	uri  string // params.uri: the resource (after decode)
-	meta []byte // params._meta, when an object
 
 	rawName, rawURI []byte
 }
@@ -250,10 +249,6 @@ func readParams(params []byte) paramsInfo {
 	}
 	_ = members(params, func(key, value []byte) bool {
 		switch {
-		case keyIs(key, "_meta"):
-			if len(value) > 0 && value[0] == '{' {
-				p.meta = value
-			}
 		case keyIs(key, "name"):
 			p.rawName = value
 		case keyIs(key, "uri"):
@@ -365,10 +360,8 @@ func (m *metaCarrier) Get(key string) string {
 		if !m.scanned {
 			m.scanned = true
 			_ = members(m.raw, func(k, v []byte) bool {
-				for j, w := range w3cKeys {
-					if keyIs(k, w) {
-						m.w3c[j] = v
-					}
+				if j := w3cIndex(k); j >= 0 {
+					m.w3c[j] = v
 				}
 				return true
 			})

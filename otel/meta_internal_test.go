@@ -40,12 +40,13 @@ func TestInjectMeta(t *testing.T) {
 
 // TestReadParams checks the members the middleware reads.
 func TestReadParams(t *testing.T) {
-	p := readParams([]byte(`{"arguments":{"name":"inner","_meta":{}},"name":"t\u0031","uri":"test://x","_meta":{"traceparent":"tp","x":{"y":"z"}}}`))
+	params := []byte(`{"arguments":{"name":"inner","_meta":{}},"name":"t\u0031","uri":"test://x","_meta":{"traceparent":"tp","x":{"y":"z"}}}`)
+	p, meta := readParams(params), readMeta(params).raw
 	p.decode()
-	if p.name != "t1" || p.uri != "test://x" || string(p.meta) != `{"traceparent":"tp","x":{"y":"z"}}` {
-		t.Errorf("readParams = %+v", p)
+	if p.name != "t1" || p.uri != "test://x" || string(meta) != `{"traceparent":"tp","x":{"y":"z"}}` {
+		t.Errorf("readParams = %+v, readMeta = %s", p, meta)
 	}
-	m := &metaCarrier{raw: p.meta}
+	m := &metaCarrier{raw: meta}
 	if m.Get("traceparent") != "tp" || m.Get("x") != "" || m.Get("missing") != "" {
 		t.Errorf("metaCarrier.Get: traceparent %q, x %q", m.Get("traceparent"), m.Get("x"))
 	}
@@ -53,9 +54,9 @@ func TestReadParams(t *testing.T) {
 		t.Errorf("metaCarrier.Keys = %v", keys)
 	}
 	for _, bad := range []string{``, `[1]`, `{"name":`, `{"name":1}`, `{"_meta":"s"}`} {
-		p := readParams([]byte(bad))
-		if p.decode(); p.name != "" || p.meta != nil {
-			t.Errorf("readParams(%s) = %+v, want nothing", bad, p)
+		p, meta := readParams([]byte(bad)), readMeta([]byte(bad)).raw
+		if p.decode(); p.name != "" || meta != nil {
+			t.Errorf("readParams(%s) = %+v, readMeta = %s, want nothing", bad, p, meta)
 		}
 	}
 }

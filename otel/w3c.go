@@ -116,22 +116,9 @@ func rawStringBytes(v []byte) []byte {
 	return []byte(s)
 }
 
-// extractW3C is what propagation.TraceContext and propagation.Baggage
-// extract from a raw _meta object, in that order: the remote span context
-// from traceparent (and tracestate), then the baggage.
-func extractW3C(ctx context.Context, meta []byte) context.Context {
-	m := metaInfo{raw: meta}
-	_ = members(meta, func(k, v []byte) bool {
-		if j := w3cIndex(k); j >= 0 {
-			m.w3c[j] = v
-		}
-		return true
-	})
-	ctx, _ = extractW3CMeta(ctx, &m)
-	return ctx
-}
-
-// extractW3CMeta is extractW3C of a _meta that readMeta has read; it
+// extractW3CMeta is what propagation.TraceContext and propagation.Baggage
+// extract, in that order, from a _meta that readMeta has read: the remote
+// span context from traceparent (and tracestate), then the baggage. It
 // returns the remote span context too (invalid when there is none), which
 // the caller would otherwise look up in the context. The form an
 // instrumented client writes, which readMeta has parsed, takes a path

@@ -68,7 +68,8 @@ func TestExtractW3CMatchesPropagator(t *testing.T) {
 	)
 	for _, meta := range metas {
 		want := w3cProp.Extract(context.Background(), &metaCarrier{raw: []byte(meta)})
-		got := extractW3C(context.Background(), []byte(meta))
+		m := readMeta([]byte(`{"_meta":` + meta + `}`))
+		got, _ := extractW3CMeta(context.Background(), &m)
 		wsc, gsc := trace.SpanContextFromContext(want), trace.SpanContextFromContext(got)
 		if !wsc.Equal(gsc) || wsc.IsRemote() != gsc.IsRemote() || wsc.TraceState().String() != gsc.TraceState().String() {
 			t.Errorf("%s: span context %+v, want %+v", meta, gsc, wsc)
