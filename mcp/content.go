@@ -142,14 +142,16 @@ func (c *TextContent) appendPlain(dst []byte) []byte {
 // usual shape (text contents, no _meta, no structuredContent): a tool
 // result is encoded on every tools/call.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
-	return r.appendJSON(make([]byte, 0, r.jsonSize()))
+	own := r.ownEncoding()
+	return r.appendJSON(make([]byte, 0, r.jsonSize(own)), own)
 }
 
 // jsonSize is the capacity to encode r into: exact (at most a few bytes
-// over) for a typed result's own encoding, whose text's escapes are its
-// quotes and backslashes, else with room for some escapes.
-func (r *CallToolResult) jsonSize() int {
-	if r.ownEncoding() {
+// over) for a typed result's own encoding (own is r.ownEncoding()), whose
+// text's escapes are its quotes and backslashes, else with room for some
+// escapes.
+func (r *CallToolResult) jsonSize(own bool) int {
+	if own {
 		e := r.encoded
 		return len(`{"content":[{"type":"text","text":""}],"structuredContent":,"isError":true}`) +
 			len(e) + strings.Count(e, `"`) + strings.Count(e, `\`) + len(r.StructuredContent)
@@ -163,9 +165,10 @@ func (r *CallToolResult) jsonSize() int {
 	return size
 }
 
-// appendJSON appends the result's JSON to dst; see MarshalJSON.
-func (r *CallToolResult) appendJSON(dst []byte) ([]byte, error) {
-	own := r.ownEncoding()
+// appendJSON appends the result's JSON to dst; see MarshalJSON. own is
+// r.ownEncoding(), which the caller has for jsonSize: it compares the
+// structured content with the encoding whole, so it is found once.
+func (r *CallToolResult) appendJSON(dst []byte, own bool) ([]byte, error) {
 	if len(r.Meta) > 0 || r.Content == nil || (len(r.StructuredContent) > 0 && !own && !verbatimRaw(r.StructuredContent)) {
 		type plain CallToolResult
 		b, err := json.Marshal((*plain)(r))

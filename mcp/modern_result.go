@@ -133,11 +133,11 @@ func (s *Server) stampedToolResult(method string, id jsonrpc.ID, result any) *js
 	if !ok || r == nil || len(r.Meta) > 0 || r.Content == nil || isCacheableMethod(method) {
 		return nil
 	}
-	info := s.serverInfoMember()
-	out := append(make([]byte, 0, len(stampPrefix)+len(info)+r.jsonSize()), stampPrefix...)
+	info, own := s.serverInfoMember(), r.ownEncoding()
+	out := append(make([]byte, 0, len(stampPrefix)+len(info)+r.jsonSize(own)), stampPrefix...)
 	out = append(append(out, info...), "},"...)
 	n := len(out)
-	out, err := r.appendJSON(out)
+	out, err := r.appendJSON(out, own)
 	if err != nil {
 		s.logger.Error("mcp: encoding result", "err", err)
 		return jsonrpc.NewErrorResponse(id, errInternal())
