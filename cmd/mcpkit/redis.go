@@ -92,12 +92,7 @@ func dialRedis(ctx context.Context, f *redisFlags, sf *serveFlags, logger *slog.
 			name = u.Redacted() // the password, if any, is not logged
 		}
 	} else {
-		var addrs []string
-		for a := range strings.SplitSeq(f.cluster, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				addrs = append(addrs, a)
-			}
-		}
+		addrs := splitList(f.cluster)
 		if len(addrs) == 0 {
 			return nil, usagef("serve: --redis-cluster %q names no address (want host:port,host:port)", f.cluster)
 		}

@@ -191,12 +191,7 @@ func resourceServer(s *mcp.Server, f *serveFlags, served string) (*auth.Resource
 	if resource == "" {
 		resource = served
 	}
-	var scopes []string
-	for sc := range strings.SplitSeq(f.authScopes, ",") {
-		if sc = strings.TrimSpace(sc); sc != "" {
-			scopes = append(scopes, sc)
-		}
-	}
+	scopes := splitList(f.authScopes)
 	verifier, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: f.authIssuer, Resource: resource, JWKSURL: f.authJWKSURL})
 	if err != nil {
 		return nil, err
@@ -343,4 +338,16 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 	<-done
 	logger.Info("mcpkit serve: stopped")
 	return nil
+}
+
+// splitList splits a comma-separated flag value, trimming spaces and
+// dropping empty items ("a, b,," is [a b]).
+func splitList(s string) []string {
+	var items []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
 }

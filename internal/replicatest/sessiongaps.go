@@ -21,13 +21,6 @@ import (
 // long as one replica's copy of it
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-lifecycle).
 
-// postModernOn is postModern on session sid: a 2026-07-28 request that
-// carries an Mcp-Session-Id.
-func (rep *replica) postModernOn(t *testing.T, ctx context.Context, sid string, id int, method, name, params string) *sse {
-	t.Helper()
-	return rep.postModernSession(t, ctx, sid, id, method, name, params)
-}
-
 // downBus is a Bus whose Publish fails, as a bus that cannot reach its
 // backend does, while down is set.
 type downBus struct {
@@ -80,7 +73,7 @@ func RunSessionGaps(t *testing.T, newRouting NewRouting) {
 		sid := initRouting(t, a, a)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		s := b.postModernOn(t, ctx, sid, 7, "tools/call", "block", `"name":"block","arguments":{}`)
+		s := b.postModernSession(t, ctx, sid, 7, "tools/call", "block", `"name":"block","arguments":{}`)
 		if got := within(t, "block started", b.rs.started); got != "B" {
 			t.Fatalf("block started on %s", got)
 		}
@@ -100,7 +93,7 @@ func RunSessionGaps(t *testing.T, newRouting NewRouting) {
 		// Once the session is deleted anywhere, a request naming it is
 		// served on no session, as an unknown one always was.
 		a.do(t, http.MethodDelete, sid, "", "").want(t, "DELETE on A", http.StatusNoContent, "")
-		if got, want := b.postModernOn(t, ctx, sid, 8, "tools/call", "ask", `"name":"ask","arguments":{}`).one(t), `"resultType":"input_required"`; !strings.Contains(got, want) {
+		if got, want := b.postModernSession(t, ctx, sid, 8, "tools/call", "ask", `"name":"ask","arguments":{}`).one(t), `"resultType":"input_required"`; !strings.Contains(got, want) {
 			t.Fatalf("ask naming the deleted session on B: %s, want %s", got, want)
 		}
 		if n := b.h.SessionCount(); n != 0 {

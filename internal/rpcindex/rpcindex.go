@@ -80,9 +80,6 @@ func (ix *Index) Indexes(params []byte) bool {
 	return ix != nil && len(params) > 0 && len(ix.params) == len(params) && &ix.params[0] == &params[0]
 }
 
-// Params returns the params ix notes.
-func (ix *Index) Params() []byte { return ix.params }
-
 // Len returns the number of members of params.
 func (ix *Index) Len() int { return int(ix.n) }
 

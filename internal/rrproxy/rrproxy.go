@@ -35,10 +35,6 @@ type Proxy struct {
 // per request.
 const maxIdleConnsPerBackend = 512
 
-// Close closes the proxy's idle connections to its backends; requests in
-// flight are not affected.
-func (p *Proxy) Close() { p.transport.CloseIdleConnections() }
-
 // New returns a Proxy over backends (base URLs such as
 // http://127.0.0.1:8081); a request's path and query are appended to the
 // chosen backend's.

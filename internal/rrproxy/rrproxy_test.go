@@ -50,7 +50,7 @@ func newProxy(t *testing.T, suffix string, bs ...*httptest.Server) (*rrproxy.Pro
 	front := httptest.NewServer(p)
 	return p, front, func() {
 		front.Close()
-		p.Close()
+		p.CloseIdleConnections()
 	}
 }
 
