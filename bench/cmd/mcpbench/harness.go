@@ -189,12 +189,27 @@ func (h *harness) snap(s *server) (snapshot, error) {
 
 // measure runs warm-up load, then the measured load between two snapshots.
 func (h *harness) measure(s *server, run func(time.Duration) (load.Result, error)) (measurement, error) {
+	return h.measureAround(s, run, nil)
+}
+
+// measureAround is measure with figures of the caller's own taken around
+// the measured load: around, when not nil, is called just after the first
+// snapshot, and what it returns once the second is taken, with the result
+// and the measurement to add to (not when no request was made).
+func (h *harness) measureAround(s *server, run func(time.Duration) (load.Result, error),
+	around func() (after func(load.Result, *measurement) error, err error)) (measurement, error) {
 	if _, err := run(h.opts.warmup); err != nil {
 		return measurement{}, err
 	}
 	s0, err := h.snap(s)
 	if err != nil {
 		return measurement{}, err
+	}
+	var after func(load.Result, *measurement) error
+	if around != nil {
+		if after, err = around(); err != nil {
+			return measurement{}, err
+		}
 	}
 	res, err := run(h.opts.dur)
 	if err != nil {
@@ -223,6 +238,9 @@ func (h *harness) measure(s *server, run func(time.Duration) (load.Result, error
 	if res.Requests > 0 {
 		m.cpuPerOp = float64(s1.cpu-s0.cpu) / float64(time.Microsecond) / float64(res.Requests)
 		m.bytesPerOp = float64(s1.alloc-s0.alloc) / float64(res.Requests)
+		if after != nil {
+			return m, after(res, &m)
+		}
 	}
 	return m, nil
 }

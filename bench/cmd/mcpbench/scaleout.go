@@ -323,10 +323,6 @@ func (h *harness) startScaleOut(t *targets.Target, mode targets.HTTPMode, extra 
 // replies, as scenario 6): -sessions x -callers connections calling echo
 // back to back, with Redis's counters read around the measured run.
 func (h *harness) runScaleOut(t *targets.Target, mode targets.HTTPMode) (measurement, error) {
-	era := load.SessionEra
-	if mode == targets.Stateless {
-		era = load.StatelessEra
-	}
 	s, rs, prefix, err := h.startScaleOut(t, mode)
 	if err != nil {
 		return measurement{}, err
@@ -335,82 +331,72 @@ func (h *harness) runScaleOut(t *targets.Target, mode targets.HTTPMode) (measure
 	if rs != nil {
 		defer rs.forget(prefix)
 	}
-	var run func(time.Duration) load.Result
-	if era == load.SessionEra {
-		l, err := load.NewCallLoad(s.listen, h.opts.sessions, h.opts.callers)
-		if err != nil {
-			return measurement{}, err
-		}
-		defer l.Close()
-		run = l.Run
-	} else {
-		l, err := load.NewOpLoad(s.listen, load.EchoOp, era, h.opts.sessions, h.opts.callers)
-		if err != nil {
-			return measurement{}, err
-		}
-		defer l.Close()
-		run = l.Run
-	}
-	run(h.opts.warmup)
-	s0, err := h.snap(s)
+	run, closeLoad, err := h.scaleOutLoad(s, mode)
 	if err != nil {
 		return measurement{}, err
 	}
-	var r0 redisSnap
-	var st0 targets.Stats
-	if rs != nil {
-		if st0, err = s.stats(false); err != nil {
-			return measurement{}, err
-		}
-		if r0, err = rs.snap(); err != nil {
-			return measurement{}, err
-		}
-	}
-	res := run(h.opts.dur)
-	s1, err := h.snap(s)
-	if err != nil {
-		return measurement{}, err
-	}
-	m := measurement{
-		opsPerSec: res.PerSecond(), p50: res.Percentile(50), p99: res.Percentile(99),
-		cpuUtil: float64(s1.cpu-s0.cpu) / float64(res.Elapsed), errors: res.Errors, firstErr: res.FirstErr,
-	}
-	if res.Requests == 0 {
-		return m, nil
-	}
-	ops := float64(res.Requests)
-	m.cpuPerOp = float64(s1.cpu-s0.cpu) / float64(time.Microsecond) / ops
-	m.bytesPerOp = float64(s1.alloc-s0.alloc) / ops
+	defer closeLoad()
+	measured := func(d time.Duration) (load.Result, error) { return run(d), nil }
 	if rs == nil {
-		return m, nil
+		return h.measure(s, measured)
 	}
-	r1, err := rs.snap()
-	if err != nil {
-		return m, err
-	}
-	st1, err := s.stats(false)
-	if err != nil {
-		return m, err
-	}
-	f := &redisFigures{byCommand: map[string]float64{}, byPath: map[string]float64{}}
-	f.cpuPerOp = (r1.cpu - r0.cpu) * 1e6 / ops
-	// The first snapshot's INFO is counted, once on each server.
-	f.cmdsPerOp = float64(r1.commands-r0.commands-int64(r0.nodes)) / ops
-	for k, v := range r1.byCmd {
-		if d := v - r0.byCmd[k]; d > 0 && k != "info" {
-			f.byCommand[k] = float64(d) / ops
+	return h.measureAround(s, measured, func() (func(load.Result, *measurement) error, error) {
+		st0, err := s.stats(false)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if st0.Redis != nil && st1.Redis != nil {
-		f.tripsPerOp = float64(st1.Redis.RoundTrips-st0.Redis.RoundTrips) / ops
-		for k, v := range st1.Redis.ByPath {
-			if d := v - st0.Redis.ByPath[k]; d > 0 {
-				f.byPath[k] = float64(d) / ops
+		r0, err := rs.snap()
+		if err != nil {
+			return nil, err
+		}
+		return func(res load.Result, m *measurement) error {
+			r1, err := rs.snap()
+			if err != nil {
+				return err
 			}
+			st1, err := s.stats(false)
+			if err != nil {
+				return err
+			}
+			ops := float64(res.Requests)
+			f := &redisFigures{byCommand: map[string]float64{}, byPath: map[string]float64{}}
+			f.cpuPerOp = (r1.cpu - r0.cpu) * 1e6 / ops
+			// The first snapshot's INFO is counted, once on each server.
+			f.cmdsPerOp = float64(r1.commands-r0.commands-int64(r0.nodes)) / ops
+			for k, v := range r1.byCmd {
+				if d := v - r0.byCmd[k]; d > 0 && k != "info" {
+					f.byCommand[k] = float64(d) / ops
+				}
+			}
+			if st0.Redis != nil && st1.Redis != nil {
+				f.tripsPerOp = float64(st1.Redis.RoundTrips-st0.Redis.RoundTrips) / ops
+				for k, v := range st1.Redis.ByPath {
+					if d := v - st0.Redis.ByPath[k]; d > 0 {
+						f.byPath[k] = float64(d) / ops
+					}
+				}
+			}
+			m.redis = f
+			return nil
+		}, nil
+	})
+}
+
+// scaleOutLoad is the load of 14r, 14j (session era, as scenarios 1 and 2)
+// and 14s (2026-07-28, as scenario 6) on s, and its Close.
+func (h *harness) scaleOutLoad(s *server, mode targets.HTTPMode) (func(time.Duration) load.Result, func(), error) {
+	if mode == targets.Stateless {
+		l, err := load.NewOpLoad(s.listen, load.EchoOp, load.StatelessEra, h.opts.sessions, h.opts.callers)
+		if err != nil {
+			return nil, nil, err
 		}
+		return l.Run, l.Close, nil
 	}
-	m.redis = f
-	return m, nil
+	l, err := load.NewCallLoad(s.listen, h.opts.sessions, h.opts.callers)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l.Run, l.Close, nil
 }
 
 // runRedisIdle is 14i: the Redis memory that -redis-idle idle sessions
@@ -623,22 +609,11 @@ func (h *harness) profileScaleOut(sc *scenario, dir string) error {
 	defer s.stop()
 	defer rs.forget(prefix)
 	defer rs.stop()
-	var run func(time.Duration) load.Result
-	if mode == targets.Stateless {
-		l, err := load.NewOpLoad(s.listen, load.EchoOp, load.StatelessEra, h.opts.sessions, h.opts.callers)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		run = l.Run
-	} else {
-		l, err := load.NewCallLoad(s.listen, h.opts.sessions, h.opts.callers)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		run = l.Run
+	run, closeLoad, err := h.scaleOutLoad(s, mode)
+	if err != nil {
+		return err
 	}
+	defer closeLoad()
 	run(h.opts.warmup)
 	if err := s.call("/profile/start"); err != nil {
 		return err
