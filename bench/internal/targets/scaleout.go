@@ -124,17 +124,15 @@ type RedisCalls struct {
 	// RoundTrips counts calls that waited for Redis: a command or a
 	// pipeline (one each), from every replica's client, pub/sub aside.
 	RoundTrips int64 `json:"roundTrips"`
-	// Commands counts the commands in them.
-	Commands int64 `json:"commands"`
 	// ByPath counts round trips by "COMMAND store-method <- caller" when
 	// RedisConfig.Trace is on.
 	ByPath map[string]int64 `json:"byPath,omitempty"`
 }
 
 type counterHook struct {
-	trips, cmds atomic.Int64
-	mu          sync.Mutex
-	byPath      map[string]int64
+	trips  atomic.Int64
+	mu     sync.Mutex
+	byPath map[string]int64
 }
 
 var redisCounter = &counterHook{byPath: map[string]int64{}}
@@ -145,7 +143,7 @@ func RedisCallsNow() *RedisCalls {
 	if RedisConfig.Addr == "" {
 		return nil
 	}
-	c := &RedisCalls{RoundTrips: redisCounter.trips.Load(), Commands: redisCounter.cmds.Load()}
+	c := &RedisCalls{RoundTrips: redisCounter.trips.Load()}
 	redisCounter.mu.Lock()
 	defer redisCounter.mu.Unlock()
 	if len(redisCounter.byPath) > 0 {
@@ -162,7 +160,6 @@ func (h *counterHook) DialHook(next redis.DialHook) redis.DialHook { return next
 func (h *counterHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		h.trips.Add(1)
-		h.cmds.Add(1)
 		if RedisConfig.Trace {
 			h.trace(cmd.Name())
 		}
@@ -173,7 +170,6 @@ func (h *counterHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 func (h *counterHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		h.trips.Add(1)
-		h.cmds.Add(int64(len(cmds)))
 		if RedisConfig.Trace {
 			names := make([]string, len(cmds))
 			for i, c := range cmds {
