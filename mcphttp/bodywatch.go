@@ -16,19 +16,14 @@ import (
 // time is up gets a deadline, one in the past, which ends the read as
 // the deadline set beforehand would have.
 type bodyWatch struct {
-	mu         sync.Mutex
-	head, tail *bodyRead
-	timer      *time.Timer // made on first use
-	armed      bool        // timer is pending or firing
+	dueList[*bodyRead]
 }
 
 // bodyRead is one body being read, in its Handler's bodyWatch while it
 // is; its fields are guarded by the watch's lock.
 type bodyRead struct {
-	dl         readDeadliner
-	due        int64 // monoNanos
-	prev, next *bodyRead
-	in         bool
+	dl   readDeadliner
+	link dueLink[*bodyRead]
 	// fired says the watch found the read overdue and set the past
 	// deadline on its connection (failed: and the setter failed, so the
 	// read was not interrupted).
@@ -46,25 +41,8 @@ var pastDeadline = time.Unix(1, 0)
 // returns its place in the watch, for done.
 func (bw *bodyWatch) start(dl readDeadliner, d time.Duration) *bodyRead {
 	br := bodyReads.Get().(*bodyRead)
-	br.dl = dl
-	due := monoNanos() + int64(d)
-	bw.mu.Lock()
-	br.due, br.in, br.prev, br.next = due, true, bw.tail, nil
-	if bw.tail != nil {
-		bw.tail.next = br
-	} else {
-		bw.head = br
-	}
-	bw.tail = br
-	if !bw.armed {
-		bw.armed = true
-		if bw.timer == nil {
-			bw.timer = time.AfterFunc(d, bw.fire)
-		} else {
-			bw.timer.Reset(d)
-		}
-	}
-	bw.mu.Unlock()
+	br.dl, br.link.owner = dl, br
+	bw.push(&br.link, d, bw)
 	return br
 }
 
@@ -74,9 +52,7 @@ func (bw *bodyWatch) start(dl readDeadliner, d time.Duration) *bodyRead {
 // and the deadline is cleared) and whether setting it failed.
 func (bw *bodyWatch) done(br *bodyRead, ok bool) (set, failed bool) {
 	bw.mu.Lock()
-	if br.in {
-		bw.unlinkLocked(br)
-	}
+	bw.unlinkLocked(&br.link)
 	set, failed = br.fired, br.failed
 	bw.mu.Unlock()
 	if set && !failed && ok {
@@ -87,20 +63,6 @@ func (bw *bodyWatch) done(br *bodyRead, ok bool) (set, failed bool) {
 	return set, failed
 }
 
-func (bw *bodyWatch) unlinkLocked(br *bodyRead) {
-	if br.prev != nil {
-		br.prev.next = br.next
-	} else {
-		bw.head = br.next
-	}
-	if br.next != nil {
-		br.next.prev = br.prev
-	} else {
-		bw.tail = br.prev
-	}
-	br.prev, br.next, br.in = nil, nil, false
-}
-
 // fire ends the reads whose time is up and sets the timer for the next
 // one. The deadline is set under the watch's lock, so that a read that
 // done finds unfired is never given one afterwards (setting a deadline
@@ -108,16 +70,12 @@ func (bw *bodyWatch) unlinkLocked(br *bodyRead) {
 func (bw *bodyWatch) fire() {
 	now := monoNanos()
 	bw.mu.Lock()
-	for br := bw.head; br != nil && br.due <= now; br = bw.head {
-		bw.unlinkLocked(br)
+	for l := bw.popDueLocked(now); l != nil; l = bw.popDueLocked(now) {
+		br := l.owner
 		br.fired = true
 		br.failed = !endRead(br.dl)
 	}
-	if bw.head != nil {
-		bw.timer.Reset(time.Duration(bw.head.due - now))
-	} else {
-		bw.armed = false
-	}
+	bw.rearmLocked(now)
 	bw.mu.Unlock()
 }
 

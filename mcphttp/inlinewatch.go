@@ -1,9 +1,6 @@
 package mcphttp
 
-import (
-	"sync"
-	"time"
-)
+import "time"
 
 // inlineWatch stands in for a timer per inline reply stream. Almost every
 // inline stream ends long before its first tick is due (see headerDelay),
@@ -16,67 +13,20 @@ import (
 // keep-alives gets a timer of its own then (stream.tick).
 type inlineWatch struct {
 	delay time.Duration
-
-	mu         sync.Mutex
-	head, tail *stream
-	timer      *time.Timer // made on first use
-	armed      bool        // timer is pending or firing
-}
-
-// watchLink is a stream's place in an inlineWatch, guarded by the watch's
-// lock.
-type watchLink struct {
-	prev, next *stream
-	due        int64 // monoNanos
-	in         bool
+	dueList[*stream]
 }
 
 // add starts watching st: its first tick is due after the watch's delay.
 func (iw *inlineWatch) add(st *stream) {
-	due := monoNanos() + int64(iw.delay)
-	iw.mu.Lock()
-	l := &st.watch
-	l.due, l.in, l.prev, l.next = due, true, iw.tail, nil
-	if iw.tail != nil {
-		iw.tail.watch.next = st
-	} else {
-		iw.head = st
-	}
-	iw.tail = st
-	if !iw.armed {
-		iw.armed = true
-		if iw.timer == nil {
-			iw.timer = time.AfterFunc(iw.delay, iw.fire)
-		} else {
-			iw.timer.Reset(iw.delay)
-		}
-	}
-	iw.mu.Unlock()
+	st.watch.owner = st
+	iw.push(&st.watch, iw.delay, iw)
 }
 
 // remove stops watching st, if it still is.
 func (iw *inlineWatch) remove(st *stream) {
 	iw.mu.Lock()
-	iw.unlinkLocked(st)
+	iw.unlinkLocked(&st.watch)
 	iw.mu.Unlock()
-}
-
-func (iw *inlineWatch) unlinkLocked(st *stream) {
-	l := &st.watch
-	if !l.in {
-		return
-	}
-	if l.prev != nil {
-		l.prev.watch.next = l.next
-	} else {
-		iw.head = l.next
-	}
-	if l.next != nil {
-		l.next.watch.prev = l.prev
-	} else {
-		iw.tail = l.prev
-	}
-	*l = watchLink{}
 }
 
 // fire ticks every stream whose first tick is due, and sets the timer for
@@ -86,15 +36,10 @@ func (iw *inlineWatch) fire() {
 	now := monoNanos()
 	var due []*stream
 	iw.mu.Lock()
-	for st := iw.head; st != nil && st.watch.due <= now; st = iw.head {
-		iw.unlinkLocked(st)
-		due = append(due, st)
+	for l := iw.popDueLocked(now); l != nil; l = iw.popDueLocked(now) {
+		due = append(due, l.owner)
 	}
-	if iw.head != nil {
-		iw.timer.Reset(time.Duration(iw.head.watch.due - now))
-	} else {
-		iw.armed = false
-	}
+	iw.rearmLocked(now)
 	iw.mu.Unlock()
 	for _, st := range due {
 		st.tick()

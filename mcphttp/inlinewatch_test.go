@@ -11,8 +11,8 @@ func watched(iw *inlineWatch) []*stream {
 	iw.mu.Lock()
 	defer iw.mu.Unlock()
 	var out []*stream
-	for st := iw.head; st != nil; st = st.watch.next {
-		out = append(out, st)
+	for l := iw.head; l != nil; l = l.next {
+		out = append(out, l.owner)
 	}
 	return out
 }

@@ -91,7 +91,7 @@ type stream struct {
 	// slow, which flushes the headers; then, with keep-alives, its own
 	// timer ticks it again (both guarded by mu). unwatch stops watching the
 	// request's context for the client going away.
-	watch   watchLink
+	watch   dueLink[*stream]
 	timer   *time.Timer
 	req     *http.Request
 	unwatch func() bool
