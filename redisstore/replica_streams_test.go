@@ -22,12 +22,7 @@ func TestReplicaStreamsOnRedis(t *testing.T) {
 		addr := redisAddr(t)
 		replicatest.RunStreams(t, func(t *testing.T) replicatest.Streams {
 			p := newCutProxy(t, addr)
-			dial := func() redis.UniversalClient {
-				rdb := redis.NewClient(&redis.Options{Addr: p.addr(), DisableIdentity: true, ContextTimeoutEnabled: true, MaxRetries: -1})
-				t.Cleanup(func() { _ = rdb.Close() })
-				return rdb
-			}
-			s := streamStores(t, dial(), dial())
+			s := streamStores(t, p.client(t), p.client(t))
 			s.Down = func(t *testing.T, down bool) { p.setDown(down) }
 			return s
 		})

@@ -27,12 +27,7 @@ func TestReplicasOnRedis(t *testing.T) {
 		addr := redisAddr(t)
 		replicatest.Run(t, func(t *testing.T, maxSessions int) replicatest.Store {
 			p := newCutProxy(t, addr)
-			dial := func() redis.UniversalClient {
-				rdb := redis.NewClient(&redis.Options{Addr: p.addr(), DisableIdentity: true, ContextTimeoutEnabled: true, MaxRetries: -1})
-				t.Cleanup(func() { _ = rdb.Close() })
-				return rdb
-			}
-			s := replicaStores(t, dial(), dial(), maxSessions)
+			s := replicaStores(t, p.client(t), p.client(t), maxSessions)
 			s.Down = func(t *testing.T, down bool) { p.setDown(down) }
 			return s
 		})
@@ -105,6 +100,14 @@ func newCutProxy(t *testing.T, target string) *cutProxy {
 }
 
 func (p *cutProxy) addr() string { return p.ln.Addr().String() }
+
+// client connects to Redis through the proxy, with no retries (so that a
+// cut fails a call at once), closed when the test ends.
+func (p *cutProxy) client(t *testing.T) redis.UniversalClient {
+	rdb := redis.NewClient(&redis.Options{Addr: p.addr(), DisableIdentity: true, ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
 
 func (p *cutProxy) serve() {
 	defer p.wg.Done()

@@ -28,9 +28,7 @@ func TestRoundRobinReplicasOnRedis(t *testing.T) {
 			p := newCutProxy(t, addr)
 			var clients [3]redis.UniversalClient
 			for i := range clients {
-				rdb := redis.NewClient(&redis.Options{Addr: p.addr(), DisableIdentity: true, ContextTimeoutEnabled: true, MaxRetries: -1})
-				t.Cleanup(func() { _ = rdb.Close() })
-				clients[i] = rdb
+				clients[i] = p.client(t)
 			}
 			d := roundRobinStores(t, clients, maxSessions)
 			d.Down = func(t *testing.T, down bool) { p.setDown(down) }

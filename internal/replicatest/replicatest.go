@@ -206,7 +206,14 @@ type reply struct {
 // do sends one raw HTTP request to rep as user ("" for none).
 func (rep *replica) do(t *testing.T, method, sid, user, body string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, rep.ts.URL, strings.NewReader(body))
+	return send(t, rep.ts, method, sid, user, body)
+}
+
+// send sends one raw HTTP request to ts as user ("" for none), with the
+// headers of a session-era request on session sid ("" for none).
+func send(t *testing.T, ts *httptest.Server, method, sid, user, body string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, ts.URL, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +226,7 @@ func (rep *replica) do(t *testing.T, method, sid, user, body string) reply {
 	if user != "" {
 		req.Header.Set("Authorization", "Bearer "+user)
 	}
-	resp, err := rep.ts.Client().Do(req)
+	resp, err := ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

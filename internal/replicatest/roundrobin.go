@@ -644,26 +644,8 @@ func (rc *rrClient) call(t *testing.T, ctx context.Context, tool string, args an
 // empty).
 func (c *rrCluster) raw(t *testing.T, method, sid, body string) (reply, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, c.pts.URL, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
-	resp, err := c.pts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply{resp.StatusCode, resp.Header, string(b)}, c.byHost[resp.Header.Get("X-Rrproxy-Backend")]
+	r := send(t, c.pts, method, sid, "", body)
+	return r, c.byHost[r.header.Get("X-Rrproxy-Backend")]
 }
 
 // everywhere sends one raw request to each replica in turn (ids id,

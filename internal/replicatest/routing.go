@@ -424,18 +424,7 @@ func RunRouting(t *testing.T, newRouting NewRouting) {
 		}
 		a.do(t, http.MethodPost, sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).want(t, "notifications/initialized on A", http.StatusAccepted, "")
 		created := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task-block","arguments":{},"task":{}}}`).next(t)
-		var c struct {
-			Result struct {
-				Task struct {
-					TaskID string `json:"taskId"`
-					Status string `json:"status"`
-				} `json:"task"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(created), &c); err != nil || c.Result.Task.TaskID == "" || c.Result.Task.Status != "working" {
-			t.Fatalf("tools/call as a task on A: %s", created)
-		}
-		id := c.Result.Task.TaskID
+		id := sessionTaskID(t, created, "tools/call as a task on A")
 		if got := <-a.rs.started; got != "A" {
 			t.Fatalf("task-block started on %s", got)
 		}
@@ -449,7 +438,26 @@ func RunRouting(t *testing.T, newRouting NewRouting) {
 	})
 }
 
-// taskID reads the task id of a CreateTaskResult.
+// sessionTaskID reads the task id of a session-era CreateTaskResult
+// ({"task":{...}}), which must be a working task; what says which call
+// made it.
+func sessionTaskID(t *testing.T, created, what string) string {
+	t.Helper()
+	var c struct {
+		Result struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+				Status string `json:"status"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(created), &c); err != nil || c.Result.Task.TaskID == "" || c.Result.Task.Status != "working" {
+		t.Fatalf("%s: %s", what, created)
+	}
+	return c.Result.Task.TaskID
+}
+
+// taskID reads the task id of a stateless-era CreateTaskResult.
 func taskID(t *testing.T, created string) string {
 	t.Helper()
 	var r struct {

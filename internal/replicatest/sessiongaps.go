@@ -105,18 +105,7 @@ func RunSessionGaps(t *testing.T, newRouting NewRouting) {
 		a, b := newRoutingCluster(t, newRouting)
 		sid := initRouting(t, a, a)
 		created := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task-block","arguments":{},"task":{}}}`).next(t)
-		var c struct {
-			Result struct {
-				Task struct {
-					TaskID string `json:"taskId"`
-					Status string `json:"status"`
-				} `json:"task"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(created), &c); err != nil || c.Result.Task.TaskID == "" || c.Result.Task.Status != "working" {
-			t.Fatalf("tools/call as a task on A: %s", created)
-		}
-		id := c.Result.Task.TaskID
+		id := sessionTaskID(t, created, "tools/call as a task on A")
 		if got := within(t, "task-block started", a.rs.started); got != "A" {
 			t.Fatalf("task-block started on %s", got)
 		}
