@@ -213,6 +213,35 @@ func compileDecoder(t reflect.Type, inProgress map[reflect.Type]bool) decodeFn {
 	return nil
 }
 
+// jsonField reads how encoding/json names struct field f, and the options
+// of its json tag: skip for a field encoding/json leaves out (unexported,
+// or tagged "-"); not ok for one the hand-written codecs leave to
+// encoding/json (an embedded field, whose fields are promoted, or a name
+// that is not plain).
+func jsonField(f reflect.StructField) (name, opts string, skip, ok bool) {
+	switch {
+	case f.Anonymous:
+		return "", "", false, false
+	case !f.IsExported():
+		return "", "", true, true
+	}
+	name = f.Name
+	if tag, tagged := f.Tag.Lookup("json"); tagged {
+		if tag == "-" {
+			return "", "", true, true
+		}
+		n, o, _ := strings.Cut(tag, ",")
+		if n != "" {
+			if !plainName(n) {
+				return "", "", false, false
+			}
+			name = n
+		}
+		opts = o
+	}
+	return name, opts, false, true
+}
+
 // compileStructDecoder returns the decoder of t's exported fields, or nil
 // for an embedded field, a ",string" option, a name that is not plain or
 // two names equal but for case.
@@ -221,28 +250,15 @@ func compileStructDecoder(t reflect.Type, inProgress map[reflect.Type]bool) *str
 	seen := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Anonymous {
+		name, opts, skip, ok := jsonField(f)
+		if !ok {
 			return nil
-		}
-		if !f.IsExported() {
+		} else if skip {
 			continue
 		}
-		name := f.Name
-		if tag, ok := f.Tag.Lookup("json"); ok {
-			if tag == "-" {
-				continue
-			}
-			n, opts, _ := strings.Cut(tag, ",")
-			for o := range strings.SplitSeq(opts, ",") {
-				if o == "string" {
-					return nil
-				}
-			}
-			if n != "" {
-				if !plainName(n) {
-					return nil
-				}
-				name = n
+		for o := range strings.SplitSeq(opts, ",") {
+			if o == "string" {
+				return nil
 			}
 		}
 		if seen[strings.ToLower(name)] {

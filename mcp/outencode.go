@@ -169,31 +169,19 @@ func compileStructEncoder(t reflect.Type, inProgress map[reflect.Type]bool) enco
 	seen := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Anonymous {
-			return nil // promoted fields: left to encoding/json
-		}
-		if !f.IsExported() {
+		name, opts, skip, ok := jsonField(f)
+		if !ok {
+			return nil
+		} else if skip {
 			continue
 		}
-		name, omitEmpty := f.Name, false
-		if tag, ok := f.Tag.Lookup("json"); ok {
-			if tag == "-" {
-				continue
-			}
-			n, opts, _ := strings.Cut(tag, ",")
-			for o := range strings.SplitSeq(opts, ",") {
-				switch o {
-				case "omitempty":
-					omitEmpty = true
-				case "string", "omitzero":
-					return nil
-				}
-			}
-			if n != "" {
-				if !plainName(n) {
-					return nil
-				}
-				name = n
+		omitEmpty := false
+		for o := range strings.SplitSeq(opts, ",") {
+			switch o {
+			case "omitempty":
+				omitEmpty = true
+			case "string", "omitzero":
+				return nil
 			}
 		}
 		if seen[name] {
