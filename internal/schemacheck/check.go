@@ -240,53 +240,27 @@ func skipValid(v []byte, i, depth int) (int, bool) {
 
 // walkObject is walk for an object (v[i] == '{'): checkObject in one pass.
 func (n *node) walkObject(v []byte, i, depth int) (end int, err *Error, ok bool) {
-	if depth >= jsonscan.MaxDepth {
-		return i, nil, false
-	}
 	var seen uint64
 	var first *Error
-	i = jsonscan.SkipSpace(v, i+1)
-	if i < len(v) && v[i] == '}' {
-		return i + 1, n.checkRequired(seen), true
-	}
-	for {
-		if i >= len(v) || v[i] != '"' {
-			return i, nil, false
-		}
-		kend, ok := skipValid(v, i, depth+1)
-		if !ok {
-			return kend, nil, false
-		}
-		rawKey := v[i+1 : kend-1]
-		i = jsonscan.SkipSpace(v, kend)
-		if i >= len(v) || v[i] != ':' {
-			return i, nil, false
-		}
-		i = jsonscan.SkipSpace(v, i+1)
+	end, serr := jsonscan.WalkObjectAt(v, i, depth, func(rawKey []byte, i int) (int, error) {
+		var ok bool
 		if first == nil {
 			i, first, ok = n.walkRawMember(rawKey, v, i, depth+1, &seen)
 		} else {
 			i, ok = skipValid(v, i, depth+1)
 		}
 		if !ok {
-			return i, nil, false
+			return i, jsonscan.ErrSyntax
 		}
-		i = jsonscan.SkipSpace(v, i)
-		if i >= len(v) {
-			return i, nil, false
-		}
-		if v[i] == '}' {
-			break
-		}
-		if v[i] != ',' {
-			return i, nil, false
-		}
-		i = jsonscan.SkipSpace(v, i+1)
+		return i, nil
+	})
+	if serr != nil {
+		return end, nil, false
 	}
 	if first == nil {
 		first = n.checkRequired(seen)
 	}
-	return i + 1, first, true
+	return end, first, true
 }
 
 // walkRawMember is checkRawMember, reading the member's value at v[i].
