@@ -46,39 +46,31 @@ const bigText = 16 << 10
 var textPool sync.Pool
 
 // preEncode escapes the long text of a fastShape result's only content
-// into a pooled buffer and returns it (nil when there is none), to be
-// handed to fastSize and appendMembers and then to releaseText.
-func (r *ReadResourceResult) preEncode() *[]byte {
+// (encodeText, through the server's cache c when it is not nil) and
+// returns it (empty when there is none), to be handed to fastSize and
+// appendMembers and then released.
+func (r *ReadResourceResult) preEncode(c *textCache, limit int) encodedText {
 	if len(r.Contents) != 1 {
-		return nil
+		return encodedText{}
 	}
-	c := r.Contents[0]
-	s := c.Text
-	if c.BlobData != nil {
-		return nil
-	} else if c.Blob != "" {
-		s = c.Blob
+	rc := r.Contents[0]
+	s := rc.Text
+	if rc.BlobData != nil {
+		return encodedText{}
+	} else if rc.Blob != "" {
+		s = rc.Blob
 	}
 	if len(s) < bigText {
-		return nil
+		return encodedText{}
 	}
-	p, _ := textPool.Get().(*[]byte)
-	if p == nil {
-		// Sized exactly, so that an empty pool (after a collection, or
-		// under the race detector, which drops some of what is put back)
-		// costs one allocation and no growth.
-		b := make([]byte, 0, jsonenc.StringLen(s))
-		p = &b
-	}
-	*p = jsonenc.AppendString((*p)[:0], s)
-	return p
+	return encodeText(s, c, limit)
 }
 
 // maxPooledText is the largest buffer releaseText keeps: a rare huge
 // read should not pin its buffer in the pool for every later one.
 const maxPooledText = 4 << 20
 
-// releaseText returns a preEncode buffer to the pool, unless it is larger
+// releaseText returns an encodeText buffer to the pool, unless it is larger
 // than maxPooledText.
 func releaseText(p *[]byte) {
 	if p != nil && cap(*p) <= maxPooledText {
@@ -88,7 +80,7 @@ func releaseText(p *[]byte) {
 
 // fastSize returns the length of a fastShape result's JSON; pre is what
 // preEncode returned for it.
-func (r *ReadResourceResult) fastSize(pre *[]byte) int {
+func (r *ReadResourceResult) fastSize(pre []byte) int {
 	size := len(`{"contents":[]}`)
 	for i, c := range r.Contents {
 		if i > 0 {
@@ -103,7 +95,7 @@ func (r *ReadResourceResult) fastSize(pre *[]byte) int {
 			// Base64's alphabet needs no JSON escape.
 			size += 2 + base64.StdEncoding.EncodedLen(len(c.BlobData))
 		case pre != nil:
-			size += len(*pre)
+			size += len(pre)
 		case c.Blob != "":
 			size += jsonenc.StringLen(c.Blob)
 		default:
@@ -115,7 +107,7 @@ func (r *ReadResourceResult) fastSize(pre *[]byte) int {
 
 // appendMembers appends the result's JSON without its opening '{'; only
 // for a fastShape result, with what preEncode returned for it.
-func (r *ReadResourceResult) appendMembers(b []byte, pre *[]byte) []byte {
+func (r *ReadResourceResult) appendMembers(b []byte, pre []byte) []byte {
 	b = append(b, `"contents":[`...)
 	for i, c := range r.Contents {
 		if i > 0 {
@@ -135,9 +127,9 @@ func (r *ReadResourceResult) appendMembers(b []byte, pre *[]byte) []byte {
 			b = jsonenc.AppendBase64(b, c.BlobData)
 			b = append(b, '"')
 		case pre != nil && c.Blob != "":
-			b = append(append(b, `,"blob":`...), *pre...)
+			b = append(append(b, `,"blob":`...), pre...)
 		case pre != nil:
-			b = append(append(b, `,"text":`...), *pre...)
+			b = append(append(b, `,"text":`...), pre...)
 		case c.Blob != "":
 			b = append(b, `,"blob":`...)
 			b = jsonenc.AppendString(b, c.Blob)
@@ -151,14 +143,15 @@ func (r *ReadResourceResult) appendMembers(b []byte, pre *[]byte) []byte {
 }
 
 // appendFast returns the result's JSON, or false for a shape it leaves to
-// encoding/json.
-func (r *ReadResourceResult) appendFast() (raw []byte, ok bool) {
+// encoding/json; c and limit are the server's text cache and its bound
+// (nil for none).
+func (r *ReadResourceResult) appendFast(c *textCache, limit int) (raw []byte, ok bool) {
 	if !r.fastShape() {
 		return nil, false
 	}
-	pre := r.preEncode()
-	defer releaseText(pre)
-	return r.appendMembers(append(make([]byte, 0, r.fastSize(pre)), '{'), pre), true
+	pre := r.preEncode(c, limit)
+	defer pre.release()
+	return r.appendMembers(append(make([]byte, 0, r.fastSize(pre.b)), '{'), pre.b), true
 }
 
 // stampedReadResult is makeResponse followed by stampResult for a
@@ -173,9 +166,9 @@ func (s *Server) stampedReadResult(method string, id jsonrpc.ID, result any) *js
 	if !r.fastShape() {
 		return nil
 	}
-	pre := r.preEncode()
-	defer releaseText(pre)
-	size := r.fastSize(pre)
+	pre := r.preEncode(&s.texts, s.opts.ResourceTextCacheBytes)
+	defer pre.release()
+	size := r.fastSize(pre.b)
 	hint := s.cacheHint(method)
 	info := s.serverInfoMember()
 	out := make([]byte, 0, size+len(info)+96+len(hint.Scope))
@@ -186,5 +179,5 @@ func (s *Server) stampedReadResult(method string, id jsonrpc.ID, result any) *js
 	out = append(out, `,"_meta":{`...)
 	out = append(out, info...)
 	out = append(out, "},"...)
-	return jsonrpc.NewCompactResult(id, r.appendMembers(out, pre))
+	return jsonrpc.NewCompactResult(id, r.appendMembers(out, pre.b))
 }

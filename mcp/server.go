@@ -49,6 +49,9 @@ type Server struct {
 	infoMember []byte
 	stateKey   stateKeyHolder
 	listeners  listenerSet
+	// texts keeps the escaped form of long resource texts read more than
+	// once (resource_textcache.go).
+	texts textCache
 	// What the Bus carries between replicas: listen notifications
 	// (listen_bus.go), task operations (task_bus.go) and broadcasts to
 	// sessions (broadcast_bus.go).
@@ -160,6 +163,20 @@ type ServerOptions struct {
 	// line most HTTP servers accept, and far above any real resource URI.
 	// If zero, 8192; a negative value lifts the bound.
 	MaxResourceURIBytes int
+	// ResourceTextCacheBytes bounds the memory kept for resource texts
+	// that handlers return again and again. A resources/read whose only
+	// content is a text (or base64 blob string) of 16 KiB or more is
+	// escaped for JSON once per distinct string: from the second read
+	// that returns the very same string (the same bytes at the same
+	// address, as a handler serving an embedded or preloaded file
+	// returns), its escaped form is kept and copied into later
+	// responses. A handler that builds a new string per read costs the
+	// cache nothing. The bound counts each kept string and its escaped
+	// form; the oldest are dropped first. Strings are immutable in Go;
+	// a handler that returns a string aliasing bytes it later changes
+	// (unsafe.String over a reused buffer) must set this negative. If
+	// zero, 32 MiB; if negative, nothing is kept.
+	ResourceTextCacheBytes int
 	// SessionStore keeps the state of the server's session-era sessions:
 	// created when initialize succeeds, updated as it changes, deleted
 	// when the session ends. A store whose Shared reports true lets every
@@ -257,6 +274,9 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		s.opts.MaxInFlightRequests = max(defaultMaxInFlightRequests, s.opts.MaxConcurrentRequests)
 	}
 	s.stateKey.init(s.opts.RequestStateKey, s.store) // state_key.go
+	if s.opts.ResourceTextCacheBytes == 0 {
+		s.opts.ResourceTextCacheBytes = defaultResourceTextCacheBytes
+	}
 	if s.opts.RequestStateTTL <= 0 {
 		s.opts.RequestStateTTL = time.Hour
 	}

@@ -3,6 +3,7 @@ package targets
 import (
 	"context"
 	"encoding/json"
+	"os"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -25,7 +26,15 @@ func init() { register(mcpkitTarget) }
 func newMCPKitServer() (*mcp.Server, error) {
 	// PageSize: one tools/list page holds the 500 tools, as go-sdk's
 	// default page (1000) and mcp-go's unpaged list do.
-	return newMCPKitServerWith(&mcp.ServerOptions{PageSize: 1000})
+	opts := &mcp.ServerOptions{PageSize: 1000}
+	// MCPBENCH_TEXT_CACHE=off measures the 1 MiB text reads (8t, 9t) as
+	// the peers serve them, escaped on every read, instead of from the
+	// escaped copy mcpkit keeps of a string read again
+	// (ServerOptions.ResourceTextCacheBytes).
+	if os.Getenv("MCPBENCH_TEXT_CACHE") == "off" {
+		opts.ResourceTextCacheBytes = -1
+	}
+	return newMCPKitServerWith(opts)
 }
 
 // newMCPKitServerWith is the mcpkit target's server with opts (the

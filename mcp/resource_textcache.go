@@ -1,0 +1,137 @@
+package mcp
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
+)
+
+// A server of embedded or preloaded files returns the same long string
+// from its resource handler on every read, and escaping it for JSON is
+// then most of what a resources/read costs
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
+// textCache keeps the escaped form of such strings, up to
+// ServerOptions.ResourceTextCacheBytes, so that a read copies it instead.
+//
+// A string is known by where its bytes are and how long it is. Go strings
+// are immutable, and an entry holds its string, so while the entry lives
+// no other string can start at the same address with the same length and
+// other bytes. A string is admitted the second time it is seen: seen
+// records where the strings read once were, without holding them, so a
+// handler that builds a new string per read (a file read per request)
+// never costs the cache a copy or keeps its strings alive. If the memory
+// of a string seen once is reused for another string of the same length,
+// that one is admitted on its first repeat instead of its second: the
+// cache is never wrong, only early.
+type textCache struct {
+	mu      sync.RWMutex
+	entries map[textKey]*textEntry
+	order   []textKey // admission order, oldest first: evicted first
+	size    int       // bytes held: each entry's string and encoding
+	seen    [16]textKey
+	next    int // the slot of seen the next first sighting takes
+}
+
+type textKey struct {
+	p *byte
+	n int
+}
+
+type textEntry struct {
+	src string // held so that its address is not reused
+	enc []byte // jsonenc.AppendString(nil, src); never modified
+}
+
+func keyOf(s string) textKey { return textKey{unsafe.StringData(s), len(s)} }
+
+// defaultResourceTextCacheBytes is ServerOptions.ResourceTextCacheBytes's
+// default: a few large documents.
+const defaultResourceTextCacheBytes = 32 << 20
+
+// lookup returns the cached encoding of s, or nil.
+func (c *textCache) lookup(s string) []byte {
+	c.mu.RLock()
+	e := c.entries[keyOf(s)]
+	c.mu.RUnlock()
+	if e == nil {
+		return nil
+	}
+	return e.enc
+}
+
+// offer tells the cache that s was encoded as enc (which the caller may
+// reuse afterwards): the second time s is offered, a copy of enc is kept,
+// evicting the oldest entries to stay within limit bytes. A string that
+// alone exceeds limit is never kept.
+func (c *textCache) offer(s string, enc []byte, limit int) {
+	cost := len(s) + len(enc)
+	if cost > limit {
+		return
+	}
+	k := keyOf(s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries[k] != nil {
+		return
+	}
+	repeat := false
+	for i, sk := range c.seen {
+		if sk == k {
+			c.seen[i] = textKey{}
+			repeat = true
+			break
+		}
+	}
+	if !repeat {
+		c.seen[c.next] = k
+		c.next = (c.next + 1) % len(c.seen)
+		return
+	}
+	for c.size+cost > limit && len(c.order) > 0 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		e := c.entries[old]
+		c.size -= len(e.src) + len(e.enc)
+		delete(c.entries, old)
+	}
+	if c.entries == nil {
+		c.entries = make(map[textKey]*textEntry)
+	}
+	c.entries[k] = &textEntry{src: s, enc: append([]byte(nil), enc...)}
+	c.order = append(c.order, k)
+	c.size += cost
+}
+
+// encodedText is the escaped form of a long text, from the cache or from
+// a pooled buffer (release gives the buffer back).
+type encodedText struct {
+	b      []byte
+	pooled *[]byte
+}
+
+func (t encodedText) release() { releaseText(t.pooled) }
+
+// encodeText escapes s (a text or base64 string of at least bigText
+// bytes) for appendMembers, through the server's cache when it has one:
+// c is nil, or limit negative, for none.
+func encodeText(s string, c *textCache, limit int) encodedText {
+	if c != nil && limit >= 0 {
+		if enc := c.lookup(s); enc != nil {
+			return encodedText{b: enc}
+		}
+	}
+	p, _ := textPool.Get().(*[]byte)
+	if p == nil {
+		// Sized exactly, so that an empty pool (after a collection, or
+		// under the race detector, which drops some of what is put back)
+		// costs one allocation and no growth.
+		b := make([]byte, 0, jsonenc.StringLen(s))
+		p = &b
+	}
+	*p = jsonenc.AppendString((*p)[:0], s)
+	if c != nil && limit >= 0 {
+		c.offer(s, *p, limit)
+	}
+	return encodedText{b: *p, pooled: p}
+}
