@@ -107,7 +107,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	st := h.newStream(e, true)
-	att := st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
+	att := st.open(ctx, w, r, e.ss.ProtocolVersion(), false, true)
 	for _, resp := range early {
 		_ = st.WriteMessage(ctx, resp)
 	}

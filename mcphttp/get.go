@@ -44,7 +44,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := h.standalone(e)
-	att := st.open(r.Context(), w, e.ss.ProtocolVersion(), true, true)
+	att := st.open(r.Context(), w, r, e.ss.ProtocolVersion(), true, true)
 	if att == nil {
 		h.refuse(w, r, http.StatusConflict, jsonrpc.ID{}, errSecondGET)
 		return
@@ -88,14 +88,14 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, e *entry, last 
 	}
 	if st == nil {
 		// The stream has ended: its events are all in the store.
-		sent, err := h.replay(r.Context(), h.opts.EventStore, e.id, strconv.FormatUint(num, 10), last, w, h.opts.WriteTimeout)
+		sent, err := h.replay(r.Context(), h.opts.EventStore, e.id, strconv.FormatUint(num, 10), last, w, r, h.opts.WriteTimeout)
 		if err != nil && !sent {
 			h.logger.Debug("mcphttp: replay failed", "session", e.id, "last_event_id", last, "err", err)
 			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errUnknownEvent(last))
 		}
 		return
 	}
-	att, err := st.resume(r.Context(), w, last, num == 0)
+	att, err := st.resume(r.Context(), w, r, last, num == 0)
 	switch {
 	case errors.Is(err, errSecondGETStream):
 		h.refuse(w, r, http.StatusConflict, jsonrpc.ID{}, errSecondGET)

@@ -90,7 +90,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		return
 	}
 	st := h.newStream(e, false)
-	st.open(ctx, w, ss.ProtocolVersion(), false, false)
+	st.open(ctx, w, r, ss.ProtocolVersion(), false, false)
 	for _, m := range msgs {
 		_ = st.WriteMessage(ctx, m)
 	}
@@ -106,7 +106,7 @@ func (h *Handler) writeUnregistered(w http.ResponseWriter, resp *jsonrpc.Respons
 	}
 	st := &stream{h: h}
 	ctx := context.Background()
-	st.open(ctx, w, "", false, false)
+	st.open(ctx, w, nil, "", false, false)
 	for _, m := range msgs {
 		_ = st.WriteMessage(ctx, m)
 	}

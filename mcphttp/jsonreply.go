@@ -34,8 +34,9 @@ import (
 // written until the stream starts or ends. primes tells whether the
 // stream, once started, opens with a priming event (2025-11-25 and
 // later); marker is the request marker stored with it (nil for none).
-func (st *stream) openDeferred(w http.ResponseWriter, primes bool, marker []byte) *attachment {
-	att := &attachment{w: w, rc: *http.NewResponseController(w), gone: make(chan struct{}), pending: true}
+func (st *stream) openDeferred(w http.ResponseWriter, r *http.Request, primes bool, marker []byte) *attachment {
+	att := newAttachment(w, r)
+	att.pending = true
 	st.mu.Lock()
 	st.att = att
 	st.deferred = true

@@ -154,7 +154,10 @@ type Options struct {
 	// Handler's writer goroutines, of which one not blocked in a write is
 	// always there while streams wait. A write gets at least WriteTimeout
 	// and at most nine eighths of it: the connection's deadline is moved
-	// only once less than WriteTimeout remains, not at every event. If
+	// only once less than WriteTimeout remains, not at every event. Over
+	// HTTP/2, where a deadline that passes resets the stream even while
+	// nothing is written (RFC 9113 section 6.4), each write's deadline is
+	// cleared once the write is done, so that a quiet stream lives on. If
 	// zero, 10 seconds; if negative, writes have no deadline.
 	WriteTimeout time.Duration
 

@@ -403,12 +403,12 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	window := h.opts.JSONReplyWithin
 	var att *attachment
 	if window > 0 {
-		att = st.openDeferred(w, e.ss.ProtocolVersion() >= mcp.Version20251125, st.leaseMarker(req.ID))
+		att = st.openDeferred(w, r, e.ss.ProtocolVersion() >= mcp.Version20251125, st.leaseMarker(req.ID))
 	} else {
 		st.mu.Lock()
 		st.marker = st.leaseMarker(req.ID)
 		st.mu.Unlock()
-		att = st.open(ctx, w, e.ss.ProtocolVersion(), false, true)
+		att = st.open(ctx, w, r, e.ss.ProtocolVersion(), false, true)
 	}
 	h.reg.wg.Add(1)
 	go func() {

@@ -240,7 +240,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 		return
 	}
 	rc := http.NewResponseController(w)
-	if h.tailWrite(w, rc, frames, true) != nil || ended {
+	if h.tailWrite(w, r, rc, frames, true) != nil || ended {
 		return
 	}
 	var poll, tick <-chan time.Time
@@ -280,7 +280,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 			return
 		case <-tick:
 			if quiet {
-				if h.tailWrite(w, rc, keepAliveFrame, false) != nil {
+				if h.tailWrite(w, r, rc, keepAliveFrame, false) != nil {
 					return
 				}
 			}
@@ -324,7 +324,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 		}
 		if len(frames) > 0 {
 			quiet = false
-			if h.tailWrite(w, rc, frames, false) != nil {
+			if h.tailWrite(w, r, rc, frames, false) != nil {
 				return
 			}
 		}
@@ -368,8 +368,8 @@ func (h *Handler) tailOnce(ctx context.Context, store EventStore, session, strea
 
 // tailWrite writes frames to a tailed stream's response, the SSE headers
 // first when headers is set, within Options.WriteTimeout.
-func (h *Handler) tailWrite(w http.ResponseWriter, rc *http.ResponseController, frames []byte, headers bool) error {
-	return h.writeFrames(w, rc, frames, h.opts.WriteTimeout, headers)
+func (h *Handler) tailWrite(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, frames []byte, headers bool) error {
+	return h.writeFrames(w, r, rc, frames, h.opts.WriteTimeout, headers)
 }
 
 // isMarker reports whether stored data is a marker (an end, a heartbeat,

@@ -188,6 +188,34 @@ type attachment struct {
 	// deadline is the write deadline armDeadline last set (zero: none
 	// set yet), guarded by wmu.
 	deadline time.Time
+	// streamTimer is set for a response over HTTP/2 or later, where a
+	// write deadline is a timer on the stream: when it passes, the
+	// server resets the stream, whether or not a write is under way
+	// (RFC 9113 section 6.4 RST_STREAM, as Go's server sends it). There
+	// a deadline is cleared once each write is done (settle); over
+	// HTTP/1 it is a deadline on the connection that only a write can
+	// miss, and stays armed between writes.
+	streamTimer bool
+}
+
+// newAttachment is the attachment of w, the response to r.
+func newAttachment(w http.ResponseWriter, r *http.Request) *attachment {
+	return &attachment{w: w, rc: *http.NewResponseController(w), gone: make(chan struct{}), streamTimer: streamTimer(r)}
+}
+
+// streamTimer reports whether r's write deadlines are timers on its
+// stream, which reset it when they pass even while nothing is written:
+// HTTP/2 and later. r is nil for a response that ends at once.
+func streamTimer(r *http.Request) bool { return r != nil && r.ProtoMajor >= 2 }
+
+// settle clears the write deadline of a response whose deadline would
+// otherwise reset a stream left quiet after the write just done (see
+// streamTimer); the next write arms a new one. The caller holds wmu.
+func (att *attachment) settle() {
+	if att.streamTimer && !att.deadline.IsZero() {
+		att.deadline = time.Time{}
+		_ = att.rc.SetWriteDeadline(time.Time{})
+	}
 }
 
 // start writes the SSE headers of a lazy stream of h before the first
@@ -340,7 +368,7 @@ var errStreamOverflow = errors.New("mcphttp: the client is not reading its strea
 // the whole response when the handler returns. With exclusive set it
 // refuses (nil) when another connection is attached: the GET stream's
 // one-at-a-time rule.
-func (st *stream) open(ctx context.Context, w http.ResponseWriter, version string, exclusive, flush bool) *attachment {
+func (st *stream) open(ctx context.Context, w http.ResponseWriter, r *http.Request, version string, exclusive, flush bool) *attachment {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	st.mu.Lock()
@@ -348,7 +376,7 @@ func (st *stream) open(ctx context.Context, w http.ResponseWriter, version strin
 		st.mu.Unlock()
 		return nil
 	}
-	att := st.attachLocked(w, false)
+	att := st.attachLocked(w, r, false)
 	var prime []byte
 	if st.store != nil && version >= mcp.Version20251125 {
 		st.primes = true
@@ -380,11 +408,11 @@ func (st *stream) writePrime(att *attachment, prime []byte) {
 
 // attachLocked makes w carry the stream, letting go of any connection that
 // carried it before. The caller holds wmu and mu.
-func (st *stream) attachLocked(w http.ResponseWriter, headerSent bool) *attachment {
+func (st *stream) attachLocked(w http.ResponseWriter, r *http.Request, headerSent bool) *attachment {
 	if st.att != nil {
 		st.detachLocked()
 	}
-	att := &attachment{w: w, rc: *http.NewResponseController(w), gone: make(chan struct{})}
+	att := newAttachment(w, r)
 	if headerSent {
 		att.flushed = true // by the replay
 	} else {
@@ -617,7 +645,9 @@ func (st *stream) writeQueued(att *attachment, frames []qframe) error {
 		return err
 	}
 	att.flushed = true
-	return att.rc.Flush()
+	err = att.rc.Flush()
+	att.settle()
+	return err
 }
 
 // writeFrames writes frame (if any) to att and, with flush set, flushes
@@ -634,7 +664,9 @@ func (st *stream) writeFrames(att *attachment, frame []byte, flush bool) error {
 		return nil
 	}
 	att.flushed = true
-	return att.rc.Flush()
+	err := att.rc.Flush()
+	att.settle()
+	return err
 }
 
 // armDeadline bounds the next write to att by Options.WriteTimeout (and,
@@ -844,7 +876,7 @@ func (st *stream) keepAlive(att *attachment) bool {
 // and another connection carries the stream, and the store's error when
 // the missed events cannot be replayed (nothing has been written to w
 // then).
-func (st *stream) resume(ctx context.Context, w http.ResponseWriter, lastID string, exclusive bool) (*attachment, error) {
+func (st *stream) resume(ctx context.Context, w http.ResponseWriter, r *http.Request, lastID string, exclusive bool) (*attachment, error) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	st.mu.Lock()
@@ -859,10 +891,10 @@ func (st *stream) resume(ctx context.Context, w http.ResponseWriter, lastID stri
 	}
 	var att *attachment
 	if !st.done {
-		att = st.attachLocked(w, false)
+		att = st.attachLocked(w, r, false)
 	}
 	st.mu.Unlock()
-	if err := st.h.writeReplay(w, frames, st.h.opts.WriteTimeout, att == nil); err != nil {
+	if err := st.h.writeReplay(w, r, frames, st.h.opts.WriteTimeout, att == nil); err != nil {
 		if att != nil {
 			st.detach(att)
 		}
@@ -891,13 +923,15 @@ func missedEvents(ctx context.Context, store EventStore, session, streamID, last
 
 // writeReplay writes replayed frames to w and flushes them, the SSE
 // headers first when headers is set, within timeout (if positive).
-func (h *Handler) writeReplay(w http.ResponseWriter, frames []byte, timeout time.Duration, headers bool) error {
-	return h.writeFrames(w, http.NewResponseController(w), frames, timeout, headers)
+func (h *Handler) writeReplay(w http.ResponseWriter, r *http.Request, frames []byte, timeout time.Duration, headers bool) error {
+	return h.writeFrames(w, r, http.NewResponseController(w), frames, timeout, headers)
 }
 
-// writeFrames writes frames through rc's response w and flushes them, the
-// SSE headers first when headers is set, within timeout (if positive).
-func (h *Handler) writeFrames(w http.ResponseWriter, rc *http.ResponseController, frames []byte, timeout time.Duration, headers bool) error {
+// writeFrames writes frames through rc's response w (to r) and flushes
+// them, the SSE headers first when headers is set, within timeout (if
+// positive). Over HTTP/2 the deadline is cleared afterwards (see
+// streamTimer): the response may stay open and quiet.
+func (h *Handler) writeFrames(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, frames []byte, timeout time.Duration, headers bool) error {
 	if timeout > 0 {
 		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
 	} else {
@@ -911,18 +945,22 @@ func (h *Handler) writeFrames(w http.ResponseWriter, rc *http.ResponseController
 			return err
 		}
 	}
-	return rc.Flush()
+	err := rc.Flush()
+	if timeout > 0 && streamTimer(r) {
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+	return err
 }
 
 // replay writes to w the stored events of a stream that has ended after
 // lastID; sent reports whether anything was written (nothing is when the
 // store cannot replay them).
-func (h *Handler) replay(ctx context.Context, store EventStore, session, streamID, lastID string, w http.ResponseWriter, timeout time.Duration) (sent bool, err error) {
+func (h *Handler) replay(ctx context.Context, store EventStore, session, streamID, lastID string, w http.ResponseWriter, r *http.Request, timeout time.Duration) (sent bool, err error) {
 	frames, err := missedEvents(ctx, store, session, streamID, lastID)
 	if err != nil {
 		return false, err
 	}
-	return true, h.writeReplay(w, frames, timeout, true)
+	return true, h.writeReplay(w, r, frames, timeout, true)
 }
 
 // pump serves an attachment's HTTP request until the stream ends or lets
@@ -981,6 +1019,7 @@ func (st *stream) openInline(w http.ResponseWriter, r *http.Request) {
 	att := &st.first
 	att.w = w
 	att.rc = *http.NewResponseController(w)
+	att.streamTimer = streamTimer(r)
 	if st.lazy {
 		att.pending = true
 	} else {
