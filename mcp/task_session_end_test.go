@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,4 +265,124 @@ func TestSharedSessionDeleteEndsItsTasks(t *testing.T) {
 		}
 	}
 	_ = sa
+}
+
+// endStore is a TaskStore whose List and Delete misbehave as told.
+type endStore struct {
+	*MemoryTaskStore
+	list, del string // "block" (until the context ends), "panic", "fail", or "" for the store's own
+}
+
+func (s *endStore) List(ctx context.Context, owner, cursor string, limit int) ([]*TaskState, string, error) {
+	switch s.list {
+	case "block":
+		<-ctx.Done()
+		return nil, "", ctx.Err()
+	case "panic":
+		panic("list boom")
+	case "fail":
+		return nil, "", errors.New("list boom")
+	}
+	return s.MemoryTaskStore.List(ctx, owner, cursor, limit)
+}
+
+func (s *endStore) Delete(ctx context.Context, owner, id string) error {
+	switch s.del {
+	case "block":
+		<-ctx.Done()
+		return ctx.Err()
+	case "panic":
+		panic("delete boom")
+	case "fail":
+		return errors.New("delete boom")
+	}
+	return s.MemoryTaskStore.Delete(ctx, owner, id)
+}
+
+// The cleanup at a shared session's end deletes all of the session's
+// tasks, page after page, and no other owner's; it does nothing when
+// TaskOptions.Owner decides who owns tasks; a store that fails, panics
+// or hangs is logged and ends the cleanup, within SessionEndTimeout.
+func TestSessionEndTaskCleanupBounds(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx := context.Background()
+	fill := func(t *testing.T, m *MemoryTaskStore, owner string, n int) {
+		t.Helper()
+		for i := range n {
+			if err := m.Create(ctx, &TaskState{Task: Task{TaskID: owner + "#" + strconv.Itoa(i), Status: TaskCompleted}, Owner: owner}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	count := func(t *testing.T, m *MemoryTaskStore, owner string) int {
+		t.Helper()
+		n := 0
+		for cursor := ""; ; {
+			page, next, err := m.List(ctx, owner, cursor, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += len(page)
+			if next == "" {
+				return n
+			}
+			cursor = next
+		}
+	}
+
+	t.Run("every page, one owner", func(t *testing.T) {
+		m := &MemoryTaskStore{}
+		fill(t, m, "session:s9", 2*sessionEndPage+50)
+		fill(t, m, "session:s10", 3)
+		fill(t, m, "user:x", 3)
+		s := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{Tasks: TaskOptions{Store: m}})
+		s.endSharedSession(ctx, "s9")
+		if n := count(t, m, "session:s9"); n != 0 {
+			t.Errorf("%d tasks of the ended session left, want 0", n)
+		}
+		if n, k := count(t, m, "session:s10"), count(t, m, "user:x"); n != 3 || k != 3 {
+			t.Errorf("other owners keep %d and %d tasks, want 3 and 3", n, k)
+		}
+	})
+
+	t.Run("an Owner function keeps them", func(t *testing.T) {
+		m := &MemoryTaskStore{}
+		fill(t, m, "session:s9", 3)
+		s := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{Tasks: TaskOptions{Store: m, Owner: func(*Request) string { return "session:s9" }}})
+		s.endSharedSession(ctx, "s9")
+		if n := count(t, m, "session:s9"); n != 3 {
+			t.Errorf("%d tasks left, want 3: with an Owner function tasks do not belong to sessions", n)
+		}
+	})
+
+	for _, tc := range []struct {
+		name, list, del string
+		left            int
+		log             string
+	}{
+		{"List hangs", "block", "", 3, `err="deleted 0 of the 0 tasks listed when TaskOptions.SessionEndTimeout (20ms) ran out: context deadline exceeded"`},
+		{"Delete hangs", "", "block", 3, `err="deleted 0 of the 3 tasks listed when TaskOptions.SessionEndTimeout (20ms) ran out: context deadline exceeded"`},
+		{"List fails", "fail", "", 3, `err="listing them: list boom"`},
+		{"Delete fails", "", "fail", 3, `err="deleting task session:s9#0: delete boom"`},
+		{"List panics", "panic", "", 3, `err="listing them: mcp: the store panicked"`},
+		{"Delete panics", "", "panic", 3, `err="deleting task session:s9#0: mcp: the store panicked"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &MemoryTaskStore{}
+			fill(t, m, "session:s9", 3)
+			logger, logs := lcPanicLogger()
+			s := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{
+				Logger: logger,
+				Tasks:  TaskOptions{Store: &endStore{MemoryTaskStore: m, list: tc.list, del: tc.del}, SessionEndTimeout: 20 * time.Millisecond},
+			})
+			s.endSharedSession(ctx, "s9")
+			if n := count(t, m, "session:s9"); n != tc.left {
+				t.Errorf("%d tasks left, want %d", n, tc.left)
+			}
+			l := logs.String()
+			if !strings.Contains(l, `level=ERROR msg="mcp: deleting the tasks of an ended session" owner=session:s9 `+tc.log) {
+				t.Errorf("logs:\n%s\nwant the error %s", l, tc.log)
+			}
+		})
+	}
 }

@@ -198,6 +198,33 @@ func RunSessionGaps(t *testing.T, newRouting NewRouting) {
 		}
 	})
 
+	t.Run("a replica that finds the session gone from the store deletes its tasks", func(t *testing.T) {
+		a, _, r := newRoutingClusterOf(t, newRouting)
+		sid := initRouting(t, a, a)
+		done := sessionTaskID(t, a.postSSE(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task-done","arguments":{},"task":{}}}`).next(t), "task-done as a task on A")
+		if got := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":`+strconv.Quote(done)+`}}`).one(t); !strings.Contains(got, `"text":"done on A"`) {
+			t.Fatalf("tasks/result of task-done on A: %s", got)
+		}
+		// The session leaves the store (as when it idles out there, or
+		// its DELETE is served by a replica of an older version).
+		ctx := context.Background()
+		if err := r.Store.Delete(ctx, "", sid); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.do(t, http.MethodPost, sid, "", `{"jsonrpc":"2.0","id":4,"method":"ping"}`); got.status != http.StatusNotFound {
+			t.Fatalf("ping on A after the session left the store: %d %s, want 404", got.status, got.body)
+		}
+		owner := "session:" + sid
+		if st, err := a.srv.TaskStore().Get(ctx, owner, done); !errors.Is(err, mcp.ErrTaskNotFound) {
+			t.Errorf("Get after A found the session gone = %+v, %v; want ErrTaskNotFound", st, err)
+		}
+		if r.TaskKeys != nil {
+			if got := r.TaskKeys(t, owner, []string{done}); len(got) != 0 {
+				t.Errorf("the store still holds %q of the task after A found the session gone", got)
+			}
+		}
+	})
+
 	t.Run("a response or cancel the bus cannot carry is 503 with Retry-After; sent again, it arrives", func(t *testing.T) {
 		down := &atomic.Bool{}
 		a, b := newRoutingCluster(t, func(t *testing.T) Routing {
