@@ -19,6 +19,7 @@ func init() {
 		ServeStatelessRequest:    (*Server).serveStateless,
 		SetStandalone:            (*ServerSession).setStandalone,
 		SyncState:                (*ServerSession).syncState,
+		EndSession:               (*Server).endSharedSession,
 		ToolInputSchema:          (*Server).toolInputSchema,
 		ToolRequiredScopes:       (*Server).toolRequiredScopes,
 		StatelessProtocolVersion: statelessProtocolVersion,

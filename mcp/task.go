@@ -44,6 +44,19 @@ type TaskOptions struct {
 	// the SessionStore, to end once the session is gone there. If zero,
 	// one second.
 	PollInterval time.Duration
+	// SessionEndTimeout bounds the cleanup when a session that owns its
+	// tasks (Owner nil, no authenticated user) ends for good on a shared
+	// SessionStore: its DELETE served by this replica, or this replica
+	// finding it gone from the store. Its tasks, finished and running,
+	// are listed and deleted from the TaskStore then, as the spec lets a
+	// receiver clean up tasks no request can reach
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
+	// When the bound is reached the cleanup stops, logs "mcp: deleting
+	// the tasks of an ended session" with an error wrapping
+	// context.DeadlineExceeded that names this option, and the tasks
+	// left go at their ttl; the DELETE is answered all the same. If zero,
+	// 5 seconds.
+	SessionEndTimeout time.Duration
 	// MaxRunning bounds the tasks one owner may have working at once; a
 	// task-augmented request past it is refused with -32600, as the spec
 	// advises limits per requestor
@@ -108,7 +121,12 @@ type TaskOptions struct {
 	// requestor's context and lets a receiver delete them early:
 	// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control). Return the authenticated identity to let tasks outlive
 	// sessions (and to use tasks in stateless mode, where every request
-	// has a session of its own).
+	// has a session of its own). With a SessionStore shared by replicas,
+	// a replica's copy of the session closing leaves its tasks in the
+	// TaskStore for the other replicas; the session's end for good (its
+	// DELETE, served by any replica, or a replica finding it gone from
+	// the store) deletes them, running ones included, and cancels their
+	// work through the Bus where it runs (see SessionEndTimeout).
 	//
 	// The stateless era's tasks extension has no session. There, if nil,
 	// each task is its own scope, reached by its unguessable id alone (130
@@ -146,6 +164,7 @@ type taskRuntime struct {
 	defaultTTL time.Duration
 	maxTTL     time.Duration
 	poll       time.Duration
+	endTimeout time.Duration // TaskOptions.SessionEndTimeout
 	maxRunning int
 	// The bounds of task_bounds.go.
 	maxPerOwner, maxTasks, maxRunningTotal        int
@@ -208,6 +227,10 @@ func (s *Server) taskRT() *taskRuntime {
 		rt.poll = o.PollInterval
 		if rt.poll <= 0 {
 			rt.poll = time.Second
+		}
+		rt.endTimeout = o.SessionEndTimeout
+		if rt.endTimeout <= 0 {
+			rt.endTimeout = defaultSessionEndTimeout
 		}
 		rt.maxRunning = o.MaxRunning
 		if rt.maxRunning <= 0 {
@@ -483,6 +506,9 @@ func (s *Server) awaitSharedEnd(run *taskRun, stopped <-chan struct{}) {
 			_, err = s.store.Load(context.Background(), owner, id)
 		}()
 		if errors.Is(err, ErrSessionNotFound) {
+			// Gone from the store: the session's end is final, and all
+			// its tasks go with it (task_session_end.go).
+			s.endSharedSession(context.Background(), id)
 			run.cancel(errTaskSessionEnded)
 			return
 		}

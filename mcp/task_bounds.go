@@ -289,7 +289,8 @@ func (s *Server) deleteTasks(ctx context.Context, tasks []*keptTask) {
 // (runTask) and deleted when their tool returns. Called by
 // ServerSession.Close. With a shared SessionStore the closing session
 // may be one replica's copy of a session that lives on: its tasks stay
-// in the TaskStore (until their ttl).
+// in the TaskStore until the session ends for good, when
+// endSharedSession deletes them (or until their ttl).
 func (s *Server) endSessionTasks(ss *ServerSession) {
 	if s.opts.Tasks.Owner != nil {
 		return

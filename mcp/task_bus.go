@@ -13,7 +13,10 @@ import (
 // tasks/update (the 2026-07-28 tasks extension) publishes the input
 // responses so that they reach the work waiting for them
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#cancelling-tasks;
-// SEP-2663, "Task Update Requests" and "Task Cancellation").
+// SEP-2663, "Task Update Requests" and "Task Cancellation"); and the end
+// for good of a session that owned its tasks (its DELETE on any replica)
+// is published so that the replicas running its tasks stop them
+// (task_session_end.go).
 // A replica subscribes while tasks run on it. Delivery is the bus's: at
 // most once; an update whose message is lost leaves the task
 // input_required for the client to answer again, a lost cancellation
@@ -26,7 +29,7 @@ const taskChannel = "mcpkit.tasks"
 // taskOp is one task operation on the bus.
 type taskOp struct {
 	From      string          `json:"f"`
-	Op        string          `json:"op"` // "cancel" or "update"
+	Op        string          `json:"op"` // "cancel", "update" or "end"
 	Task      string          `json:"t"`
 	Owner     string          `json:"o,omitempty"`
 	Responses json.RawMessage `json:"r,omitempty"`
@@ -61,6 +64,10 @@ func (s *Server) publishTaskOp(ctx context.Context, op taskOp) {
 func (s *Server) receiveTaskOp(b []byte) {
 	var op taskOp
 	if err := json.Unmarshal(b, &op); err != nil || op.From == s.busID() {
+		return
+	}
+	if op.Op == "end" {
+		s.endOwnerRuns(op.Owner) // task_session_end.go
 		return
 	}
 	run := s.taskRT().run(op.Task)

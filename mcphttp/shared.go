@@ -227,6 +227,9 @@ func (h *Handler) dropShared(e *entry) {
 	if h.reg.drop(e) {
 		h.closeEntry(e)
 	}
+	// Gone from the store, the session has ended for good: so have the
+	// tasks it owned.
+	mcpPort.EndSession(e.ss.Server(), context.Background(), e.id)
 }
 
 // acquireShared is h.acquire for a request that is not a JSON-RPC
@@ -271,11 +274,12 @@ func (h *Handler) acquireShared(w http.ResponseWriter, r *http.Request, sid stri
 // when the store is not shared, for the caller to serve the DELETE alone.
 func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owner string) bool {
 	var store mcp.SessionStore
-	if srv := h.reg.serverOf(sid, owner); srv != nil { // held here: its server's store
+	srv := h.reg.serverOf(sid, owner)
+	if srv != nil { // held here: its server's store
 		if store = srv.SessionStore(); !store.Shared() {
 			return false
 		}
-	} else if _, store = h.sharedStore(r); store == nil {
+	} else if srv, store = h.sharedStore(r); store == nil {
 		return false
 	}
 	err := h.storeCall("SessionStore.Delete", func() error { return store.Delete(r.Context(), owner, sid) })
@@ -293,6 +297,9 @@ func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owne
 		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
 		return true
 	}
+	// The session's end is final: the tasks it owned go, on every replica
+	// (bounded by TaskOptions.SessionEndTimeout).
+	mcpPort.EndSession(srv, r.Context(), sid)
 	w.WriteHeader(http.StatusNoContent)
 	return true
 }

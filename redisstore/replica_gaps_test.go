@@ -1,6 +1,8 @@
 package redisstore_test
 
 import (
+	"context"
+	"slices"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/replicatest"
@@ -39,11 +41,45 @@ func routingStores(t *testing.T, dial func(t *testing.T) redis.UniversalClient) 
 		}
 		if i == 0 {
 			r.Store, r.Tasks, r.Bus = st, tasks, bus
+			r.TaskKeys = func(t *testing.T, owner string, ids []string) []string {
+				return heldTaskKeys(t, rdb, prefix, owner, ids)
+			}
 		} else {
 			r.StoreB, r.TasksB, r.BusB = st, tasks, bus
 		}
 	}
 	return r
+}
+
+// heldTaskKeys returns what Redis still holds of owner's tasks ids under
+// prefix: the keys of their records, and their index (sorted set) key
+// with the id for each entry there.
+func heldTaskKeys(t *testing.T, rdb redis.UniversalClient, prefix, owner string, ids []string) []string {
+	t.Helper()
+	ctx := context.Background()
+	tag := "{" + redisstore.OwnerTag(owner) + "}"
+	var held []string
+	for _, id := range ids {
+		k := prefix + "t:" + tag + ":" + id
+		n, err := rdb.Exists(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			held = append(held, k)
+		}
+	}
+	index := prefix + "tl:" + tag
+	members, err := rdb.ZRange(ctx, index, 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range members {
+		if slices.Contains(ids, m) {
+			held = append(held, index+" "+m)
+		}
+	}
+	return held
 }
 
 // A stateless-era request naming a session is served on it on any

@@ -146,6 +146,15 @@ type Port[Server, Session, Extra any] struct {
 	// closed.
 	SyncState func(ss Session, st any)
 
+	// EndSession tells s that the session sessionID of a shared
+	// SessionStore has ended for good (its DELETE was served here, or the
+	// store no longer has it), not merely this replica's copy of it: the
+	// tasks the session owned are cancelled wherever they run and deleted
+	// from the TaskStore
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
+	// It returns within TaskOptions.SessionEndTimeout.
+	EndSession func(s Server, ctx context.Context, sessionID string)
+
 	// SetStandalone sets where messages unrelated to any request go (for
 	// Streamable HTTP, the GET stream). A nil w drops them.
 	SetStandalone func(ss Session, w Writer)

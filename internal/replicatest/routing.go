@@ -27,6 +27,10 @@ type Routing struct {
 	// (its getServer always returns the replica's server) instead of
 	// NewHandler.
 	PerRequest bool
+	// TaskKeys, if not nil, returns what the TaskStore's backend still
+	// holds of owner's tasks ids (their records and index entries, by
+	// name), for the scenario to check that a deletion left nothing.
+	TaskKeys func(t *testing.T, owner string, ids []string) []string
 }
 
 // NewRouting returns fresh, empty stores and bus.
@@ -71,6 +75,9 @@ func newRoutingServer(name string, store mcp.SessionStore, tasks mcp.TaskStore, 
 	optional := &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "task-ask", Description: "ask, as a task", Execution: optional}, ask)
 	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "task-block", Description: "block, as a task", Execution: optional}, block)
+	_ = mcp.AddTool(rs.srv, &mcp.Tool{Name: "task-done", Description: "done at once, as a task", Execution: optional}, func(context.Context, *mcp.Request, struct{}) (string, error) {
+		return "done on " + name, nil
+	})
 	return rs
 }
 
@@ -81,7 +88,15 @@ type routingReplica struct {
 
 func newRoutingCluster(t *testing.T, newRouting NewRouting) (a, b *routingReplica) {
 	t.Helper()
-	r := newRouting(t)
+	a, b, _ = newRoutingClusterOf(t, newRouting)
+	return a, b
+}
+
+// newRoutingClusterOf is newRoutingCluster that also returns the stores
+// and bus newRouting made.
+func newRoutingClusterOf(t *testing.T, newRouting NewRouting) (a, b *routingReplica, r Routing) {
+	t.Helper()
+	r = newRouting(t)
 	mk := func(name string, store mcp.SessionStore, tasks mcp.TaskStore, bus mcp.Bus) *routingReplica {
 		rs := newRoutingServer(name, store, tasks, bus)
 		h := mcphttp.NewHandler(rs.srv, nil)
@@ -105,7 +120,7 @@ func newRoutingCluster(t *testing.T, newRouting NewRouting) (a, b *routingReplic
 	if busB == nil {
 		busB = r.Bus
 	}
-	return mk("A", r.Store, r.Tasks, r.Bus), mk("B", storeB, tasksB, busB)
+	return mk("A", r.Store, r.Tasks, r.Bus), mk("B", storeB, tasksB, busB), r
 }
 
 const initElicit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"router","version":"1"}}}`

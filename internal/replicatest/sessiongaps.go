@@ -3,6 +3,7 @@ package replicatest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -139,6 +140,88 @@ func RunSessionGaps(t *testing.T, newRouting NewRouting) {
 		b.do(t, http.MethodDelete, sid, "", "").want(t, "DELETE on B", http.StatusNoContent, "")
 		if got := within(t, "task-block cancelled", a.rs.cancelled); got != "A" {
 			t.Fatalf("task-block cancelled on %s", got)
+		}
+	})
+
+	t.Run("a session's DELETE on B deletes its tasks, finished and running, from the store and ends the one running on A", func(t *testing.T) {
+		a, b, r := newRoutingClusterOf(t, newRouting)
+		sid := initRouting(t, a, a)
+		done := sessionTaskID(t, a.postSSE(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task-done","arguments":{},"task":{}}}`).next(t), "task-done as a task on A")
+		// tasks/result answers once the task has finished.
+		if got, want := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":`+strconv.Quote(done)+`}}`).one(t),
+			`{"jsonrpc":"2.0","id":3,"result":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":`+strconv.Quote(done)+`}},"content":[{"type":"text","text":"done on A"}]}}`; got != want {
+			t.Fatalf("tasks/result of task-done on A: %s\nwant %s", got, want)
+		}
+		running := sessionTaskID(t, a.postSSE(t, sid, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"task-block","arguments":{},"task":{}}}`).next(t), "task-block as a task on A")
+		if got := within(t, "task-block started", a.rs.started); got != "A" {
+			t.Fatalf("task-block started on %s", got)
+		}
+		owner, ids := "session:"+sid, []string{done, running}
+		if r.TaskKeys != nil {
+			if got := r.TaskKeys(t, owner, ids); len(got) != 4 {
+				t.Fatalf("the store holds %q of the tasks before the DELETE, want their 2 records and 2 index entries", got)
+			}
+		}
+		ctx := context.Background()
+		if list, _, err := b.srv.TaskStore().List(ctx, owner, "", 10); err != nil || len(list) != 2 {
+			t.Fatalf("List on B before the DELETE: %d tasks, %v; want 2", len(list), err)
+		}
+
+		// A still holds its copy of the session: the DELETE reaches the
+		// task running there through the bus.
+		b.do(t, http.MethodDelete, sid, "", "").want(t, "DELETE on B", http.StatusNoContent, "")
+		for _, id := range ids {
+			for _, rep := range []*routingReplica{a, b} {
+				if st, err := rep.srv.TaskStore().Get(ctx, owner, id); !errors.Is(err, mcp.ErrTaskNotFound) {
+					t.Errorf("Get(%s) on %s after the DELETE = %+v, %v; want ErrTaskNotFound", id, rep.name, st, err)
+				}
+			}
+		}
+		if list, next, err := b.srv.TaskStore().List(ctx, owner, "", 10); err != nil || len(list) != 0 || next != "" {
+			t.Errorf("List on B after the DELETE = %d tasks, %q, %v; want none", len(list), next, err)
+		}
+		if r.TaskKeys != nil {
+			if got := r.TaskKeys(t, owner, ids); len(got) != 0 {
+				t.Errorf("the store still holds %q of the tasks after the DELETE", got)
+			}
+		}
+		if got := within(t, "task-block cancelled", a.rs.cancelled); got != "A" {
+			t.Fatalf("task-block cancelled on %s", got)
+		}
+		// Another session is told the tasks do not exist.
+		other := initRouting(t, b, b)
+		for i, id := range ids {
+			want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"Invalid params","data":"Failed to retrieve task: Task not found"}}`, 5+i)
+			if got := b.postSSE(t, other, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/get","params":{"taskId":%s}}`, 5+i, strconv.Quote(id))).next(t); got != want {
+				t.Errorf("tasks/get of %s from another session: %s\nwant %s", id, got, want)
+			}
+		}
+	})
+
+	t.Run("a replica that finds the session gone from the store deletes its tasks", func(t *testing.T) {
+		a, _, r := newRoutingClusterOf(t, newRouting)
+		sid := initRouting(t, a, a)
+		done := sessionTaskID(t, a.postSSE(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task-done","arguments":{},"task":{}}}`).next(t), "task-done as a task on A")
+		if got := a.postSSE(t, sid, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":`+strconv.Quote(done)+`}}`).one(t); !strings.Contains(got, `"text":"done on A"`) {
+			t.Fatalf("tasks/result of task-done on A: %s", got)
+		}
+		// The session leaves the store (as when it idles out there, or
+		// its DELETE is served by a replica of an older version).
+		ctx := context.Background()
+		if err := r.Store.Delete(ctx, "", sid); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.do(t, http.MethodPost, sid, "", `{"jsonrpc":"2.0","id":4,"method":"ping"}`); got.status != http.StatusNotFound {
+			t.Fatalf("ping on A after the session left the store: %d %s, want 404", got.status, got.body)
+		}
+		owner := "session:" + sid
+		if st, err := a.srv.TaskStore().Get(ctx, owner, done); !errors.Is(err, mcp.ErrTaskNotFound) {
+			t.Errorf("Get after A found the session gone = %+v, %v; want ErrTaskNotFound", st, err)
+		}
+		if r.TaskKeys != nil {
+			if got := r.TaskKeys(t, owner, []string{done}); len(got) != 0 {
+				t.Errorf("the store still holds %q of the task after A found the session gone", got)
+			}
 		}
 	})
 
