@@ -139,7 +139,7 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.Ra
 		for {
 			select {
 			case resp, ok := <-m.resp:
-				return cs.answer(m, resp, ok)
+				return cs.answerOrCancel(ctx, m, resp, ok)
 			case <-ctx.Done():
 				cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
 				return nil, ctx.Err()
@@ -156,11 +156,24 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.Ra
 	}
 	select {
 	case resp, ok := <-m.resp:
-		return cs.answer(m, resp, ok)
+		return cs.answerOrCancel(ctx, m, resp, ok)
 	case <-ctx.Done():
 		cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
 		return nil, ctx.Err()
 	}
+}
+
+// answerOrCancel is answer, except for a request that failed (ok false)
+// once ctx was done: that is the caller's cancellation, which the
+// transport may have seen first (an HTTP request made with ctx breaks when
+// ctx ends), and it is handled as one: the server is told with
+// notifications/cancelled, and the error is ctx's.
+func (cs *ClientSession) answerOrCancel(ctx context.Context, m *SentMessage, resp *jsonrpc.Response, ok bool) (json.RawMessage, error) {
+	if !ok && ctx.Err() != nil {
+		cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
+		return nil, ctx.Err()
+	}
+	return cs.answer(m, resp, ok)
 }
 
 // answer turns the response to request m into its result or error; ok is

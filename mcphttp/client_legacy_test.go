@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcpsse"
@@ -41,6 +43,13 @@ func TestClientFallsBackToHTTPSSE(t *testing.T) {
 			t.Fatalf("era %v: %d legacy sessions, want 1", era, n)
 		}
 		cs.Close()
+		// The server sees the stream go on its own time: wait for it, so
+		// that the next era's count starts from none.
+		for deadline := time.Now().Add(10 * time.Second); h.SessionCount() != 0; runtime.Gosched() {
+			if time.Now().After(deadline) {
+				t.Fatalf("era %v: %d legacy sessions 10 s after the client closed, want 0", era, h.SessionCount())
+			}
+		}
 	}
 	// When the stream drops, a call in flight fails with the legacy
 	// transport's error.
