@@ -422,3 +422,62 @@ func TestProtoBodyBounds(t *testing.T) {
 		}
 	})
 }
+
+// The client transport over each HTTP version, in both eras, against the
+// Handler: connect, call a tool, get a list_changed from the server (on
+// the GET stream in the session era, on a subscription in the stateless
+// era), close; nothing is left on either side.
+func TestProtoClientTransport(t *testing.T) {
+	for _, era := range []mcp.ProtocolEra{mcp.EraSession, mcp.EraStateless} {
+		name := "session"
+		if era == mcp.EraStateless {
+			name = "stateless"
+		}
+		t.Run(name, func(t *testing.T) {
+			forEachProto(t, nil, func(t *testing.T, f *fixture, sv *served) {
+				changed := make(chan struct{}, 4)
+				c := mcp.NewClient(mcp.Implementation{Name: "h2-client", Version: "1"}, &mcp.ClientOptions{
+					ProtocolEra:            era,
+					ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
+				})
+				ctx := context.Background()
+				cs, err := c.Connect(ctx, &ClientTransport{URL: f.url, HTTPClient: f.srv.Client()})
+				if err != nil {
+					t.Fatalf("Connect: %v", err)
+				}
+				if cs.Stateless() != (era == mcp.EraStateless) {
+					t.Fatalf("Stateless() = %v in era %v", cs.Stateless(), era)
+				}
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+				if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hi" {
+					t.Fatalf("CallTool(echo) = %+v, %v", res, err)
+				}
+				var sub *mcp.Subscription
+				if era == mcp.EraStateless {
+					if sub, err = cs.Listen(ctx, &mcp.SubscriptionFilter{ToolsListChanged: true}); err != nil {
+						t.Fatalf("Listen: %v", err)
+					}
+				}
+				must(t, mcp.AddTool(f.h.server, &mcp.Tool{Name: "late"}, func(context.Context, *mcp.Request, struct{}) (string, error) { return "", nil }))
+				select {
+				case <-changed:
+				case <-time.After(10 * time.Second):
+					t.Fatal("no tools/list_changed reached the client")
+				}
+				if sub != nil {
+					if err := sub.Close(); err != nil {
+						t.Errorf("Subscription.Close: %v", err)
+					}
+				}
+				if err := cs.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+				sv.waitIdle()
+				if got := f.h.Stats(); got != (Stats{}) {
+					t.Errorf("Stats after Close = %+v, want zero", got)
+				}
+				f.srv.Client().CloseIdleConnections()
+			})
+		})
+	}
+}
