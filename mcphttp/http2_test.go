@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -480,4 +481,58 @@ func TestProtoClientTransport(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A client that never reads its GET stream, over each HTTP version (over
+// HTTP/2 its stream's flow-control window fills, not the socket): once its
+// queue passes MaxStreamQueueBytes the stream is closed, another stream
+// on the same connection goes on, and the session lives on.
+func TestProtoSlowReader(t *testing.T) {
+	var closed *signalHandler
+	forEachProto(t, func() *Options {
+		closed = &signalHandler{prefix: "mcphttp: closing a stream its client does not read", ch: make(chan string, 1)}
+		return &Options{MaxStreamQueueBytes: 64 << 10, KeepAlive: -1, Logger: slog.New(closed)}
+	}, func(t *testing.T, f *fixture, sv *served) {
+		slow := f.initialize("2025-11-25")
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		sresp := f.open(ctx, http.MethodGet, hdrs{"Mcp-Session-Id": slow}, "")
+		defer sresp.Body.Close()
+		good := f.initialize("2025-11-25")
+		gresp, gbr := f.getStream(ctx, good, nil)
+		defer gresp.Body.Close()
+
+		ss := sessionByID(t, f.h.server, slow)
+		big := strings.Repeat("x", 4096)
+		overflowed := false
+		for i := 0; i < 100_000 && !overflowed; i++ {
+			_ = ss.Notify(context.Background(), "notifications/message", map[string]any{"level": "info", "data": big})
+			select {
+			case <-closed.ch:
+				overflowed = true
+			default:
+			}
+		}
+		if !overflowed {
+			t.Fatal("the stalled stream was never closed")
+		}
+		must(t, f.h.server.AddTool(&mcp.Tool{Name: "late"}, nil))
+		if e := next(t, gbr); e.data != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}` {
+			t.Errorf("good GET stream event %+v", e)
+		}
+		// The stalled stream has ended: reading it reaches its end.
+		if _, err := io.Copy(io.Discard, sresp.Body); err != nil {
+			t.Errorf("reading the closed stream to its end: %v", err)
+		}
+		r := f.post(slow, `{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+		if r.status != http.StatusOK || lastMessage(r) != `{"jsonrpc":"2.0","id":7,"result":{}}` {
+			t.Errorf("ping after the stream closed: %d %s", r.status, r.body)
+		}
+		cancel()
+		gresp.Body.Close()
+		sv.waitIdle()
+		if got := f.h.Stats(); got != (Stats{Sessions: 2}) {
+			t.Errorf("Stats = %+v, want two sessions and no stream", got)
+		}
+	})
 }
