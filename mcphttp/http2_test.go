@@ -325,11 +325,17 @@ func lastMessage(r *reply) string {
 // A client that goes away mid-stream, over each HTTP version: a dropped
 // POST stream lets go of its handler without cancelling it (its stream is
 // counted until the handler ends), a dropped GET stream ends; DELETE then ends the
+// handler. In the stateless era the client's going away cancels the
 // handler.
 func TestProtoClientGoesAway(t *testing.T) {
 	forEachProto(t, nil, func(t *testing.T, f *fixture, sv *served) {
 		detached := make(chan struct{}, 1)
-		f.h.onDetach = func() { detached <- struct{}{} }
+		var detaches atomic.Int64
+		f.h.onDetach = func() {
+			if detaches.Add(1) == 1 {
+				detached <- struct{}{}
+			}
+		}
 		sid := f.initialize("2025-11-25")
 
 		ctx, cancel := context.WithCancel(context.Background())
@@ -348,6 +354,9 @@ func TestProtoClientGoesAway(t *testing.T) {
 		// The detached POST's ServeHTTP waits for its handler; the GET's
 		// returns.
 		sv.waitAtMost(1)
+		if n := detaches.Load(); n != 2 {
+			t.Errorf("%d streams let go of, want 2 (the POST's and the GET's)", n)
+		}
 		if got := f.h.Stats(); got != (Stats{Sessions: 1, Streams: 1}) {
 			t.Errorf("Stats after the client went away = %+v, want one session and the detached POST's stream", got)
 		}
@@ -358,6 +367,16 @@ func TestProtoClientGoesAway(t *testing.T) {
 			t.Errorf("the handler's context after DELETE: %v", err)
 		}
 
+		// The stateless era: the request's end is the handler's.
+		body := mbody("11", "tools/call", `{"name":"block"}`)
+		ctx, cancel = context.WithCancel(context.Background())
+		resp = f.open(ctx, http.MethodPost, modernHeaders(body), body)
+		<-f.tools.started
+		cancel()
+		resp.Body.Close()
+		if err := <-f.tools.ended; err != context.Canceled {
+			t.Errorf("the stateless handler's context after the client went away: %v", err)
+		}
 		f.h.reg.wg.Wait()
 		sv.waitIdle()
 		if got := f.h.Stats(); got != (Stats{}) {
