@@ -555,3 +555,40 @@ func TestProtoSlowReader(t *testing.T) {
 		}
 	})
 }
+
+// Handler.Shutdown alongside http.Server.Shutdown, over each HTTP version:
+// the GET stream ends cleanly, new work is refused with 503, the call in
+// flight finishes with its result, and both Shutdowns return nil (over
+// HTTP/2 the server's GOAWAY waits for the handler's streams to end).
+func TestProtoShutdown(t *testing.T) {
+	forEachProto(t, nil, func(t *testing.T, f *fixture, sv *served) {
+		sid := f.initialize("2025-11-25")
+		get, _ := f.getStream(context.Background(), sid, nil)
+		defer get.Body.Close()
+		call := f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid}, blockCall)
+		<-f.tools.started
+		hdone := make(chan error, 1)
+		go func() { hdone <- f.h.Shutdown(context.Background()) }()
+		if _, err := io.Copy(io.Discard, get.Body); err != nil {
+			t.Errorf("GET stream: %v", err)
+		}
+		r := f.post("", initBody)
+		checkRPCError(t, r, http.StatusServiceUnavailable, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Service unavailable: the handler is closed"}}`)
+		sdone := make(chan error, 1)
+		go func() { sdone <- f.srv.Config.Shutdown(context.Background()) }()
+		close(f.tools.gate)
+		reply := f.read(call)
+		if got := lastMessage(reply); got != `{"jsonrpc":"2.0","id":10,"result":{"content":[{"type":"text","text":"unblocked"}]}}` {
+			t.Errorf("call reply %d %s", reply.status, reply.body)
+		}
+		if err := <-hdone; err != nil {
+			t.Errorf("Handler.Shutdown = %v, want nil", err)
+		}
+		if err := <-sdone; err != nil {
+			t.Errorf("http.Server.Shutdown = %v, want nil", err)
+		}
+		if got := f.h.Stats(); got != (Stats{}) {
+			t.Errorf("Stats after Shutdown = %+v, want zero", got)
+		}
+	})
+}
