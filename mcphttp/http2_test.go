@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -471,6 +472,23 @@ func TestProtoClientTransport(t *testing.T) {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
 				if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hi" {
 					t.Fatalf("CallTool(echo) = %+v, %v", res, err)
+				}
+				// A call the client cancels ends the server's handler
+				// (notifications/cancelled in the session era, the
+				// stream's reset or close in the stateless era).
+				cctx, ccancel := context.WithCancel(ctx)
+				called := make(chan error, 1)
+				go func() {
+					_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "block"})
+					called <- err
+				}()
+				<-f.tools.started
+				ccancel()
+				if err := <-f.tools.ended; err != context.Canceled {
+					t.Errorf("the cancelled call's handler ended with %v", err)
+				}
+				if err := <-called; !errors.Is(err, context.Canceled) {
+					t.Errorf("the cancelled CallTool = %v", err)
 				}
 				var sub *mcp.Subscription
 				if era == mcp.EraStateless {
