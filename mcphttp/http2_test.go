@@ -610,3 +610,70 @@ func TestProtoShutdown(t *testing.T) {
 		}
 	})
 }
+
+// A POST's reply stream quiet between events while its handler works,
+// over each HTTP version: over HTTP/2 each write's deadline is cleared once
+// the write is done (a deadline left armed resets a quiet stream), over
+// HTTP/1 it stays armed and is never cleared.
+func TestProtoPOSTStreamDeadlines(t *testing.T) {
+	for _, proto := range wireProtos {
+		t.Run(proto, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			s, tl := newTestServer(t)
+			h := NewHandler(s, &Options{WriteTimeout: time.Hour, KeepAlive: -1})
+			rec := &setDeadlines{cleared: make(chan struct{}, 16)}
+			srv := serveProto(t, proto, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("X-Record") != "" {
+					w = &deadlineWrapper{ResponseWriter: w, rec: rec}
+				}
+				h.ServeHTTP(w, r)
+			}))
+			f := &fixture{t: t, h: h, srv: srv, url: srv.URL + "/mcp", clock: newFakeClock(), tools: tl}
+			defer f.stop()
+			sid := f.initialize("2025-11-25")
+			resp := f.open(context.Background(), http.MethodPost, hdrs{"Mcp-Session-Id": sid, "X-Record": "1"}, stepsCall)
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			h2 := proto != "http1"
+			for step := 1; step <= 2; step++ {
+				if step > 1 {
+					tl.steps <- struct{}{}
+				}
+				if e := next(t, br); e.data != progressEvent("s", step) {
+					t.Fatalf("event %+v, want progress %d", e, step)
+				}
+				<-tl.stepped
+				calls := rec.calls()
+				if h2 {
+					// The write's deadline is cleared after the write,
+					// which the client may see first.
+					for len(calls) == 0 || !calls[len(calls)-1].IsZero() {
+						select {
+						case <-rec.cleared:
+						case <-time.After(10 * time.Second):
+							t.Fatalf("step %d: the write's deadline was never cleared: %v", step, calls)
+						}
+						calls = rec.calls()
+					}
+				}
+				if len(calls) == 0 {
+					t.Fatalf("step %d: no write deadline set", step)
+				}
+				for i, d := range calls {
+					if want := h2 && i%2 == 1; d.IsZero() != want {
+						t.Fatalf("step %d: write deadlines %v, want each set then cleared over HTTP/2, never cleared over HTTP/1", step, calls)
+					}
+				}
+			}
+			tl.steps <- struct{}{}
+			<-tl.stepped
+			if err := <-tl.ended; err != nil {
+				t.Errorf("the handler's context ended: %v", err)
+			}
+			equalStrings(t, "the rest", dataOf(parseEvents(t, br)), []string{
+				progressEvent("s", 3),
+				`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"stepped"}]}}`,
+			})
+		})
+	}
+}
