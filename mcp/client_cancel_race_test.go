@@ -104,21 +104,14 @@ func (c *lossyConn) Write(ctx context.Context, frame []byte) error {
 // cancellation is seen first.
 func TestCancelledCallLostByTheTransportIsCancelled(t *testing.T) {
 	mcp.CheckLeaks(t)
-	s := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, nil)
-	if err := mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.Request, in struct {
-		Text string `json:"text"`
-	}) (string, error) {
-		return in.Text, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	s := newToolServer(t, nil)
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lt := &lossyTransport{inner: ct, cancelled: make(chan string, 1)}
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), lt)
+	cs, err := mcp.NewClient(clientTestInfo, nil).Connect(context.Background(), lt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +123,7 @@ func TestCancelledCallLostByTheTransportIsCancelled(t *testing.T) {
 	for i := range 40 {
 		ctx, cancel := context.WithCancel(context.Background())
 		lt.cancel = cancel
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)})
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)})
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("round %d: CallTool = %v, want context.Canceled", i, err)
 		}

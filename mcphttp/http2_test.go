@@ -539,32 +539,7 @@ func TestProtoSlowReader(t *testing.T) {
 		gresp, gbr := f.getStream(ctx, good, nil)
 		defer gresp.Body.Close()
 
-		ss := sessionByID(t, f.h.server, slow)
-		big := strings.Repeat("x", 4096)
-		overflowed := false
-		for i := 0; i < 100_000 && !overflowed; i++ {
-			_ = ss.Notify(context.Background(), "notifications/message", map[string]any{"level": "info", "data": big})
-			select {
-			case <-closed.ch:
-				overflowed = true
-			default:
-			}
-		}
-		if !overflowed {
-			t.Fatal("the stalled stream was never closed")
-		}
-		must(t, f.h.server.AddTool(&mcp.Tool{Name: "late"}, nil))
-		if e := next(t, gbr); e.data != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}` {
-			t.Errorf("good GET stream event %+v", e)
-		}
-		// The stalled stream has ended: reading it reaches its end.
-		if _, err := io.Copy(io.Discard, sresp.Body); err != nil {
-			t.Errorf("reading the closed stream to its end: %v", err)
-		}
-		r := f.post(slow, `{"jsonrpc":"2.0","id":7,"method":"ping"}`)
-		if r.status != http.StatusOK || lastMessage(r) != `{"jsonrpc":"2.0","id":7,"result":{}}` {
-			t.Errorf("ping after the stream closed: %d %s", r.status, r.body)
-		}
+		checkStalledStreamClosed(t, f, slow, closed, gbr, sresp.Body)
 		cancel()
 		gresp.Body.Close()
 		sv.waitIdle()
