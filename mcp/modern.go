@@ -469,6 +469,8 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		return jsonrpc.NewCompactResult(req.ID, raw), false, nil // list.go
 	} else if resp := s.stampedReadResult(req.Method, req.ID, result); resp != nil {
 		return resp, false, nil // resource_encode.go
+	} else if resp := s.stampedPromptResult(req.Method, req.ID, result); resp != nil {
+		return resp, false, nil // prompt_encode.go
 	}
 	resp := s.makeResponse(req.ID, result, err)
 	if resp.Error != nil {

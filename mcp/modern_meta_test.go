@@ -371,3 +371,40 @@ func TestParseNestingLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestStampedPromptResultMatchesStampResult: a prompts/get result encoded
+// behind the stamp is byte for byte what makeResponse and stampResult
+// make, and other results are left to them.
+func TestStampedPromptResultMatchesStampResult(t *testing.T) {
+	s := NewServer(Implementation{Name: "s\"x", Version: "1", Title: "T"}, nil)
+	id := jsonrpc.Int64ID(3)
+	for _, res := range []*GetPromptResult{
+		{Messages: []*PromptMessage{}},
+		{Description: "Reviews <code> & \"more\"", Messages: []*PromptMessage{{Role: RoleUser, Content: &TextContent{Text: "review this:\n\tfunc f() {}\u2028"}}}},
+		{Messages: []*PromptMessage{{Role: RoleUser, Content: &TextContent{Text: "a"}}, {Role: RoleAssistant, Content: &TextContent{Text: ""}}}},
+	} {
+		got := s.stampedPromptResult("prompts/get", id, res)
+		if got == nil {
+			t.Fatalf("%+v: not stamped", res)
+		}
+		want := s.makeResponse(id, res, nil)
+		want.Result = s.stampResult("prompts/get", want.Result)
+		if got.ID != want.ID || got.Error != nil || want.Error != nil || !bytes.Equal(got.Result, want.Result) || !got.KnownCompact() {
+			t.Errorf("%+v:\n\tgot  %s\n\twant %s", res, got.Result, want.Result)
+		}
+	}
+	for _, res := range []any{
+		(*GetPromptResult)(nil),
+		&GetPromptResult{},
+		&GetPromptResult{Messages: []*PromptMessage{}, Meta: Meta{"k": json.RawMessage(`"v"`)}},
+		&GetPromptResult{Messages: []*PromptMessage{{Role: RoleUser, Content: &ImageContent{Data: "AQI=", MIMEType: "image/png"}}}},
+		&CallToolResult{Content: []Content{}},
+	} {
+		if got := s.stampedPromptResult("prompts/get", id, res); got != nil {
+			t.Errorf("%#v: stamped as %s", res, got.Result)
+		}
+	}
+	if got := s.stampedPromptResult("tools/call", id, &GetPromptResult{Messages: []*PromptMessage{}}); got != nil {
+		t.Errorf("another method's result was stamped as %s", got.Result)
+	}
+}

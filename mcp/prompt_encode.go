@@ -1,6 +1,9 @@
 package mcp
 
-import "github.com/mcpkit/mcpkit/internal/jsonenc"
+import (
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
 
 // appendFast encodes a prompts/get result of the usual shape (no _meta,
 // messages of plain text content) by hand, as CallToolResult.MarshalJSON
@@ -10,21 +13,35 @@ import "github.com/mcpkit/mcpkit/internal/jsonenc"
 // encoding/json
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
 func (r *GetPromptResult) appendFast() (raw []byte, ok bool) {
-	if len(r.Meta) > 0 || r.Messages == nil {
+	size, ok := r.fastSize()
+	if !ok {
 		return nil, false
+	}
+	return r.appendFastTo(make([]byte, 0, size)), true
+}
+
+// fastSize is room for the result's JSON with some escapes, or false for
+// a shape appendFast leaves to encoding/json.
+func (r *GetPromptResult) fastSize() (int, bool) {
+	if len(r.Meta) > 0 || r.Messages == nil {
+		return 0, false
 	}
 	size := 32 + len(r.Description)
 	for _, m := range r.Messages {
 		if m == nil {
-			return nil, false
+			return 0, false
 		}
 		t, ok := m.Content.(*TextContent)
 		if !ok || t == nil || t.Annotations != nil || len(t.Meta) > 0 {
-			return nil, false
+			return 0, false
 		}
 		size += 64 + len(m.Role) + len(t.Text) + len(t.Text)/8 // room for some escapes
 	}
-	b := make([]byte, 0, size)
+	return size, true
+}
+
+// appendFastTo appends the JSON of a result whose fastSize is ok to b.
+func (r *GetPromptResult) appendFastTo(b []byte) []byte {
 	b = append(b, '{')
 	if r.Description != "" {
 		b = append(b, `"description":`...)
@@ -42,5 +59,30 @@ func (r *GetPromptResult) appendFast() (raw []byte, ok bool) {
 		b = m.Content.(*TextContent).appendPlain(b)
 		b = append(b, '}')
 	}
-	return append(b, "]}"...), true
+	return append(b, "]}"...)
+}
+
+// stampedPromptResult is makeResponse followed by stampResult for a
+// prompts/get result appendFast encodes, written once, straight after the
+// stamp: the result names no resultType or _meta of its own, and
+// prompts/get takes no cache hint, so the stamp is a prefix
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
+// It returns nil for every other result.
+func (s *Server) stampedPromptResult(method string, id jsonrpc.ID, result any) *jsonrpc.Response {
+	r, ok := result.(*GetPromptResult)
+	if !ok || r == nil || method != "prompts/get" || isCacheableMethod(method) {
+		return nil
+	}
+	size, ok := r.fastSize()
+	if !ok {
+		return nil
+	}
+	info := s.serverInfoMember()
+	out := append(make([]byte, 0, len(stampPrefix)+len(info)+2+size), stampPrefix...)
+	out = append(append(out, info...), "},"...)
+	n := len(out)
+	out = r.appendFastTo(out)
+	// appendFastTo wrote the result's own '{' at n: the stamp opened it.
+	out = append(out[:n], out[n+1:]...)
+	return jsonrpc.NewCompactResult(id, out)
 }
