@@ -107,6 +107,15 @@ func reportCPU(b *testing.B, start time.Duration, n int) {
 // transport on OS pipes with 64 requests in flight, as a client that
 // pipelines would (client CPU included).
 func BenchmarkToolsCallStdioPipelined(b *testing.B) {
+	benchStdioPipelined(b, true, `{"name":"echo","arguments":{"text":"hello, world"}}`)
+}
+
+// benchStdioPipelined serves a bench server on OS pipes (Server.Run on a
+// StdioTransport), initialized first with handshake set, and keeps 64
+// tools/call requests with params in flight: a bare writer of frames
+// sends one for each reply its reader takes. The echo tool's reply is
+// checked; cpu-ns/op is the process's CPU per call, mostly the server's.
+func benchStdioPipelined(b *testing.B, handshake bool, params string) {
 	s := newBenchServer(b)
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -116,15 +125,16 @@ func BenchmarkToolsCallStdioPipelined(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
 	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx, &StdioTransport{In: inR, Out: outW}) }()
+	go func() { done <- s.Run(context.Background(), &StdioTransport{In: inR, Out: outW}) }()
 	rd := bufio.NewReaderSize(outR, 64<<10)
-	inW.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}` + "\n"))
-	if _, err := rd.ReadSlice('\n'); err != nil {
-		b.Fatal(err)
+	if handshake {
+		inW.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}` + "\n"))
+		if _, err := rd.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+		inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
 	}
-	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
 	const window = 64
 	credit := make(chan struct{}, window)
 	for range window {
@@ -134,16 +144,17 @@ func BenchmarkToolsCallStdioPipelined(b *testing.B) {
 	sent := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriter(inW)
-		buf := make([]byte, 0, 256)
+		buf := make([]byte, 0, 512)
 		for i := 1; ; i++ {
 			select {
 			case <-credit:
 			case <-stop:
-				sent <- nil
+				sent <- w.Flush()
 				return
 			}
-			buf = append(strconv.AppendInt(append(buf[:0], `{"jsonrpc":"2.0","id":`...), int64(i), 10), `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`+"\n"...)
-			w.Write(buf)
+			buf = strconv.AppendInt(append(buf[:0], `{"jsonrpc":"2.0","id":`...), int64(i), 10)
+			buf = append(append(append(buf, `,"method":"tools/call","params":`...), params...), "}\n"...)
+			_, _ = w.Write(buf)
 			if len(credit) == 0 {
 				if err := w.Flush(); err != nil {
 					sent <- err
@@ -159,20 +170,26 @@ func BenchmarkToolsCallStdioPipelined(b *testing.B) {
 		n++
 		line, err := rd.ReadSlice('\n')
 		if err != nil || !bytes.Contains(line, want) {
-			b.Fatalf("%q %v", line, err)
+			b.Fatalf("tools/call: %q %v", line, err)
 		}
 		credit <- struct{}{}
 	}
 	reportCPU(b, start, n)
 	b.StopTimer()
 	close(stop)
-	<-sent
+	if err := <-sent; err != nil {
+		b.Fatal(err)
+	}
 	inW.Close()
 	for {
 		if _, err := rd.ReadSlice('\n'); err != nil {
 			break
 		}
 	}
-	<-done
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
 	outR.Close()
+	inR.Close()
+	outW.Close()
 }

@@ -1,10 +1,7 @@
 package mcp
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"os"
 	"strconv"
 	"testing"
 
@@ -86,75 +83,7 @@ func BenchmarkModernToolsCallSession(b *testing.B) {
 // client is a bare writer and reader of frames; cpu-ns/op is the
 // process's CPU per call, mostly the server's.
 func BenchmarkModernToolsCallStdioPipelined(b *testing.B) {
-	s := newBenchServer(b)
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Run(context.Background(), &StdioTransport{In: inR, Out: outW}) }()
-	rd := bufio.NewReaderSize(outR, 64<<10)
-	const window = 64
-	credit := make(chan struct{}, window)
-	for range window {
-		credit <- struct{}{}
-	}
-	stop := make(chan struct{})
-	sent := make(chan error, 1)
-	go func() {
-		w := bufio.NewWriter(inW)
-		buf := make([]byte, 0, 512)
-		for i := 1; ; i++ {
-			select {
-			case <-credit:
-			case <-stop:
-				sent <- w.Flush()
-				return
-			}
-			buf = strconv.AppendInt(append(buf[:0], `{"jsonrpc":"2.0","id":`...), int64(i), 10)
-			buf = append(buf, `,"method":"tools/call","params":{`+benchModernMeta+`,"name":"echo","arguments":{"text":"hello, world"}}}`+"\n"...)
-			_, _ = w.Write(buf)
-			if len(credit) == 0 {
-				if err := w.Flush(); err != nil {
-					sent <- err
-					return
-				}
-			}
-		}
-	}()
-	want := []byte(`"text":"hello, world"`)
-	b.ReportAllocs()
-	n, start := 0, cpuClock()
-	for b.Loop() {
-		n++
-		line, err := rd.ReadSlice('\n')
-		if err != nil || !bytes.Contains(line, want) {
-			b.Fatalf("tools/call: %q %v", line, err)
-		}
-		credit <- struct{}{}
-	}
-	reportCPU(b, start, n)
-	b.StopTimer()
-	close(stop)
-	if err := <-sent; err != nil {
-		b.Fatal(err)
-	}
-	inW.Close()
-	for {
-		if _, err := rd.ReadSlice('\n'); err != nil {
-			break
-		}
-	}
-	if err := <-done; err != nil {
-		b.Fatal(err)
-	}
-	outR.Close()
-	inR.Close()
-	outW.Close()
+	benchStdioPipelined(b, false, `{`+benchModernMeta+`,"name":"echo","arguments":{"text":"hello, world"}}`)
 }
 
 // BenchmarkModernDecodeMeta is the envelope decode and the stateless
