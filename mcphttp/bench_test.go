@@ -103,17 +103,25 @@ func BenchmarkHandlerToolsCall(b *testing.B) {
 	}
 }
 
+// benchPOSTServer serves the test server over loopback HTTP/1.1, with
+// SSE or (mode "json") JSON replies, and returns it with an initialized
+// session's id; both are closed when b ends.
+func benchPOSTServer(b *testing.B, mode string) (*httptest.Server, string) {
+	s, _ := newTestServer(b)
+	h := NewHandler(s, &Options{JSONResponse: mode == "json"})
+	b.Cleanup(func() { h.Close() })
+	sid := benchSession(b, h)
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	return srv, sid
+}
+
 // BenchmarkPOSTRoundTrip measures a full tools/call round trip over
 // loopback HTTP/1.1 with a keep-alive client (client CPU included).
 func BenchmarkPOSTRoundTrip(b *testing.B) {
 	for _, mode := range []string{"sse", "json"} {
 		b.Run(mode, func(b *testing.B) {
-			s, _ := newTestServer(b)
-			h := NewHandler(s, &Options{JSONResponse: mode == "json"})
-			defer h.Close()
-			sid := benchSession(b, h)
-			srv := httptest.NewServer(h)
-			defer srv.Close()
+			srv, sid := benchPOSTServer(b, mode)
 			client := srv.Client()
 			defer client.CloseIdleConnections()
 			var body []byte
@@ -230,12 +238,7 @@ func BenchmarkHandlerModernToolsCall(b *testing.B) {
 func BenchmarkPOSTWire(b *testing.B) {
 	for _, mode := range []string{"sse", "json"} {
 		b.Run(mode, func(b *testing.B) {
-			s, _ := newTestServer(b)
-			h := NewHandler(s, &Options{JSONResponse: mode == "json"})
-			defer h.Close()
-			sid := benchSession(b, h)
-			srv := httptest.NewServer(h)
-			defer srv.Close()
+			srv, sid := benchPOSTServer(b, mode)
 			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 			if err != nil {
 				b.Fatal(err)
