@@ -255,37 +255,7 @@ func checkRPCError(t *testing.T, r *reply, status int, body string) {
 // over each HTTP version.
 func TestProtoResume(t *testing.T) {
 	forEachProto(t, func() *Options { return &Options{EventStore: &MemoryEventStore{}} }, func(t *testing.T, f *fixture, sv *served) {
-		detached := make(chan struct{}, 1)
-		f.h.onDetach = func() { detached <- struct{}{} }
-		sid := f.initialize("2025-11-25")
-		ctx, cancel := context.WithCancel(context.Background())
-		resp := f.open(ctx, http.MethodPost, hdrs{"Mcp-Session-Id": sid}, stepsCall)
-		br := bufio.NewReader(resp.Body)
-		prime := next(t, br)
-		first := next(t, br)
-		if prime.data != "" || first.data != progressEvent("s", 1) || first.id == "" {
-			t.Fatalf("events %+v %+v", prime, first)
-		}
-		<-f.tools.stepped
-		cancel()
-		resp.Body.Close()
-		<-detached
-
-		f.tools.steps <- struct{}{} // step 2 while no one listens
-		<-f.tools.stepped
-		resp2, br2 := f.getStream(context.Background(), sid, hdrs{"Last-Event-ID": first.id})
-		defer resp2.Body.Close()
-		if e := next(t, br2); e.data != progressEvent("s", 2) {
-			t.Errorf("replayed %+v", e)
-		}
-		f.tools.steps <- struct{}{}
-		if err := <-f.tools.ended; err != nil {
-			t.Errorf("the handler's context ended: %v", err)
-		}
-		equalStrings(t, "rest of the stream", dataOf(parseEvents(t, br2)), []string{
-			progressEvent("s", 3),
-			`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"stepped"}]}}`,
-		})
+		checkResumedPOSTStream(t, f)
 		sv.waitIdle()
 		if got := f.h.Stats(); got != (Stats{Sessions: 1}) {
 			t.Errorf("Stats = %+v, want one session and no stream", got)

@@ -186,16 +186,40 @@ func TestPrimingAndEventIDs(t *testing.T) {
 // of the stream, which ends with the response.
 func TestResumePOSTStream(t *testing.T) {
 	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}})
+	sid, prime := checkResumedPOSTStream(t, f)
+
+	// The stream has ended: resuming from its priming event replays it all.
+	r := f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": prime.id}, "")
+	if r.status != 200 || len(dataOf(r.events)) != 4 {
+		t.Errorf("replay of an ended stream: %d %+v", r.status, r.events)
+	}
+	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": "77-1"}, "")
+	checkRefusal(t, r, 400, -32000, `Bad Request: Last-Event-ID "77-1" names no stored event of this session`)
+	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": "garbage"}, "")
+	checkRefusal(t, r, 400, -32000, "Bad Request: malformed Last-Event-ID")
+	// Another session cannot read this one's events.
+	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": f.initialize("2025-11-25"), "Last-Event-ID": prime.id}, "")
+	checkRefusal(t, r, 400, -32000, `Bad Request: Last-Event-ID "`+prime.id+`" names no stored event of this session`)
+}
+
+// checkResumedPOSTStream runs the "steps" tool on a new session of f
+// (whose Handler has an EventStore), drops the POST's stream after the
+// first step, lets the second happen while no one listens, and resumes
+// with Last-Event-ID on a GET: the second step is replayed, and the third
+// and the response follow live; the handler's context never ended. It
+// returns the session and the stream's priming event.
+func checkResumedPOSTStream(t *testing.T, f *fixture) (sid string, prime event) {
+	t.Helper()
 	detached := make(chan struct{}, 1)
 	f.h.onDetach = func() { detached <- struct{}{} }
-	sid := f.initialize("2025-11-25")
+	sid = f.initialize("2025-11-25")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	resp := f.open(ctx, http.MethodPost, hdrs{"Mcp-Session-Id": sid}, stepsCall)
 	br := bufio.NewReader(resp.Body)
-	prime := next(t, br)
+	prime = next(t, br)
 	first := next(t, br)
-	if prime.data != "" || first.data != progressEvent("s", 1) {
+	if prime.data != "" || first.data != progressEvent("s", 1) || first.id == "" {
 		t.Fatalf("events %+v %+v", prime, first)
 	}
 	<-f.tools.stepped
@@ -220,19 +244,7 @@ func TestResumePOSTStream(t *testing.T) {
 		progressEvent("s", 3),
 		`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"stepped"}]}}`,
 	})
-
-	// The stream has ended: resuming from its priming event replays it all.
-	r := f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": prime.id}, "")
-	if r.status != 200 || len(dataOf(r.events)) != 4 {
-		t.Errorf("replay of an ended stream: %d %+v", r.status, r.events)
-	}
-	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": "77-1"}, "")
-	checkRefusal(t, r, 400, -32000, `Bad Request: Last-Event-ID "77-1" names no stored event of this session`)
-	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": sid, "Last-Event-ID": "garbage"}, "")
-	checkRefusal(t, r, 400, -32000, "Bad Request: malformed Last-Event-ID")
-	// Another session cannot read this one's events.
-	r = f.do(http.MethodGet, hdrs{"Mcp-Session-Id": f.initialize("2025-11-25"), "Last-Event-ID": prime.id}, "")
-	checkRefusal(t, r, 400, -32000, `Bad Request: Last-Event-ID "`+prime.id+`" names no stored event of this session`)
+	return sid, prime
 }
 
 // Messages sent while the GET stream is disconnected are kept and
