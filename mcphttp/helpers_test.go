@@ -243,6 +243,18 @@ func (f *fixture) post(sid, body string) *reply {
 	return f.do(http.MethodPost, h, body)
 }
 
+// sessionState returns the state of the session sid held here, failing
+// the test when there is none.
+func (f *fixture) sessionState(t *testing.T, sid string) mcp.SessionState {
+	t.Helper()
+	e, _ := f.h.reg.acquire(sid, "")
+	if e == nil {
+		t.Fatal("the session is gone")
+	}
+	defer f.h.reg.release(e)
+	return e.ss.State()
+}
+
 // initialize opens a session at version v and sends
 // notifications/initialized; it returns the session id.
 func (f *fixture) initialize(v string) string {

@@ -203,12 +203,7 @@ func TestProtoSessionFlows(t *testing.T) {
 				again := strings.Replace(initBodyVersion("2025-06-18"), `"id":1`, `"id":"again"`, 1)
 				r = f.do(http.MethodPost, hdrs{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, again)
 				checkRPCError(t, r, 400, `{"jsonrpc":"2.0","id":"again","error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: Server already initialized"}}`)
-				e, _ := f.h.reg.acquire(sid, "")
-				if e == nil {
-					t.Fatal("the session is gone")
-				}
-				st := e.ss.State()
-				f.h.reg.release(e)
+				st := f.sessionState(t, sid)
 				if st.ProtocolVersion != "2025-11-25" || st.Lifecycle != "ready" {
 					t.Errorf("session after the second initialize: %+v", st)
 				}

@@ -315,12 +315,7 @@ func TestModernEraSelection(t *testing.T) {
 	if n := f.h.SessionCount(); n != 1 || len(f.h.server.Sessions()) != 1 {
 		t.Errorf("%d sessions, %d on the server; want 1", n, len(f.h.server.Sessions()))
 	}
-	e, _ := f.h.reg.acquire(sid, "")
-	if e == nil {
-		t.Fatal("the session is gone")
-	}
-	st := e.ss.State()
-	f.h.reg.release(e)
+	st := f.sessionState(t, sid)
 	if st.ProtocolVersion != "2025-11-25" || st.Lifecycle != "ready" {
 		t.Errorf("session state changed: %+v", st)
 	}
