@@ -66,13 +66,8 @@ func parseReply(contentType string, body []byte, id []byte, out *callReply) erro
 	var data []byte
 	for {
 		var line []byte
-		last := false
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			line, body, last = body, nil, true
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
+		line, body = cutLine(body)
+		last := body == nil // no newline: the body's last line
 		if len(line) > 0 {
 			data = appendData(data, line)
 		}
@@ -169,4 +164,16 @@ func appendCall(b []byte, id int64, text []byte) []byte {
 	b = append(b, `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`...)
 	b = append(b, text...)
 	return append(b, `"}}}`...)
+}
+
+// cutLine splits an SSE body at its first newline: the line before it,
+// without a trailing '\r', and the rest (nil when there is no newline:
+// the line is the whole body).
+func cutLine(body []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(body, '\n'); i >= 0 {
+		line, rest = body[:i], body[i+1:]
+	} else {
+		line = body
+	}
+	return bytes.TrimSuffix(line, []byte{'\r'}), rest
 }

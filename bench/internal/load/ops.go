@@ -294,12 +294,7 @@ func parseRaw(contentType string, body []byte, id []byte, out *rawReply) error {
 	var data []byte
 	for len(body) > 0 {
 		var line []byte
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			line, body = body, nil
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
+		line, body = cutLine(body)
 		if len(line) > 0 {
 			data = appendData(data, line)
 		}

@@ -126,12 +126,7 @@ func (v *verifier) check(contentType string, body []byte, seq int64) error {
 			return nil
 		}
 		var line []byte
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			line, body = body, nil
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
+		line, body = cutLine(body)
 		if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 			d = bytes.TrimPrefix(d, []byte{' '})
 			switch lines {
