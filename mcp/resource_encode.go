@@ -49,7 +49,7 @@ var textPool sync.Pool
 // (encodeText, through the server's cache c when it is not nil) and
 // returns it (empty when there is none), to be handed to fastSize and
 // appendMembers and then released.
-func (r *ReadResourceResult) preEncode(c *textCache, limit int) encodedText {
+func (r *ReadResourceResult) preEncode(c *textCache) encodedText {
 	if len(r.Contents) != 1 {
 		return encodedText{}
 	}
@@ -63,7 +63,7 @@ func (r *ReadResourceResult) preEncode(c *textCache, limit int) encodedText {
 	if len(s) < bigText {
 		return encodedText{}
 	}
-	return encodeText(s, c, limit)
+	return encodeText(s, c)
 }
 
 // maxPooledText is the largest buffer releaseText keeps: a rare huge
@@ -143,13 +143,12 @@ func (r *ReadResourceResult) appendMembers(b []byte, pre []byte) []byte {
 }
 
 // appendFast returns the result's JSON, or false for a shape it leaves to
-// encoding/json; c and limit are the server's text cache and its bound
-// (nil for none).
-func (r *ReadResourceResult) appendFast(c *textCache, limit int) (raw []byte, ok bool) {
+// encoding/json; c is the server's text cache (nil for none).
+func (r *ReadResourceResult) appendFast(c *textCache) (raw []byte, ok bool) {
 	if !r.fastShape() {
 		return nil, false
 	}
-	pre := r.preEncode(c, limit)
+	pre := r.preEncode(c)
 	defer pre.release()
 	return r.appendMembers(append(make([]byte, 0, r.fastSize(pre.b)), '{'), pre.b), true
 }
@@ -166,7 +165,7 @@ func (s *Server) stampedReadResult(method string, id jsonrpc.ID, result any) *js
 	if !r.fastShape() {
 		return nil
 	}
-	pre := r.preEncode(&s.texts, s.opts.ResourceTextCacheBytes)
+	pre := r.preEncode(&s.texts)
 	defer pre.release()
 	size := r.fastSize(pre.b)
 	hint := s.cacheHint(method)

@@ -58,7 +58,7 @@ func TestReadResourceAppendFast(t *testing.T) {
 		{"nil element", &ReadResourceResult{Contents: []*ResourceContents{nil}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := c.r.appendFast(nil, -1)
+			got, ok := c.r.appendFast(nil)
 			if ok != c.ok {
 				t.Fatalf("ok = %v, want %v", ok, c.ok)
 			}
@@ -85,9 +85,9 @@ func TestReadResourceAppendFastPoolNotShared(t *testing.T) {
 	a := &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:a", Text: strings.Repeat("a\"<", 10_000)}}}
 	b := &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:b", Text: strings.Repeat("b\n&", 10_000)}}}
 	want, _ := json.Marshal(a)
-	got, _ := a.appendFast(nil, -1)
+	got, _ := a.appendFast(nil)
 	for range 3 {
-		b.appendFast(nil, -1)
+		b.appendFast(nil)
 	}
 	if string(got) != string(want) {
 		t.Fatalf("a read's bytes changed after the next reads: %.100s", got)
@@ -102,7 +102,7 @@ func TestReadResourceAppendFastPoolNotShared(t *testing.T) {
 func TestReadResourceAppendFastAllocs(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big", MIMEType: "text/plain", Text: strings.Repeat("abc\"\n", 200_000)}}}
-	n := testing.AllocsPerRun(10, func() { r.appendFast(nil, -1) })
+	n := testing.AllocsPerRun(10, func() { r.appendFast(nil) })
 	if n != 1 && !(raceEnabled && n <= 2) {
 		t.Errorf("%v allocations, want 1", n)
 	}
@@ -117,7 +117,7 @@ func TestReadResourceBlobDataAllocs(t *testing.T) {
 	}
 	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big.bin", MIMEType: "application/octet-stream", BlobData: data}}}
 	var raw []byte
-	if n := testing.AllocsPerRun(10, func() { raw, _ = r.appendFast(nil, -1) }); n != 1 {
+	if n := testing.AllocsPerRun(10, func() { raw, _ = r.appendFast(nil) }); n != 1 {
 		t.Errorf("%v allocations, want 1", n)
 	}
 	var back struct {

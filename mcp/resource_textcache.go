@@ -25,6 +25,9 @@ import (
 // that one is admitted on its first repeat instead of its second: the
 // cache is never wrong, only early.
 type textCache struct {
+	// limit is ServerOptions.ResourceTextCacheBytes, set once in
+	// NewServer: negative keeps nothing.
+	limit   int
 	mu      sync.RWMutex
 	entries map[textKey]*textEntry
 	order   []textKey // admission order, oldest first: evicted first
@@ -62,11 +65,11 @@ func (c *textCache) lookup(s string) []byte {
 
 // offer tells the cache that s was encoded as enc (which the caller may
 // reuse afterwards): the second time s is offered, a copy of enc is kept,
-// evicting the oldest entries to stay within limit bytes. A string that
-// alone exceeds limit is never kept.
-func (c *textCache) offer(s string, enc []byte, limit int) {
+// evicting the oldest entries to stay within c.limit bytes. A string that
+// alone exceeds the limit is never kept.
+func (c *textCache) offer(s string, enc []byte) {
 	cost := len(s) + len(enc)
-	if cost > limit {
+	if cost > c.limit {
 		return
 	}
 	k := keyOf(s)
@@ -88,7 +91,7 @@ func (c *textCache) offer(s string, enc []byte, limit int) {
 		c.next = (c.next + 1) % len(c.seen)
 		return
 	}
-	for c.size+cost > limit && len(c.order) > 0 {
+	for c.size+cost > c.limit && len(c.order) > 0 {
 		old := c.order[0]
 		c.order = c.order[1:]
 		e := c.entries[old]
@@ -113,10 +116,10 @@ type encodedText struct {
 func (t encodedText) release() { releaseText(t.pooled) }
 
 // encodeText escapes s (a text or base64 string of at least bigText
-// bytes) for appendMembers, through the server's cache when it has one:
-// c is nil, or limit negative, for none.
-func encodeText(s string, c *textCache, limit int) encodedText {
-	if c != nil && limit >= 0 {
+// bytes) for appendMembers, through the server's cache c, unless c is nil
+// or keeps nothing.
+func encodeText(s string, c *textCache) encodedText {
+	if c != nil && c.limit >= 0 {
 		if enc := c.lookup(s); enc != nil {
 			return encodedText{b: enc}
 		}
@@ -130,8 +133,8 @@ func encodeText(s string, c *textCache, limit int) encodedText {
 		p = &b
 	}
 	*p = jsonenc.AppendString((*p)[:0], s)
-	if c != nil && limit >= 0 {
-		c.offer(s, *p, limit)
+	if c != nil && c.limit >= 0 {
+		c.offer(s, *p)
 	}
 	return encodedText{b: *p, pooled: p}
 }

@@ -14,13 +14,13 @@ var cacheText = strings.Repeat("line \"quoted\" <tag> & \\path\\ — café\n", 1
 // A string is kept the second time it is offered, as a copy of what was
 // offered: the caller's buffer goes back to the pool and is reused.
 func TestTextCacheAdmitsOnRepeat(t *testing.T) {
-	var c textCache
+	c := textCache{limit: 1 << 20}
 	enc := jsonenc.AppendString(nil, cacheText)
-	c.offer(cacheText, enc, 1<<20)
+	c.offer(cacheText, enc)
 	if got := c.lookup(cacheText); got != nil {
 		t.Fatalf("kept after one sighting")
 	}
-	c.offer(cacheText, enc, 1<<20)
+	c.offer(cacheText, enc)
 	got := c.lookup(cacheText)
 	if string(got) != string(enc) {
 		t.Fatalf("lookup after the repeat = %.40q, want the encoding", got)
@@ -36,12 +36,12 @@ func TestTextCacheAdmitsOnRepeat(t *testing.T) {
 
 // Strings built anew for every read are never kept.
 func TestTextCacheFreshStringsNotKept(t *testing.T) {
-	var c textCache
+	c := textCache{limit: 1 << 30}
 	var live []string // held, so that no address is reused
 	for range 100 {
 		s := strings.Clone(cacheText)
 		live = append(live, s)
-		c.offer(s, jsonenc.AppendString(nil, s), 1<<30)
+		c.offer(s, jsonenc.AppendString(nil, s))
 	}
 	if len(c.entries) != 0 || c.size != 0 {
 		t.Fatalf("%d entries, %d bytes kept of strings read once", len(c.entries), c.size)
@@ -52,10 +52,10 @@ func TestTextCacheFreshStringsNotKept(t *testing.T) {
 // The key is the address and the length: a prefix of a kept string starts
 // at the same address and is not taken for it.
 func TestTextCachePrefixIsAnotherString(t *testing.T) {
-	var c textCache
+	c := textCache{limit: 1 << 20}
 	enc := jsonenc.AppendString(nil, cacheText)
-	c.offer(cacheText, enc, 1<<20)
-	c.offer(cacheText, enc, 1<<20)
+	c.offer(cacheText, enc)
+	c.offer(cacheText, enc)
 	if c.lookup(cacheText[:len(cacheText)-1]) != nil {
 		t.Fatal("a prefix of a kept string found its encoding")
 	}
@@ -64,15 +64,15 @@ func TestTextCachePrefixIsAnotherString(t *testing.T) {
 // The bound counts each kept string and its encoding; the oldest goes
 // first, and a string over the bound alone is never kept.
 func TestTextCacheBound(t *testing.T) {
-	var c textCache
 	a, b := cacheText, strings.Repeat("b", len(cacheText))
 	encA, encB := jsonenc.AppendString(nil, a), jsonenc.AppendString(nil, b)
 	limit := len(a) + len(encA) + len(b) + len(encB) - 1
+	c := textCache{limit: limit}
 	for range 2 {
-		c.offer(a, encA, limit)
+		c.offer(a, encA)
 	}
 	for range 2 {
-		c.offer(b, encB, limit)
+		c.offer(b, encB)
 	}
 	if c.lookup(a) != nil || c.lookup(b) == nil {
 		t.Fatalf("kept a: %v, b: %v; want b only", c.lookup(a) != nil, c.lookup(b) != nil)
@@ -80,9 +80,9 @@ func TestTextCacheBound(t *testing.T) {
 	if c.size != len(b)+len(encB) || c.size > limit || len(c.order) != 1 {
 		t.Fatalf("size %d (limit %d), %d in order", c.size, limit, len(c.order))
 	}
-	var small textCache
+	small := textCache{limit: len(a)}
 	for range 3 {
-		small.offer(a, encA, len(a))
+		small.offer(a, encA)
 	}
 	if small.lookup(a) != nil || small.size != 0 {
 		t.Fatal("a string over the bound was kept")
@@ -158,12 +158,12 @@ func TestResourceTextCacheReads(t *testing.T) {
 // nothing.
 func TestReadResourceCachedAllocs(t *testing.T) {
 	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big", Text: strings.Repeat("abc\"\n", 200_000)}}}
-	var c textCache
-	want, _ := r.appendFast(nil, -1)
-	r.appendFast(&c, 1<<30)
-	r.appendFast(&c, 1<<30)
+	c := textCache{limit: 1 << 30}
+	want, _ := r.appendFast(nil)
+	r.appendFast(&c)
+	r.appendFast(&c)
 	var got []byte
-	if n := testing.AllocsPerRun(10, func() { got, _ = r.appendFast(&c, 1<<30) }); n != 1 {
+	if n := testing.AllocsPerRun(10, func() { got, _ = r.appendFast(&c) }); n != 1 {
 		t.Errorf("%v allocations, want 1", n)
 	}
 	if string(got) != string(want) {

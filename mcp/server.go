@@ -277,6 +277,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	if s.opts.ResourceTextCacheBytes == 0 {
 		s.opts.ResourceTextCacheBytes = defaultResourceTextCacheBytes
 	}
+	s.texts.limit = s.opts.ResourceTextCacheBytes
 	if s.opts.RequestStateTTL <= 0 {
 		s.opts.RequestStateTTL = time.Hour
 	}

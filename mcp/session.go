@@ -638,7 +638,7 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 		}
 	case *ReadResourceResult:
 		if r != nil {
-			raw, fast = r.appendFast(&s.texts, s.opts.ResourceTextCacheBytes) // resource_encode.go
+			raw, fast = r.appendFast(&s.texts) // resource_encode.go
 		}
 	case *GetPromptResult:
 		if r != nil {
