@@ -134,16 +134,17 @@ func (s *Server) stampedToolResult(method string, id jsonrpc.ID, result any) *js
 		return nil
 	}
 	info, own := s.serverInfoMember(), r.ownEncoding()
-	out := append(make([]byte, 0, len(stampPrefix)+len(info)+r.jsonSize(own)), stampPrefix...)
-	out = append(append(out, info...), "},"...)
+	out := append(make([]byte, 0, len(stampPrefix)+len(info)+1+r.jsonSize(own)), stampPrefix...)
+	out = append(append(out, info...), '}')
 	n := len(out)
 	out, err := r.appendJSON(out, own)
 	if err != nil {
 		s.logger.Error("mcp: encoding result", "err", err)
 		return jsonrpc.NewErrorResponse(id, errInternal())
 	}
-	// appendJSON wrote the result's own '{' at n: the stamp opened it.
-	out = append(out[:n], out[n+1:]...)
+	// The stamp opened the object: the result's own '{' (it always has
+	// content) becomes the comma after the stamp.
+	out[n] = ','
 	return jsonrpc.NewCompactResult(id, out)
 }
 

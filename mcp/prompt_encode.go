@@ -70,7 +70,7 @@ func (r *GetPromptResult) appendFastTo(b []byte) []byte {
 // It returns nil for every other result.
 func (s *Server) stampedPromptResult(method string, id jsonrpc.ID, result any) *jsonrpc.Response {
 	r, ok := result.(*GetPromptResult)
-	if !ok || r == nil || method != "prompts/get" || isCacheableMethod(method) {
+	if !ok || r == nil || method != "prompts/get" {
 		return nil
 	}
 	size, ok := r.fastSize()
@@ -78,11 +78,12 @@ func (s *Server) stampedPromptResult(method string, id jsonrpc.ID, result any) *
 		return nil
 	}
 	info := s.serverInfoMember()
-	out := append(make([]byte, 0, len(stampPrefix)+len(info)+2+size), stampPrefix...)
-	out = append(append(out, info...), "},"...)
+	out := append(make([]byte, 0, len(stampPrefix)+len(info)+1+size), stampPrefix...)
+	out = append(append(out, info...), '}')
 	n := len(out)
 	out = r.appendFastTo(out)
-	// appendFastTo wrote the result's own '{' at n: the stamp opened it.
-	out = append(out[:n], out[n+1:]...)
+	// The stamp opened the object: the result's own '{' (it always has
+	// messages) becomes the comma after the stamp.
+	out[n] = ','
 	return jsonrpc.NewCompactResult(id, out)
 }
