@@ -93,6 +93,16 @@ func (rt *taskRuntime) removeAt(acct string, o *ownerLedger, i int) {
 	}
 }
 
+// forgetFinished drops the owner's finished tasks from the ledger; the
+// running ones stay until they return. rt.mu is held.
+func (rt *taskRuntime) forgetFinished(acct string, o *ownerLedger) {
+	for i := len(o.tasks) - 1; i >= 0; i-- {
+		if o.tasks[i].finished {
+			rt.removeAt(acct, o, i)
+		}
+	}
+}
+
 // dropExpired forgets the owner's tasks whose ttl has run out: the store
 // no longer answers for them. rt.mu is held.
 func (rt *taskRuntime) dropExpired(acct string, now time.Time) {
@@ -308,11 +318,7 @@ func (s *Server) endSessionTasks(ss *ServerSession) {
 			// finished ones here (other replicas reach them in the
 			// TaskStore until their ttl); running ones stay until they
 			// return (runTask).
-			for i := len(o.tasks) - 1; i >= 0; i-- {
-				if o.tasks[i].finished {
-					rt.removeAt(acct, o, i)
-				}
-			}
+			rt.forgetFinished(acct, o)
 			rt.mu.Unlock()
 			return
 		}

@@ -63,14 +63,7 @@ func (s *Server) endOwnerRuns(owner string) {
 	}
 	acct := ownerAccount(owner)
 	if o := rt.ledger.owners[acct]; o != nil {
-		for i := len(o.tasks) - 1; i >= 0; i-- {
-			if o.tasks[i].finished {
-				rt.removeAt(acct, o, i)
-				if len(o.tasks) == 0 {
-					break
-				}
-			}
-		}
+		rt.forgetFinished(acct, o)
 	}
 	rt.mu.Unlock()
 	for _, run := range runs {
