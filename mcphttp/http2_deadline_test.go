@@ -1,11 +1,8 @@
 package mcphttp
 
 import (
-	"bufio"
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,62 +46,48 @@ func (d *setDeadlines) calls() []time.Time {
 	return append([]time.Time(nil), d.set...)
 }
 
-// quietStreamDeadlines opens a GET stream over srv (HTTP/2 when h2 is
-// set), sends it events list_changed notifications, reads them, and returns
-// the write setDeadlines the handler set on the GET response.
-func quietStreamDeadlines(t *testing.T, h2 bool, events int) (*setDeadlines, []time.Time) {
+// settled waits until the last deadline recorded is a cleared one (a
+// write's deadline is cleared after the write, which the client may see
+// first) and returns the deadlines set.
+func (d *setDeadlines) settled(t *testing.T) []time.Time {
+	t.Helper()
+	calls := d.calls()
+	for len(calls) == 0 || !calls[len(calls)-1].IsZero() {
+		select {
+		case <-d.cleared:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no write deadline cleared after the last write; set: %v", calls)
+		}
+		calls = d.calls()
+	}
+	return calls
+}
+
+// quietStreamDeadlines opens a GET stream over proto (one of wireProtos),
+// sends it events list_changed notifications, reads them, and returns the
+// recorder of the write deadlines the handler set on the GET response,
+// with those set so far.
+func quietStreamDeadlines(t *testing.T, proto string, events int) (*setDeadlines, []time.Time) {
 	leaks := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, leaks) }) // after the cleanups below
-	s, _ := newTestServer(t)
+	s, tl := newTestServer(t)
 	h := NewHandler(s, &Options{WriteTimeout: time.Hour, KeepAlive: -1, JSONResponse: true})
-	t.Cleanup(func() { h.Close() })
 	rec := &setDeadlines{cleared: make(chan struct{}, 16)}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serveProto(t, proto, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			w = &deadlineWrapper{ResponseWriter: w, rec: rec}
 		}
 		h.ServeHTTP(w, r)
 	}))
-	srv.EnableHTTP2 = h2
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	c := srv.Client()
-	t.Cleanup(c.CloseIdleConnections)
-	do := func(method, body, sid string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h2 && resp.ProtoMajor != 2 || !h2 && resp.ProtoMajor != 1 {
-			t.Fatalf("served over %s", resp.Proto)
-		}
-		return resp
-	}
-	init := do(http.MethodPost, initBody, "")
-	sid := init.Header.Get("Mcp-Session-Id")
-	init.Body.Close()
-	do(http.MethodPost, initializedN, sid).Body.Close()
-	get := do(http.MethodGet, "", sid)
+	f := &fixture{t: t, h: h, srv: srv, url: srv.URL + "/mcp", clock: newFakeClock(), tools: tl}
+	t.Cleanup(f.stop)
+	sid := f.initialize("2025-11-25")
+	get, br := f.getStream(context.Background(), sid, nil)
 	t.Cleanup(func() { get.Body.Close() })
-	br := bufio.NewReader(get.Body)
 	for i := range events {
 		must(t, mcp.AddTool(s, &mcp.Tool{Name: "late" + string(rune('a'+i))}, func(context.Context, *mcp.Request, struct{}) (string, error) { return "", nil }))
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				t.Fatalf("event %d: GET stream: %v", i, err)
-			}
-			if strings.Contains(line, "notifications/tools/list_changed") {
-				break
-			}
+		if e := next(t, br); e.data != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}` {
+			t.Fatalf("event %d: GET stream event %+v", i, e)
 		}
 	}
 	return rec, rec.calls()
@@ -115,17 +98,8 @@ func quietStreamDeadlines(t *testing.T, h2 bool, events int) (*setDeadlines, []t
 // 6.4): a GET stream quiet for longer than WriteTimeout would be cut. So
 // each write's deadline is cleared once the write is done.
 func TestHTTP2StreamDeadlineClearedAfterWrite(t *testing.T) {
-	rec, calls := quietStreamDeadlines(t, true, 1)
-	// The event's deadline was set before the client could read it; its
-	// clearing follows the write.
-	for len(calls) == 0 || !calls[len(calls)-1].IsZero() {
-		select {
-		case <-rec.cleared:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no deadline cleared after the last write; set: %v", calls)
-		}
-		calls = rec.calls()
-	}
+	rec, _ := quietStreamDeadlines(t, "h2", 1)
+	calls := rec.settled(t)
 	// One deadline per write (the stream's opening, then the event), each
 	// cleared once the write is done.
 	if len(calls) != 4 {
@@ -142,7 +116,7 @@ func TestHTTP2StreamDeadlineClearedAfterWrite(t *testing.T) {
 // stays armed between writes: the stream's opening and two events, one
 // deadline set.
 func TestHTTP1StreamDeadlineStaysArmed(t *testing.T) {
-	_, calls := quietStreamDeadlines(t, false, 2)
+	_, calls := quietStreamDeadlines(t, "http1", 2)
 	if len(calls) != 1 || calls[0].IsZero() {
 		t.Fatalf("write deadlines set on the GET response %v, want one", calls)
 	}
