@@ -304,15 +304,7 @@ func TestProtoClientGoesAway(t *testing.T) {
 		}
 		sid := f.initialize("2025-11-25")
 
-		ctx, cancel := context.WithCancel(context.Background())
-		resp := f.open(ctx, http.MethodPost, hdrs{"Mcp-Session-Id": sid}, blockCall)
-		hctx := <-f.tools.started
-		cancel()
-		resp.Body.Close()
-		<-detached
-		if hctx.Err() != nil {
-			t.Fatalf("disconnection cancelled the handler: %v", hctx.Err())
-		}
+		dropBlockedPOST(t, f, sid, detached)
 		gctx, gcancel := context.WithCancel(context.Background())
 		get, _ := f.getStream(gctx, sid, nil)
 		gcancel()
@@ -335,8 +327,8 @@ func TestProtoClientGoesAway(t *testing.T) {
 
 		// The stateless era: the request's end is the handler's.
 		body := mbody("11", "tools/call", `{"name":"block"}`)
-		ctx, cancel = context.WithCancel(context.Background())
-		resp = f.open(ctx, http.MethodPost, modernHeaders(body), body)
+		ctx, cancel := context.WithCancel(context.Background())
+		resp := f.open(ctx, http.MethodPost, modernHeaders(body), body)
 		<-f.tools.started
 		cancel()
 		resp.Body.Close()

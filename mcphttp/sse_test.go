@@ -202,6 +202,23 @@ func TestResumePOSTStream(t *testing.T) {
 	checkRefusal(t, r, 400, -32000, `Bad Request: Last-Event-ID "`+prime.id+`" names no stored event of this session`)
 }
 
+// dropBlockedPOST calls the "block" tool on session sid and, once it
+// runs, drops the POST's connection, then waits for the stream to let go
+// of it (detached, from the Handler's onDetach): the handler goes on, its
+// context not cancelled (disconnection is not cancellation).
+func dropBlockedPOST(t *testing.T, f *fixture, sid string, detached <-chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := f.open(ctx, http.MethodPost, hdrs{"Mcp-Session-Id": sid}, blockCall)
+	hctx := <-f.tools.started
+	cancel()
+	resp.Body.Close()
+	<-detached
+	if hctx.Err() != nil {
+		t.Fatalf("disconnection cancelled the handler: %v", hctx.Err())
+	}
+}
+
 // checkResumedPOSTStream runs the "steps" tool on a new session of f
 // (whose Handler has an EventStore), drops the POST's stream after the
 // first step, lets the second happen while no one listens, and resumes
@@ -329,15 +346,7 @@ func TestSessionEndLeaksNothing(t *testing.T) {
 	sid := f.initialize("2025-11-25")
 	before := goleak.IgnoreCurrent()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	resp := f.open(ctx, http.MethodPost, hdrs{"Mcp-Session-Id": sid}, blockCall)
-	hctx := <-f.tools.started
-	cancel()
-	resp.Body.Close()
-	<-detached
-	if hctx.Err() != nil {
-		t.Fatalf("disconnection cancelled the handler: %v", hctx.Err())
-	}
+	dropBlockedPOST(t, f, sid, detached)
 	get, br := f.getStream(context.Background(), sid, nil)
 	defer get.Body.Close()
 
