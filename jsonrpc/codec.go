@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -23,15 +24,23 @@ func parseError() *Error { return &Error{Code: CodeParseError, Message: "Parse e
 //
 // The error, when not nil, is always an *Error ready to send back:
 // CodeParseError for invalid JSON, CodeInvalidRequest for JSON that is not a
-// single well-formed message (not an object, a wrong "jsonrpc", an id of the
-// wrong type, a request without a string method, params that are neither
-// object nor array, a response with both or neither of result and error, a
-// response without an id or a result with a null id, an error object without
-// an integer code and a string message). An explicit "params": null is
-// treated as absent params.
-// Member names match exactly; unknown members are ignored; when a member
-// repeats, the last one counts. When the message is a request whose id could
-// be read, that id is also returned so the error response can echo it.
+// single well-formed message (not an object, a member that repeats, a wrong
+// "jsonrpc", an id of the wrong type, a request without a string method,
+// params that are neither object nor array, a response with both or
+// neither of result and error, a response without an id or a result with a
+// null id, an error object without an integer code and a string message).
+// An explicit "params": null is treated as absent params.
+//
+// Member names match exactly, byte for byte once unescaped, and a name
+// may appear only once in any object of the message (RFC 8259 §4 leaves
+// repeats to the reader; mcpkit refuses them, as I-JSON, RFC 7493 §2.3,
+// does). Unknown members are ignored. A name repeated in the envelope is
+// CodeInvalidRequest; one repeated inside params is CodeInvalidParams, and
+// inside a response's result or error is CodeInvalidRequest; in those two
+// cases the message is returned beside the error, so that a server can
+// answer the request and a client can fail the call that the response
+// answers. When the message is a request whose id could be read, that id
+// is also returned so the error response can echo it.
 //
 // Decode reads the envelope in place without decoding params or result:
 // the raw members of the returned message are sub-slices of data, so the
@@ -46,6 +55,9 @@ func Decode(data []byte) (Message, ID, error) {
 		return nil, ID{}, invalid("JSON-RPC message must be a single object")
 	}
 	var e envelope
+	e.names = namesPool.Get().(*decodeNames)
+	defer namesPool.Put(e.names)
+	e.names.reset()
 	// One pass validates the message and finds its members, and those of
 	// an object params and of their first _meta.
 	end, err := e.scan(data, i)
@@ -53,11 +65,22 @@ func Decode(data []byte) (Message, ID, error) {
 		e.drop()
 		return nil, ID{}, parseError()
 	}
+	if e.repeats {
+		e.drop()
+		var id ID // which of two ids to answer is unknown: null
+		if e.repeated != "id" && e.rawID != nil {
+			id, _ = parseID(e.rawID)
+		}
+		return nil, id, invalid("duplicate member " + strconv.Quote(e.repeated))
+	}
 	msg, id, err := classify(e.version, e.rawID, e.method, e.params, e.result, e.errObj)
-	if r, ok := msg.(*Request); ok && e.indexed && r.Params != nil && e.ix.Indexes(r.Params) {
+	if r, ok := msg.(*Request); ok && e.dup == nil && e.indexed && r.Params != nil && e.ix.Indexes(r.Params) {
 		r.index, e.ix = e.ix, nil
 	}
 	e.drop()
+	if err == nil && e.dup != nil {
+		err = e.dupError(msg, data, i)
+	}
 	return msg, id, err
 }
 
@@ -69,6 +92,50 @@ type envelope struct {
 	// member, which has a first _meta object.
 	ix      *rpcindex.Index
 	indexed bool
+	// names are the envelope's member names; repeated is the first that
+	// repeats (when repeats is set), and dup the first repeated name inside a member's value.
+	names    *decodeNames
+	repeats  bool
+	repeated string
+	dup      *jsonscan.DuplicateError
+}
+
+// decodeNames is what Decode keeps between messages to find repeated
+// member names without allocating: the names of the envelope, of params
+// and of params' _meta, and a skipper for the values below them.
+type decodeNames struct {
+	envelope, params, meta jsonscan.Names
+	below                  jsonscan.UniqueSkipper
+}
+
+func (n *decodeNames) reset() {
+	n.envelope.Reset()
+	n.params.Reset()
+	n.meta.Reset()
+}
+
+var namesPool = sync.Pool{New: func() any { return new(decodeNames) }}
+
+// dupError is the error for the repeated name e.dup inside a member of
+// msg, the message read from data[i:].
+func (e *envelope) dupError(msg Message, data []byte, i int) *Error {
+	where := jsonscan.PointerTo(data, i, e.dup.Offset)
+	text := "duplicate member " + strconv.Quote(e.dup.Name) + " in " + where
+	if _, ok := msg.(*Response); ok {
+		return invalid(text)
+	}
+	return &Error{Code: CodeInvalidParams, Message: "Invalid params", Data: appendString(nil, "Invalid params: "+text)}
+}
+
+// noteDup keeps the first repeated name met inside a member's value.
+func (e *envelope) noteDup(err error) error {
+	if d, ok := err.(*jsonscan.DuplicateError); ok {
+		if e.dup == nil {
+			e.dup = d
+		}
+		return nil
+	}
+	return err
 }
 
 // drop returns the index to the pool unless a Request took it.
@@ -81,9 +148,15 @@ func (e *envelope) drop() {
 
 // scan validates the object at data[i] as jsonscan.ScanObject does and
 // notes its members; an object params is walked member by member, and its
-// first _meta's members are noted too, in the same pass.
+// first _meta's members are noted too, in the same pass. Repeated names
+// are noted, not refused, so that a syntax error later in the message
+// still makes it a parse error.
 func (e *envelope) scan(data []byte, i int) (int, error) {
 	return jsonscan.WalkObjectAt(data, i, 0, func(key []byte, start int) (int, error) {
+		if !e.names.envelope.Add(key) && !e.repeats {
+			e.repeats = true
+			e.repeated, _ = jsonscan.StringValue(data[cap(data)-cap(key)-1 : cap(data)-cap(key)+len(key)+1])
+		}
 		var dst *[]byte
 		switch string(key) {
 		case "jsonrpc":
@@ -109,9 +182,10 @@ func (e *envelope) scan(data []byte, i int) (int, error) {
 			if e.ix == nil {
 				e.ix = rpcindex.Get()
 			}
-			end, e.indexed, err = scanParams(data, start, e.ix)
+			end, e.indexed, err = e.scanParams(data, start)
 		} else {
-			end, _, err = jsonscan.SkipAt(data, start, 1)
+			end, _, err = e.names.below.SkipAt(data, start, 1)
+			err = e.noteDup(err)
 		}
 		if err != nil {
 			return end, err
@@ -127,10 +201,11 @@ func (e *envelope) scan(data []byte, i int) (int, error) {
 }
 
 // scanParams validates the params object at data[i] (a member value, at
-// depth 1) as jsonscan.SkipAt(data, i, 1) does, noting its members in ix,
-// and those of its first _meta when that is an object. ok says ix notes
-// them all.
-func scanParams(data []byte, i int, ix *rpcindex.Index) (end int, ok bool, err error) {
+// depth 1) as jsonscan.SkipUniqueAt(data, i, 1) does, noting its members
+// in e.ix, and those of its first _meta when that is an object. ok says
+// e.ix notes them all.
+func (e *envelope) scanParams(data []byte, i int) (end int, ok bool, err error) {
+	ix := e.ix
 	start := i
 	ok = ix.Start(len(data) - start)
 	// span gives a member's offsets from start; key and value are
@@ -140,9 +215,22 @@ func scanParams(data []byte, i int, ix *rpcindex.Index) (end int, ok bool, err e
 		ks, vs := uint16(base-cap(key)), uint16(base-cap(value))
 		return rpcindex.Span{KeyStart: ks, KeyEnd: ks + uint16(len(key)), ValueStart: vs, ValueEnd: vs + uint16(len(value))}
 	}
+	// dupAt notes a name repeated in an object of params, the raw key's
+	// opening quote being just before key.
+	dupAt := func(key []byte) {
+		if e.dup == nil {
+			at := cap(data) - cap(key) - 1
+			name, _ := jsonscan.StringValue(data[at : at+len(key)+2])
+			e.dup = &jsonscan.DuplicateError{Name: name, Offset: at}
+		}
+	}
+	names, metaNames := &e.names.params, &e.names.meta
 	seenMeta, members := false, 0
 	end, err = jsonscan.WalkObjectAt(data, i, 1, func(key []byte, vstart int) (int, error) {
 		members++
+		if !names.Add(key) {
+			dupAt(key)
+		}
 		// A key spelled with escapes is longer than the name it decodes
 		// to: a plain "_meta" needs no look for escapes.
 		first := !seenMeta && (string(key) == "_meta" || len(key) > len("_meta") && jsonscan.KeyEquals(key, "_meta"))
@@ -151,15 +239,24 @@ func scanParams(data []byte, i int, ix *rpcindex.Index) (end int, ok bool, err e
 		if first {
 			seenMeta = true
 			if vstart < len(data) && data[vstart] == '{' {
-				vend, err = jsonscan.ScanObjectAt(data, vstart, 2, func(k, v []byte) {
-					ok = ok && ix.MetaMember(span(k, v))
+				vend, err = jsonscan.WalkObjectAt(data, vstart, 2, func(k []byte, mstart int) (int, error) {
+					if !metaNames.Add(k) {
+						dupAt(k)
+					}
+					mend, _, err := e.names.below.SkipAt(data, mstart, 3)
+					if err = e.noteDup(err); err == nil {
+						ok = ok && ix.MetaMember(span(k, data[mstart:mend]))
+					}
+					return mend, err
 				})
 			} else {
 				ok = false
-				vend, _, err = jsonscan.SkipAt(data, vstart, 2)
+				vend, _, err = e.names.below.SkipAt(data, vstart, 2)
+				err = e.noteDup(err)
 			}
 		} else {
-			vend, _, err = jsonscan.SkipAt(data, vstart, 2)
+			vend, _, err = e.names.below.SkipAt(data, vstart, 2)
+			err = e.noteDup(err)
 		}
 		if err != nil {
 			return vend, err

@@ -117,7 +117,6 @@ var decodeCases = []decodeCase{
 	// Unknown members are tolerated; names are case-sensitive.
 	{name: "unknown members ignored", in: `{"jsonrpc":"2.0","id":1,"method":"m","extra":{"nested":[1,{"id":2}]},"_meta":null,"Method":"other"}`, want: req(id1, "m", ""), id: id1},
 	{name: "unknown members on a response", in: `{"jsonrpc":"2.0","id":1,"result":{},"params":{"x":1}}`, want: result(id1, `{}`), id: id1},
-	{name: "last duplicate member counts", in: `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, want: req(id1, "b", ""), id: id1},
 
 	// -32700: not JSON.
 	{name: "empty input", in: ``, err: parseErr},

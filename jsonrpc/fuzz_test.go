@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/jsontest"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -38,6 +39,12 @@ func FuzzDecode(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"m","id":"2"}`,
 		`{"jsonrpc":"2.0","id":-0,"result":{}}`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","code":2}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","Name":"x","name":"y"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[{"b":1,"c":{"d":1,"\u0064":2}}]}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"k":1,"k":2}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"content":[]}}`,
+		"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"a\xff\":1,\"a\xfe\":2}}",
+		`{"jsonrpc":"2.0","jsonrpc":"2.0","method":"m"}`,
 		"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"s\":\"a\\\\\\\"b\"}}",
 		`[{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","id":1,"method":"m"}]`,
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":` + strings.Repeat("[", 500) + strings.Repeat("]", 500) + `}}`,
@@ -57,6 +64,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if !json.Valid(data) {
 			t.Fatalf("Decode accepted invalid JSON %q as %s", data, dump(msg))
+		}
+		if jsontest.RepeatsName(data) {
+			t.Fatalf("Decode accepted %q, in which an object repeats a member name", data)
 		}
 		checkReturnedID(t, msg, id)
 
@@ -87,18 +97,32 @@ func FuzzDecode(f *testing.F) {
 // checkRefusal checks an error from Decode.
 func checkRefusal(t *testing.T, data []byte, msg jsonrpc.Message, id jsonrpc.ID, err error) {
 	t.Helper()
-	if msg != nil {
-		t.Fatalf("Decode returned both a message and an error: %s, %v", dump(msg), err)
-	}
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("Decode error %v is a %T, not an *jsonrpc.Error", err, err)
+	}
+	if msg != nil {
+		// Only a name repeated inside params, result or error comes with
+		// the message.
+		want := `"Invalid params: duplicate member `
+		if _, ok := msg.(*jsonrpc.Response); ok {
+			want = `"Invalid Request: duplicate member `
+		}
+		if !strings.HasPrefix(string(e.Data), want) {
+			t.Fatalf("Decode returned both a message and an error: %s, %v", dump(msg), err)
+		}
+	}
+	// A repeated name may be refused for another fault found first, but
+	// a refusal for one is never wrong.
+	if strings.Contains(string(e.Data), ": duplicate member ") && !jsontest.RepeatsName(data) {
+		t.Fatalf("%q: refused with %s; the reference reader finds a repeated name: %v", data, e.Data, jsontest.RepeatsName(data))
 	}
 	switch {
 	case !json.Valid(data):
 		if e.Code != jsonrpc.CodeParseError || e.Message != "Parse error" || e.Data != nil || id.IsValid() {
 			t.Fatalf("invalid JSON %q: got {%d %q %s} id %v, want a bare -32700 and no id", data, e.Code, e.Message, e.Data, id)
 		}
+	case e.Code == jsonrpc.CodeInvalidParams && e.Message == "Invalid params" && msg != nil:
 	case e.Code != jsonrpc.CodeInvalidRequest || e.Message != "Invalid Request":
 		t.Fatalf("valid JSON %q refused with {%d %q}, want -32600", data, e.Code, e.Message)
 	case !strings.HasPrefix(string(e.Data), `"Invalid Request: `):

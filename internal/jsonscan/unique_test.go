@@ -1,0 +1,112 @@
+package jsonscan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/jsontest"
+)
+
+func TestSkipUniqueAt(t *testing.T) {
+	many := func(names ...string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := 0; i < 40; i++ {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		for _, n := range names {
+			fmt.Fprintf(&b, `"%s":0,`, n)
+		}
+		return strings.TrimSuffix(b.String(), ",") + "}"
+	}
+	for _, tc := range []struct {
+		in, dup, where string
+	}{
+		{in: `{"a":1,"b":2}`},
+		{in: `{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]}`},
+		{in: `{"a":1,"a":2}`, dup: "a", where: ""},
+		{in: `{"a":1,"\u0061":2}`, dup: "a", where: ""},
+		{in: `{"x":[1,{"y":{"z":0,"z":1}}]}`, dup: "z", where: "/x/1/y"},
+		{in: "{\"a\xff\":1,\"a\xfe\":2}", dup: "a\ufffd", where: ""},
+		{in: `{"a\ud800":1,"a\ufffd":2}`, dup: "a\ufffd", where: ""},
+		{in: `{"Name":1,"name":2}`},
+		{in: `{"a/b":{"c~d":{"e":1,"e":2}}}`, dup: "e", where: "/a~1b/c~0d"},
+		{in: many()},
+		{in: many("k7"), dup: "k7", where: ""},
+		{in: many("z", "z"), dup: "z", where: ""},
+		{in: `[{"a":1},{"a":1,"b":2,"a":3}]`, dup: "a", where: "/1"},
+	} {
+		end, kind, err := SkipUniqueAt([]byte(tc.in), 0, 0)
+		wantEnd, wantKind, _ := Skip([]byte(tc.in), 0)
+		if end != wantEnd || kind != wantKind {
+			t.Errorf("%s: end, kind = %d, %v; want %d, %v", tc.in, end, kind, wantEnd, wantKind)
+		}
+		var d *DuplicateError
+		if tc.dup == "" {
+			if err != nil {
+				t.Errorf("%s: err = %v, want nil", tc.in, err)
+			}
+			continue
+		}
+		if !errors.As(err, &d) || d.Name != tc.dup {
+			t.Errorf("%s: err = %v, want duplicate member %q", tc.in, err, tc.dup)
+			continue
+		}
+		if got := PointerTo([]byte(tc.in), 0, d.Offset); got != tc.where {
+			t.Errorf("%s: PointerTo = %q, want %q", tc.in, got, tc.where)
+		}
+	}
+	// A syntax error after a repeat outranks it.
+	if _, _, err := SkipUniqueAt([]byte(`{"a":1,"a":2,}`), 0, 0); err != ErrSyntax {
+		t.Errorf("err = %v, want ErrSyntax", err)
+	}
+}
+
+// TestNames checks Names against the same cases, past the linear limit too.
+func TestNames(t *testing.T) {
+	var n Names
+	for i := 0; i < 100; i++ {
+		if !n.Add([]byte(fmt.Sprint("k", i))) {
+			t.Fatalf("k%d refused the first time", i)
+		}
+	}
+	if n.Add([]byte("k5")) || n.Add([]byte(`\u006b99`)) {
+		t.Error("a repeat was accepted")
+	}
+	n.Reset()
+	if !n.Add([]byte("k5")) || n.Add([]byte("k5")) || !n.Add([]byte("K5")) {
+		t.Error("after Reset: wrong answers")
+	}
+}
+
+// FuzzSkipUniqueAt: SkipUniqueAt agrees with Skip on validity, end and
+// kind, and with the reference reader on repeated names.
+func FuzzSkipUniqueAt(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":[{"c":1,"\u0063":2}]}}`, "{\"\xff\":1,\"\xfe\":1}", `[1,{"a":[]}]`, `"x"`, `{}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		orig := bytes.Clone(data)
+		end, kind, err := SkipUniqueAt(data, 0, 0)
+		wantEnd, wantKind, wantErr := Skip(data, 0)
+		if !bytes.Equal(data, orig) {
+			t.Fatal("SkipUniqueAt modified its input")
+		}
+		if (wantErr != nil) != (err == ErrSyntax) {
+			t.Fatalf("%q: err = %v, Skip's = %v", data, err, wantErr)
+		}
+		if wantErr != nil {
+			return
+		}
+		if end != wantEnd || kind != wantKind {
+			t.Fatalf("%q: end, kind = %d, %v; Skip's %d, %v", data, end, kind, wantEnd, wantKind)
+		}
+		var d *DuplicateError
+		if got, want := errors.As(err, &d), jsontest.RepeatsName(data[:end]); got != want {
+			t.Fatalf("%q: repeated name found = %v (%v), reference says %v", data, got, err, want)
+		}
+	})
+}
