@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -152,7 +153,7 @@ func unsupportedVersionData(err error) ([]string, bool) {
 		Supported []string `json:"supported"`
 	}
 	if len(rpcErr.Data) > 0 {
-		_ = json.Unmarshal(rpcErr.Data, &data)
+		_ = exactjson.Unmarshal(rpcErr.Data, &data)
 	}
 	return data.Supported, true
 }
@@ -213,7 +214,7 @@ func parseDiscover(raw json.RawMessage) (*discovered, error) {
 			ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo"`
 		} `json:"_meta"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
+	if err := exactjson.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("mcp: decoding server/discover result: %w", err)
 	}
 	d := &discovered{result: &res.DiscoverResult, serverInfo: res.Meta.ServerInfo}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -206,7 +207,7 @@ func (s *Subscription) acknowledge(cs *ClientSession, params json.RawMessage) {
 	var p struct {
 		Notifications SubscriptionFilter `json:"notifications"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	if err := exactjson.Unmarshal(params, &p); err != nil {
 		cs.client.logger.Warn("mcp: client: undecodable subscription acknowledgement", "err", err)
 	}
 	if extra := beyond(&p.Notifications, &s.requested); extra != "" {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -270,7 +271,7 @@ func (cs *ClientSession) answerInputs(ctx context.Context, method string, res js
 		InputRequests map[string]json.RawMessage `json:"inputRequests"`
 		RequestState  json.RawMessage            `json:"requestState"`
 	}
-	if err := json.Unmarshal(res, &ir); err != nil {
+	if err := exactjson.Unmarshal(res, &ir); err != nil {
 		return nil, nil, fmt.Errorf("mcp: %s: decoding input_required result: %w", method, err)
 	}
 	if len(ir.RequestState) > 0 && string(ir.RequestState) != "null" {
@@ -315,7 +316,7 @@ func (cs *ClientSession) answerInput(ctx context.Context, key string, raw json.R
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if err := json.Unmarshal(raw, &q); err != nil {
+	if err := exactjson.Unmarshal(raw, &q); err != nil {
 		return nil, fmt.Errorf("undecodable: %w", err)
 	}
 	if !isInputMethod(q.Method) {

@@ -5,11 +5,11 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -108,7 +108,7 @@ func IsResourceNotFound(err error) (uri string, ok bool) {
 		URI *string `json:"uri"`
 	}
 	if len(rpcErr.Data) > 0 {
-		_ = json.Unmarshal(rpcErr.Data, &data)
+		_ = exactjson.Unmarshal(rpcErr.Data, &data)
 	}
 	switch rpcErr.Code {
 	case jsonrpc.CodeResourceNotFound:

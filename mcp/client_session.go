@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -158,7 +159,7 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 		return err
 	}
 	if result != nil {
-		if err := json.Unmarshal(res, result); err != nil {
+		if err := exactjson.Unmarshal(res, result); err != nil {
 			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
 		}
 	}
@@ -291,12 +292,29 @@ func (cs *ClientSession) handleFrame(frame []byte) {
 		}
 		return
 	}
-	msg, _, err := jsonrpc.Decode(frame)
+	msg, id, err := jsonrpc.Decode(frame)
 	if err != nil {
 		cs.client.logger.Warn("mcp: client: undecodable message from server", "err", err)
+		cs.refuse(msg, id, err)
 		return
 	}
 	cs.handleMessage(msg)
+}
+
+// refuse answers a message from the server that jsonrpc.Decode refused: a
+// response (one that repeats a member name) fails the call it answers, so
+// the caller gets the reason at once; a request gets the error response.
+func (cs *ClientSession) refuse(msg jsonrpc.Message, id jsonrpc.ID, err error) {
+	var rpcErr *jsonrpc.Error
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		cs.calls.fail(m.ID, fmt.Errorf("mcp: the server's response was refused: %w", err))
+	case *jsonrpc.Notification:
+	default:
+		if id.IsValid() && errors.As(err, &rpcErr) {
+			cs.reply(cs.ctx, jsonrpc.NewErrorResponse(id, rpcErr))
+		}
+	}
 }
 
 func (cs *ClientSession) handleMessage(msg jsonrpc.Message) {
@@ -398,7 +416,7 @@ func (cs *ClientSession) deliverNotification(n *jsonrpc.Notification) {
 	switch n.Method {
 	case "notifications/cancelled":
 		var p CancelledParams
-		if json.Unmarshal(n.Params, &p) == nil && p.RequestID.IsValid() {
+		if exactjson.Unmarshal(n.Params, &p) == nil && p.RequestID.IsValid() {
 			cs.mu.Lock()
 			in, ok := cs.inflight[p.RequestID]
 			if ok {
@@ -454,7 +472,7 @@ func (cs *ClientSession) deliverNotification(n *jsonrpc.Notification) {
 }
 
 func (cs *ClientSession) decodeNotification(n *jsonrpc.Notification, v any) bool {
-	if err := json.Unmarshal(n.Params, v); err != nil {
+	if err := exactjson.Unmarshal(n.Params, v); err != nil {
 		cs.client.logger.Warn("mcp: client: undecodable notification params", "method", n.Method, "err", err)
 		return false
 	}

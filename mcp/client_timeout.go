@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -237,7 +238,7 @@ func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {
 		return true
 	})
 	var pt ProgressToken
-	if token == nil || json.Unmarshal(token, &pt) != nil {
+	if token == nil || exactjson.Unmarshal(token, &pt) != nil {
 		return ProgressToken{}, false
 	}
 	return pt, pt.IsValid()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
@@ -299,14 +300,14 @@ func unmarshalBlock[T comparable](data []byte, newBlock func(typ string) T, notA
 	var probe struct {
 		Type string `json:"type"`
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	if err := exactjson.Unmarshal(data, &probe); err != nil {
 		return zero, err
 	}
 	c := newBlock(probe.Type)
 	if c == zero {
 		return zero, fmt.Errorf(notAllowed, probe.Type)
 	}
-	if err := json.Unmarshal(data, any(c)); err != nil {
+	if err := exactjson.Unmarshal(data, any(c)); err != nil {
 		return zero, err
 	}
 	return c, nil
@@ -320,7 +321,7 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 		*plain
 	}
 	w.plain = (*plain)(r)
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := exactjson.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	r.Content = make([]Content, 0, len(w.Content))

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -304,7 +305,7 @@ func URLElicitations(err error) ([]*ElicitParams, bool) {
 		return nil, false
 	}
 	var data URLElicitationRequiredData
-	if json.Unmarshal(rpcErr.Data, &data) != nil {
+	if exactjson.Unmarshal(rpcErr.Data, &data) != nil {
 		return nil, true
 	}
 	return data.Elicitations, true

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 )
 
 // ErrInvalidElicitSchema is wrapped by the error Elicit returns, without
@@ -275,11 +277,11 @@ var primitiveKeys = []string{
 // know in Unknown.
 func (p *PrimitiveSchema) UnmarshalJSON(data []byte) error {
 	type plain PrimitiveSchema
-	if err := json.Unmarshal(data, (*plain)(p)); err != nil {
+	if err := exactjson.Unmarshal(data, (*plain)(p)); err != nil {
 		return err
 	}
 	var members map[string]json.RawMessage
-	if err := json.Unmarshal(data, &members); err != nil {
+	if err := exactjson.Unmarshal(data, &members); err != nil {
 		return err
 	}
 	p.Unknown = nil
@@ -528,7 +530,7 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 	switch p.Type {
 	case SchemaTypeString:
 		var s string
-		if !isJSONString(trimJSONSpace(raw)) || json.Unmarshal(raw, &s) != nil {
+		if !isJSONString(trimJSONSpace(raw)) || exactjson.Unmarshal(raw, &s) != nil {
 			return fmt.Errorf("want a string, got %s", raw)
 		}
 		if vals := p.values(); vals != nil {
@@ -548,7 +550,7 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 	case SchemaTypeNumber, SchemaTypeInteger:
 		var f float64
 		t := trimJSONSpace(raw)
-		if len(t) == 0 || !(t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) || json.Unmarshal(raw, &f) != nil {
+		if len(t) == 0 || !(t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) || exactjson.Unmarshal(raw, &f) != nil {
 			return fmt.Errorf("want a number, got %s", raw)
 		}
 		if p.Type == SchemaTypeInteger && f != math.Trunc(f) {
@@ -568,7 +570,7 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 		return nil
 	case SchemaTypeArray:
 		var list []string
-		if t := trimJSONSpace(raw); len(t) == 0 || t[0] != '[' || json.Unmarshal(raw, &list) != nil {
+		if t := trimJSONSpace(raw); len(t) == 0 || t[0] != '[' || exactjson.Unmarshal(raw, &list) != nil {
 			return fmt.Errorf("want a list of strings, got %s", raw)
 		}
 		vals := p.values()
@@ -628,7 +630,7 @@ func (s *ElicitSchema) checkContent(content json.RawMessage) error {
 
 func (s *ElicitSchema) checkContentMembers(content json.RawMessage) error {
 	var members map[string]json.RawMessage
-	if t := trimJSONSpace(content); len(t) == 0 || t[0] != '{' || json.Unmarshal(content, &members) != nil {
+	if t := trimJSONSpace(content); len(t) == 0 || t[0] != '{' || exactjson.Unmarshal(content, &members) != nil {
 		return errors.New("content must be a JSON object")
 	}
 	for name, raw := range members {
@@ -662,7 +664,7 @@ func (s *ElicitSchema) property(name string) *PrimitiveSchema {
 func (s *ElicitSchema) applyDefaults(content json.RawMessage) (json.RawMessage, error) {
 	members := map[string]json.RawMessage{}
 	if len(trimJSONSpace(content)) > 0 && string(trimJSONSpace(content)) != "null" {
-		if err := json.Unmarshal(content, &members); err != nil {
+		if err := exactjson.Unmarshal(content, &members); err != nil {
 			return nil, err
 		}
 	}

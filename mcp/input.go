@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -159,7 +160,7 @@ func (rs InputResponses) decode(key string, v any) error {
 	if !ok {
 		return fmt.Errorf("mcp: no input response %q", key)
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := exactjson.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("mcp: input response %q: %w", key, err)
 	}
 	return nil
@@ -274,7 +275,7 @@ func checkInputResponse(q *InputRequest, raw json.RawMessage) error {
 	switch q.Method {
 	case "elicitation/create":
 		var res ElicitResult
-		if err := json.Unmarshal(raw, &res); err != nil {
+		if err := exactjson.Unmarshal(raw, &res); err != nil {
 			return err
 		}
 		switch res.Action {
@@ -291,13 +292,13 @@ func checkInputResponse(q *InputRequest, raw json.RawMessage) error {
 		}
 	case "sampling/createMessage":
 		var res CreateMessageResult
-		if err := json.Unmarshal(raw, &res); err != nil {
+		if err := exactjson.Unmarshal(raw, &res); err != nil {
 			return err
 		}
 		return res.validate()
 	case "roots/list":
 		var res ListRootsResult
-		if err := json.Unmarshal(raw, &res); err != nil {
+		if err := exactjson.Unmarshal(raw, &res); err != nil {
 			return err
 		}
 		for i, root := range res.Roots {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -136,7 +137,7 @@ func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]jso
 		return nil, errBadState
 	}
 	var p statePayload
-	if err := json.Unmarshal(payload, &p); err != nil {
+	if err := exactjson.Unmarshal(payload, &p); err != nil {
 		return nil, errBadState
 	}
 	name, args := requestBinding(req.Method, req.Params)
@@ -174,7 +175,7 @@ func (s *Server) readInputValues(req *jsonrpc.Request, st *modernState, response
 			return errInvalidParams("inputResponses must be an object of input responses")
 		}
 		var round map[string]json.RawMessage
-		if err := json.Unmarshal(responses, &round); err != nil {
+		if err := exactjson.Unmarshal(responses, &round); err != nil {
 			return errInvalidParams("inputResponses: " + err.Error())
 		}
 		if st.answers == nil {

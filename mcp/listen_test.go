@@ -310,7 +310,7 @@ func TestListenErrors(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"_meta":` + lcModernMeta(`{}`) + `}}
 			<- {"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params","data":"notifications is required: the filter of what to listen for"}}
 			-> {"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"_meta":` + lcModernMeta(`{}`) + `,"notifications":{"toolsListChanged":"yes"}}}
-			<- {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params","data":"invalid params: json: cannot unmarshal string into Go struct field SubscriptionFilter.notifications.toolsListChanged of type bool"}}
+			<- {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params","data":"invalid params: want a boolean, got a string at /notifications/toolsListChanged"}}
 		`)
 		if n := len(s.listeners.snapshot()); n != 0 {
 			t.Errorf("%d listen streams after refusals", n)

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 )
 
 // The eight severities MCP uses, the syslog levels of RFC 5424 section
@@ -136,7 +138,7 @@ func (s *Server) setLogLevel(ctx context.Context, r *Request) (any, error) {
 	}
 	r.setMeta(p.Meta)
 	var level LoggingLevel
-	if !isJSONString(p.Level) || json.Unmarshal(p.Level, &level) != nil || !level.IsValid() {
+	if !isJSONString(p.Level) || exactjson.Unmarshal(p.Level, &level) != nil || !level.IsValid() {
 		got := "nothing"
 		if len(p.Level) > 0 {
 			got = string(p.Level)

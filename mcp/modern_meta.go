@@ -14,6 +14,7 @@ import (
 	"hash/maphash"
 	"sync/atomic"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -199,15 +200,16 @@ func versionValue(raw []byte) (string, bool) {
 	return jsonscan.StringValue(raw)
 }
 
-// decodeClientCapabilities decodes the object raw (valid JSON) into c, as
-// json.Unmarshal into a zero ClientCapabilities would, and reports whether
+// decodeClientCapabilities decodes the object raw (valid JSON in which no
+// name repeats, as jsonrpc.Decode lets through) into c, as
+// exactjson.Unmarshal into a zero ClientCapabilities would, and reports whether
 // it decoded.
 func decodeClientCapabilities(raw []byte, c *ClientCapabilities) bool {
 	if plainClientCapabilities(raw, c) {
 		return true
 	}
 	*c = ClientCapabilities{}
-	return json.Unmarshal(raw, c) == nil
+	return exactjson.Unmarshal(raw, c) == nil
 }
 
 // plainClientCapabilities decodes the usual shapes of raw into c, or
@@ -315,8 +317,9 @@ func plainFlags(value []byte, a string, pa **struct{}, b string, pb **struct{}) 
 	return ok
 }
 
-// decodeImplementation decodes the object raw (valid JSON) into impl, as
-// json.Unmarshal into a zero Implementation would, and reports whether it
+// decodeImplementation decodes the object raw (valid JSON in which no name
+// repeats, as jsonrpc.Decode lets through) into impl, as
+// exactjson.Unmarshal into a zero Implementation would, and reports whether it
 // decoded.
 func decodeImplementation(raw []byte, impl *Implementation) bool {
 	if clientInfos.get(raw, impl) {
@@ -327,7 +330,7 @@ func decodeImplementation(raw []byte, impl *Implementation) bool {
 		return true
 	}
 	*impl = Implementation{}
-	return json.Unmarshal(raw, impl) == nil
+	return exactjson.Unmarshal(raw, impl) == nil
 }
 
 // clientInfos remembers the plain clientInfo objects decoded lately, by

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/jsontest"
 	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -35,9 +37,10 @@ var metaDecodeCases = []string{
 	`{"name":["x"]}`, `{"version":{}}`,
 }
 
-// TestMetaDecodersMatchEncodingJSON: the _meta fast paths decode exactly
-// what encoding/json decodes, and refuse what it refuses.
-func TestMetaDecodersMatchEncodingJSON(t *testing.T) {
+// TestMetaDecodersMatchExactJSON: the _meta fast paths decode exactly
+// what the reference decoder (exactjson) decodes, and refuse what it
+// refuses: a name folded to a field's or repeated included.
+func TestMetaDecodersMatchExactJSON(t *testing.T) {
 	for _, c := range metaDecodeCases {
 		checkMetaDecoders(t, []byte(c))
 	}
@@ -56,23 +59,23 @@ func checkMetaDecoders(t *testing.T, data []byte) {
 	t.Helper()
 	start := jsonscan.SkipSpace(data, 0)
 	end, err := jsonscan.ScanObject(data, start, func(_, _ []byte) {})
-	if err != nil || jsonscan.SkipSpace(data, end) != len(data) {
-		return // the decoders see only valid objects
+	if err != nil || jsonscan.SkipSpace(data, end) != len(data) || jsontest.RepeatsName(data) {
+		return // the decoders see only valid objects that jsonrpc.Decode let through
 	}
 	obj := data[start:end]
 
 	var wantCaps, gotCaps ClientCapabilities
-	wantErr := json.Unmarshal(obj, &wantCaps) != nil
+	wantErr := exactjson.Unmarshal(obj, &wantCaps) != nil
 	gotOK := decodeClientCapabilities(obj, &gotCaps)
 	if gotOK == wantErr || (gotOK && !reflect.DeepEqual(gotCaps, wantCaps)) {
-		t.Errorf("ClientCapabilities %s: fast %+v (ok %v), encoding/json %+v (error %v)", obj, gotCaps, gotOK, wantCaps, wantErr)
+		t.Errorf("ClientCapabilities %s: fast %+v (ok %v), exactjson %+v (error %v)", obj, gotCaps, gotOK, wantCaps, wantErr)
 	}
 
 	var wantInfo, gotInfo Implementation
-	wantErr = json.Unmarshal(obj, &wantInfo) != nil
+	wantErr = exactjson.Unmarshal(obj, &wantInfo) != nil
 	gotOK = decodeImplementation(obj, &gotInfo)
 	if gotOK == wantErr || (gotOK && !reflect.DeepEqual(gotInfo, wantInfo)) {
-		t.Errorf("Implementation %s: fast %+v (ok %v), encoding/json %+v (error %v)", obj, gotInfo, gotOK, wantInfo, wantErr)
+		t.Errorf("Implementation %s: fast %+v (ok %v), exactjson %+v (error %v)", obj, gotInfo, gotOK, wantInfo, wantErr)
 	}
 
 	if plainMeta(obj) {

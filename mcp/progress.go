@@ -10,11 +10,12 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 )
 
 // progressState is the progress sent so far for one request. The mutex is
@@ -83,7 +84,7 @@ func (cs *ClientSession) NotifyProgress(ctx context.Context, p *ProgressParams) 
 // notification.
 func (s *Server) progressNotification(ctx context.Context, r *Request) {
 	var p ProgressParams
-	if err := json.Unmarshal(r.Params, &p); err != nil || !p.ProgressToken.IsValid() {
+	if err := exactjson.Unmarshal(r.Params, &p); err != nil || !p.ProgressToken.IsValid() {
 		s.logger.Debug("mcp: malformed notifications/progress ignored", "err", err)
 		return
 	}

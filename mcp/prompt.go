@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -55,7 +56,7 @@ func (m *PromptMessage) UnmarshalJSON(data []byte) error {
 		Role    Role            `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := exactjson.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	m.Role = w.Role
@@ -202,7 +203,7 @@ func AddPrompt[In any](s *Server, p *Prompt, h TypedPromptHandler[In]) error {
 			if err != nil {
 				return nil, err
 			}
-			if err := json.Unmarshal(raw, &in); err != nil {
+			if err := exactjson.Unmarshal(raw, &in); err != nil {
 				return nil, errInvalidParams("invalid arguments for prompt " + p.Name + ": " + err.Error())
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
@@ -43,7 +44,7 @@ func decodeGetPromptParams(params json.RawMessage, p *GetPromptParams) bool {
 	if c.meta != nil {
 		if plainMeta(c.meta) { // tool.go: nothing for encoding/json to take
 			q.Meta = new(RequestMeta)
-		} else if json.Unmarshal(c.meta, &q.Meta) != nil {
+		} else if exactjson.Unmarshal(c.meta, &q.Meta) != nil {
 			return false
 		}
 	}

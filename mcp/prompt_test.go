@@ -178,7 +178,7 @@ func TestPromptGetErrors(t *testing.T) {
 		`)
 		// Arguments are strings.
 		c.send(`{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"greet","arguments":{"name":5}}}`)
-		c.expect(`{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Invalid params","data":"invalid params: json: cannot unmarshal number into Go struct field GetPromptParams.arguments of type string"}}`)
+		c.expect(`{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Invalid params","data":"invalid params: want a string, got a number at /arguments/name"}}`)
 		c.finish()
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -152,7 +153,7 @@ func (c *ToolResultContent) UnmarshalJSON(data []byte) error {
 		*plain
 	}
 	w.plain = (*plain)(c)
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := exactjson.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	c.Content = make([]Content, 0, len(w.Content))
@@ -215,7 +216,7 @@ func (cs *SamplingContents) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil {
+	if err := exactjson.Unmarshal(data, &raws); err != nil {
 		return fmt.Errorf("mcp: sampling content must be an object or a list: %w", err)
 	}
 	out := make(SamplingContents, 0, len(raws))

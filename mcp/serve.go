@@ -232,6 +232,11 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 		}
 		msg, id, decErr := jsonrpc.Decode(frame)
 		if decErr != nil {
+			if r, ok := msg.(*jsonrpc.Response); ok {
+				// A response that repeats a name fails the call it answers.
+				ss.calls.fail(r.ID, fmt.Errorf("mcp: the client's response was refused: %w", decErr))
+				continue
+			}
 			_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(id, decErr.(*jsonrpc.Error)))
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -373,7 +374,7 @@ func unmarshalParams(params json.RawMessage, v any) *jsonrpc.Error {
 	if len(params) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(params, v); err != nil {
+	if err := exactjson.Unmarshal(params, v); err != nil {
 		return errInvalidParams("invalid params: " + err.Error())
 	}
 	return nil
@@ -390,24 +391,24 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ClientInfo      json.RawMessage `json:"clientInfo"`
 	}
-	if err := json.Unmarshal(r.Params, &raw); err != nil {
+	if err := exactjson.Unmarshal(r.Params, &raw); err != nil {
 		return nil, errInvalidParams("params must be an object")
 	}
 	if err := s.checkClientState("clientInfo and capabilities", len(raw.ClientInfo)+len(raw.Capabilities)); err != nil {
 		return nil, err // limits.go; nothing is kept
 	}
 	var p InitializeParams
-	if !isJSONString(raw.ProtocolVersion) || json.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
+	if !isJSONString(raw.ProtocolVersion) || exactjson.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
 		return nil, errInvalidParams("protocolVersion must be a string")
 	}
-	if len(raw.Capabilities) == 0 || raw.Capabilities[0] != '{' || json.Unmarshal(raw.Capabilities, &p.Capabilities) != nil {
+	if len(raw.Capabilities) == 0 || raw.Capabilities[0] != '{' || exactjson.Unmarshal(raw.Capabilities, &p.Capabilities) != nil {
 		return nil, errInvalidParams("capabilities must be an object")
 	}
 	var fields struct {
 		Name    json.RawMessage `json:"name"`
 		Version json.RawMessage `json:"version"`
 	}
-	if len(raw.ClientInfo) == 0 || raw.ClientInfo[0] != '{' || json.Unmarshal(raw.ClientInfo, &fields) != nil {
+	if len(raw.ClientInfo) == 0 || raw.ClientInfo[0] != '{' || exactjson.Unmarshal(raw.ClientInfo, &fields) != nil {
 		return nil, errInvalidParams("clientInfo must be an object with name and version")
 	}
 	if !isJSONString(fields.Name) {
@@ -417,7 +418,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 		return nil, errInvalidParams("clientInfo.version must be a string")
 	}
 	var info Implementation
-	if err := json.Unmarshal(raw.ClientInfo, &info); err != nil {
+	if err := exactjson.Unmarshal(raw.ClientInfo, &info); err != nil {
 		return nil, errInvalidParams("clientInfo is invalid: " + err.Error())
 	}
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -442,7 +443,7 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 // names, except initialize. It is called with ss.mu held.
 func (ss *ServerSession) cancelInflight(params json.RawMessage) {
 	var p CancelledParams
-	if json.Unmarshal(params, &p) == nil && p.RequestID.IsValid() {
+	if exactjson.Unmarshal(params, &p) == nil && p.RequestID.IsValid() {
 		if in, ok := ss.inflight.get(p.RequestID); ok && !in.initialize {
 			in.cancelled = true
 			in.cancel()
@@ -582,7 +583,7 @@ func (ss *ServerSession) Call(ctx context.Context, method string, params, result
 		return err
 	}
 	if result != nil {
-		if err := json.Unmarshal(res, result); err != nil {
+		if err := exactjson.Unmarshal(res, result); err != nil {
 			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -355,7 +356,7 @@ func tasksDeclareToolCall(tasks json.RawMessage) bool {
 			} `json:"tools"`
 		} `json:"requests"`
 	}
-	return json.Unmarshal(tasks, &c) == nil && len(c.Requests.Tools.Call) > 0 && string(c.Requests.Tools.Call) != "null"
+	return exactjson.Unmarshal(tasks, &c) == nil && len(c.Requests.Tools.Call) > 0 && string(c.Requests.Tools.Call) != "null"
 }
 
 // declaresToolTasks reports whether the server declares task-augmented
@@ -672,7 +673,7 @@ func (rt *taskRuntime) run(id string) *taskRun {
 
 func errorStatusMessage(e *jsonrpc.Error) string {
 	var detail string
-	if len(e.Data) > 0 && json.Unmarshal(e.Data, &detail) == nil && detail != "" {
+	if len(e.Data) > 0 && exactjson.Unmarshal(e.Data, &detail) == nil && detail != "" {
 		return e.Message + ": " + detail
 	}
 	return e.Message
@@ -879,12 +880,12 @@ func withMeta(raw json.RawMessage, key string, value json.RawMessage) (json.RawM
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || string(raw) == "null" {
 		obj = map[string]json.RawMessage{}
-	} else if err := json.Unmarshal(raw, &obj); err != nil {
+	} else if err := exactjson.Unmarshal(raw, &obj); err != nil {
 		return nil, err
 	}
 	var meta map[string]json.RawMessage
 	if m, ok := obj["_meta"]; ok && string(m) != "null" {
-		if err := json.Unmarshal(m, &meta); err != nil {
+		if err := exactjson.Unmarshal(m, &meta); err != nil {
 			return nil, err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -207,14 +208,14 @@ func (s *Server) updateTaskExt(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	var id string
-	if !isJSONString(p.TaskID) || json.Unmarshal(p.TaskID, &id) != nil || id == "" {
+	if !isJSONString(p.TaskID) || exactjson.Unmarshal(p.TaskID, &id) != nil || id == "" {
 		return nil, errInvalidParams("taskId is required and must be a string")
 	}
 	if len(p.InputResponses) == 0 || p.InputResponses[0] != '{' {
 		return nil, errInvalidParams("inputResponses is required and must be an object of input responses")
 	}
 	var responses map[string]json.RawMessage
-	if err := json.Unmarshal(p.InputResponses, &responses); err != nil {
+	if err := exactjson.Unmarshal(p.InputResponses, &responses); err != nil {
 		return nil, errInvalidParams("inputResponses: " + err.Error())
 	}
 	owner, _ := s.extTaskOwner(r, id)

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
+
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/schemacheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -383,7 +386,7 @@ func (c *callMembers) decode(p *CallToolParams, plain bool) bool {
 	var m *RequestMeta
 	if !plain {
 		var mp *RequestMeta // escapes, so declared only when needed
-		if json.Unmarshal(c.meta, &mp) != nil {
+		if exactjson.Unmarshal(c.meta, &mp) != nil {
 			return false
 		}
 		m = mp
@@ -480,7 +483,7 @@ func (v *argValidator) decode(args json.RawMessage, dst any) string {
 		}
 	} else {
 		var instance any
-		if err := json.Unmarshal(args, &instance); err != nil {
+		if err := exactjson.Unmarshal(args, &instance); err != nil {
 			return "arguments are not valid JSON: " + err.Error()
 		}
 		if err := v.schema.Validate(instance); err != nil {
@@ -496,7 +499,7 @@ func (v *argValidator) decode(args json.RawMessage, dst any) string {
 		rv := reflect.ValueOf(dst).Elem()
 		rv.SetZero()
 	}
-	if err := json.Unmarshal(args, dst); err != nil {
+	if err := exactjson.Unmarshal(args, dst); err != nil {
 		return err.Error()
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -156,11 +157,11 @@ func scopedName(req *jsonrpc.Request) string {
 		return ""
 	}
 	var p map[string]json.RawMessage
-	if json.Unmarshal(req.Params, &p) != nil {
+	if exactjson.Unmarshal(req.Params, &p) != nil {
 		return ""
 	}
 	var s string
-	if json.Unmarshal(p[field], &s) != nil {
+	if exactjson.Unmarshal(p[field], &s) != nil {
 		return ""
 	}
 	return s

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/httpmeta"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -233,7 +233,7 @@ func (c *clientConn) deliver(frame []byte) bool {
 				var res struct {
 					ProtocolVersion string `json:"protocolVersion"`
 				}
-				if json.Unmarshal(resp.Result, &res) == nil {
+				if exactjson.Unmarshal(resp.Result, &res) == nil {
 					c.mu.Lock()
 					c.protocolVersion = res.ProtocolVersion
 					c.initID = jsonrpc.ID{}

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/httpmeta"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -432,7 +433,7 @@ func (c *clientConn) internalCall(ctx context.Context, req *jsonrpc.Request, ver
 // connection without a session).
 func (c *clientConn) cancelModern(params json.RawMessage) bool {
 	var p mcp.CancelledParams
-	if json.Unmarshal(params, &p) != nil || !p.RequestID.IsValid() {
+	if exactjson.Unmarshal(params, &p) != nil || !p.RequestID.IsValid() {
 		return false
 	}
 	c.mu.Lock()
