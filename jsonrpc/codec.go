@@ -153,7 +153,7 @@ func (e *envelope) drop() {
 // still makes it a parse error.
 func (e *envelope) scan(data []byte, i int) (int, error) {
 	return jsonscan.WalkObjectAt(data, i, 0, func(key []byte, start int) (int, error) {
-		if !e.names.envelope.Add(key) && !e.repeats {
+		if !e.names.envelope.Add(data, key) && !e.repeats {
 			e.repeats = true
 			e.repeated, _ = jsonscan.StringValue(data[cap(data)-cap(key)-1 : cap(data)-cap(key)+len(key)+1])
 		}
@@ -228,7 +228,7 @@ func (e *envelope) scanParams(data []byte, i int) (end int, ok bool, err error) 
 	seenMeta, members := false, 0
 	end, err = jsonscan.WalkObjectAt(data, i, 1, func(key []byte, vstart int) (int, error) {
 		members++
-		if !names.Add(key) {
+		if !names.Add(data, key) {
 			dupAt(key)
 		}
 		// A key spelled with escapes is longer than the name it decodes
@@ -240,7 +240,7 @@ func (e *envelope) scanParams(data []byte, i int) (end int, ok bool, err error) 
 			seenMeta = true
 			if vstart < len(data) && data[vstart] == '{' {
 				vend, err = jsonscan.WalkObjectAt(data, vstart, 2, func(k []byte, mstart int) (int, error) {
-					if !metaNames.Add(k) {
+					if !metaNames.Add(data, k) {
 						dupAt(k)
 					}
 					mend, _, err := e.names.below.SkipAt(data, mstart, 3)

@@ -28,62 +28,110 @@ func (e *DuplicateError) Error() string {
 // its memory, so that a reader that keeps one (in a sync.Pool) notes the
 // names of small objects without allocating.
 type Names struct {
-	keys [][]byte
-	set  map[string]struct{}
+	keys keyList
 }
 
-// linearNames is how many names Names compares one by one before it
-// indexes them in a map, so that an object of many members costs linear
-// time.
+// Add notes the raw (still escaped) key, a sub-slice of data, and reports
+// false when an earlier key of the same object decodes to the same name.
+// Every key of one object must come from the same data.
+func (n *Names) Add(data, rawKey []byte) bool {
+	start := cap(data) - cap(rawKey)
+	return n.keys.add(data, start, start+len(rawKey), 0)
+}
+
+// Reset forgets the names noted so far.
+func (n *Names) Reset() { n.keys.truncate(0) }
+
+// linearNames is how many names of one object are compared one by one
+// before they are indexed in a map, so that an object of many members
+// costs linear time.
 const linearNames = 32
 
-// Add notes the raw (still escaped) key and reports false when an earlier
-// key of the same object decodes to the same name.
-func (n *Names) Add(rawKey []byte) bool {
-	key := normalKey(rawKey)
-	if n.set != nil {
-		if _, dup := n.set[string(key)]; dup {
+// keyRef is a member name: data[start:end] as it stands in the document,
+// or arena[start:end] once decoded when it holds escapes or invalid
+// UTF-8. Offsets rather than slices keep the list free of pointers, which
+// the garbage collector would make every store pay for.
+type keyRef struct {
+	start, end int32
+	decoded    bool
+}
+
+// keyList is a stack of the names of the objects being read. Each object's
+// names start at a base index; past linearNames of them, sets holds the
+// object's names for the lookups.
+type keyList struct {
+	refs  []keyRef
+	arena []byte
+	sets  map[int]map[string]struct{} // by base index
+}
+
+func (l *keyList) name(data []byte, r keyRef) []byte {
+	if r.decoded {
+		return l.arena[r.start:r.end]
+	}
+	return data[r.start:r.end]
+}
+
+// add notes the key data[start:end] (without quotes) of the object whose
+// names start at base, and reports false when it repeats one of them.
+func (l *keyList) add(data []byte, start, end, base int) bool {
+	raw := data[start:end]
+	r := keyRef{start: int32(start), end: int32(end)}
+	if !plainKey(raw) {
+		s, _ := unquoteSlow(raw)
+		r = keyRef{start: int32(len(l.arena)), end: int32(len(l.arena) + len(s)), decoded: true}
+		l.arena = append(l.arena, s...)
+	}
+	key := l.name(data, r)
+	if set := l.sets[base]; set != nil {
+		if _, dup := set[string(key)]; dup {
 			return false
 		}
-		n.set[string(key)] = struct{}{}
+		set[string(key)] = struct{}{}
 		return true
 	}
-	for _, k := range n.keys {
-		if string(k) == string(key) {
+	for _, k := range l.refs[base:] {
+		if string(l.name(data, k)) == string(key) {
 			return false
 		}
 	}
-	n.keys = append(n.keys, key)
-	if len(n.keys) >= linearNames {
-		n.set = make(map[string]struct{}, 2*linearNames)
-		for _, k := range n.keys {
-			n.set[string(k)] = struct{}{}
+	l.refs = append(l.refs, r)
+	if len(l.refs)-base >= linearNames {
+		set := make(map[string]struct{}, 2*linearNames)
+		for _, k := range l.refs[base:] {
+			set[string(l.name(data, k))] = struct{}{}
 		}
+		if l.sets == nil {
+			l.sets = make(map[int]map[string]struct{})
+		}
+		l.sets[base] = set
 	}
 	return true
 }
 
-// Reset forgets the names noted so far.
-func (n *Names) Reset() {
-	clear(n.keys)
-	n.keys = n.keys[:0]
-	n.set = nil
-}
-
-// normalKey returns the decoded name of a raw key: the key itself when it
-// holds no escape and is valid UTF-8 (the usual case), else its decoding,
-// in which invalid UTF-8 is U+FFFD as every decoder reads it.
-func normalKey(raw []byte) []byte {
-	if bytes.IndexByte(raw, '\\') < 0 && (ascii(raw) || utf8.Valid(raw)) {
-		return raw
+// truncate forgets the names of the objects from base on.
+func (l *keyList) truncate(base int) {
+	if l.sets != nil {
+		for b := range l.sets {
+			if b >= base {
+				delete(l.sets, b)
+			}
+		}
 	}
-	s, _ := unquoteSlow(raw)
-	return []byte(s)
+	l.refs = l.refs[:base]
+	if base == 0 {
+		l.arena = l.arena[:0]
+	}
 }
 
-func ascii(b []byte) bool {
-	for _, c := range b {
+// plainKey reports whether a raw key is its own decoding: no escape, and
+// valid UTF-8.
+func plainKey(b []byte) bool {
+	for i, c := range b {
 		if c >= utf8.RuneSelf {
+			return bytes.IndexByte(b[i:], '\\') < 0 && utf8.Valid(b[i:])
+		}
+		if c == '\\' {
 			return false
 		}
 	}
@@ -94,10 +142,8 @@ func ascii(b []byte) bool {
 // member names. Its zero value is ready; it keeps its memory between
 // calls, so a reader that keeps one skips without allocating.
 type UniqueSkipper struct {
-	// keys is a stack of the names of the objects being read, dup the
-	// first repeated name found.
-	keys [][]byte
-	dup  *DuplicateError
+	keys keyList
+	dup  *DuplicateError // the first repeated name found
 }
 
 var uniqueSkippers = sync.Pool{New: func() any { return new(UniqueSkipper) }}
@@ -126,8 +172,8 @@ func (u *UniqueSkipper) SkipAt(data []byte, i, depth int) (end int, kind Kind, e
 	if err == nil && u.dup != nil {
 		err = u.dup
 	}
-	clear(u.keys)
-	u.keys, u.dup = u.keys[:0], nil
+	u.keys.truncate(0)
+	u.dup = nil
 	return end, kind, err
 }
 
@@ -142,49 +188,10 @@ func (u *UniqueSkipper) skip(data []byte, i, depth int) (int, Kind, error) {
 		if depth >= maxDepth {
 			return i, Invalid, ErrSyntax
 		}
-		i = SkipSpace(data, i+1)
-		if i < len(data) && data[i] == '}' {
-			return i + 1, Object, nil
-		}
-		base := len(u.keys)
-		var set map[string]struct{}
-		defer func() { clear(u.keys[base:]); u.keys = u.keys[:base] }()
-		for {
-			if i >= len(data) || data[i] != '"' {
-				return i, Invalid, ErrSyntax
-			}
-			kstart := i
-			kend, err := skipString(data, i)
-			if err != nil {
-				return kend, Invalid, err
-			}
-			if u.dup == nil {
-				set = u.note(data, kstart, kend, base, set)
-			}
-			i = SkipSpace(data, kend)
-			if i >= len(data) || data[i] != ':' {
-				return i, Invalid, ErrSyntax
-			}
-			i = SkipSpace(data, i+1)
-			if i < len(data) && (data[i] == '{' || data[i] == '[') {
-				if i, _, err = u.skip(data, i, depth+1); err != nil {
-					return i, Invalid, err
-				}
-			} else if i, _, err = skip(data, i, depth+1, false); err != nil {
-				return i, Invalid, err
-			}
-			i = SkipSpace(data, i)
-			if i >= len(data) {
-				return i, Invalid, ErrSyntax
-			}
-			if data[i] == '}' {
-				return i + 1, Object, nil
-			}
-			if data[i] != ',' {
-				return i, Invalid, ErrSyntax
-			}
-			i = SkipSpace(data, i+1)
-		}
+		base := len(u.keys.refs)
+		end, kind, err := u.object(data, i, depth, base)
+		u.keys.truncate(base)
+		return end, kind, err
 	case '[':
 		if depth >= maxDepth {
 			return i, Invalid, ErrSyntax
@@ -219,33 +226,51 @@ func (u *UniqueSkipper) skip(data []byte, i, depth int) (int, Kind, error) {
 	return skip(data, i, depth, false)
 }
 
-// note adds the key at data[kstart:kend] (quotes included) to the names
-// of the object whose names start at u.keys[base], recording the first
-// repeat in u.dup. Past linearNames names the object's names are indexed
-// in set, which note returns.
-func (u *UniqueSkipper) note(data []byte, kstart, kend, base int, set map[string]struct{}) map[string]struct{} {
-	key := normalKey(data[kstart+1 : kend-1])
-	if set != nil {
-		if _, dup := set[string(key)]; dup {
-			u.dup = &DuplicateError{Name: string(key), Offset: kstart}
-		}
-		set[string(key)] = struct{}{}
-		return set
+// object is skip for the object at data[i], whose names go on u.keys from
+// base on.
+func (u *UniqueSkipper) object(data []byte, i, depth, base int) (int, Kind, error) {
+	i = SkipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, Object, nil
 	}
-	for _, k := range u.keys[base:] {
-		if string(k) == string(key) {
-			u.dup = &DuplicateError{Name: string(key), Offset: kstart}
-			return nil
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return i, Invalid, ErrSyntax
 		}
-	}
-	u.keys = append(u.keys, key)
-	if len(u.keys)-base >= linearNames {
-		set = make(map[string]struct{}, 2*linearNames)
-		for _, k := range u.keys[base:] {
-			set[string(k)] = struct{}{}
+		kstart := i
+		kend, err := skipString(data, i)
+		if err != nil {
+			return kend, Invalid, err
 		}
+		if u.dup == nil && !u.keys.add(data, kstart+1, kend-1, base) {
+			name, _ := StringValue(data[kstart:kend])
+			u.dup = &DuplicateError{Name: name, Offset: kstart}
+		}
+		i = SkipSpace(data, kend)
+		if i >= len(data) || data[i] != ':' {
+			return i, Invalid, ErrSyntax
+		}
+		i = SkipSpace(data, i+1)
+		if i < len(data) && (data[i] == '{' || data[i] == '[') {
+			i, _, err = u.skip(data, i, depth+1)
+		} else {
+			i, _, err = skip(data, i, depth+1, false)
+		}
+		if err != nil {
+			return i, Invalid, err
+		}
+		i = SkipSpace(data, i)
+		if i >= len(data) {
+			return i, Invalid, ErrSyntax
+		}
+		if data[i] == '}' {
+			return i + 1, Object, nil
+		}
+		if data[i] != ',' {
+			return i, Invalid, ErrSyntax
+		}
+		i = SkipSpace(data, i+1)
 	}
-	return set
 }
 
 // PointerTo returns the JSON Pointer (RFC 6901) of the innermost object

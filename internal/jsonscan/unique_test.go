@@ -68,16 +68,25 @@ func TestSkipUniqueAt(t *testing.T) {
 // TestNames checks Names against the same cases, past the linear limit too.
 func TestNames(t *testing.T) {
 	var n Names
+	doc := []byte(`"k5" "\u006b99" "K5"`)
+	var many []byte
+	var spans [][2]int
 	for i := 0; i < 100; i++ {
-		if !n.Add([]byte(fmt.Sprint("k", i))) {
+		many = append(many, '"')
+		spans = append(spans, [2]int{len(many), len(many) + len(fmt.Sprint("k", i))})
+		many = append(many, fmt.Sprint("k", i, `" `)...)
+	}
+	many = append(many, `"k5"`...)
+	for i, sp := range spans {
+		if !n.Add(many, many[sp[0]:sp[1]]) {
 			t.Fatalf("k%d refused the first time", i)
 		}
 	}
-	if n.Add([]byte("k5")) || n.Add([]byte(`\u006b99`)) {
-		t.Error("a repeat was accepted")
+	if n.Add(many, many[len(many)-3:len(many)-1]) {
+		t.Error("k5 accepted twice")
 	}
 	n.Reset()
-	if !n.Add([]byte("k5")) || n.Add([]byte("k5")) || !n.Add([]byte("K5")) {
+	if !n.Add(doc, doc[1:3]) || n.Add(doc, doc[1:3]) || !n.Add(doc, doc[15:17]) || !n.Add(doc, doc[6:13]) || n.Add(doc, doc[6:13]) {
 		t.Error("after Reset: wrong answers")
 	}
 }
