@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of mcpkit: what CI runs (.ci/run) and what the README's
 # set-up asks a newcomer to run: go vet, gofmt, the Go tests with -race,
-# the README's commands (scripts/readme-check.sh), then the official conformance suite (conformance/run.sh) and the interop
-# tests with the TypeScript SDK (interop/run.sh). Those two need Node >= 20
+# the README's commands (scripts/readme-check.sh), then the official
+# conformance suite (conformance/run.sh) and the interop tests with the
+# TypeScript SDK (interop/run.sh). Those two need Node >= 20
 # and npm; without them (or with an older node) they are skipped with a
 # notice, unless MCPKIT_REQUIRE_NODE=1 (CI sets it), which makes that an
 # error before anything runs.
