@@ -214,6 +214,10 @@ func (r *docReplay) startServer(st docStep, words []string) {
 		mu   sync.Mutex
 		logs strings.Builder
 	)
+	others := map[string]bool{} // the other servers' addresses
+	for real := range r.back {
+		others[real] = true
+	}
 	found := make(chan string, 1)
 	drained := make(chan struct{})
 	go func() {
@@ -225,7 +229,7 @@ func (r *docReplay) startServer(st docStep, words []string) {
 			mu.Unlock()
 			// The first URL of a port that is not another server's.
 			for _, m := range docListenRE.FindAllStringSubmatch(sc.Text(), -1) {
-				if _, other := r.back["127.0.0.1:"+m[1]]; m[1] != "0" && !other {
+				if m[1] != "0" && !others["127.0.0.1:"+m[1]] {
 					select {
 					case found <- "127.0.0.1:" + m[1]:
 					default:
