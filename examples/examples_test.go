@@ -18,7 +18,7 @@ func TestREADMEShowsExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{"echo-server/main.go", "echo-client/main.go"} {
+	for _, path := range []string{"echo-server/main.go", "echo-client/main.go", "http-client/main.go"} {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

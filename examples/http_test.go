@@ -107,7 +107,7 @@ func readmeShows(t *testing.T, command string) {
 // TestProgressClientOverHTTP runs the two examples as the README says,
 // each in its own process: the server on a free port instead of 8080.
 func TestProgressClientOverHTTP(t *testing.T) {
-	readmeShows(t, "go run ./examples/http-server\n")
+	readmeShows(t, "go run ./examples/http-server   # serves http://127.0.0.1:8080/mcp\n")
 	readmeShows(t, "go run ./examples/progress-client -url http://127.0.0.1:8080/mcp\n")
 	url := startHTTPServer(t)
 	client := binary(t, "./progress-client")

@@ -43,7 +43,7 @@ func startNotesHTTP(t *testing.T, args ...string) string {
 func TestNotesWithTheCLI(t *testing.T) {
 	verifyNoLeaks(t)
 	readmeShows(t, `go run ./cmd/mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' -- go run ./examples/notes`+"\n")
-	readmeShows(t, "go run ./examples/notes -http 127.0.0.1:8080 -max-sessions 100\n")
+	readmeShows(t, "go run ./examples/notes -http 127.0.0.1:8080 -max-sessions 100   # serves http://127.0.0.1:8080/mcp\n")
 	readmeShows(t, `go run ./cmd/mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' --url http://127.0.0.1:8080/mcp`+"\n")
 	notes, mcpkit := binary(t, "./notes"), binary(t, "../cmd/mcpkit")
 	url := startNotesHTTP(t)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of mcpkit: what CI runs (.ci/run) and what the README's
 # set-up asks a newcomer to run: go vet, gofmt, the Go tests with -race,
-# then the official conformance suite (conformance/run.sh) and the interop
-# tests with the TypeScript SDK (interop/run.sh). Those two need Node >= 20
+# the README's commands (scripts/readme-check.sh), then the official
+# conformance suite (conformance/run.sh) and the interop tests with the
+# TypeScript SDK (interop/run.sh). Those two need Node >= 20
 # and npm; without them (or with an older node) they are skipped with a
 # notice, unless MCPKIT_REQUIRE_NODE=1 (CI sets it), which makes that an
 # error before anything runs.
@@ -68,9 +69,12 @@ echo "MCPKIT_REDIS_ADDR=$MCPKIT_REDIS_ADDR MCPKIT_REDIS_CLUSTER_ADDRS=$MCPKIT_RE
 echo "== go test -race -count=1 $pkgs"
 go test -race -count=1 "$pkgs"
 
+echo "== scripts/readme-check.sh"
+scripts/readme-check.sh
+
 if [ -n "$no_node" ]; then
 	echo "== SKIPPED conformance/run.sh and interop/run.sh: they need Node >= $min_node and npm ($no_node); MCPKIT_REQUIRE_NODE=1 makes this an error" >&2
-	echo "scripts/test.sh: 3 passed, 0 failed, 2 skipped"
+	echo "scripts/test.sh: 4 passed, 0 failed, 2 skipped"
 	exit 0
 fi
 
@@ -81,6 +85,6 @@ echo "== interop/run.sh"
 interop/run.sh
 
 # One plain closing line for whoever reads the end of the log: every step
-# above (vet, gofmt, go test, conformance, interop) passed, or the script
-# would have stopped at the failing one (set -e).
-echo "scripts/test.sh: 5 passed, 0 failed"
+# above (vet, gofmt, go test, the README's commands, conformance, interop)
+# passed, or the script would have stopped at the failing one (set -e).
+echo "scripts/test.sh: 6 passed, 0 failed"
