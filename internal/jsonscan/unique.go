@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,12 +84,14 @@ func (l *keyList) add(data []byte, start, end, base int) bool {
 		l.arena = append(l.arena, s...)
 	}
 	key := l.name(data, r)
-	if set := l.sets[base]; set != nil {
-		if _, dup := set[string(key)]; dup {
-			return false
+	if l.sets != nil {
+		if set := l.sets[base]; set != nil {
+			if _, dup := set[string(key)]; dup {
+				return false
+			}
+			set[string(key)] = struct{}{}
+			return true
 		}
-		set[string(key)] = struct{}{}
-		return true
 	}
 	for _, k := range l.refs[base:] {
 		if string(l.name(data, k)) == string(key) {
@@ -127,12 +130,18 @@ func (l *keyList) truncate(base int) {
 // plainKey reports whether a raw key is its own decoding: no escape, and
 // valid UTF-8.
 func plainKey(b []byte) bool {
-	for i, c := range b {
-		if c >= utf8.RuneSelf {
-			return bytes.IndexByte(b[i:], '\\') < 0 && utf8.Valid(b[i:])
+	if bytes.IndexByte(b, '\\') >= 0 {
+		return false
+	}
+	i := 0
+	for ; len(b)-i >= 8; i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			return utf8.Valid(b[i:])
 		}
-		if c == '\\' {
-			return false
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return utf8.Valid(b[i:])
 		}
 	}
 	return true
