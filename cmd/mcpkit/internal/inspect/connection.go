@@ -266,7 +266,6 @@ func (in *Inspector) apiRequest(w http.ResponseWriter, r *http.Request) {
 			res.Result = raw
 		case cancelled:
 			res.Cancelled = true
-			res.Error = &jsonrpc.Error{Code: 0, Message: "cancelled"}
 		default:
 			if rpcErr, ok := errors.AsType[*jsonrpc.Error](err); ok {
 				res.Error = rpcErr
