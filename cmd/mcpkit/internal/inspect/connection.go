@@ -71,14 +71,16 @@ func (in *Inspector) connect(ctx context.Context, t Target) State {
 		return fail(err)
 	}
 	tap := &tapTransport{inner: d.Transport, in: in}
-	client := mcp.NewClient(in.opts.ClientInfo, &mcp.ClientOptions{
+	copts := &mcp.ClientOptions{
 		ProtocolEra:       d.Era,
 		RequestTimeout:    in.opts.RequestTimeout,
 		MaxRequestTimeout: in.opts.MaxRequestTimeout,
 		// A stateless-era server sends log messages only to requests
 		// that carry a level; the log pane's setter changes it.
 		LogLevel: mcp.LevelInfo,
-	})
+	}
+	in.clientHandlers(copts) // asks.go
+	client := mcp.NewClient(in.opts.ClientInfo, copts)
 	cs, err := client.Connect(ctx, tap)
 	if err != nil {
 		if d.Explain != nil {

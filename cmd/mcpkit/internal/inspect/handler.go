@@ -47,6 +47,8 @@ func (in *Inspector) Handler() http.Handler {
 	mux.HandleFunc("POST /api/request", in.apiRequest)
 	mux.HandleFunc("POST /api/cancel", in.apiCancel)
 	mux.HandleFunc("POST /api/set-level", in.apiSetLevel)
+	mux.HandleFunc("POST /api/answer", in.apiAnswer)
+	mux.HandleFunc("POST /api/roots", in.apiRoots)
 	return in.guard(mux)
 }
 

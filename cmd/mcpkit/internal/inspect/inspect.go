@@ -95,6 +95,10 @@ type Inspector struct {
 	// connecting serialises connect, disconnect and reconnect.
 	connecting sync.Mutex
 	closed     bool
+	// asks are the server's requests waiting for the user.
+	asks asks
+	// roots are the roots the client shares (the page sets them).
+	roots []*mcp.Root
 }
 
 // State is the connection as the page shows it: the "state" event and
@@ -112,6 +116,11 @@ type State struct {
 	Capabilities    *mcp.ServerCapabilities `json:"capabilities,omitempty"`
 	Instructions    string                  `json:"instructions,omitempty"`
 	SessionID       string                  `json:"sessionId,omitempty"`
+	// Asks are the server's requests waiting for the user, and Roots the
+	// roots the client shares: filled in for a page that opens its event
+	// stream.
+	Asks  []Ask       `json:"asks,omitempty"`
+	Roots []*mcp.Root `json:"roots,omitempty"`
 }
 
 // New returns an Inspector with a fresh random token.
@@ -141,7 +150,7 @@ func New(opts Options) (*Inspector, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("inspect: making the token: %w", err)
 	}
-	in := &Inspector{opts: opts, token: hex.EncodeToString(b), state: State{Status: "disconnected"}}
+	in := &Inspector{opts: opts, token: hex.EncodeToString(b), state: State{Status: "disconnected"}, roots: []*mcp.Root{}}
 	in.hub = newHub(opts.MaxBacklog, opts.MaxPages, in.snapshot)
 	return in, nil
 }
@@ -228,8 +237,11 @@ func (in *Inspector) Close() {
 // snapshot is the current state, for a page that opens its event stream.
 func (in *Inspector) snapshot() State {
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.state
+	s := in.state
+	s.Roots = in.roots
+	in.mu.Unlock()
+	s.Asks = in.asks.list()
+	return s
 }
 
 // setState records and announces the state.

@@ -316,3 +316,51 @@ func TestInFlightBound(t *testing.T) {
 	}
 	// Closing the inspector (the cleanup) ends the slow request.
 }
+
+// TestAsksAPI: the server's elicitation and sampling requests wait for the
+// page's answer; roots must be file:// URIs.
+func TestAsksAPI(t *testing.T) {
+	s := start(t, Options{})
+	ev := s.events(t)
+	token := s.in.Token()
+	if status, body, _ := s.do(t, "POST", "/api/connect", token, `{"command":["mcpkit","serve"],"era":"session"}`, nil); status != 200 || !strings.Contains(body, `"connected"`) {
+		t.Fatalf("connect: %d %s", status, body)
+	}
+	s.do(t, "POST", "/api/request", token, `{"id":"e","method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"Who?"}}}`, nil)
+	var ask Ask
+	ev.next("ask", &ask)
+	if ask.Kind != "elicitation" || !strings.Contains(string(ask.Params), `"message":"Who?"`) {
+		t.Fatalf("ask %+v %s", ask, ask.Params)
+	}
+	if status, body, _ := s.do(t, "POST", "/api/answer", token, `{"id":"`+ask.ID+`","result":{"action":"accept","content":{"username":"ada","email":"a@b.c"}}}`, nil); status != 200 {
+		t.Fatalf("answer: %d %s", status, body)
+	}
+	if status, body, _ := s.do(t, "POST", "/api/answer", token, `{"id":"`+ask.ID+`","result":{"action":"decline"}}`, nil); status != 404 || body != `{"error":"mcpkit inspect: no request \"`+ask.ID+`\" waits for an answer"}`+"\n" {
+		t.Errorf("second answer: %d %s", status, body)
+	}
+	var res Response
+	ev.next("response", &res)
+	if res.ID != "e" || !strings.Contains(string(res.Result), `User response: action=accept, content={\"username\":\"ada\",\"email\":\"a@b.c\"}`) {
+		t.Errorf("elicitation result %s %+v", res.Result, res.Error)
+	}
+
+	s.do(t, "POST", "/api/request", token, `{"id":"s","method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"2+2?"}}}`, nil)
+	ask = Ask{}
+	ev.next("ask", &ask)
+	if ask.Kind != "sampling" {
+		t.Fatalf("ask %+v", ask)
+	}
+	s.do(t, "POST", "/api/answer", token, `{"id":"`+ask.ID+`","reject":true}`, nil)
+	res = Response{}
+	ev.next("response", &res)
+	if !strings.Contains(string(res.Result), `"isError":true`) || !strings.Contains(string(res.Result), "User rejected sampling request") {
+		t.Errorf("rejected sampling result %s", res.Result)
+	}
+
+	if status, body, _ := s.do(t, "POST", "/api/roots", token, `{"roots":[{"uri":"https://example.com"}]}`, nil); status != 400 || body != `{"error":"mcpkit inspect: every root must be a file:// URI"}`+"\n" {
+		t.Errorf("https root: %d %s", status, body)
+	}
+	if status, body, _ := s.do(t, "POST", "/api/roots", token, `{"roots":[{"uri":"file:///p","name":"P"}]}`, nil); status != 200 || body != `{"live":true,"roots":[{"uri":"file:///p","name":"P"}]}`+"\n" {
+		t.Errorf("roots: %d %s", status, body)
+	}
+}

@@ -370,3 +370,89 @@ func TestKeyboardAndLabels(t *testing.T) {
 		f.checkKeyboard(t, v.tab)
 	}
 }
+
+// TestAsks answers the server's requests from the page, over HTTP in the
+// session era and over stdio in the stateless era (where they come as
+// input_required results): the roots the user shares, an elicitation
+// form, a sampling request approved with an edited answer, and one
+// rejected.
+func TestAsks(t *testing.T) {
+	needBrowser(t)
+	for i, tc := range targets(t) {
+		if tc.name != "http-session" && tc.name != "stdio-stateless" {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			f := open(t, &tc.target)
+			f.run(t, chromedp.WaitVisible(css(`#status[data-status="connected"]`)))
+
+			// Roots.
+			f.run(t,
+				chromedp.SendKeys(css(`#roots`), "file:///tmp/project Project"),
+				chromedp.Click(css(`#roots-save`)),
+				void(chromedp.Poll[bool](`document.getElementById('roots-status').textContent.startsWith('1 root(s) shared')`)),
+			)
+			f.pickTool(t, "list_roots")
+			if outcome, text := f.call(t); outcome != "ok" || !strings.Contains(text, "file:///tmp/project") {
+				t.Errorf("list_roots: %q %q", outcome, text)
+			}
+
+			// Elicitation, in a form.
+			f.pickTool(t, "test_elicitation")
+			f.run(t,
+				chromedp.SendKeys(css(`#tool-detail input[name="message"]`), "Who are you?"),
+				chromedp.Click(css(`#tool-call`)),
+				chromedp.WaitVisible(css(`#asks-list .ask[data-kind="elicitation"] input[name="username"]`)),
+				chromedp.SendKeys(css(`#asks-list .ask input[name="username"]`), "ada"),
+				chromedp.SendKeys(css(`#asks-list .ask input[name="email"]`), "ada@example.com"),
+			)
+			if i == 2 {
+				f.shot(t, "elicitation")
+			}
+			if text := f.text(t, `#asks-list .ask`); !strings.Contains(text, "Who are you?") {
+				t.Errorf("elicitation card %q does not show the message", text)
+			}
+			f.run(t,
+				chromedp.Click(css(`#asks-list .ask button[type="submit"]`)),
+				chromedp.WaitVisible(css(`#tool-result[data-outcome]`)),
+				chromedp.WaitNotPresent(css(`#asks-list .ask`)),
+			)
+			if text := f.text(t, `#tool-result`); !strings.Contains(text, `User response: action=accept, content=`) || !strings.Contains(text, `"username":"ada"`) || !strings.Contains(text, `"email":"ada@example.com"`) {
+				t.Errorf("test_elicitation: %q", text)
+			}
+
+			// Sampling, approved with the user's answer.
+			f.pickTool(t, "test_sampling")
+			f.run(t,
+				chromedp.SendKeys(css(`#tool-detail input[name="prompt"]`), "What is 2+2?"),
+				chromedp.Click(css(`#tool-call`)),
+				chromedp.WaitVisible(css(`#asks-list .ask[data-kind="sampling"] textarea`)),
+				chromedp.SendKeys(css(`#asks-list .ask textarea`), "4, said the user"),
+			)
+			if i == 2 {
+				f.shot(t, "sampling")
+			}
+			if text := f.text(t, `#asks-list .ask`); !strings.Contains(text, "What is 2+2?") {
+				t.Errorf("sampling card %q does not show the prompt", text)
+			}
+			f.run(t,
+				chromedp.Click(css(`#asks-list .ask button.primary`)),
+				chromedp.WaitVisible(css(`#tool-result[data-outcome]`)),
+			)
+			if text := f.text(t, `#tool-result`); !strings.Contains(text, "LLM response: 4, said the user") {
+				t.Errorf("test_sampling approved: %q", text)
+			}
+
+			// Sampling, rejected.
+			f.run(t,
+				chromedp.Click(css(`#tool-call`)),
+				chromedp.WaitVisible(css(`#asks-list .ask[data-kind="sampling"]`)),
+				chromedp.Click(css(`#asks-list .ask button:not(.primary)`)),
+				chromedp.WaitVisible(css(`#tool-result[data-outcome]`)),
+			)
+			if text := f.text(t, `#tool-result`); !strings.Contains(text, "User rejected sampling request") {
+				t.Errorf("test_sampling rejected: %q", text)
+			}
+		})
+	}
+}

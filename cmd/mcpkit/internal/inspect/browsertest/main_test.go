@@ -281,6 +281,14 @@ func eval[T any](t *testing.T, f *fixture, js string) T {
 	return get(t, f, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 }
 
+// void drops the value of an action, to run it among steps.
+func void[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := a(ctx, tg)
+		return chromedp.Void{}, err
+	}
+}
+
 // exec evaluates a JavaScript expression for its effect.
 func exec(js string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {

@@ -21,7 +21,7 @@ function el(tag, attrs, ...children) {
   }
   for (const c of children.flat()) {
     if (c === undefined || c === null || c === false) continue;
-    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    add(e, c instanceof Node ? c : document.createTextNode(String(c)));
   }
   return e;
 }
@@ -29,6 +29,11 @@ function el(tag, attrs, ...children) {
 // fill replaces the children of node, skipping null, undefined and false.
 function fill(node, ...children) {
   node.replaceChildren(...children.flat().filter((c) => c !== undefined && c !== null && c !== false));
+}
+
+// add appends children to node, skipping null, undefined and false.
+function add(node, ...children) {
+  node.append(...children.flat().filter((c) => c !== undefined && c !== null && c !== false));
 }
 
 // ---------------------------------------------------------------- API
@@ -148,7 +153,7 @@ function addInflight(p) {
   p.bar = bar; p.msg = msg;
   p.li = el("li", { dataset: { id: p.id, method: p.method } },
     el("span", { class: "mono" }, p.label), bar, msg, cancel, copyButton(p.method, p.params));
-  $("inflight-list").append(p.li);
+  add($("inflight-list"), p.li);
   updateInflightCount();
 }
 
@@ -234,7 +239,7 @@ function showState(s) {
   $("server-name").textContent = info ? `${info.title || info.name} ${info.version || ""}` : "";
   const facts = $("server-facts");
   fill(facts);
-  const fact = (k, v) => { if (v) facts.append(el("dt", {}, k), el("dd", { dataset: { fact: k } }, v)); };
+  const fact = (k, v) => { if (v) add(facts, el("dt", {}, k), el("dd", { dataset: { fact: k } }, v)); };
   if (s.status === "connected") {
     fact("name", info && info.name);
     fact("version", info && info.version);
@@ -267,7 +272,7 @@ function tree(value, key, open, depth) {
     const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
     const d = el("details", { open: open || depth < 2 },
       el("summary", {}, label, el("span", { class: "muted" }, Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`)));
-    for (const [k, v] of entries) d.append(tree(v, k, false, depth + 1));
+    for (const [k, v] of entries) add(d, tree(v, k, false, depth + 1));
     if (depth === 0) return el("div", { class: "tree" }, d);
     return d;
   }
@@ -284,31 +289,31 @@ function renderContent(c) {
   const box = el("div", { class: "content", dataset: { type: c.type || (c.uri ? "resource-contents" : "unknown") } });
   switch (c.type) {
     case "text":
-      box.append(el("pre", {}, c.text));
+      add(box, el("pre", {}, c.text));
       break;
     case "image": {
       const m = safeMime(c.mimeType, "image");
-      box.append(el("span", { class: "badge" }, "image " + (c.mimeType || "")));
-      if (m) box.append(el("img", { src: `data:${m};base64,${c.data}`, alt: "image from the server (" + m + ")" }));
+      add(box, el("span", { class: "badge" }, "image " + (c.mimeType || "")));
+      if (m) add(box, el("img", { src: `data:${m};base64,${c.data}`, alt: "image from the server (" + m + ")" }));
       break;
     }
     case "audio": {
       const m = safeMime(c.mimeType, "audio");
-      box.append(el("span", { class: "badge" }, "audio " + (c.mimeType || "")));
-      if (m) box.append(el("audio", { controls: true, src: `data:${m};base64,${c.data}`, "aria-label": "audio from the server (" + m + ")" }));
+      add(box, el("span", { class: "badge" }, "audio " + (c.mimeType || "")));
+      if (m) add(box, el("audio", { controls: true, src: `data:${m};base64,${c.data}`, "aria-label": "audio from the server (" + m + ")" }));
       break;
     }
     case "resource_link":
-      box.append(el("span", { class: "badge" }, "resource link"), el("span", { class: "mono" }, c.uri), " ",
+      add(box, el("span", { class: "badge" }, "resource link"), el("span", { class: "mono" }, c.uri), " ",
         c.name ? el("span", {}, c.name) : null, " ", c.mimeType ? el("span", { class: "muted" }, c.mimeType) : null, " ",
         el("button", { type: "button", class: "small", "aria-label": "Read " + c.uri, onclick: () => { selectTab("resources"); readResource(c.uri); } }, "Read"));
       break;
     case "resource":
-      box.append(el("span", { class: "badge" }, "embedded resource"), renderResourceContents(c.resource || {}));
+      add(box, el("span", { class: "badge" }, "embedded resource"), renderResourceContents(c.resource || {}));
       break;
     default:
-      if (c.uri) { box.append(renderResourceContents(c)); break; }
-      box.append(tree(c, undefined, true));
+      if (c.uri) { add(box, renderResourceContents(c)); break; }
+      add(box, tree(c, undefined, true));
   }
   return box;
 }
@@ -316,12 +321,12 @@ function renderContent(c) {
 function renderResourceContents(r) {
   const box = el("div", { class: "resource-contents" },
     el("div", {}, el("span", { class: "mono" }, r.uri || ""), " ", el("span", { class: "muted" }, r.mimeType || "")));
-  if (typeof r.text === "string") box.append(el("pre", {}, r.text));
+  if (typeof r.text === "string") add(box, el("pre", {}, r.text));
   else if (typeof r.blob === "string") {
     const img = safeMime(r.mimeType, "image"), aud = safeMime(r.mimeType, "audio");
-    if (img) box.append(el("img", { src: `data:${img};base64,${r.blob}`, alt: "resource " + r.uri }));
-    else if (aud) box.append(el("audio", { controls: true, src: `data:${aud};base64,${r.blob}`, "aria-label": "resource " + r.uri }));
-    else box.append(el("span", { class: "muted" }, `blob, ${Math.floor(r.blob.length * 3 / 4)} bytes (base64 ${r.blob.length})`));
+    if (img) add(box, el("img", { src: `data:${img};base64,${r.blob}`, alt: "resource " + r.uri }));
+    else if (aud) add(box, el("audio", { controls: true, src: `data:${aud};base64,${r.blob}`, "aria-label": "resource " + r.uri }));
+    else add(box, el("span", { class: "muted" }, `blob, ${Math.floor(r.blob.length * 3 / 4)} bytes (base64 ${r.blob.length})`));
   }
   return box;
 }
@@ -333,11 +338,11 @@ function renderOutcome(target, r, render) {
     el("span", { class: "muted", dataset: { took: r.ms } }, r.cancelled ? "cancelled" : r.error ? "failed" : "done",
       r.ms !== undefined ? ` in ${r.ms.toFixed(1)} ms` : ""),
     copyButton(r.method, r.params));
-  target.append(head);
+  add(target, head);
   if (r.cancelled) { target.dataset.outcome = "cancelled"; return; }
   if (r.error) {
     target.dataset.outcome = "error";
-    target.append(el("p", { class: "error", role: "alert" }, errorText(r.error)));
+    add(target, el("p", { class: "error", role: "alert" }, errorText(r.error)));
     return;
   }
   target.dataset.outcome = "ok";
@@ -443,7 +448,7 @@ function arrayField(schema, name, required, small) {
     const remove = el("button", { type: "button", class: "small", "aria-label": "Remove item of " + name, onclick: () => { items.splice(items.indexOf(entry), 1); entry.node.remove(); } }, "Remove");
     entry.node = el("div", { class: "array-item" }, f.node, remove);
     items.push(entry);
-    list.append(entry.node);
+    add(list, entry.node);
     if (v !== undefined) f.set(v);
   };
   const node = el("fieldset", { class: "array", dataset: { name } },
@@ -522,7 +527,7 @@ function renderList(listId, items, search, key, sub, onpick) {
       b.setAttribute("aria-current", "true");
       onpick(it);
     } }, it.title || it.name || it[key], el("span", { class: "sub" }, sub(it) || ""));
-    ul.append(el("li", {}, b));
+    add(ul, el("li", {}, b));
   }
 }
 
@@ -583,11 +588,11 @@ function callWithProgress(method, params, label, onprogress) {
 }
 
 function renderToolResult(target, res) {
-  if (res.isError) { target.classList.add("is-error"); target.append(el("p", { class: "error" }, "The tool reported an error (isError).")); }
+  if (res.isError) { target.classList.add("is-error"); add(target, el("p", { class: "error" }, "The tool reported an error (isError).")); }
   else target.classList.remove("is-error");
-  for (const c of res.content || []) target.append(renderContent(c));
+  for (const c of res.content || []) add(target, renderContent(c));
   if (res.structuredContent !== undefined) {
-    target.append(el("h3", {}, "structuredContent"), el("div", { class: "structured" }, tree(res.structuredContent, undefined, true)));
+    add(target, el("h3", {}, "structuredContent"), el("div", { class: "structured" }, tree(res.structuredContent, undefined, true)));
   }
 }
 
@@ -638,7 +643,7 @@ async function readResource(uri, out) {
   }
   fill(out, el("p", { class: "muted" }, "reading " + uri + "…"));
   const r = await request("resources/read", { uri }, "resources/read " + uri);
-  renderOutcome(out, r, (res) => { for (const c of res.contents || []) out.append(renderResourceContents(c)); });
+  renderOutcome(out, r, (res) => { for (const c of res.contents || []) add(out, renderResourceContents(c)); });
 }
 
 async function loadPrompts() {
@@ -661,8 +666,8 @@ function showPrompt(p) {
     if (Object.keys(args).length) params.arguments = args;
     const r = await request("prompts/get", params, "prompts/get " + p.name);
     renderOutcome(out, r, (res) => {
-      if (res.description) out.append(el("p", {}, res.description));
-      for (const m of res.messages || []) out.append(el("div", { class: "message" }, el("span", { class: "badge" }, m.role), renderContent(m.content || {})));
+      if (res.description) add(out, el("p", {}, res.description));
+      for (const m of res.messages || []) add(out, el("div", { class: "message" }, el("span", { class: "badge" }, m.role), renderContent(m.content || {})));
     });
   });
   fill($("prompt-detail"), el("h2", {}, p.title || p.name), p.description ? el("p", {}, p.description) : null, f, out);
@@ -674,7 +679,7 @@ const logLevels = ["debug", "info", "notice", "warning", "error", "critical", "a
 
 function logLine(t, what, text, level) {
   const list = $("log-list");
-  list.append(el("li", { class: level ? "lvl-" + level : "", dataset: { what } },
+  add(list, el("li", { class: level ? "lvl-" + level : "", dataset: { what } },
     el("span", { class: "muted" }, clock(t)), el("span", { class: "mono" }, what), el("span", {}, text)));
   while (list.children.length > 2000) list.firstChild.remove();
 }
@@ -744,7 +749,7 @@ function addMessageRow(ev, m) {
     el("td", { class: "mono" }, clock(ev.t)), el("td", {}, btn), el("td", { class: "mono" }, idKey), el("td", { class: "took" }, took),
     el("td", {}, text.length));
   filterRow(row, detail);
-  body.append(row, detail);
+  add(body, row, detail);
   while (body.children.length > 4000) { body.firstChild.remove(); }
 }
 
@@ -752,6 +757,96 @@ function filterRow(row, detail) {
   const q = $("messages-search").value.trim().toLowerCase();
   row.hidden = !!q && !row.dataset.search.includes(q);
   if (row.hidden && detail) detail.hidden = true;
+}
+
+// ---------------------------------------------------------------- the server's requests: elicitation, sampling
+
+const asks = new Map(); // ask id → card
+
+function updateAsks() {
+  $("asks-count").textContent = String(asks.size);
+  $("asks").hidden = asks.size === 0;
+}
+
+function answer(id, body, card) {
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
+  api("answer", Object.assign({ id }, body)).catch((err) => {
+    add(card, el("p", { class: "error", role: "alert" }, err.message));
+  });
+}
+
+function showAsk(a) {
+  if (asks.has(a.id)) return;
+  const p = a.params || {};
+  const card = el("div", { class: "ask", dataset: { id: a.id, kind: a.kind, mode: p.mode || "form" } });
+  if (a.kind === "elicitation" && p.mode === "url") {
+    add(card, el("h3", {}, "Open a URL"), el("p", {}, p.message),
+      el("p", { class: "url mono" }, p.url),
+      el("p", { class: "hint" }, "Check the address before you open it; the inspector never opens it by itself."),
+      el("div", { class: "buttons" },
+        el("a", { href: /^https?:\/\//.test(p.url) ? p.url : undefined, target: "_blank", rel: "noopener noreferrer" }, "Open in a new tab"),
+        el("button", { type: "button", class: "primary", onclick: () => answer(a.id, { result: { action: "accept" } }, card) }, "Accept"),
+        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "decline" } }, card) }, "Decline"),
+        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "cancel" } }, card) }, "Cancel")));
+  } else if (a.kind === "elicitation") {
+    const form = objectField(p.requestedSchema || { type: "object", properties: {} }, undefined, true);
+    const err = el("p", { class: "error", role: "alert" });
+    const f = el("form", { novalidate: true }, form.node,
+      el("div", { class: "buttons" },
+        el("button", { type: "submit", class: "primary" }, "Accept"),
+        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "decline" } }, card) }, "Decline"),
+        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "cancel" } }, card) }, "Cancel")), err);
+    f.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      let content;
+      try { content = form.get(); } catch (e) { err.textContent = e.message; return; }
+      answer(a.id, { result: { action: "accept", content } }, card);
+    });
+    add(card, el("h3", {}, "Elicitation"), el("p", {}, p.message), f);
+  } else if (a.kind === "sampling") {
+    const msgs = el("div", { class: "messages-list" });
+    for (const m of p.messages || []) {
+      const contents = Array.isArray(m.content) ? m.content : [m.content || {}];
+      add(msgs, el("div", { class: "message" }, el("span", { class: "badge" }, m.role), contents.map(renderContent)));
+    }
+    const respId = "f" + (++fieldSeq), modelId = "f" + (++fieldSeq);
+    const resp = el("textarea", { id: respId, rows: 3, class: "sampling-response" });
+    const model = el("input", { id: modelId, type: "text", value: "mcpkit-inspect-user" });
+    add(card, el("h3", {}, "Sampling"),
+      p.systemPrompt ? el("p", {}, el("span", { class: "badge" }, "system"), p.systemPrompt) : null,
+      msgs, el("p", { class: "muted" }, `maxTokens ${p.maxTokens}`),
+      el("label", { for: respId }, "Response (the assistant's message)"), resp,
+      el("label", { for: modelId }, "Model"), model,
+      el("div", { class: "buttons" },
+        el("button", { type: "button", class: "primary", onclick: () => answer(a.id, { result: {
+          role: "assistant", content: { type: "text", text: resp.value }, model: model.value || "mcpkit-inspect-user", stopReason: "endTurn" } }, card) }, "Approve"),
+        el("button", { type: "button", onclick: () => answer(a.id, { reject: true }, card) }, "Reject")));
+  }
+  asks.set(a.id, card);
+  add($("asks-list"), card);
+  updateAsks();
+}
+
+function askDone(id) {
+  const card = asks.get(id);
+  if (card) card.remove();
+  asks.delete(id);
+  updateAsks();
+}
+
+function showRoots(roots) {
+  $("roots").value = (roots || []).map((r) => r.uri + (r.name ? " " + r.name : "")).join("\n");
+}
+
+async function saveRoots() {
+  const roots = $("roots").value.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => {
+    const i = l.search(/\s/);
+    return i < 0 ? { uri: l } : { uri: l.slice(0, i), name: l.slice(i + 1).trim() };
+  });
+  try {
+    const r = await api("roots", { roots });
+    $("roots-status").textContent = `${r.roots.length} root(s) shared` + (r.live ? ", the server was told" : ", from the next connection");
+  } catch (err) { $("roots-status").textContent = err.message; }
 }
 
 // ---------------------------------------------------------------- tabs
@@ -792,6 +887,7 @@ function start() {
   $("disconnect").addEventListener("click", async () => {
     try { showState(await api("disconnect")); } catch (err) { $("connect-error").textContent = err.message; }
   });
+  $("roots-save").addEventListener("click", saveRoots);
   $("tools-search").addEventListener("input", showTools);
   $("resources-search").addEventListener("input", showResources);
   $("prompts-search").addEventListener("input", showPrompts);
@@ -817,11 +913,15 @@ function start() {
     fill($("messages-body")); msgSeq = 0; sentAt.clear(); recvAt.clear();
     fill($("log-list"));
     const s = JSON.parse(e.data);
-    if (first) { state = {}; fillForm(s.target); first = false; }
+    if (first) { state = {}; fillForm(s.target); showRoots(s.roots); first = false; }
+    for (const id of [...asks.keys()]) askDone(id);
+    for (const a of s.asks || []) showAsk(a);
     showState(s);
     $("live").textContent = "";
   });
   es.addEventListener("state", (e) => showState(JSON.parse(e.data)));
+  es.addEventListener("ask", (e) => showAsk(JSON.parse(e.data)));
+  es.addEventListener("ask-done", (e) => askDone(JSON.parse(e.data).id));
   es.addEventListener("message", (e) => onMessage(JSON.parse(e.data)));
   es.addEventListener("stderr", (e) => { const s = JSON.parse(e.data); logLine(s.t, "stderr", s.text.replace(/\n$/, ""), ""); });
   es.addEventListener("response", (e) => {
