@@ -368,6 +368,9 @@ func TestKeyboardAndLabels(t *testing.T) {
 			f.run(t, chromedp.Click(css(v.pick)))
 		}
 		f.checkKeyboard(t, v.tab)
+		if v.tab == "messages" {
+			f.shot(t, "messages")
+		}
 	}
 }
 
@@ -454,5 +457,48 @@ func TestAsks(t *testing.T) {
 				t.Errorf("test_sampling rejected: %q", text)
 			}
 		})
+	}
+}
+
+// TestResourcesAndPrompts reads a resource, a resource template filled in
+// through its form, and gets a prompt with its arguments.
+func TestResourcesAndPrompts(t *testing.T) {
+	srv := httpServer(t)
+	f := open(t, &inspect.Target{URL: srv + "/mcp", Era: "stateless"})
+	f.run(t,
+		chromedp.WaitVisible(css(`#status[data-status="connected"]`)),
+		chromedp.Click(css(`#tab-resources`)),
+		chromedp.Click(css(`#resources-list button[data-key="test://static-text"]`)),
+		chromedp.Click(css(`#resource-read`)),
+		chromedp.WaitVisible(css(`#resource-result[data-outcome]`)),
+	)
+	if o, text := f.attr(t, `#resource-result`, "data-outcome"), f.text(t, `#resource-result`); o != "ok" || !strings.Contains(text, "test://static-text") {
+		t.Errorf("static text: %q %q", o, text)
+	}
+	f.run(t,
+		chromedp.Click(css(`#templates-list button[data-key="test://template/{id}/data"]`)),
+		chromedp.SendKeys(css(`#resource-detail input[name="id"]`), "42"),
+		chromedp.Click(css(`#resource-detail button[type="submit"]`)),
+		chromedp.WaitVisible(css(`#resource-result[data-outcome]`)),
+	)
+	if o, text := f.attr(t, `#resource-result`, "data-outcome"), f.text(t, `#resource-result`); o != "ok" || !strings.Contains(text, "test://template/42/data") {
+		t.Errorf("template: %q %q", o, text)
+	}
+	f.run(t,
+		chromedp.Click(css(`#tab-prompts`)),
+		chromedp.Click(css(`#prompts-list button[data-key="test_prompt_with_arguments"]`)),
+		chromedp.SendKeys(css(`#prompt-detail input[name="arg1"]`), "one"),
+		chromedp.SendKeys(css(`#prompt-detail input[name="arg2"]`), "two"),
+		chromedp.Click(css(`#prompt-get`)),
+		chromedp.WaitVisible(css(`#prompt-result[data-outcome]`)),
+	)
+	if o, text := f.attr(t, `#prompt-result`, "data-outcome"), f.text(t, `#prompt-result`); o != "ok" || !strings.Contains(text, "Prompt with arguments: arg1='one', arg2='two'") {
+		t.Errorf("prompt: %q %q", o, text)
+	}
+	// Copy as mcpkit command, for the prompt.
+	f.run(t, chromedp.Click(css(`#prompt-result button[aria-label^="Copy as mcpkit command"]`)))
+	want := `mcpkit prompts get test_prompt_with_arguments --args '{"arg1":"one","arg2":"two"}' --url ` + srv + `/mcp --era stateless`
+	if got := f.text(t, `#copied`); got != want {
+		t.Errorf("copied %q, want %q", got, want)
 	}
 }
