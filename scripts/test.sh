@@ -72,9 +72,15 @@ go test -race -count=1 "$pkgs"
 echo "== scripts/readme-check.sh"
 scripts/readme-check.sh
 
+# The browser tests of mcpkit inspect, in headless Chromium (installed from
+# Debian's packages when missing, like redis-server); a module of their own,
+# outside the workspace. No browser is a failure, never a skip.
+echo "== scripts/browsertest.sh"
+scripts/browsertest.sh
+
 if [ -n "$no_node" ]; then
 	echo "== SKIPPED conformance/run.sh and interop/run.sh: they need Node >= $min_node and npm ($no_node); MCPKIT_REQUIRE_NODE=1 makes this an error" >&2
-	echo "scripts/test.sh: 4 passed, 0 failed, 2 skipped"
+	echo "scripts/test.sh: 5 passed, 0 failed, 2 skipped"
 	exit 0
 fi
 
@@ -85,6 +91,7 @@ echo "== interop/run.sh"
 interop/run.sh
 
 # One plain closing line for whoever reads the end of the log: every step
-# above (vet, gofmt, go test, the README's commands, conformance, interop)
-# passed, or the script would have stopped at the failing one (set -e).
-echo "scripts/test.sh: 6 passed, 0 failed"
+# above (vet, gofmt, go test, the README's commands, browser tests,
+# conformance, interop) passed, or the script would have stopped at the
+# failing one (set -e).
+echo "scripts/test.sh: 7 passed, 0 failed"

@@ -146,6 +146,9 @@ Usage:
         list the prompts of the server
   mcpkit prompts get NAME [--args JSON] [--json] SERVER
         get prompt NAME with the JSON object of strings ARGS as arguments
+  mcpkit inspect [SERVER]
+        serve the MCP Inspector, a page in the browser to drive a server
+        by hand, on 127.0.0.1, and print its URL
   mcpkit auth login|logout|status [--url URL]
         manage the OAuth credentials mcpkit keeps for servers
   mcpkit dev-auth-server [--addr 127.0.0.1:0]
@@ -240,6 +243,8 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 		return devAuthServer(ctx, e, args[1:])
 	case "auth":
 		return authCommand(ctx, e, args[1:])
+	case "inspect":
+		return inspectCommand(ctx, e, args[1:])
 	case "tools":
 		if len(args) < 2 {
 			return usagef("tools: want a subcommand: list or call")

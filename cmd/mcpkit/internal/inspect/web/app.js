@@ -1,0 +1,935 @@
+// The page of `mcpkit inspect`. Plain JavaScript, no build step: it
+// talks to the inspector (never to the MCP server) over an EventSource
+// stream and JSON POSTs, each carrying the token. Nothing the server sends
+// is ever parsed as HTML: text goes through textContent, images and audio
+// through data: URLs.
+"use strict";
+
+const token = document.querySelector('meta[name="mcpkit-token"]').content;
+const $ = (id) => document.getElementById(id);
+
+// el builds an element: el("button", {type: "button", onclick: f}, "text", child...).
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k === "text") e.textContent = v;
+    else if (v === true) e.setAttribute(k, "");
+    else e.setAttribute(k, String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    add(e, c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+// fill replaces the children of node, skipping null, undefined and false.
+function fill(node, ...children) {
+  node.replaceChildren(...children.flat().filter((c) => c !== undefined && c !== null && c !== false));
+}
+
+// add appends children to node, skipping null, undefined and false.
+function add(node, ...children) {
+  node.append(...children.flat().filter((c) => c !== undefined && c !== null && c !== false));
+}
+
+// ---------------------------------------------------------------- API
+
+async function api(path, body) {
+  const r = await fetch("/api/" + path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Mcpkit-Token": token },
+    body: JSON.stringify(body || {}),
+  });
+  let j = {};
+  try { j = await r.json(); } catch (_) { /* empty */ }
+  if (!r.ok) throw new Error(j.error && j.error.message ? j.error.message : (j.error || ("HTTP " + r.status)));
+  return j;
+}
+
+// pending are the page's requests in flight, by id.
+const pending = new Map();
+let nextId = 1;
+
+// request sends method with params to the server through the inspector
+// and resolves with {result} or {error, cancelled}. label names it in
+// the list of requests in flight. A request that may report progress
+// carries its id as _meta.progressToken.
+function request(method, params, label) {
+  const id = "r" + nextId++;
+  params = params || {};
+  params._meta = Object.assign({}, params._meta, { progressToken: id });
+  return new Promise((resolve) => {
+    const p = { id, method, params, label: label || method, resolve, seen: [] };
+    pending.set(id, p);
+    addInflight(p);
+    api("request", { id, method, params }).catch((err) => {
+      finish(id, { error: { message: err.message } });
+    });
+  });
+}
+
+function finish(id, outcome) {
+  const p = pending.get(id);
+  if (!p) return;
+  pending.delete(id);
+  if (p.li) p.li.remove();
+  updateInflightCount();
+  p.resolve(Object.assign({ id, method: p.method, params: p.params }, outcome));
+}
+
+// fetchAll reads every page of a list (at most 100 pages).
+async function fetchAll(method, member) {
+  const items = [];
+  let cursor;
+  for (let i = 0; i < 100; i++) {
+    const params = cursor ? { cursor } : {};
+    const r = await request(method, params, method);
+    if (r.error) throw new Error(errorText(r.error));
+    items.push(...(r.result[member] || []));
+    cursor = r.result.nextCursor;
+    if (!cursor) break;
+  }
+  return items;
+}
+
+function errorText(e) {
+  if (!e) return "";
+  return (e.code ? e.code + " " : "") + e.message + (e.data !== undefined ? " " + JSON.stringify(e.data) : "");
+}
+
+// ---------------------------------------------------------------- copy as mcpkit command
+
+function shellQuote(s) {
+  if (s !== "" && /^[A-Za-z0-9_\-./=:,+@%]+$/.test(s)) return s;
+  return "'" + s.replace(/'/g, "'\\''") + "'";
+}
+
+// commandFor is the mcpkit command line that sends the same request, or
+// "" when no mcpkit verb does.
+function commandFor(method, params) {
+  const server = state.args || "";
+  const args = (obj) => obj && Object.keys(obj).length ? " --args " + shellQuote(JSON.stringify(obj)) : "";
+  let verb;
+  switch (method) {
+    case "tools/list": verb = "tools list"; break;
+    case "tools/call": verb = "tools call " + shellQuote(params.name) + args(params.arguments); break;
+    case "resources/list": case "resources/templates/list": verb = "resources list"; break;
+    case "resources/read": verb = "resources read " + shellQuote(params.uri); break;
+    case "prompts/list": verb = "prompts list"; break;
+    case "prompts/get": verb = "prompts get " + shellQuote(params.name) + args(params.arguments); break;
+    default: return "";
+  }
+  return "mcpkit " + verb + (server ? " " + server : "");
+}
+
+function copyButton(method, params) {
+  const cmd = commandFor(method, params);
+  if (!cmd) return null;
+  return el("button", {
+    type: "button", class: "small", title: cmd, "aria-label": "Copy as mcpkit command: " + cmd,
+    onclick: () => {
+      $("copied").textContent = cmd;
+      if (navigator.clipboard) navigator.clipboard.writeText(cmd).catch(() => {});
+    },
+  }, "Copy as mcpkit command");
+}
+
+// ---------------------------------------------------------------- requests in flight
+
+function addInflight(p) {
+  const bar = el("progress", { "aria-label": "Progress of " + p.label });
+  const msg = el("span", { class: "muted" });
+  const cancel = el("button", {
+    type: "button", class: "small", "aria-label": "Cancel " + p.label,
+    onclick: () => {
+      cancel.disabled = true;
+      api("cancel", { id: p.id }).catch((err) => { msg.textContent = err.message; });
+    },
+  }, "Cancel");
+  p.bar = bar; p.msg = msg;
+  p.li = el("li", { dataset: { id: p.id, method: p.method } },
+    el("span", { class: "mono" }, p.label), bar, msg, cancel, copyButton(p.method, p.params));
+  add($("inflight-list"), p.li);
+  updateInflightCount();
+}
+
+function updateInflightCount() { $("inflight-count").textContent = String(pending.size); }
+
+function onProgress(params) {
+  const p = pending.get(String(params.progressToken));
+  if (!p) return;
+  p.seen.push(params.progress);
+  if (params.total > 0) { p.bar.max = params.total; p.bar.value = params.progress; }
+  else { p.bar.removeAttribute("value"); }
+  p.bar.dataset.seen = p.seen.join(",");
+  p.msg.textContent = params.total > 0 ? `${params.progress}/${params.total}` : String(params.progress);
+  if (params.message) p.msg.textContent += " " + params.message;
+  // The view that started the request shows its progress too.
+  if (p.onprogress) p.onprogress(params, p.seen);
+}
+
+// ---------------------------------------------------------------- connection
+
+let state = { status: "disconnected" };
+
+function splitWords(line) {
+  const words = [];
+  let cur = null, q = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (q) {
+      if (c === q) q = null;
+      else if (c === "\\" && q === '"' && i + 1 < line.length) cur += line[++i];
+      else cur += c;
+    } else if (c === "'" || c === '"') { q = c; cur = cur || ""; }
+    else if (c === "\\" && i + 1 < line.length) { cur = (cur || "") + line[++i]; }
+    else if (/\s/.test(c)) { if (cur !== null) { words.push(cur); cur = null; } }
+    else cur = (cur || "") + c;
+  }
+  if (cur !== null) words.push(cur);
+  return words;
+}
+
+function joinWords(words) { return (words || []).map(shellQuote).join(" "); }
+
+function setTransport(kind) {
+  $("transport").value = kind;
+  $("stdio-fields").hidden = kind !== "stdio";
+  $("http-fields").hidden = kind !== "http";
+}
+
+function fillForm(t) {
+  if (!t) return;
+  if (t.url) {
+    setTransport("http");
+    $("url").value = t.url;
+    $("headers").value = (t.headers || []).join("\n");
+  } else if (t.command) {
+    setTransport("stdio");
+    $("command").value = joinWords(t.command);
+  }
+  $("era").value = t.era || "auto";
+}
+
+function targetFromForm() {
+  const era = $("era").value;
+  if ($("transport").value === "http") {
+    const headers = $("headers").value.split("\n").map((s) => s.trim()).filter(Boolean);
+    return { url: $("url").value.trim(), headers, era };
+  }
+  return { command: splitWords($("command").value), era };
+}
+
+function showState(s) {
+  const prev = state.status;
+  state = s;
+  const st = $("status");
+  st.dataset.status = s.status;
+  st.textContent = s.status;
+  $("connect-error").textContent = s.error || "";
+  $("reconnect").disabled = !s.target || s.status === "connecting";
+  $("disconnect").disabled = s.status !== "connected";
+  $("connect").disabled = s.status === "connecting";
+  if (s.target && prev === undefined) fillForm(s.target);
+  const info = s.serverInfo;
+  $("server-name").textContent = info ? `${info.title || info.name} ${info.version || ""}` : "";
+  const facts = $("server-facts");
+  fill(facts);
+  const fact = (k, v) => { if (v) add(facts, el("dt", {}, k), el("dd", { dataset: { fact: k } }, v)); };
+  if (s.status === "connected") {
+    fact("name", info && info.name);
+    fact("version", info && info.version);
+    fact("protocol", s.protocolVersion);
+    fact("era", s.stateless ? "stateless" : "session");
+    fact("session", s.sessionId);
+  }
+  fill($("capabilities"), s.capabilities ? tree(s.capabilities, "capabilities", true) : "");
+  $("instructions").textContent = s.instructions || "";
+  if (s.status === "connected" && prev !== "connected") loadLists();
+  if (s.status !== "connected") {
+    clearLists();
+  }
+}
+
+async function connect(ev) {
+  ev.preventDefault();
+  $("connect-error").textContent = "";
+  try { showState(await api("connect", targetFromForm())); }
+  catch (err) { $("connect-error").textContent = err.message; }
+}
+
+// ---------------------------------------------------------------- trees and contents
+
+// tree shows a JSON value as nested <details>, open to depth 2.
+function tree(value, key, open, depth) {
+  depth = depth || 0;
+  const label = key !== undefined ? el("span", { class: "k" }, key + ": ") : null;
+  if (value !== null && typeof value === "object") {
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+    const d = el("details", { open: open || depth < 2 },
+      el("summary", {}, label, el("span", { class: "muted" }, Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`)));
+    for (const [k, v] of entries) add(d, tree(v, k, false, depth + 1));
+    if (depth === 0) return el("div", { class: "tree" }, d);
+    return d;
+  }
+  const cls = typeof value === "string" ? "s" : typeof value === "number" ? "n" : "b";
+  const leaf = el("div", { class: "leaf" }, label, el("span", { class: cls }, JSON.stringify(value)));
+  return depth === 0 ? el("div", { class: "tree" }, leaf) : leaf;
+}
+
+const safeMime = (m, kind) => (typeof m === "string" && new RegExp("^" + kind + "/[A-Za-z0-9.+-]+$").test(m)) ? m : null;
+
+// renderContent shows one content block of a tool result, a prompt
+// message or a resource's contents.
+function renderContent(c) {
+  const box = el("div", { class: "content", dataset: { type: c.type || (c.uri ? "resource-contents" : "unknown") } });
+  switch (c.type) {
+    case "text":
+      add(box, el("pre", {}, c.text));
+      break;
+    case "image": {
+      const m = safeMime(c.mimeType, "image");
+      add(box, el("span", { class: "badge" }, "image " + (c.mimeType || "")));
+      if (m) add(box, el("img", { src: `data:${m};base64,${c.data}`, alt: "image from the server (" + m + ")" }));
+      break;
+    }
+    case "audio": {
+      const m = safeMime(c.mimeType, "audio");
+      add(box, el("span", { class: "badge" }, "audio " + (c.mimeType || "")));
+      if (m) add(box, el("audio", { controls: true, src: `data:${m};base64,${c.data}`, "aria-label": "audio from the server (" + m + ")" }));
+      break;
+    }
+    case "resource_link":
+      add(box, el("span", { class: "badge" }, "resource link"), el("span", { class: "mono" }, c.uri), " ",
+        c.name ? el("span", {}, c.name) : null, " ", c.mimeType ? el("span", { class: "muted" }, c.mimeType) : null, " ",
+        el("button", { type: "button", class: "small", "aria-label": "Read " + c.uri, onclick: () => { selectTab("resources"); readResource(c.uri); } }, "Read"));
+      break;
+    case "resource":
+      add(box, el("span", { class: "badge" }, "embedded resource"), renderResourceContents(c.resource || {}));
+      break;
+    default:
+      if (c.uri) { add(box, renderResourceContents(c)); break; }
+      add(box, tree(c, undefined, true));
+  }
+  return box;
+}
+
+function renderResourceContents(r) {
+  const box = el("div", { class: "resource-contents" },
+    el("div", {}, el("span", { class: "mono" }, r.uri || ""), " ", el("span", { class: "muted" }, r.mimeType || "")));
+  if (typeof r.text === "string") add(box, el("pre", {}, r.text));
+  else if (typeof r.blob === "string") {
+    const img = safeMime(r.mimeType, "image"), aud = safeMime(r.mimeType, "audio");
+    if (img) add(box, el("img", { src: `data:${img};base64,${r.blob}`, alt: "resource " + r.uri }));
+    else if (aud) add(box, el("audio", { controls: true, src: `data:${aud};base64,${r.blob}`, "aria-label": "resource " + r.uri }));
+    else add(box, el("span", { class: "muted" }, `blob, ${Math.floor(r.blob.length * 3 / 4)} bytes (base64 ${r.blob.length})`));
+  }
+  return box;
+}
+
+// renderOutcome shows how a request ended: the error, or render(result).
+function renderOutcome(target, r, render) {
+  fill(target);
+  const head = el("div", { class: "row" },
+    el("span", { class: "muted", dataset: { took: r.ms } }, r.cancelled ? "cancelled" : r.error ? "failed" : "done",
+      r.ms !== undefined ? ` in ${r.ms.toFixed(1)} ms` : ""),
+    copyButton(r.method, r.params));
+  add(target, head);
+  if (r.cancelled) { target.dataset.outcome = "cancelled"; return; }
+  if (r.error) {
+    target.dataset.outcome = "error";
+    add(target, el("p", { class: "error", role: "alert" }, errorText(r.error)));
+    return;
+  }
+  target.dataset.outcome = "ok";
+  render(r.result);
+}
+
+// ---------------------------------------------------------------- schema forms
+
+let fieldSeq = 0;
+
+// field builds the input of one value of a JSON Schema and returns
+// {node, get, set}: get() is the value, undefined when left empty;
+// set(v) fills it. What a form cannot express is raw JSON.
+function field(schema, name, required, description) {
+  schema = schema || {};
+  const id = "f" + (++fieldSeq);
+  const desc = description || schema.description;
+  const descId = desc ? id + "-desc" : null;
+  let type = schema.type;
+  if (Array.isArray(type)) type = type.find((t) => t !== "null");
+  const label = (text) => el("label", { for: id }, text, required ? el("span", { class: "req", "aria-hidden": "true" }, " *") : null);
+  const small = desc ? el("small", { id: descId }, desc) : null;
+  const wrap = (...children) => el("div", { class: "field", dataset: { name } }, ...children);
+  const common = { id, name, "aria-describedby": descId, required: !!required };
+
+  if (Array.isArray(schema.enum)) {
+    const sel = el("select", common, required ? null : el("option", { value: "" }, "(none)"),
+      schema.enum.map((v, i) => el("option", { value: String(i) }, typeof v === "string" ? v : JSON.stringify(v))));
+    const set = (v) => { const i = schema.enum.findIndex((e) => JSON.stringify(e) === JSON.stringify(v)); sel.value = i >= 0 ? String(i) : ""; };
+    if (schema.default !== undefined) set(schema.default);
+    return { node: wrap(label(name), sel, small), get: () => sel.value === "" ? undefined : schema.enum[Number(sel.value)], set };
+  }
+  switch (type) {
+    case "string": {
+      const multiline = schema.maxLength === undefined || schema.maxLength > 200;
+      const inp = el("input", Object.assign({ type: "text", spellcheck: "false" }, common));
+      if (schema.format === "uri" || schema.format === "url") inp.type = "url";
+      if (schema.default !== undefined) inp.value = schema.default;
+      void multiline;
+      return { node: wrap(label(name), inp, small), get: () => inp.value === "" && !required ? undefined : inp.value, set: (v) => { inp.value = v ?? ""; } };
+    }
+    case "number": case "integer": {
+      const inp = el("input", Object.assign({ type: "number", step: type === "integer" ? "1" : "any", min: schema.minimum, max: schema.maximum }, common));
+      if (schema.default !== undefined) inp.value = schema.default;
+      return {
+        node: wrap(label(name), inp, small),
+        get: () => inp.value === "" ? undefined : Number(inp.value),
+        set: (v) => { inp.value = v ?? ""; },
+      };
+    }
+    case "boolean": {
+      const inp = el("input", Object.assign({ type: "checkbox" }, common));
+      let touched = false;
+      inp.addEventListener("change", () => { touched = true; });
+      if (schema.default !== undefined) inp.checked = !!schema.default;
+      return {
+        node: wrap(el("label", { class: "inline", for: id }, inp, name, required ? el("span", { class: "req", "aria-hidden": "true" }, " *") : null), small),
+        get: () => (required || touched || schema.default !== undefined) ? inp.checked : undefined,
+        set: (v) => { inp.checked = !!v; touched = v !== undefined; },
+      };
+    }
+    case "object":
+      if (schema.properties && !schema.anyOf && !schema.oneOf) return objectField(schema, name, required, small);
+      break;
+    case "array":
+      if (schema.items && !Array.isArray(schema.items)) return arrayField(schema, name, required, small);
+      break;
+  }
+  // Raw JSON for what the form cannot express (anyOf, oneOf, $ref, no type).
+  const ta = el("textarea", Object.assign({ rows: 2, spellcheck: "false" }, common));
+  if (schema.default !== undefined) ta.value = JSON.stringify(schema.default);
+  return {
+    node: wrap(label(name + " (JSON)"), ta, small),
+    get: () => { if (ta.value.trim() === "") return undefined; return JSON.parse(ta.value); },
+    set: (v) => { ta.value = v === undefined ? "" : JSON.stringify(v); },
+  };
+}
+
+function objectField(schema, name, required, small) {
+  const req = new Set(schema.required || []);
+  const fields = Object.entries(schema.properties || {}).map(([k, s]) => [k, field(s, k, req.has(k))]);
+  const body = fields.map(([, f]) => f.node);
+  const node = name === undefined
+    ? el("div", { class: "object-root" }, body)
+    : el("fieldset", { class: "object", dataset: { name } }, el("legend", {}, name, required ? el("span", { class: "req", "aria-hidden": "true" }, " *") : null), small, body);
+  return {
+    node,
+    get: () => {
+      const out = {};
+      for (const [k, f] of fields) { const v = f.get(); if (v !== undefined) out[k] = v; }
+      return Object.keys(out).length || required || name === undefined ? out : undefined;
+    },
+    set: (v) => { for (const [k, f] of fields) f.set(v ? v[k] : undefined); },
+  };
+}
+
+function arrayField(schema, name, required, small) {
+  const items = [];
+  const list = el("div", { class: "items-list" });
+  const add = (v) => {
+    const f = field(schema.items, name + "[" + items.length + "]", false);
+    const entry = { f };
+    const remove = el("button", { type: "button", class: "small", "aria-label": "Remove item of " + name, onclick: () => { items.splice(items.indexOf(entry), 1); entry.node.remove(); } }, "Remove");
+    entry.node = el("div", { class: "array-item" }, f.node, remove);
+    items.push(entry);
+    add(list, entry.node);
+    if (v !== undefined) f.set(v);
+  };
+  const node = el("fieldset", { class: "array", dataset: { name } },
+    el("legend", {}, name, required ? el("span", { class: "req", "aria-hidden": "true" }, " *") : null), small, list,
+    el("button", { type: "button", class: "small", "aria-label": "Add item to " + name, onclick: () => add() }, "Add item"));
+  if (Array.isArray(schema.default)) schema.default.forEach(add);
+  return {
+    node,
+    get: () => {
+      const out = items.map((e) => e.f.get()).filter((v) => v !== undefined);
+      return out.length || required ? out : undefined;
+    },
+    set: (v) => { items.splice(0).forEach((e) => e.node.remove()); (Array.isArray(v) ? v : []).forEach(add); },
+  };
+}
+
+// argsEditor is a form for an object schema with a raw JSON mode.
+function argsEditor(schema, what) {
+  const form = objectField(schema && schema.type === "object" ? schema : { type: "object", properties: {} }, undefined, true);
+  const jsonId = "f" + (++fieldSeq);
+  const ta = el("textarea", { id: jsonId, rows: 6, spellcheck: "false", class: "args-json" });
+  const jsonBox = el("div", { class: "field", hidden: true }, el("label", { for: jsonId }, what + " as JSON"), ta);
+  const err = el("p", { class: "error", role: "alert" });
+  let raw = false;
+  const toggle = el("button", { type: "button", class: "small", "aria-pressed": "false" }, "Edit as JSON");
+  toggle.addEventListener("click", () => {
+    err.textContent = "";
+    try {
+      if (!raw) { ta.value = JSON.stringify(form.get(), null, 2); }
+      else { form.set(JSON.parse(ta.value || "{}")); }
+    } catch (e) { err.textContent = e.message; return; }
+    raw = !raw;
+    toggle.setAttribute("aria-pressed", String(raw));
+    toggle.textContent = raw ? "Edit as form" : "Edit as JSON";
+    form.node.hidden = raw;
+    jsonBox.hidden = !raw;
+  });
+  return {
+    node: el("div", { class: "args" }, form.node, jsonBox, el("div", { class: "row" }, toggle), err),
+    get: () => {
+      err.textContent = "";
+      try {
+        const v = raw ? JSON.parse(ta.value || "{}") : form.get();
+        if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error(what + " must be a JSON object");
+        return v;
+      } catch (e) { err.textContent = e.message; throw e; }
+    },
+  };
+}
+
+// ---------------------------------------------------------------- lists
+
+const lists = { tools: [], resources: [], templates: [], prompts: [] };
+
+function clearLists() {
+  for (const k of Object.keys(lists)) lists[k] = [];
+  for (const id of ["tools-list", "resources-list", "templates-list", "prompts-list"]) $(id).replaceChildren();
+}
+
+function loadLists() {
+  const caps = state.capabilities || {};
+  if (caps.tools) loadTools();
+  if (caps.resources) loadResources();
+  if (caps.prompts) loadPrompts();
+}
+
+function renderList(listId, items, search, key, sub, onpick) {
+  const q = $(search).value.trim().toLowerCase();
+  const ul = $(listId);
+  fill(ul);
+  for (const it of items) {
+    const hay = [it.name, it.title, it.description, it.uri, it.uriTemplate].filter(Boolean).join(" ").toLowerCase();
+    if (q && !hay.includes(q)) continue;
+    const b = el("button", { type: "button", dataset: { key: it[key] }, onclick: () => {
+      for (const x of ul.querySelectorAll("button[aria-current]")) x.removeAttribute("aria-current");
+      b.setAttribute("aria-current", "true");
+      onpick(it);
+    } }, it.title || it.name || it[key], el("span", { class: "sub" }, sub(it) || ""));
+    add(ul, el("li", {}, b));
+  }
+}
+
+async function loadTools() {
+  try { lists.tools = await fetchAll("tools/list", "tools"); }
+  catch (err) { fill($("tool-detail"), el("p", { class: "error" }, "tools/list: " + err.message)); }
+  showTools();
+}
+function showTools() { renderList("tools-list", lists.tools, "tools-search", "name", (t) => t.title ? t.name : t.description, showTool); }
+
+function showTool(tool) {
+  const detail = $("tool-detail");
+  const editor = argsEditor(tool.inputSchema, "Arguments");
+  const result = el("div", { class: "result", "aria-live": "polite", id: "tool-result" });
+  const progress = el("progress", { hidden: true, "aria-label": "Progress of " + tool.name, id: "tool-progress" });
+  const call = el("button", { type: "submit", class: "primary", id: "tool-call" }, "Call " + tool.name);
+  const form = el("form", { novalidate: true }, editor.node, el("div", { class: "buttons" }, call, progress));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    let args;
+    try { args = editor.get(); } catch (_) { return; }
+    progress.hidden = true; progress.removeAttribute("value");
+    fill(result, el("p", { class: "muted" }, "calling " + tool.name + "…"));
+    delete result.dataset.outcome;
+    const params = { name: tool.name, arguments: args };
+    const r = await callWithProgress("tools/call", params, "tools/call " + tool.name, (p, seen) => {
+      progress.hidden = false;
+      if (p.total > 0) { progress.max = p.total; progress.value = p.progress; }
+      progress.dataset.seen = seen.join(",");
+    });
+    renderOutcome(result, r, (res) => renderToolResult(result, res));
+  });
+  fill(detail, 
+    el("h2", {}, tool.title || tool.name), tool.title ? el("p", { class: "mono muted" }, tool.name) : null,
+    tool.description ? el("p", {}, tool.description) : null,
+    annotations(tool), form, result,
+    el("details", {}, el("summary", {}, "Input schema"), tree(tool.inputSchema || {}, undefined, true)),
+    tool.outputSchema ? el("details", {}, el("summary", {}, "Output schema"), tree(tool.outputSchema, undefined, true)) : null);
+}
+
+function annotations(tool) {
+  const a = tool.annotations || {};
+  const badges = [];
+  if (a.readOnlyHint) badges.push("read-only");
+  if (a.destructiveHint) badges.push("destructive");
+  if (a.idempotentHint) badges.push("idempotent");
+  if (a.openWorldHint) badges.push("open world");
+  if (tool.execution && tool.execution.taskSupport) badges.push("tasks: " + tool.execution.taskSupport);
+  return badges.length ? el("p", {}, badges.map((b) => el("span", { class: "badge" }, b))) : null;
+}
+
+function callWithProgress(method, params, label, onprogress) {
+  const promise = request(method, params, label);
+  // request registered the pending entry synchronously: attach the view's hook.
+  const p = [...pending.values()].pop();
+  if (p) p.onprogress = onprogress;
+  return promise;
+}
+
+function renderToolResult(target, res) {
+  if (res.isError) { target.classList.add("is-error"); add(target, el("p", { class: "error" }, "The tool reported an error (isError).")); }
+  else target.classList.remove("is-error");
+  for (const c of res.content || []) add(target, renderContent(c));
+  if (res.structuredContent !== undefined) {
+    add(target, el("h3", {}, "structuredContent"), el("div", { class: "structured" }, tree(res.structuredContent, undefined, true)));
+  }
+}
+
+async function loadResources() {
+  try {
+    lists.resources = await fetchAll("resources/list", "resources");
+    lists.templates = await fetchAll("resources/templates/list", "resourceTemplates");
+  } catch (err) { fill($("resource-detail"), el("p", { class: "error" }, err.message)); }
+  showResources();
+}
+function showResources() {
+  renderList("resources-list", lists.resources, "resources-search", "uri", (r) => r.uri, (r) => showResource(r));
+  renderList("templates-list", lists.templates, "resources-search", "uriTemplate", (r) => r.uriTemplate, (t) => showTemplate(t));
+}
+
+function showResource(r) {
+  const out = el("div", { class: "result", "aria-live": "polite", id: "resource-result" });
+  fill($("resource-detail"), el("h2", {}, r.title || r.name), el("p", { class: "mono" }, r.uri),
+    r.description ? el("p", {}, r.description) : null, r.mimeType ? el("p", { class: "muted" }, r.mimeType) : null,
+    el("div", { class: "buttons" }, el("button", { type: "button", class: "primary", id: "resource-read", onclick: () => readResource(r.uri, out) }, "Read")),
+    out);
+}
+
+function showTemplate(t) {
+  const vars = [...new Set([...(t.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g))].flatMap((m) => m[1].split(",").map((v) => v.replace(/\*$|:\d+$/, ""))))];
+  const props = {};
+  for (const v of vars) props[v] = { type: "string" };
+  const form = objectField({ type: "object", properties: props, required: vars }, undefined, true);
+  const out = el("div", { class: "result", "aria-live": "polite", id: "resource-result" });
+  const f = el("form", { novalidate: true }, form.node, el("div", { class: "buttons" }, el("button", { type: "submit", class: "primary" }, "Read")));
+  f.addEventListener("submit", (ev) => { ev.preventDefault(); readResource(expandTemplate(t.uriTemplate, form.get()), out); });
+  fill($("resource-detail"), el("h2", {}, t.title || t.name), el("p", { class: "mono" }, t.uriTemplate),
+    t.description ? el("p", {}, t.description) : null, f, out);
+}
+
+// expandTemplate expands the simple and reserved forms of RFC 6570.
+function expandTemplate(tpl, vals) {
+  return tpl.replace(/\{([+#]?)([^}]+)\}/g, (_, op, names) => names.split(",").map((n) => {
+    const v = vals[n.replace(/\*$|:\d+$/, "")] ?? "";
+    return op ? encodeURI(v) : encodeURIComponent(v);
+  }).join(","));
+}
+
+async function readResource(uri, out) {
+  if (!out) {
+    showResource({ uri, name: uri });
+    out = $("resource-result");
+  }
+  fill(out, el("p", { class: "muted" }, "reading " + uri + "…"));
+  const r = await request("resources/read", { uri }, "resources/read " + uri);
+  renderOutcome(out, r, (res) => { for (const c of res.contents || []) add(out, renderResourceContents(c)); });
+}
+
+async function loadPrompts() {
+  try { lists.prompts = await fetchAll("prompts/list", "prompts"); }
+  catch (err) { fill($("prompt-detail"), el("p", { class: "error" }, err.message)); }
+  showPrompts();
+}
+function showPrompts() { renderList("prompts-list", lists.prompts, "prompts-search", "name", (p) => p.description, showPrompt); }
+
+function showPrompt(p) {
+  const props = {}, req = [];
+  for (const a of p.arguments || []) { props[a.name] = { type: "string", description: a.description }; if (a.required) req.push(a.name); }
+  const form = objectField({ type: "object", properties: props, required: req }, undefined, true);
+  const out = el("div", { class: "result", "aria-live": "polite", id: "prompt-result" });
+  const f = el("form", { novalidate: true }, form.node, el("div", { class: "buttons" }, el("button", { type: "submit", class: "primary", id: "prompt-get" }, "Get " + p.name)));
+  f.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const params = { name: p.name };
+    const args = form.get();
+    if (Object.keys(args).length) params.arguments = args;
+    const r = await request("prompts/get", params, "prompts/get " + p.name);
+    renderOutcome(out, r, (res) => {
+      if (res.description) add(out, el("p", {}, res.description));
+      for (const m of res.messages || []) add(out, el("div", { class: "message" }, el("span", { class: "badge" }, m.role), renderContent(m.content || {})));
+    });
+  });
+  fill($("prompt-detail"), el("h2", {}, p.title || p.name), p.description ? el("p", {}, p.description) : null, f, out);
+}
+
+// ---------------------------------------------------------------- log pane
+
+const logLevels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+function logLine(t, what, text, level) {
+  const list = $("log-list");
+  add(list, el("li", { class: level ? "lvl-" + level : "", dataset: { what } },
+    el("span", { class: "muted" }, clock(t)), el("span", { class: "mono" }, what), el("span", {}, text)));
+  while (list.children.length > 2000) list.firstChild.remove();
+}
+
+function onNotification(n, t) {
+  const p = n.params || {};
+  switch (n.method) {
+    case "notifications/progress": onProgress(p); return;
+    case "notifications/message":
+      logLine(t, (p.level || "log") + (p.logger ? " " + p.logger : ""), typeof p.data === "string" ? p.data : JSON.stringify(p.data), logLevels.includes(p.level) ? p.level : "");
+      return;
+    case "notifications/tools/list_changed": logLine(t, n.method, "refreshing the tools"); loadTools(); return;
+    case "notifications/resources/list_changed": logLine(t, n.method, "refreshing the resources"); loadResources(); return;
+    case "notifications/prompts/list_changed": logLine(t, n.method, "refreshing the prompts"); loadPrompts(); return;
+  }
+  logLine(t, n.method, JSON.stringify(p));
+}
+
+// ---------------------------------------------------------------- message log
+
+let msgSeq = 0;
+const sentAt = new Map(); // request id (as JSON) → time sent, for "took"
+const recvAt = new Map(); // server's request id → time received
+
+function clock(t) {
+  const d = new Date(t);
+  return d.toTimeString().slice(0, 8) + "." + String(d.getMilliseconds()).padStart(3, "0");
+}
+
+function describe(m) {
+  if (m.method) return m.method + (m.id === undefined ? " (notification)" : "");
+  if (m.error) return "error " + m.error.code + " " + m.error.message;
+  if (m.result !== undefined) return "result";
+  return "?";
+}
+
+function onMessage(ev) {
+  const frames = ev.frame === undefined ? [{ text: ev.text }] : (Array.isArray(ev.frame) ? ev.frame : [ev.frame]);
+  for (const m of frames) {
+    addMessageRow(ev, m);
+    if (ev.dir === "recv" && m.method && m.id === undefined) onNotification(m, ev.t);
+  }
+}
+
+function addMessageRow(ev, m) {
+  const n = ++msgSeq;
+  $("message-count").textContent = String(n);
+  const idKey = m.id !== undefined ? JSON.stringify(m.id) : "";
+  let took = "";
+  if (m.method && idKey) (ev.dir === "send" ? sentAt : recvAt).set(idKey, ev.t);
+  if (!m.method && idKey) {
+    const from = ev.dir === "recv" ? sentAt : recvAt;
+    if (from.has(idKey)) { took = (ev.t - from.get(idKey)).toFixed(1) + " ms"; from.delete(idKey); }
+  }
+  const text = m.text !== undefined ? m.text : JSON.stringify(m);
+  const desc = m.text !== undefined ? "(not JSON)" : describe(m);
+  const body = $("messages-body");
+  const detail = el("tr", { class: "detail", hidden: true }, el("td", { colspan: 7 }, m.text !== undefined ? el("pre", {}, m.text) : tree(m, undefined, true),
+    ev.dir === "send" && m.method ? copyButton(m.method, m.params || {}) : null));
+  const btn = el("button", { type: "button", class: "msg", "aria-expanded": "false", "aria-label": `Message ${n}: ${ev.dir === "send" ? "sent" : "received"} ${desc}` }, desc);
+  btn.addEventListener("click", () => {
+    detail.hidden = !detail.hidden;
+    btn.setAttribute("aria-expanded", String(!detail.hidden));
+  });
+  const row = el("tr", { dataset: { dir: ev.dir, method: m.method || "", search: text.toLowerCase().slice(0, 4096) } },
+    el("td", {}, n), el("td", { class: "way-" + ev.dir }, ev.dir === "send" ? "→ sent" : "← recv"),
+    el("td", { class: "mono" }, clock(ev.t)), el("td", {}, btn), el("td", { class: "mono" }, idKey), el("td", { class: "took" }, took),
+    el("td", {}, text.length));
+  filterRow(row, detail);
+  add(body, row, detail);
+  while (body.children.length > 4000) { body.firstChild.remove(); }
+}
+
+function filterRow(row, detail) {
+  const q = $("messages-search").value.trim().toLowerCase();
+  row.hidden = !!q && !row.dataset.search.includes(q);
+  if (row.hidden && detail) detail.hidden = true;
+}
+
+// ---------------------------------------------------------------- the server's requests: elicitation, sampling
+
+const asks = new Map(); // ask id → card
+
+function updateAsks() {
+  $("asks-count").textContent = String(asks.size);
+  $("asks").hidden = asks.size === 0;
+}
+
+function answer(id, body, card) {
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
+  api("answer", Object.assign({ id }, body)).catch((err) => {
+    add(card, el("p", { class: "error", role: "alert" }, err.message));
+  });
+}
+
+function showAsk(a) {
+  if (asks.has(a.id)) return;
+  const p = a.params || {};
+  const card = el("div", { class: "ask", dataset: { id: a.id, kind: a.kind, mode: p.mode || "form" } });
+  if (a.kind === "elicitation" && p.mode === "url") {
+    add(card, el("h3", {}, "Open a URL"), el("p", {}, p.message),
+      el("p", { class: "url mono" }, p.url),
+      el("p", { class: "hint" }, "Check the address before you open it; the inspector never opens it by itself."),
+      el("div", { class: "buttons" },
+        el("a", { href: /^https?:\/\//.test(p.url) ? p.url : undefined, target: "_blank", rel: "noopener noreferrer" }, "Open in a new tab"),
+        el("button", { type: "button", class: "primary", onclick: () => answer(a.id, { result: { action: "accept" } }, card) }, "Accept"),
+        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "decline" } }, card) }, "Decline"),
+        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "cancel" } }, card) }, "Cancel")));
+  } else if (a.kind === "elicitation") {
+    const form = objectField(p.requestedSchema || { type: "object", properties: {} }, undefined, true);
+    const err = el("p", { class: "error", role: "alert" });
+    const f = el("form", { novalidate: true }, form.node,
+      el("div", { class: "buttons" },
+        el("button", { type: "submit", class: "primary" }, "Accept"),
+        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "decline" } }, card) }, "Decline"),
+        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "cancel" } }, card) }, "Cancel")), err);
+    f.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      let content;
+      try { content = form.get(); } catch (e) { err.textContent = e.message; return; }
+      answer(a.id, { result: { action: "accept", content } }, card);
+    });
+    add(card, el("h3", {}, "Elicitation"), el("p", {}, p.message), f);
+  } else if (a.kind === "sampling") {
+    const msgs = el("div", { class: "messages-list" });
+    for (const m of p.messages || []) {
+      const contents = Array.isArray(m.content) ? m.content : [m.content || {}];
+      add(msgs, el("div", { class: "message" }, el("span", { class: "badge" }, m.role), contents.map(renderContent)));
+    }
+    const respId = "f" + (++fieldSeq), modelId = "f" + (++fieldSeq);
+    const resp = el("textarea", { id: respId, rows: 3, class: "sampling-response" });
+    const model = el("input", { id: modelId, type: "text", value: "mcpkit-inspect-user" });
+    add(card, el("h3", {}, "Sampling"),
+      p.systemPrompt ? el("p", {}, el("span", { class: "badge" }, "system"), p.systemPrompt) : null,
+      msgs, el("p", { class: "muted" }, `maxTokens ${p.maxTokens}`),
+      el("label", { for: respId }, "Response (the assistant's message)"), resp,
+      el("label", { for: modelId }, "Model"), model,
+      el("div", { class: "buttons" },
+        el("button", { type: "button", class: "primary", onclick: () => answer(a.id, { result: {
+          role: "assistant", content: { type: "text", text: resp.value }, model: model.value || "mcpkit-inspect-user", stopReason: "endTurn" } }, card) }, "Approve"),
+        el("button", { type: "button", onclick: () => answer(a.id, { reject: true }, card) }, "Reject")));
+  }
+  asks.set(a.id, card);
+  add($("asks-list"), card);
+  updateAsks();
+}
+
+function askDone(id) {
+  const card = asks.get(id);
+  if (card) card.remove();
+  asks.delete(id);
+  updateAsks();
+}
+
+function showRoots(roots) {
+  $("roots").value = (roots || []).map((r) => r.uri + (r.name ? " " + r.name : "")).join("\n");
+}
+
+async function saveRoots() {
+  const roots = $("roots").value.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => {
+    const i = l.search(/\s/);
+    return i < 0 ? { uri: l } : { uri: l.slice(0, i), name: l.slice(i + 1).trim() };
+  });
+  try {
+    const r = await api("roots", { roots });
+    $("roots-status").textContent = `${r.roots.length} root(s) shared` + (r.live ? ", the server was told" : ", from the next connection");
+  } catch (err) { $("roots-status").textContent = err.message; }
+}
+
+// ---------------------------------------------------------------- tabs
+
+function selectTab(name) {
+  for (const tab of document.querySelectorAll('[role="tab"]')) {
+    const on = tab.id === "tab-" + name;
+    tab.setAttribute("aria-selected", String(on));
+    tab.tabIndex = on ? 0 : -1;
+    $(tab.getAttribute("aria-controls")).hidden = !on;
+  }
+}
+
+function initTabs() {
+  const tabs = [...document.querySelectorAll('[role="tab"]')];
+  for (const tab of tabs) {
+    tab.addEventListener("click", () => selectTab(tab.id.slice(4)));
+    tab.addEventListener("keydown", (e) => {
+      const i = tabs.indexOf(tab);
+      let j = -1;
+      if (e.key === "ArrowRight") j = (i + 1) % tabs.length;
+      if (e.key === "ArrowLeft") j = (i + tabs.length - 1) % tabs.length;
+      if (j >= 0) { e.preventDefault(); tabs[j].focus(); selectTab(tabs[j].id.slice(4)); }
+    });
+  }
+  selectTab("tools");
+}
+
+// ---------------------------------------------------------------- start
+
+function start() {
+  initTabs();
+  $("transport").addEventListener("change", () => setTransport($("transport").value));
+  $("connect-form").addEventListener("submit", connect);
+  $("reconnect").addEventListener("click", async () => {
+    try { showState(await api("reconnect")); } catch (err) { $("connect-error").textContent = err.message; }
+  });
+  $("disconnect").addEventListener("click", async () => {
+    try { showState(await api("disconnect")); } catch (err) { $("connect-error").textContent = err.message; }
+  });
+  $("roots-save").addEventListener("click", saveRoots);
+  $("tools-search").addEventListener("input", showTools);
+  $("resources-search").addEventListener("input", showResources);
+  $("prompts-search").addEventListener("input", showPrompts);
+  $("tools-refresh").addEventListener("click", loadTools);
+  $("resources-refresh").addEventListener("click", loadResources);
+  $("prompts-refresh").addEventListener("click", loadPrompts);
+  $("log-clear").addEventListener("click", () => fill($("log-list")));
+  $("log-set-level").addEventListener("click", async () => {
+    const level = $("log-level").value;
+    try { await api("set-level", { level }); $("log-level-status").textContent = "level set to " + level; }
+    catch (err) { $("log-level-status").textContent = err.message; }
+  });
+  $("messages-search").addEventListener("input", () => {
+    const rows = $("messages-body").children;
+    for (let i = 0; i + 1 < rows.length; i += 2) filterRow(rows[i], rows[i + 1]);
+  });
+  $("messages-clear").addEventListener("click", () => { fill($("messages-body")); msgSeq = 0; $("message-count").textContent = "0"; });
+
+  const es = new EventSource("/api/events?token=" + encodeURIComponent(token));
+  let first = true;
+  es.addEventListener("reset", (e) => {
+    // A new stream: the backlog follows, so what was shown goes.
+    fill($("messages-body")); msgSeq = 0; sentAt.clear(); recvAt.clear();
+    fill($("log-list"));
+    const s = JSON.parse(e.data);
+    if (first) { state = {}; fillForm(s.target); showRoots(s.roots); first = false; }
+    for (const id of [...asks.keys()]) askDone(id);
+    for (const a of s.asks || []) showAsk(a);
+    showState(s);
+    $("live").textContent = "";
+  });
+  es.addEventListener("state", (e) => showState(JSON.parse(e.data)));
+  es.addEventListener("ask", (e) => showAsk(JSON.parse(e.data)));
+  es.addEventListener("ask-done", (e) => askDone(JSON.parse(e.data).id));
+  es.addEventListener("message", (e) => onMessage(JSON.parse(e.data)));
+  es.addEventListener("stderr", (e) => { const s = JSON.parse(e.data); logLine(s.t, "stderr", s.text.replace(/\n$/, ""), ""); });
+  es.addEventListener("response", (e) => {
+    const r = JSON.parse(e.data);
+    finish(r.id, r);
+  });
+  es.onerror = () => { $("live").textContent = "event stream lost; retrying"; };
+  document.body.dataset.ready = "true";
+}
+
+start();
