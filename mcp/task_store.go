@@ -131,10 +131,11 @@ type TaskStore interface {
 	Delete(ctx context.Context, owner, id string) error
 }
 
-// MemoryTaskStore is the in-process TaskStore, and the default. Expired
-// tasks are dropped when they are next looked at and, in bulk, at most
-// once a minute when a task is created; no goroutine or timer runs for an
-// idle task. The zero value is ready to use.
+// MemoryTaskStore is the in-process TaskStore, and the default. A deleted
+// task is freed at once. Expired tasks are dropped when they are next
+// looked at and, in bulk, at most once a minute when a task is created; no
+// goroutine or timer runs for an idle task. The zero value is ready to
+// use.
 //
 // # Experimental
 //
