@@ -97,22 +97,39 @@ type TaskOptions struct {
 	// "Internal error", data "the task's result is N bytes, over the limit
 	// of M (TaskOptions.MaxResultBytes)". If zero, 4 MiB.
 	MaxResultBytes int64
-	// MaxStoredBytesPerOwner bounds the bytes of results one owner's
-	// finished tasks keep. A result that would pass it deletes the owner's
-	// oldest finished tasks with results; if that cannot make room the
-	// task fails with -32603 "Internal error", data "the task's result is
-	// N bytes, and the requestor's other results kept hold K of at most M
-	// (TaskOptions.MaxStoredBytesPerOwner)". If zero, 16 MiB.
+	// MaxStoredBytesPerOwner bounds the bytes one owner's tasks hold,
+	// running and finished: while a task runs, its request (the params of
+	// the tools/call, arguments included, which its work keeps), its
+	// status message and (stateless era) its outstanding input requests;
+	// once it has finished, its result or error and its status message.
+	// Growth that would pass it first deletes the owner's oldest finished
+	// tasks; when that cannot make room:
+	//   - a new task is refused with -32600, data "Invalid Request: the
+	//     task's request is N bytes, and the requestor's tasks already hold
+	//     K of at most M (TaskOptions.MaxStoredBytesPerOwner)";
+	//   - a result fails its task with -32603 "Internal error", data "the
+	//     task's result is N bytes, and the requestor's tasks already hold K
+	//     of at most M (TaskOptions.MaxStoredBytesPerOwner)" (N counts the
+	//     status message a tool error result sets too);
+	//   - RunningTask.SetStatus, and Request.Input in a stateless-era task,
+	//     return an error wrapping ErrTaskTooLarge that names "the task's
+	//     status message" or "the task's inputRequests object" the same
+	//     way, and the task stays as it was.
+	// K is what the owner's tasks hold besides the part being counted. If
+	// zero, 16 MiB.
 	MaxStoredBytesPerOwner int64
-	// MaxStoredBytes bounds the bytes of results all tasks keep together.
-	// A result that would pass it deletes its own owner's oldest finished
-	// tasks (never another owner's); if that cannot make room the task
-	// fails with -32603 "Internal error", data "the task's result is N
-	// bytes, and the server's results kept hold K of at most M
+	// MaxStoredBytes bounds the bytes all tasks hold together, counted as
+	// for MaxStoredBytesPerOwner. Growth that would pass it deletes its
+	// own owner's oldest finished tasks (never another owner's); when that
+	// cannot make room, the refusals are those of MaxStoredBytesPerOwner
+	// with "the server's tasks already hold K of at most M
 	// (TaskOptions.MaxStoredBytes)". If zero, 256 MiB.
 	//
 	// These bounds count the tasks this Server created; with a TaskStore
-	// shared by replicas, each replica bounds its own.
+	// shared by replicas, each replica bounds its own. A task deleted or
+	// evicted (its session's end, a bound) is freed at once by the
+	// MemoryTaskStore; one past its ttl when the store or the bounds next
+	// look at it (a new task's creation, at the latest).
 	MaxStoredBytes int64
 	// Owner names who a request's tasks belong to: only requests with the
 	// same owner see them. If nil, the session: another session gets
@@ -197,9 +214,20 @@ type taskRun struct {
 	// ext is set for a task of the stateless era's tasks extension
 	// (task_modern.go).
 	ext *extRun
+
+	// What the task holds in the ledger (task_bounds.go), guarded by
+	// taskRuntime.mu: the bytes of the status message and of the input
+	// requests its work set, and whether its outcome has been accounted
+	// (keepOutcome) in place of all it held while it ran.
+	msgBytes, inputBytes int64
+	settled              bool
 }
 
 func (run *taskRun) markTerminal() { run.terminalOnce.Do(func() { close(run.terminal) }) }
+
+// taskCancelledMessage is the status message of a task cancelled by
+// tasks/cancel.
+const taskCancelledMessage = "The task was cancelled by request."
 
 // Why a task's work was stopped.
 var (
@@ -412,7 +440,9 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 			ttl = time.Duration(*asked) * time.Millisecond
 		}
 	}
-	st, err := s.createTask(ctx, rt, rand.Text(), owner, acct, ttl)
+	// The work keeps the request (wr, below) and the arguments.
+	held := len(r.Params) + len(p.Arguments)
+	st, err := s.createTask(ctx, rt, rand.Text(), owner, acct, ttl, held)
 	if err != nil {
 		return nil, err
 	}
@@ -566,7 +596,7 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 	}
 	switch {
 	case err != nil && errors.As(err, &rpcErr):
-		if kerr := s.keepResult(ctx, run, errBytes(rpcErr)); kerr != nil {
+		if kerr := s.keepOutcome(ctx, run, errBytes(rpcErr), len(errorStatusMessage(rpcErr))); kerr != nil {
 			rpcErr = kerr
 		}
 		apply = fail(rpcErr)
@@ -574,6 +604,10 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 		return // cancelled by tasks/cancel, or forgotten at its ttl
 	case err != nil:
 		// runTool turns other errors into results; this is a safety net.
+		if kerr := s.keepOutcome(ctx, run, len(err.Error()), len(err.Error())); kerr != nil {
+			apply = fail(kerr)
+			break
+		}
 		apply = func(st *TaskState) {
 			st.Task.Status, st.Error = TaskFailed, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			st.Task.StatusMessage = err.Error()
@@ -588,7 +622,11 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 			}
 			break
 		}
-		if kerr := s.keepResult(ctx, run, len(raw)); kerr != nil {
+		msg := ""
+		if res.IsError {
+			msg = toolErrorStatusMessage(res)
+		}
+		if kerr := s.keepOutcome(ctx, run, len(raw), len(msg)); kerr != nil {
 			apply = fail(kerr)
 			break
 		}
@@ -600,7 +638,7 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 				// For tool calls, a result with isError means the task
 				// failed.
 				st.Task.Status = TaskFailed
-				st.Task.StatusMessage = toolErrorStatusMessage(res)
+				st.Task.StatusMessage = msg
 			}
 		}
 	}
@@ -657,6 +695,11 @@ func (rt *taskRuntime) release(run *taskRun, acct string) {
 	if run != nil {
 		delete(rt.runs, run.id)
 		rt.finishedTask(acct, run.id)
+		if !run.settled {
+			// Cancelled (or expired) before it had an outcome: it keeps
+			// the cancelled state alone.
+			rt.settle(acct, run.id, int64(len(taskCancelledMessage)))
+		}
 	}
 	rt.runningTotal--
 	if rt.running[acct]--; rt.running[acct] <= 0 {
@@ -854,7 +897,7 @@ func (s *Server) cancelTask(ctx context.Context, r *Request) (any, error) {
 			return ErrInvalidTaskTransition
 		}
 		st.Task.Status = TaskCancelled
-		st.Task.StatusMessage = "The task was cancelled by request."
+		st.Task.StatusMessage = taskCancelledMessage
 		return nil
 	})
 	switch {
@@ -1053,7 +1096,12 @@ func (t *RunningTask) SetStatus(ctx context.Context, status TaskStatus, message 
 	if status != TaskWorking && status != TaskInputRequired {
 		return fmt.Errorf("%w: a handler may set only working or input_required, not %q", ErrInvalidTaskTransition, status)
 	}
-	_, err := t.s.updateTask(context.WithoutCancel(ctx), t.run, func(st *TaskState) error {
+	gone, err := t.s.resizeRun(t.run, &t.run.msgBytes, len(message), "the task's status message")
+	t.s.deleteTasks(ctx, gone)
+	if err != nil {
+		return err
+	}
+	_, err = t.s.updateTask(context.WithoutCancel(ctx), t.run, func(st *TaskState) error {
 		if !st.Task.Status.CanMoveTo(status) {
 			return fmt.Errorf("%w: from %s to %s", ErrInvalidTaskTransition, st.Task.Status, status)
 		}
@@ -1065,8 +1113,9 @@ func (t *RunningTask) SetStatus(ctx context.Context, status TaskStatus, message 
 
 // createTask stores a new working task id for a tools/call of owner's,
 // in either era, if its account (ownerAccount(owner), or poolAccount) has
-// room for one more running task and the server for one more task.
-func (s *Server) createTask(ctx context.Context, rt *taskRuntime, id, owner, acct string, ttl time.Duration) (*TaskState, error) {
+// room for one more running task and the server for one more task, and
+// both for the held bytes its work keeps (its request).
+func (s *Server) createTask(ctx context.Context, rt *taskRuntime, id, owner, acct string, ttl time.Duration, held int) (*TaskState, error) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ttlMS := ttl.Milliseconds()
 	st := &TaskState{
@@ -1096,9 +1145,10 @@ func (s *Server) createTask(ctx context.Context, rt *taskRuntime, id, owner, acc
 		rt.mu.Unlock()
 		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", rt.maxRunningTotal))
 	}
-	evicted, err := rt.reserveTask(acct, owner, id, st.ExpiresAt, now)
+	evicted, err := rt.reserveTask(acct, owner, id, st.ExpiresAt, now, int64(held))
 	if err != nil {
 		rt.mu.Unlock()
+		s.deleteTasks(ctx, evicted)
 		return nil, err
 	}
 	if rt.running == nil {

@@ -1,7 +1,9 @@
 package mcp
 
 // This file bounds what tasks keep: how many tasks, running and finished,
-// an owner and the server hold, and how many bytes of results. The spec
+// an owner and the server hold, and how many bytes they hold (a running
+// task's request, status message and input requests; a finished one's
+// result or error and status message). The spec
 // says receivers SHOULD enforce limits per requestor and clean up promptly
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management);
 // it lets them delete a task after its ttl, or a cancelled one at any time
@@ -39,7 +41,10 @@ type keptTask struct {
 	id, owner string // the task's key in the TaskStore
 	expires   time.Time
 	finished  bool
-	bytes     int64 // of its stored result
+	// bytes is what the task holds: while it runs, its request (kept by
+	// its work) and the status message and input requests it set; once
+	// finished, its result or error and its status message.
+	bytes int64
 }
 
 // ownerLedger is the tasks of one account, in creation order. An account
@@ -103,23 +108,37 @@ func (rt *taskRuntime) forgetFinished(acct string, o *ownerLedger) {
 	}
 }
 
-// dropExpired forgets the owner's tasks whose ttl has run out: the store
-// no longer answers for them. rt.mu is held.
-func (rt *taskRuntime) dropExpired(acct string, now time.Time) {
+// dropExpired forgets the owner's finished tasks whose ttl has run out,
+// and returns them: the store no longer answers for them, and the caller
+// deletes them from it so that it frees them now rather than when it
+// next looks. rt.mu is held.
+func (rt *taskRuntime) dropExpired(acct string, now time.Time) []*keptTask {
 	o := rt.ledger.owners[acct]
 	if o == nil {
-		return
+		return nil
 	}
+	var gone []*keptTask
 	for i := 0; i < len(o.tasks); {
 		if t := o.tasks[i]; t.finished && !now.Before(t.expires) {
 			rt.removeAt(acct, o, i)
+			gone = append(gone, t)
 			if len(o.tasks) == 0 {
-				return
+				break
 			}
 			continue
 		}
 		i++
 	}
+	return gone
+}
+
+// dropAllExpired is dropExpired for every account.
+func (rt *taskRuntime) dropAllExpired(now time.Time) []*keptTask {
+	var gone []*keptTask
+	for a := range rt.ledger.owners {
+		gone = append(gone, rt.dropExpired(a, now)...)
+	}
+	return gone
 }
 
 // evictOldest removes the owner's oldest finished task other than keep
@@ -149,16 +168,16 @@ func (rt *taskRuntime) accountBounds(acct string) (count int, bytes int64, runni
 	return rt.maxPerOwner, rt.maxOwnerBytes, rt.maxRunning
 }
 
-// reserveTask makes room for a new task in acct, evicting the account's
-// oldest finished tasks as needed, and enters it in the ledger. It returns
-// the tasks evicted, which the caller deletes from the store, or the error
-// that refuses the task (and then evicts nothing). rt.mu is held.
-func (rt *taskRuntime) reserveTask(acct, owner, id string, expires, now time.Time) ([]*keptTask, error) {
-	rt.dropExpired(acct, now)
-	if rt.ledger.count >= rt.maxTasks {
-		for a := range rt.ledger.owners {
-			rt.dropExpired(a, now)
-		}
+// reserveTask makes room for a new task in acct that holds n bytes (its
+// request), evicting the account's oldest finished tasks as needed, and
+// enters it in the ledger. It returns the tasks evicted or found expired,
+// which the caller deletes from the store (also when the task is refused),
+// and the error that refuses the task (then nothing is evicted). rt.mu is
+// held.
+func (rt *taskRuntime) reserveTask(acct, owner, id string, expires, now time.Time, n int64) ([]*keptTask, error) {
+	gone := rt.dropExpired(acct, now)
+	if rt.ledger.count >= rt.maxTasks || rt.ledger.bytes+n > rt.maxStoredBytes {
+		gone = append(gone, rt.dropAllExpired(now)...)
 	}
 	if rt.ledger.owners == nil {
 		rt.ledger.owners = make(map[string]*ownerLedger)
@@ -179,22 +198,70 @@ func (rt *taskRuntime) reserveTask(acct, owner, id string, expires, now time.Tim
 	needServer := rt.ledger.count - rt.maxTasks + 1
 	switch {
 	case acct == poolAccount && max(needOwner, needServer) > finished:
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks: the server keeps at most %d (TaskOptions.MaxTasks), and %d of those without an owner have finished", rt.maxTasks, finished))
+		return gone, errInvalidRequest(fmt.Sprintf("too many tasks: the server keeps at most %d (TaskOptions.MaxTasks), and %d of those without an owner have finished", rt.maxTasks, finished))
 	case needOwner > finished:
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks: at most %d per requestor, running and finished (TaskOptions.MaxTasksPerOwner), and %d of yours are running", rt.maxPerOwner, len(o.tasks)-finished))
+		return gone, errInvalidRequest(fmt.Sprintf("too many tasks: at most %d per requestor, running and finished (TaskOptions.MaxTasksPerOwner), and %d of yours are running", rt.maxPerOwner, len(o.tasks)-finished))
 	case needServer > finished:
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks: the server keeps at most %d (TaskOptions.MaxTasks), and %d of yours have finished", rt.maxTasks, finished))
+		return gone, errInvalidRequest(fmt.Sprintf("too many tasks: the server keeps at most %d (TaskOptions.MaxTasks), and %d of yours have finished", rt.maxTasks, finished))
 	}
-	var evicted []*keptTask
+	if detail := rt.bytesShort(acct, o, "", n, n, "the task's request"); detail != "" {
+		return gone, errInvalidRequest(detail)
+	}
 	for range max(needOwner, needServer, 0) {
 		if v := rt.evictOldest(acct, "", false); v != nil {
-			evicted = append(evicted, v)
+			gone = append(gone, v)
 		}
 	}
-	o.tasks = append(o.tasks, &keptTask{id: id, owner: owner, expires: expires})
+	gone = append(gone, rt.evictBytes(acct, o, "", n)...)
+	o.tasks = append(o.tasks, &keptTask{id: id, owner: owner, expires: expires, bytes: n})
+	o.bytes += n
 	rt.ledger.owners[acct] = o // again: evicting its last task dropped it
 	rt.ledger.count++
-	return evicted, nil
+	rt.ledger.bytes += n
+	return gone, nil
+}
+
+// bytesShort returns why account acct, whose ledger is o, cannot hold
+// delta more bytes for task keep (one part of it, what, growing to n
+// bytes), even by evicting all its finished tasks but keep; or "" when it
+// can. rt.mu is held.
+func (rt *taskRuntime) bytesShort(acct string, o *ownerLedger, keep string, delta, n int64, what string) string {
+	if delta <= 0 {
+		return ""
+	}
+	var freeable int64 // the bytes of the account's other finished tasks
+	for _, t := range o.tasks {
+		if t.finished && t.id != keep {
+			freeable += t.bytes
+		}
+	}
+	_, maxBytes, _ := rt.accountBounds(acct)
+	needOwner := o.bytes + delta - maxBytes
+	needServer := rt.ledger.bytes + delta - rt.maxStoredBytes
+	old := n - delta // what the part held so far, counted in o.bytes
+	switch {
+	case needOwner > freeable && acct != poolAccount:
+		return fmt.Sprintf("%s is %d bytes, and the requestor's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)", what, n, o.bytes-old, maxBytes)
+	case needServer > freeable || needOwner > freeable:
+		return fmt.Sprintf("%s is %d bytes, and the server's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytes)", what, n, rt.ledger.bytes-old, rt.maxStoredBytes)
+	}
+	return ""
+}
+
+// evictBytes evicts account acct's oldest finished tasks with bytes, but
+// keep, until delta more bytes fit under its bound and the server's, and
+// returns them; bytesShort has said they can. rt.mu is held.
+func (rt *taskRuntime) evictBytes(acct string, o *ownerLedger, keep string, delta int64) []*keptTask {
+	_, maxBytes, _ := rt.accountBounds(acct)
+	var gone []*keptTask
+	for delta > 0 && (o.bytes+delta > maxBytes || rt.ledger.bytes+delta > rt.maxStoredBytes) {
+		v := rt.evictOldest(acct, keep, true)
+		if v == nil {
+			break // not reached: bytesShort found enough
+		}
+		gone = append(gone, v)
+	}
+	return gone
 }
 
 // findTask returns the account's entry for task id, or nil. rt.mu is held.
@@ -223,57 +290,62 @@ func (rt *taskRuntime) forgetTask(acct, id string) {
 	}
 }
 
-// reserveResult accounts n bytes of result for task id of acct, evicting
-// the account's oldest finished tasks if its or the server's stored bytes
-// would pass their bound. It returns the tasks evicted, and the error the
-// task fails with when the result cannot be kept.
-func (rt *taskRuntime) reserveResult(acct, id string, n int64) ([]*keptTask, *jsonrpc.Error) {
-	if n > rt.maxResultBytes {
-		return nil, errResultTooLarge(fmt.Sprintf("the task's result is %d bytes, over the limit of %d (TaskOptions.MaxResultBytes)", n, rt.maxResultBytes))
-	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
+// errTaskBytes says why a task cannot hold more bytes.
+type errTaskBytes string
+
+func (e errTaskBytes) Error() string { return string(e) }
+
+// resize changes one part of what task id of acct holds, what, from old
+// bytes to n, evicting the account's oldest finished tasks if its or the
+// server's bytes would pass their bound. It returns the tasks evicted or
+// found expired, which the caller deletes from the store, and, when even
+// evicting cannot make room, an errTaskBytes (then the task's bytes are
+// unchanged). A task the ledger has forgotten (its session ended) holds
+// nothing. rt.mu is held.
+func (rt *taskRuntime) resize(acct, id string, old, n int64, what string) ([]*keptTask, error) {
 	o, i := rt.findTask(acct, id)
 	if o == nil {
-		return nil, nil // forgotten (its session ended): nothing is kept
+		return nil, nil
 	}
 	entry := o.tasks[i]
-	if rt.ledger.bytes+n > rt.maxStoredBytes {
-		// Results past their ttl still count until swept.
-		for a := range rt.ledger.owners {
-			if a != acct {
-				rt.dropExpired(a, time.Now())
-			}
-		}
+	delta := n - old
+	var gone []*keptTask
+	if delta > 0 && rt.ledger.bytes+delta > rt.maxStoredBytes {
+		// Tasks past their ttl still count until swept.
+		gone = rt.dropAllExpired(time.Now())
 	}
-	var freeable int64 // the bytes of the account's other finished tasks
-	for _, t := range o.tasks {
-		if t.finished && t.id != id {
-			freeable += t.bytes
-		}
+	if detail := rt.bytesShort(acct, o, id, delta, n, what); detail != "" {
+		return gone, errTaskBytes(detail)
 	}
-	_, maxBytes, _ := rt.accountBounds(acct)
-	needOwner := o.bytes + n - maxBytes
-	needServer := rt.ledger.bytes + n - rt.maxStoredBytes
-	switch {
-	case needOwner > freeable && acct != poolAccount:
-		return nil, errResultTooLarge(fmt.Sprintf("the task's result is %d bytes, and the requestor's other results kept hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)", n, o.bytes, maxBytes))
-	case needServer > freeable || needOwner > freeable:
-		return nil, errResultTooLarge(fmt.Sprintf("the task's result is %d bytes, and the server's results kept hold %d of at most %d (TaskOptions.MaxStoredBytes)", n, rt.ledger.bytes, rt.maxStoredBytes))
+	gone = append(gone, rt.evictBytes(acct, o, id, delta)...)
+	rt.addBytes(o, entry, delta)
+	return gone, nil
+}
+
+// addBytes adds delta to what entry, of the account whose ledger is o,
+// holds. rt.mu is held.
+func (rt *taskRuntime) addBytes(o *ownerLedger, entry *keptTask, delta int64) {
+	entry.bytes += delta
+	o.bytes += delta
+	rt.ledger.bytes += delta
+}
+
+// held returns what task id of acct holds, 0 if forgotten. rt.mu is held.
+func (rt *taskRuntime) held(acct, id string) int64 {
+	if o, i := rt.findTask(acct, id); o != nil {
+		return o.tasks[i].bytes
 	}
-	var evicted []*keptTask
-	for freed := int64(0); freed < max(needOwner, needServer); {
-		v := rt.evictOldest(acct, id, true)
-		if v == nil {
-			break // not reached: freeable covers what is needed
-		}
-		evicted = append(evicted, v)
-		freed += v.bytes
+	return 0
+}
+
+// settle sets what a finished task holds to n, without bounds: the
+// outcome a task fails with when its own cannot be kept, a few hundred
+// bytes at most, or the cancelled state a cancelled task keeps. rt.mu is
+// held.
+func (rt *taskRuntime) settle(acct, id string, n int64) {
+	if o, i := rt.findTask(acct, id); o != nil {
+		rt.addBytes(o, o.tasks[i], n-o.tasks[i].bytes)
 	}
-	entry.bytes = n
-	o.bytes += n
-	rt.ledger.bytes += n
-	return evicted, nil
 }
 
 // errResultTooLarge is the error a task fails with when its result cannot
@@ -281,6 +353,20 @@ func (rt *taskRuntime) reserveResult(acct, id string, n int64) ([]*keptTask, *js
 func errResultTooLarge(detail string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", detail)
 }
+
+// ErrTaskTooLarge is returned by RunningTask.SetStatus, and by
+// Request.Input in a task of the stateless era's tasks extension, when
+// what the task would hold (its status message, its outstanding input
+// requests) passes TaskOptions.MaxStoredBytesPerOwner or MaxStoredBytes
+// even after the requestor's oldest finished tasks are deleted. The error
+// wraps it and says which bound and by how much. The task's state is left
+// as it was. The spec says receivers SHOULD enforce limits per requestor
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
+//
+// # Experimental
+//
+// Part of the experimental tasks API.
+var ErrTaskTooLarge = errors.New("mcp: the task cannot hold more bytes")
 
 // deleteTasks deletes evicted tasks from the store.
 func (s *Server) deleteTasks(ctx context.Context, tasks []*keptTask) {
@@ -331,13 +417,50 @@ func (s *Server) endSessionTasks(ss *ServerSession) {
 	s.deleteTasks(context.Background(), gone)
 }
 
-// keepResult accounts n bytes of a finishing task's result, deleting the
-// tasks evicted for it; a non-nil error is what the task fails with
-// instead, its result not kept.
-func (s *Server) keepResult(ctx context.Context, run *taskRun, n int) *jsonrpc.Error {
-	evicted, err := s.taskRT().reserveResult(run.acct, run.id, int64(n))
-	s.deleteTasks(ctx, evicted)
-	return err
+// resizeRun changes one part of what a running task holds (*part, its
+// status message or input requests, guarded by rt.mu) to n bytes. It
+// returns the tasks evicted for it, which the caller deletes from the
+// store, and an error wrapping ErrTaskTooLarge when the part cannot grow
+// (then *part is unchanged).
+func (s *Server) resizeRun(run *taskRun, part *int64, n int, what string) ([]*keptTask, error) {
+	rt := s.taskRT()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	gone, err := rt.resize(run.acct, run.id, *part, int64(n), what)
+	if err != nil {
+		return gone, fmt.Errorf("%w: %w", ErrTaskTooLarge, err)
+	}
+	*part = int64(n)
+	return gone, nil
+}
+
+// keepOutcome accounts what a finishing task keeps: its result (or error)
+// of resultBytes and its status message of msgBytes, in place of all it
+// held while it ran, deleting the tasks evicted for it. A non-nil error is
+// what the task fails with instead, its result not kept; the task then
+// holds that error and its status message.
+func (s *Server) keepOutcome(ctx context.Context, run *taskRun, resultBytes, msgBytes int) *jsonrpc.Error {
+	rt := s.taskRT()
+	var kerr *jsonrpc.Error
+	if int64(resultBytes) > rt.maxResultBytes {
+		kerr = errResultTooLarge(fmt.Sprintf("the task's result is %d bytes, over the limit of %d (TaskOptions.MaxResultBytes)", resultBytes, rt.maxResultBytes))
+	}
+	rt.mu.Lock()
+	var gone []*keptTask
+	if kerr == nil {
+		var err error
+		gone, err = rt.resize(run.acct, run.id, rt.held(run.acct, run.id), int64(resultBytes+msgBytes), "the task's result")
+		if err != nil {
+			kerr = errResultTooLarge(err.Error())
+		}
+	}
+	if kerr != nil {
+		rt.settle(run.acct, run.id, int64(errBytes(kerr)+len(errorStatusMessage(kerr))))
+	}
+	run.settled = true
+	rt.mu.Unlock()
+	s.deleteTasks(ctx, gone)
+	return kerr
 }
 
 // errBytes is what a JSON-RPC error kept as a task's outcome weighs.

@@ -177,22 +177,40 @@ func TestTaskMaxResultBytes(t *testing.T) {
 	})
 }
 
-// TestTaskMaxStoredBytes: results past the owner's byte bound evict the
-// owner's oldest results; one that cannot fit fails; the server-wide bound
-// never evicts another owner's.
+// taskRequestBytes is what a task's work keeps of the tools/call of tool
+// with args that CallToolAsTask sends: the params and the arguments.
+func taskRequestBytes(t *testing.T, tool, args string) int {
+	t.Helper()
+	b, err := json.Marshal(&mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args), Task: &mcp.TaskMetadata{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b) + len(args)
+}
+
+// TestTaskMaxStoredBytes: what tasks hold (a running task's request, a
+// finished one's result) past the owner's byte bound evicts the owner's
+// oldest finished tasks; a result that cannot fit fails its task, a
+// request that cannot is refused; the server-wide bound never evicts
+// another owner's.
 func TestTaskMaxStoredBytes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		one := sizedBytes(t, 1000)
+		n := `{"n":1000}`
+		req := taskRequestBytes(t, "sized", n)
+		const slack = 100 // room on the server for a request, not a result
+		if req > slack {
+			t.Fatalf("a request holds %d bytes, more than the slack", req)
+		}
 		srv, _ := newBoundsServer(t, &mcp.ServerOptions{Tasks: mcp.TaskOptions{
-			MaxStoredBytesPerOwner: int64(2 * one), MaxStoredBytes: int64(3 * one),
+			MaxStoredBytesPerOwner: int64(2 * one), MaxStoredBytes: int64(3*one + slack),
 		}})
 		cs, _ := taskConnect(t, srv, nil)
 		other, _ := taskConnect(t, srv, nil)
 		ctx := context.Background()
-		n := `{"n":1000}`
 		a := finishedTask(t, cs, "sized", n)
 		b := finishedTask(t, cs, "sized", n)
-		c := finishedTask(t, cs, "sized", n) // evicts a
+		c := finishedTask(t, cs, "sized", n) // its request evicts a
 		wantTasks(t, cs, []string{a, b, c}, false, true, true)
 
 		// The server holds 2 of 3: other's first fits; its second makes
@@ -201,20 +219,53 @@ func TestTaskMaxStoredBytes(t *testing.T) {
 		o2 := finishedTask(t, other, "sized", n)
 		wantTasks(t, cs, []string{b, c}, true, true)
 		wantTasks(t, other, []string{o1, o2}, false, true)
-		// A third owner has nothing to give: its result fails.
+		// A third owner has nothing to give: its request fits in the
+		// slack, its result fails.
 		third, _ := taskConnect(t, srv, nil)
 		t1 := finishedTask(t, third, "sized", n)
 		err := third.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: t1}, nil)
-		wantRPCError(t, err, jsonrpc.CodeInternalError, "Internal error",
-			fmt.Sprintf(`"the task's result is %d bytes, and the server's results kept hold %d of at most %d (TaskOptions.MaxStoredBytes)"`, one, 3*one, 3*one))
+		detail := fmt.Sprintf("the task's result is %d bytes, and the server's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytes)", one, 3*one, 3*one+slack)
+		wantRPCError(t, err, jsonrpc.CodeInternalError, "Internal error", strconvQuote(detail))
 		wantTasks(t, cs, []string{b, c}, true, true)
 		wantTasks(t, other, []string{o2}, true)
+		// The failed task holds its error: "Internal error", the detail
+		// as data, and both as its status message.
+		failed := 2*len("Internal error") + len(strconvQuote(detail)) + len(": ") + len(detail)
+		// A fourth owner's request finds no room at all.
+		fourth, _ := taskConnect(t, srv, nil)
+		_, err = fourth.CallToolAsTask(ctx, &mcp.CallToolParams{Name: "sized", Arguments: json.RawMessage(n)})
+		wantRPCError(t, err, jsonrpc.CodeInvalidRequest, "Invalid Request",
+			strconvQuote(fmt.Sprintf("Invalid Request: the task's request is %d bytes, and the server's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytes)", req, 3*one+failed, 3*one+slack)))
 
-		// A result larger than the owner's whole allowance.
+		// A result larger than the owner's whole allowance: its request
+		// evicts b, then c is not enough.
 		huge := finishedTask(t, cs, "sized", fmt.Sprintf(`{"n":%d}`, 2500))
 		err = cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: huge}, nil)
 		wantRPCError(t, err, jsonrpc.CodeInternalError, "Internal error",
-			fmt.Sprintf(`"the task's result is %d bytes, and the requestor's other results kept hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)"`, sizedBytes(t, 2500), 2*one, 2*one))
+			fmt.Sprintf(`"the task's result is %d bytes, and the requestor's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)"`, sizedBytes(t, 2500), one, 2*one))
+		wantTasks(t, cs, []string{b, c}, false, true)
+	})
+}
+
+// TestTaskRequestBytesBound: a task's work keeps its request, which
+// counts against the byte bounds from the task's creation: a request
+// larger than the owner's allowance is refused with -32600, and nothing
+// of the owner's is evicted for it.
+func TestTaskRequestBytesBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit = 4096
+		srv, _ := newBoundsServer(t, &mcp.ServerOptions{Tasks: mcp.TaskOptions{MaxStoredBytesPerOwner: limit}})
+		cs, _ := taskConnect(t, srv, nil)
+		ctx := context.Background()
+		kept := finishedTask(t, cs, "sized", `{"n":10}`)
+		args := `{"n":1,"pad":"` + strings.Repeat("p", limit) + `"}`
+		_, err := cs.CallToolAsTask(ctx, &mcp.CallToolParams{Name: "sized", Arguments: json.RawMessage(args)})
+		wantRPCError(t, err, jsonrpc.CodeInvalidRequest, "Invalid Request",
+			strconvQuote(fmt.Sprintf("Invalid Request: the task's request is %d bytes, and the requestor's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)", taskRequestBytes(t, "sized", args), sizedBytes(t, 10), limit)))
+		wantTasks(t, cs, []string{kept}, true)
+		if n := srv.TaskStore().(*mcp.MemoryTaskStore).Len(); n != 1 {
+			t.Errorf("the store holds %d tasks, want 1", n)
+		}
 	})
 }
 

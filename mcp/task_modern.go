@@ -219,7 +219,8 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 	id := rand.Text()
 	owner, acct := s.extTaskOwner(r, id)
 	ttl := rt.defaultTTL
-	st, err := s.createTask(ctx, rt, id, owner, acct, ttl)
+	// The work keeps copies of the params and the arguments (wr, below).
+	st, err := s.createTask(ctx, rt, id, owner, acct, ttl, len(r.Params)+len(args))
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +303,7 @@ func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolR
 			break
 		}
 		raw = withCompleteResultType(raw)
-		if kerr := s.keepResult(ctx, run, len(raw)); kerr != nil {
+		if kerr := s.keepOutcome(ctx, run, len(raw), 0); kerr != nil {
 			apply = fail(kerr)
 			break
 		}
@@ -320,7 +321,7 @@ func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolR
 		if !errors.As(modernError(err), &rpcErr) {
 			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
-		if kerr := s.keepResult(ctx, run, errBytes(rpcErr)); kerr != nil {
+		if kerr := s.keepOutcome(ctx, run, errBytes(rpcErr), len(errorStatusMessage(rpcErr))); kerr != nil {
 			rpcErr = kerr
 		}
 		apply = fail(rpcErr)
@@ -463,7 +464,7 @@ func (s *Server) cancelTaskExt(ctx context.Context, r *Request) (any, error) {
 			return ErrInvalidTaskTransition
 		}
 		st.Task.Status = TaskCancelled
-		st.Task.StatusMessage = "The task was cancelled by request."
+		st.Task.StatusMessage = taskCancelledMessage
 		st.InputRequests = nil
 		return nil
 	})

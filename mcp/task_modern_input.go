@@ -70,11 +70,7 @@ func (x *extRun) input(ctx context.Context, keys []string, requests map[string]*
 		return InputResponses{}, nil
 	}
 
-	pctx := context.WithoutCancel(ctx)
-	x.s.publishInput(pctx, x.run)
-	select {
-	case <-w.done:
-	case <-ctx.Done():
+	withdraw := func() {
 		x.mu.Lock()
 		for _, wk := range w.wire {
 			if x.pending[wk] == w {
@@ -83,6 +79,17 @@ func (x *extRun) input(ctx context.Context, keys []string, requests map[string]*
 			}
 		}
 		x.mu.Unlock()
+	}
+	pctx := context.WithoutCancel(ctx)
+	if err := x.s.publishInput(pctx, x.run); errors.Is(err, ErrTaskTooLarge) {
+		// Not stored: the task stays as it was, without these requests.
+		withdraw()
+		return nil, err
+	}
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		withdraw()
 		x.s.publishInput(pctx, x.run)
 		return nil, ctx.Err()
 	}
@@ -167,13 +174,22 @@ func (x *extRun) outstanding() (json.RawMessage, error) {
 
 // publishInput records the task's outstanding input requests: status
 // input_required with them, or working when none is left. A terminal task
-// is left as it is.
-func (s *Server) publishInput(ctx context.Context, run *taskRun) {
-	_, _ = s.updateExtTask(ctx, run, func(st *TaskState) error {
+// is left as it is. The requests count against the task's byte bounds:
+// when they cannot be held, nothing is stored and the error wraps
+// ErrTaskTooLarge.
+func (s *Server) publishInput(ctx context.Context, run *taskRun) error {
+	var gone []*keptTask
+	defer func() { s.deleteTasks(ctx, gone) }() // after the store's update: never inside it
+	_, err := s.updateExtTask(ctx, run, func(st *TaskState) error {
 		if st.Task.Status.Terminal() {
 			return ErrInvalidTaskTransition
 		}
 		reqs, err := run.ext.outstanding()
+		if err != nil {
+			return err
+		}
+		evicted, err := s.resizeRun(run, &run.inputBytes, len(reqs), "the task's inputRequests object")
+		gone = append(gone, evicted...)
 		if err != nil {
 			return err
 		}
@@ -187,6 +203,7 @@ func (s *Server) publishInput(ctx context.Context, run *taskRun) {
 		}
 		return nil
 	})
+	return err
 }
 
 // updateTaskExt implements tasks/update: the answers go to the task's
@@ -244,7 +261,7 @@ func (s *Server) answerExtTask(ctx context.Context, run *taskRun, responses map[
 		return rpcErr
 	}
 	if answered {
-		s.publishInput(context.WithoutCancel(ctx), run)
+		_ = s.publishInput(context.WithoutCancel(ctx), run) // fewer requests: never too large
 	}
 	wake(done)
 	return nil
@@ -257,7 +274,12 @@ func (s *Server) setExtStatus(ctx context.Context, run *taskRun, status TaskStat
 	if status != TaskWorking {
 		return fmt.Errorf("%w: in the tasks extension a handler sets only working; input_required follows Request.Input", ErrInvalidTaskTransition)
 	}
-	_, err := s.updateExtTask(context.WithoutCancel(ctx), run, func(st *TaskState) error {
+	gone, err := s.resizeRun(run, &run.msgBytes, len(message), "the task's status message")
+	s.deleteTasks(ctx, gone)
+	if err != nil {
+		return err
+	}
+	_, err = s.updateExtTask(context.WithoutCancel(ctx), run, func(st *TaskState) error {
 		if st.Task.Status.Terminal() {
 			return fmt.Errorf("%w: from %s to %s", ErrInvalidTaskTransition, st.Task.Status, status)
 		}

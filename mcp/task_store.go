@@ -131,10 +131,11 @@ type TaskStore interface {
 	Delete(ctx context.Context, owner, id string) error
 }
 
-// MemoryTaskStore is the in-process TaskStore, and the default. Expired
-// tasks are dropped when they are next looked at and, in bulk, at most
-// once a minute when a task is created; no goroutine or timer runs for an
-// idle task. The zero value is ready to use.
+// MemoryTaskStore is the in-process TaskStore, and the default. A deleted
+// task is freed at once. Expired tasks are dropped when they are next
+// looked at and, in bulk, at most once a minute when a task is created; no
+// goroutine or timer runs for an idle task. The zero value is ready to
+// use.
 //
 // # Experimental
 //
@@ -148,9 +149,8 @@ type MemoryTaskStore struct {
 }
 
 type memTask struct {
-	seq     uint64
-	state   *TaskState
-	deleted bool
+	seq   uint64
+	state *TaskState
 }
 
 // memSweepEvery bounds how often Create sweeps expired tasks.
@@ -193,23 +193,44 @@ func (m *MemoryTaskStore) lookup(owner, id string) *memTask {
 	return t
 }
 
-// remove forgets t; its slot in byOwner is compacted by the next sweep.
+// remove forgets t at once: its entry in byID and in its owner's list,
+// so that nothing keeps its state reachable (a deleted task's result is
+// freed by the next GC, not by the next sweep). m.mu is held.
 func (m *MemoryTaskStore) remove(t *memTask) {
-	t.deleted = true
 	delete(m.byID, t.state.Task.TaskID)
+	owner := t.state.Owner
+	ts := m.byOwner[owner]
+	if i, ok := slices.BinarySearchFunc(ts, t.seq, cmpSeq); ok {
+		ts = slices.Delete(ts, i, i+1) // clears the freed slot
+	}
+	if len(ts) == 0 {
+		delete(m.byOwner, owner)
+	} else {
+		m.byOwner[owner] = ts
+	}
 }
 
-// sweep drops expired tasks and compacts byOwner. m.mu is held.
+// cmpSeq orders an owner's tasks by creation number.
+func cmpSeq(t *memTask, seq uint64) int {
+	switch {
+	case t.seq < seq:
+		return -1
+	case t.seq > seq:
+		return 1
+	}
+	return 0
+}
+
+// sweep drops expired tasks. m.mu is held.
 func (m *MemoryTaskStore) sweep(now time.Time) {
 	for owner, ts := range m.byOwner {
 		kept := ts[:0]
 		for _, t := range ts {
-			if !t.deleted && t.state.expired(now) {
-				m.remove(t)
+			if t.state.expired(now) {
+				delete(m.byID, t.state.Task.TaskID)
+				continue
 			}
-			if !t.deleted {
-				kept = append(kept, t)
-			}
+			kept = append(kept, t)
 		}
 		clear(ts[len(kept):])
 		if len(kept) == 0 {
@@ -272,33 +293,33 @@ func (m *MemoryTaskStore) List(_ context.Context, owner, cursor string, limit in
 	defer m.mu.Unlock()
 	now := time.Now()
 	ts := m.byOwner[owner]
-	i, _ := slices.BinarySearchFunc(ts, after, func(t *memTask, seq uint64) int {
-		switch {
-		case t.seq < seq:
-			return -1
-		case t.seq > seq:
-			return 1
-		}
-		return 0
-	})
-	var out []*TaskState
-	var last uint64
+	i, _ := slices.BinarySearchFunc(ts, after, cmpSeq)
+	var (
+		out     []*TaskState
+		last    uint64
+		expired []*memTask
+		next    string
+	)
 	for ; i < len(ts); i++ {
 		t := ts[i]
-		if t.seq <= after || t.deleted {
+		if t.seq <= after {
 			continue
 		}
 		if t.state.expired(now) {
-			m.remove(t)
+			expired = append(expired, t)
 			continue
 		}
 		if len(out) == limit {
-			return out, base64.RawURLEncoding.EncodeToString([]byte("mcpkit-task:" + strconv.FormatUint(last, 10))), nil
+			next = base64.RawURLEncoding.EncodeToString([]byte("mcpkit-task:" + strconv.FormatUint(last, 10)))
+			break
 		}
 		out = append(out, t.state.clone())
 		last = t.seq
 	}
-	return out, "", nil
+	for _, t := range expired {
+		m.remove(t)
+	}
+	return out, next, nil
 }
 
 // Delete implements TaskStore.
@@ -314,7 +335,8 @@ func (m *MemoryTaskStore) Delete(_ context.Context, owner, id string) error {
 }
 
 // Len reports how many tasks the store holds, expired ones not yet
-// dropped included.
+// dropped included. A deleted task is not held: its state is freed at
+// once.
 func (m *MemoryTaskStore) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -63,8 +63,10 @@ type TaskOptions struct {
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control);
 // an owner's tasks and their creation-order index share a Redis Cluster
 // slot. A task expires by Redis's clock at its ExpiresAt (PEXPIREAT), or
-// MaxTTL after creation if sooner. Update is optimistic: a revision
-// number guards the write, and fn runs again after a concurrent change.
+// MaxTTL after creation if sooner; Delete removes its key at once, and
+// the owner's index and counter with its last task. Update is optimistic:
+// a revision number guards the write, and fn runs again after a
+// concurrent change.
 //
 // It is safe for concurrent use.
 type TaskStore struct {
@@ -146,10 +148,14 @@ redis.call('HSET', KEYS[1], 'st', ARGV[2], 'rev', tonumber(rev) + 1)
 return {'ok'}
 `)
 
-// taskDelete: KEYS task, index; ARGV: id. Replies 1 or 0.
+// taskDelete: KEYS task, index, counter; ARGV: id. Deleting the owner's
+// last task deletes its counter too (as its expiry would), so that an
+// owner whose tasks are all deleted (an ended session's) leaves no key.
+// Replies 1 or 0.
 var taskDelete = redis.NewScript(`
 local n = redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('DEL', KEYS[3]) end
 return n
 `)
 
@@ -372,7 +378,7 @@ func (t *TaskStore) Delete(ctx context.Context, owner, id string) error {
 	var n int64
 	err := t.call(ctx, "deleting a task", func(ctx context.Context) error {
 		var err error
-		n, err = taskDelete.Run(ctx, t.rdb, keys[:2], id).Int64()
+		n, err = taskDelete.Run(ctx, t.rdb, keys, id).Int64()
 		return err
 	})
 	if err != nil {
