@@ -32,9 +32,9 @@ type served struct {
 // every request and notification a server handles: a SERVER span whose
 // parent is the trace context in params._meta (the client's span), and a
 // point on mcp.server.operation.duration. A successful initialize also
-// starts the measure of mcp.server.session.duration, recorded when the
-// session closes (one goroutine per session, parked on its Done channel,
-// only while that histogram is enabled).
+// starts the measure of mcp.server.session.duration, recorded by the
+// session's Close before it returns (only while that histogram is
+// enabled).
 //
 // The handler's context carries the span: what the handler logs (see
 // NewSlogHandler), calls or sends is part of the trace
@@ -105,17 +105,18 @@ func serverNetwork(req *mcp.Request) []attribute.KeyValue {
 	return networkPipe
 }
 
-// measureServerSession records mcp.server.session.duration when ss ends.
+// measureServerSession records mcp.server.session.duration when ss ends,
+// in the Close that ends it (mcp.ServerSession.OnClose): once a
+// transport's Close or Shutdown has returned, the point is there for the
+// MeterProvider's last flush.
 func (ins *Instrumentation) measureServerSession(ss *mcp.ServerSession, start time.Time, network []attribute.KeyValue) {
-	done := ss.Done()
-	if done == nil || !ins.serverSess.Enabled(context.Background()) {
+	if ss.Done() == nil || !ins.serverSess.Enabled(context.Background()) {
 		return
 	}
-	go func() {
-		<-done
+	ss.OnClose(func() {
 		attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(ss.ProtocolVersion())}, network...)
 		ins.serverSess.Record(context.Background(), time.Since(start).Seconds(), attrs...)
-	}()
+	})
 }
 
 // ServerSendingMiddleware returns the mcp.SendingMiddleware that traces
