@@ -71,10 +71,14 @@ func (ins *Instrumentation) serveTraced(ctx context.Context, req *mcp.Request, l
 func (ins *Instrumentation) serverBegin(ctx context.Context, o *op, req *mcp.Request, links []trace.Link, follow bool) context.Context {
 	network := serverNetwork(req)
 	session := ""
-	if req.Session != nil && !req.Stateless() {
-		session = req.Session.ID()
+	var server *mcp.Server
+	if req.Session != nil {
+		server = req.Session.Server()
+		if !req.Stateless() {
+			session = req.Session.ID()
+		}
 	}
-	ctx = ins.begin(ctx, o, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow})
+	ctx = ins.begin(ctx, o, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow, server: server})
 	if o.active {
 		ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
 	}
