@@ -4,18 +4,11 @@ import "net/http"
 
 // CloseChunked makes the reply to an HTTP/1.x request whose body is
 // chunked end its connection (Connection: close), so that bytes behind the
-// body are never read as another request.
-//
-// RFC 9112 section 6.1 says a server that receives both Content-Length and
-// Transfer-Encoding MUST close the connection after responding: a proxy
-// that frames by Content-Length and a server that frames by the chunks
-// disagree on where the request ends, and a second request smuggled in the
-// gap would be served. net/http (Go 1.26) removes the Content-Length header
-// of such a request before the handler sees it and keeps the connection,
-// so the two framings cannot be told apart here: every chunked HTTP/1.x
-// request closes its connection. HTTP/2 and later frame requests
-// themselves and are left alone. It must be called before the reply's
-// header is written.
+// body are never read as another request: RFC 9112 section 6.1 requires it
+// of a request framed by both Content-Length and Transfer-Encoding, which
+// net/http (Go 1.26) serves without closing and shows the handler without
+// its Content-Length (docs/limits.md). HTTP/2 and later are left alone. It
+// must be called before the reply's header is written.
 func CloseChunked(w http.ResponseWriter, r *http.Request) {
 	if r.ProtoMajor == 1 && len(r.TransferEncoding) > 0 {
 		w.Header().Set("Connection", "close")
