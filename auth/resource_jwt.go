@@ -63,9 +63,10 @@ type JWTConfig struct {
 }
 
 // JWTVerifier verifies JWT access tokens (RFC 9068) against the issuer's
-// JSON Web Key Set: the "typ" header, the signature (asymmetric
-// algorithms only), "iss",
-// "aud", "exp" (required) and "nbf". Keys are cached, and fetched again
+// JSON Web Key Set: the "typ" header, the "crit" header (RFC 7515 section
+// 4.1.11: no extension is understood, so a token listing any is refused),
+// the signature (asymmetric algorithms only), "iss", "aud", "exp"
+// (required) and "nbf". Keys are cached, and fetched again
 // when a token names a key id the cache lacks (at most once per
 // RefreshInterval) or when they are older than MaxAge.
 type JWTVerifier struct {
@@ -136,6 +137,20 @@ type jwtHeader struct {
 	Typ string `json:"typ"`
 }
 
+// hasCrit reports whether the protected header raw has a member named
+// exactly "crit", whatever its value. mcpkit understands no JWS extension,
+// so any "crit" (RFC 7515 section 4.1.11) makes the token invalid: one
+// listing an extension, and the malformed empty list or one naming a
+// registered parameter.
+func hasCrit(raw []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return true
+	}
+	_, ok := m["crit"]
+	return ok
+}
+
 // VerifyToken implements TokenVerifier.
 func (v *JWTVerifier) VerifyToken(ctx context.Context, token string, _ *http.Request) (*mcp.TokenInfo, error) {
 	parts := strings.Split(token, ".")
@@ -150,6 +165,9 @@ func (v *JWTVerifier) VerifyToken(ctx context.Context, token string, _ *http.Req
 	if err := json.Unmarshal(raw, &hdr); err != nil {
 		return nil, invalid("malformed JWS header")
 	}
+	if hasCrit(raw) {
+		return nil, invalid(`"crit" header: no JWS extension is understood (RFC 7515 section 4.1.11)`)
+	}
 	switch {
 	case hdr.Alg == "" || strings.EqualFold(hdr.Alg, "none"):
 		return nil, invalid("unsigned token")
@@ -163,7 +181,12 @@ func (v *JWTVerifier) VerifyToken(ctx context.Context, token string, _ *http.Req
 	if err != nil {
 		return nil, err
 	}
-	payload, err := jws.Verify([]byte(token), jws.WithKeySet(keys, jws.WithInferAlgorithmFromKey(true), jws.WithRequireKid(false)))
+	// hasCrit refused every "crit" above; WithCritValidation (no
+	// WithCritExtension: none is understood) makes the library refuse one
+	// too, should its reading of the header differ from ours.
+	payload, err := jws.Verify([]byte(token),
+		jws.WithKeySet(keys, jws.WithInferAlgorithmFromKey(true), jws.WithRequireKid(false)),
+		jws.WithCritValidation(true))
 	if err != nil {
 		return nil, invalid("signature: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -109,6 +110,30 @@ func signTyp(t *testing.T, key *ecdsa.PrivateKey, kid, typ string, claims map[st
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// signHeader signs claims with key (ES256) under exactly the protected
+// header hdr, which jws.Sign would normalise.
+func signHeader(t *testing.T, key *ecdsa.PrivateKey, hdr, claims map[string]any) string {
+	t.Helper()
+	h, err := json.Marshal(hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := base64.RawURLEncoding.EncodeToString(h) + "." + base64.RawURLEncoding.EncodeToString(c)
+	sum := sha256.Sum256([]byte(input))
+	r, s, err := ecdsa.Sign(rand.Reader, key, sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := make([]byte, 64)
+	r.FillBytes(sig[:32])
+	s.FillBytes(sig[32:])
+	return input + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
 
 // protected is an MCP server (stateless, JSON replies) behind a
@@ -236,6 +261,14 @@ func TestResourceServerMiddleware(t *testing.T) {
 	valid := p.token(t, "mcp tools", nil)
 	unsigned := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","kid":"k1"}`)) + "." +
 		strings.Split(valid, ".")[1] + "."
+	// byHand is a valid token under a protected header of our choosing.
+	byHand := func(extra map[string]any) string {
+		hdr := map[string]any{"alg": "ES256", "kid": "k1", "typ": "at+jwt"}
+		for k, v := range extra {
+			hdr[k] = v
+		}
+		return signHeader(t, p.is.keys["k1"], hdr, map[string]any{"iss": p.is.url, "sub": "alice", "aud": p.url, "scope": "mcp tools", "exp": time.Now().Add(time.Hour).Unix()})
+	}
 	for _, c := range []struct {
 		name      string
 		query     string
@@ -259,6 +292,13 @@ func TestResourceServerMiddleware(t *testing.T) {
 		{name: "bad signature", authz: []string{"Bearer " + sign(t, other, "k1", map[string]any{"iss": p.is.url, "sub": "alice", "aud": p.url, "scope": "mcp tools", "exp": time.Now().Add(time.Hour).Unix()})}, status: 401, challenge: invalid},
 		{name: "not an access token (typ)", authz: []string{"Bearer " + signTyp(t, p.is.keys["k1"], "k1", "JWT", map[string]any{"iss": p.is.url, "sub": "alice", "aud": p.url, "scope": "mcp tools", "exp": time.Now().Add(time.Hour).Unix()})}, status: 401, challenge: invalid},
 		{name: "no typ", authz: []string{"Bearer " + signTyp(t, p.is.keys["k1"], "k1", "", map[string]any{"iss": p.is.url, "sub": "alice", "aud": p.url, "scope": "mcp tools", "exp": time.Now().Add(time.Hour).Unix()})}, status: 401, challenge: invalid},
+		// RFC 7515 section 4.1.11: an extension the server does not
+		// understand marked critical, and two malformed crit lists.
+		{name: "crit names an unknown extension", authz: []string{"Bearer " + byHand(map[string]any{"crit": []string{"x-unknown"}, "x-unknown": true})}, status: 401, challenge: invalid},
+		{name: "crit is empty", authz: []string{"Bearer " + byHand(map[string]any{"crit": []string{}})}, status: 401, challenge: invalid},
+		{name: "crit names alg", authz: []string{"Bearer " + byHand(map[string]any{"crit": []string{"alg"}})}, status: 401, challenge: invalid},
+		{name: "valid, header signed by hand, no crit", authz: []string{"Bearer " + byHand(nil)}, status: 200, ran: true},
+		{name: "valid, unknown header not critical", authz: []string{"Bearer " + byHand(map[string]any{"x-unknown": true})}, status: 200, ran: true},
 		{name: "expired", authz: []string{"Bearer " + p.token(t, "mcp tools", func(c map[string]any) { c["exp"] = time.Now().Add(-time.Hour).Unix() })}, status: 401, challenge: invalid},
 		{name: "no exp", authz: []string{"Bearer " + p.token(t, "mcp tools", func(c map[string]any) { delete(c, "exp") })}, status: 401, challenge: invalid},
 		{name: "not yet valid", authz: []string{"Bearer " + p.token(t, "mcp tools", func(c map[string]any) { c["nbf"] = time.Now().Add(time.Hour).Unix() })}, status: 401, challenge: invalid},
@@ -411,6 +451,46 @@ func TestJWTKeyRotation(t *testing.T) {
 	}
 	if _, err := v.VerifyToken(ctx, jwtTyp, nil); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Fatalf("typ JWT by default: %v", err)
+	}
+}
+
+// TestJWTCrit: a token whose protected header has "crit" (RFC 7515
+// section 4.1.11) is refused with ErrInvalidToken and mcpkit's own reason,
+// whether it lists an extension or is malformed; one without passes.
+func TestJWTCrit(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	is := newIssuer(t)
+	defer is.close()
+	const resource = "https://mcp.example/mcp"
+	v, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: is.url, Resource: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	is.mu.Lock()
+	k1 := is.keys["k1"]
+	is.mu.Unlock()
+	tok := func(extra map[string]any) string {
+		hdr := map[string]any{"alg": "ES256", "kid": "k1", "typ": "at+jwt"}
+		for k, x := range extra {
+			hdr[k] = x
+		}
+		return signHeader(t, k1, hdr, map[string]any{"iss": is.url, "sub": "alice", "aud": resource, "exp": time.Now().Add(time.Hour).Unix()})
+	}
+	ctx := context.Background()
+	if info, err := v.VerifyToken(ctx, tok(map[string]any{"x-unknown": "not critical"}), nil); err != nil || info.Subject != "alice" {
+		t.Fatalf("no crit: %+v, %v", info, err)
+	}
+	const want = `auth: invalid access token: "crit" header: no JWS extension is understood (RFC 7515 section 4.1.11)`
+	for name, extra := range map[string]map[string]any{
+		"unknown extension": {"crit": []string{"x-unknown"}, "x-unknown": true},
+		"empty":             {"crit": []string{}},
+		"registered alg":    {"crit": []string{"alg"}},
+		"null":              {"crit": nil},
+	} {
+		_, err := v.VerifyToken(ctx, tok(extra), nil)
+		if !errors.Is(err, auth.ErrInvalidToken) || err.Error() != want {
+			t.Errorf("%s: %v, want %s", name, err, want)
+		}
 	}
 }
 

@@ -74,6 +74,11 @@ type ClientSession struct {
 	closeErr  error
 	loopDone  chan struct{}
 	loopErr   error
+	// onClose are the functions OnClose registered, run when the read
+	// loop ends (session_onclose.go); onCloseMu guards them and ended.
+	onCloseMu sync.Mutex
+	onClose   []func()
+	ended     bool
 }
 
 func newClientSession(ctx context.Context, c *Client, conn Connection) *ClientSession {
@@ -245,6 +250,7 @@ func (cs *ClientSession) CallTool(ctx context.Context, params *CallToolParams) (
 // ends.
 func (cs *ClientSession) readLoop() {
 	defer close(cs.loopDone)
+	defer cs.runOnClose() // session_onclose.go: before Done, Close and Wait
 	for {
 		frame, err := cs.conn.Read(cs.ctx)
 		if err != nil {

@@ -36,6 +36,9 @@ type ServerSession struct {
 	standalone messageWriter
 	closed     bool
 	done       chan struct{}
+	// onClose are the functions OnClose registered, run by Close
+	// (session_onclose.go); under mu.
+	onClose []func()
 
 	// loopDone and loopErr belong to a session served by Server.Connect.
 	loopDone chan struct{}
@@ -229,6 +232,7 @@ func (ss *ServerSession) Close() error {
 		close(ss.done)
 	}
 	ss.server.endSessionTasks(ss) // task_bounds.go
+	ss.runOnClose()               // session_onclose.go
 	return nil
 }
 

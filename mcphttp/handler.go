@@ -178,8 +178,11 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	return h
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. The reply to an HTTP/1.x request
+// with a chunked body closes its connection (RFC 9112 section 6.1; see
+// docs/limits.md).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpguard.CloseChunked(w, r)
 	if e := h.checkOrigin(r); e != nil {
 		h.refuse(w, r, http.StatusForbidden, jsonrpc.ID{}, e)
 		return

@@ -120,8 +120,10 @@ func (h *Handler) Close() error {
 }
 
 // ServeHTTP implements http.Handler: GET opens a stream, POST delivers a
-// message to one.
+// message to one. The reply to an HTTP/1.x request with a chunked body
+// closes its connection (RFC 9112 section 6.1; see docs/limits.md).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpguard.CloseChunked(w, r)
 	if !h.opts.DisableDNSRebindingProtection {
 		if header, value := h.guard.Check(r); header != "" {
 			h.refuse(w, r, http.StatusForbidden, serverError("Forbidden: "+header+" not allowed: "+value))

@@ -16,9 +16,8 @@ import (
 // mcp.client.operation.duration, and the span's trace context written
 // into params._meta (traceparent, tracestate, baggage) so that the
 // server continues the trace. A successful initialize also starts the
-// measure of mcp.client.session.duration, recorded when the session ends
-// (one goroutine per session, parked on its Done channel, only while that
-// histogram is enabled). See
+// measure of mcp.client.session.duration, recorded when the session ends,
+// before its Close returns (only while that histogram is enabled). See
 // https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation.
 func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.SendingMiddleware {
 	pr := cfg.peer()
@@ -54,17 +53,17 @@ func (ins *Instrumentation) ClientSendingMiddleware(cfg ClientConfig) mcp.Sendin
 	}
 }
 
-// measureClientSession records mcp.client.session.duration when cs ends.
+// measureClientSession records mcp.client.session.duration when cs ends,
+// before its Close returns (mcp.ClientSession.OnClose): the point is there
+// for the MeterProvider's last flush.
 func (ins *Instrumentation) measureClientSession(cs *mcp.ClientSession, start time.Time, pr peer) {
-	done := cs.Done()
-	if done == nil || !ins.clientSess.Enabled(context.Background()) {
+	if cs.Done() == nil || !ins.clientSess.Enabled(context.Background()) {
 		return
 	}
-	go func() {
-		<-done
+	cs.OnClose(func() {
 		attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(cs.ProtocolVersion())}, pr.attrs...)
 		ins.clientSess.Record(context.Background(), time.Since(start).Seconds(), attrs...)
-	}()
+	})
 }
 
 // ClientMiddleware returns the mcp.ClientMiddleware that traces and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -93,5 +94,68 @@ func checkGauges(t *testing.T, tm *telemetry, sessions, streams int64) {
 	want := map[string]int64{mcpotel.MetricHTTPSessions: sessions, mcpotel.MetricHTTPStreams: streams}
 	if !maps.Equal(got, want) {
 		t.Errorf("gauges = %v, want %v", got, want)
+	}
+}
+
+// TestDurationBuckets: the four duration histograms have the bucket
+// boundaries, in seconds, that the semantic conventions give them, not
+// the SDK's defaults (which are made for milliseconds).
+func TestDurationBuckets(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	tm := newTelemetry(t)
+	s, _ := newServer(t, tm)
+	c := connect(t, tm, s, transStdio, mcp.EraSession)
+	if _, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: []byte(`{"text":"hi"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	c.stop()
+	var rm metricdata.ResourceMetrics
+	must(t, tm.reader.Collect(context.Background(), &rm))
+	want := []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+	for _, name := range []string{"mcp.server.operation.duration", "mcp.client.operation.duration", "mcp.server.session.duration", "mcp.client.session.duration"} {
+		points := histogram(t, rm, name)
+		if len(points) == 0 {
+			t.Errorf("%s: no points", name)
+		}
+		for _, p := range points {
+			if !slices.Equal(p.Bounds, want) {
+				t.Errorf("%s: bounds %v, want %v", name, p.Bounds, want)
+			}
+		}
+	}
+}
+
+// TestSessionDurationAtShutdown: a session still open when its server
+// shuts down has its mcp.server.session.duration recorded by the time
+// Handler.Shutdown returns, so that the MeterProvider's flush that
+// follows exports it; the client's, by the time its Close returns.
+func TestSessionDurationAtShutdown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	tm := newTelemetry(t)
+	s, _ := newServer(t, tm)
+	h := mcphttp.NewHandler(s, nil)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer srv.Client().CloseIdleConnections()
+	copts := &mcp.ClientOptions{ProtocolEra: mcp.EraSession}
+	tm.ins.InstrumentClient(copts, mcpotel.ClientConfig{URL: srv.URL})
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "c", Version: "1"}, copts).Connect(context.Background(), &mcphttp.ClientTransport{URL: srv.URL})
+	must(t, err)
+	count := func(name string) uint64 {
+		var rm metricdata.ResourceMetrics
+		must(t, tm.reader.Collect(context.Background(), &rm))
+		var n uint64
+		for _, p := range histogram(t, rm, name) {
+			n += p.Count
+		}
+		return n
+	}
+	must(t, h.Shutdown(context.Background()))
+	if n := count("mcp.server.session.duration"); n != 1 {
+		t.Errorf("mcp.server.session.duration after Shutdown: %d points, want 1", n)
+	}
+	must(t, cs.Close())
+	if n := count("mcp.client.session.duration"); n != 1 {
+		t.Errorf("mcp.client.session.duration after Close: %d points, want 1", n)
 	}
 }

@@ -100,6 +100,16 @@ type Instrumentation struct {
 	serverStart, clientStart []trace.SpanStartOption
 }
 
+// durationBuckets are the bucket boundaries, in seconds, of the four
+// duration histograms (mcp.server.operation.duration,
+// mcp.client.operation.duration, mcp.server.session.duration,
+// mcp.client.session.duration): the ExplicitBucketBoundaries the MCP
+// semantic conventions give each of them
+// (https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/mcp.md#metrics),
+// in place of the SDK's defaults, which are made for milliseconds. They
+// are advice: a View of the MeterProvider may replace them.
+var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
 // New returns an Instrumentation for opts (nil is the zero Options), with
 // the four histograms of the MCP semantic conventions
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#metrics). It
@@ -133,16 +143,17 @@ func New(opts *Options) (*Instrumentation, error) {
 		clientStart: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)},
 	}
 	var err error
-	if ins.serverOp, err = mcpconv.NewServerOperationDuration(ins.meter); err != nil {
+	buckets := metric.WithExplicitBucketBoundaries(durationBuckets...)
+	if ins.serverOp, err = mcpconv.NewServerOperationDuration(ins.meter, buckets); err != nil {
 		return nil, fmt.Errorf("otel: %s: %w", ins.serverOp.Name(), err)
 	}
-	if ins.clientOp, err = mcpconv.NewClientOperationDuration(ins.meter); err != nil {
+	if ins.clientOp, err = mcpconv.NewClientOperationDuration(ins.meter, buckets); err != nil {
 		return nil, fmt.Errorf("otel: %s: %w", ins.clientOp.Name(), err)
 	}
-	if ins.serverSess, err = mcpconv.NewServerSessionDuration(ins.meter); err != nil {
+	if ins.serverSess, err = mcpconv.NewServerSessionDuration(ins.meter, buckets); err != nil {
 		return nil, fmt.Errorf("otel: %s: %w", ins.serverSess.Name(), err)
 	}
-	if ins.clientSess, err = mcpconv.NewClientSessionDuration(ins.meter); err != nil {
+	if ins.clientSess, err = mcpconv.NewClientSessionDuration(ins.meter, buckets); err != nil {
 		return nil, fmt.Errorf("otel: %s: %w", ins.clientSess.Name(), err)
 	}
 	return ins, nil

@@ -32,9 +32,9 @@ type served struct {
 // every request and notification a server handles: a SERVER span whose
 // parent is the trace context in params._meta (the client's span), and a
 // point on mcp.server.operation.duration. A successful initialize also
-// starts the measure of mcp.server.session.duration, recorded when the
-// session closes (one goroutine per session, parked on its Done channel,
-// only while that histogram is enabled).
+// starts the measure of mcp.server.session.duration, recorded by the
+// session's Close before it returns (only while that histogram is
+// enabled).
 //
 // The handler's context carries the span: what the handler logs (see
 // NewSlogHandler), calls or sends is part of the trace
@@ -71,10 +71,14 @@ func (ins *Instrumentation) serveTraced(ctx context.Context, req *mcp.Request, l
 func (ins *Instrumentation) serverBegin(ctx context.Context, o *op, req *mcp.Request, links []trace.Link, follow bool) context.Context {
 	network := serverNetwork(req)
 	session := ""
-	if req.Session != nil && !req.Stateless() {
-		session = req.Session.ID()
+	var server *mcp.Server
+	if req.Session != nil {
+		server = req.Session.Server()
+		if !req.Stateless() {
+			session = req.Session.ID()
+		}
 	}
-	ctx = ins.begin(ctx, o, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow})
+	ctx = ins.begin(ctx, o, true, req.Method, links, &desc{id: req.ID, raw: req.Params, version: req.ProtocolVersion, session: session, network: network, follow: follow, server: server})
 	if o.active {
 		ctx = context.WithValue(ctx, servedKey{}, &served{version: req.ProtocolVersion, network: network})
 	}
@@ -105,17 +109,18 @@ func serverNetwork(req *mcp.Request) []attribute.KeyValue {
 	return networkPipe
 }
 
-// measureServerSession records mcp.server.session.duration when ss ends.
+// measureServerSession records mcp.server.session.duration when ss ends,
+// in the Close that ends it (mcp.ServerSession.OnClose): once a
+// transport's Close or Shutdown has returned, the point is there for the
+// MeterProvider's last flush.
 func (ins *Instrumentation) measureServerSession(ss *mcp.ServerSession, start time.Time, network []attribute.KeyValue) {
-	done := ss.Done()
-	if done == nil || !ins.serverSess.Enabled(context.Background()) {
+	if ss.Done() == nil || !ins.serverSess.Enabled(context.Background()) {
 		return
 	}
-	go func() {
-		<-done
+	ss.OnClose(func() {
 		attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(ss.ProtocolVersion())}, network...)
 		ins.serverSess.Record(context.Background(), time.Since(start).Seconds(), attrs...)
-	}()
+	})
 }
 
 // ServerSendingMiddleware returns the mcp.SendingMiddleware that traces

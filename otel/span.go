@@ -32,15 +32,60 @@ func hasResourceURI(method string) bool {
 }
 
 // spanName is "{mcp.method.name} {target}": the tool's or prompt's name,
-// or the resource URI when Options.ResourceURIInSpanName asks for it.
+// or the resource URI when Options.ResourceURIInSpanName asks for it. A
+// name the receiver does not serve (ValueOther) is no target.
 func (ins *Instrumentation) spanName(method string, p *paramsInfo) string {
 	switch {
-	case (method == "tools/call" || method == "prompts/get") && p.name != "":
+	case (method == "tools/call" || method == "prompts/get") && p.name != "" && p.name != ValueOther:
 		return method + " " + p.name
-	case ins.uriInName && p.uri != "" && hasResourceURI(method):
+	case ins.uriInName && p.uri != "" && p.uri != ValueOther && hasResourceURI(method):
 		return method + " " + p.uri
 	}
 	return method
+}
+
+// ValueOther stands, in mcp.method.name, gen_ai.tool.name,
+// gen_ai.prompt.name and mcp.resource.uri, for a name that the peer chose
+// and the receiver does not serve: a method MCP does not define, or a
+// tool, prompt or resource the server does not have. The peer so cannot
+// make a metric series, or a span name, per name it makes up. It is the
+// fallback value the semantic conventions use for error.type and
+// http.request.method
+// (https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/mcp.md).
+const ValueOther = "_OTHER"
+
+// knownMethod is method if MCP defines it (any version mcpkit speaks,
+// extensions included), else ValueOther.
+func knownMethod(method string) string {
+	switch method {
+	case "initialize", "ping", "server/discover", "subscriptions/listen", "logging/setLevel", "completion/complete",
+		"tools/list", "tools/call", "prompts/list", "prompts/get",
+		"resources/list", "resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe",
+		"tasks/get", "tasks/update", "tasks/result", "tasks/list", "tasks/cancel",
+		"sampling/createMessage", "elicitation/create", "roots/list",
+		"notifications/initialized", "notifications/cancelled", "notifications/progress", "notifications/message",
+		"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed",
+		"notifications/resources/updated", "notifications/roots/list_changed", "notifications/elicitation/complete",
+		"notifications/tasks", "notifications/tasks/status", "notifications/subscriptions/acknowledged":
+		return method
+	}
+	return ValueOther
+}
+
+// boundNames replaces, in what a server received, the name of a tool or
+// prompt it does not have, and (for the span alone, so only when the span
+// records) the URI of a resource it does not have, by ValueOther.
+func boundNames(p *paramsInfo, method string, s *mcp.Server, recording bool) {
+	switch {
+	case p.name == "":
+	case method == "tools/call" && !s.HasTool(p.name):
+		p.name = ValueOther
+	case method == "prompts/get" && !s.HasPrompt(p.name):
+		p.name = ValueOther
+	}
+	if recording && p.uri != "" && hasResourceURI(method) && !s.HasResource(p.uri) {
+		p.uri = ValueOther
+	}
 }
 
 // op is one operation being traced: a message handled or sent.
@@ -70,6 +115,10 @@ type desc struct {
 	// follow is set when ctx carries an unsampled remote parent that
 	// Options.FollowUnsampledParent says to follow: no span is started.
 	follow bool
+	// server is the server that received the operation, which says which
+	// tool, prompt and resource names it serves; nil on a client, and
+	// for a Request without a Session, whose names are taken as they are.
+	server *mcp.Server
 }
 
 // begin starts the span of an operation whose parent is in ctx; links are
@@ -80,6 +129,10 @@ type desc struct {
 // fills o, in place rather than copied back through each caller, and
 // returns the context carrying the span.
 func (ins *Instrumentation) begin(ctx context.Context, o *op, server bool, method string, links []trace.Link, d *desc) context.Context {
+	if server {
+		// The peer chose the method: one MCP does not define is no name.
+		method = knownMethod(method)
+	}
 	*o = op{ins: ins, server: server, method: method}
 	startOpts := ins.clientStart
 	hist := ins.clientOp.Float64Histogram
@@ -104,6 +157,9 @@ func (ins *Instrumentation) begin(ctx context.Context, o *op, server bool, metho
 	o.start = time.Now()
 	p := readParams(d.raw)
 	p.decode()
+	if d.server != nil {
+		boundNames(&p, method, d.server, recording)
+	}
 	attrs := make([]attribute.KeyValue, 0, 12+len(d.network))
 	attrs = append(attrs, semconv.McpMethodNameKey.String(method))
 	if d.id.IsValid() {

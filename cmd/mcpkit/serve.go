@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/internal/everything"
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 	"github.com/mcpkit/mcpkit/mcpsse"
@@ -292,7 +293,9 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 	}
 
 	srv := &http.Server{
-		Handler:           mux,
+		// Every path, the mux's 404 included, closes the connection after
+		// a chunked request, so that none can carry a smuggled one.
+		Handler:           httpguard.CloseChunkedHandler(mux),
 		IdleTimeout:       f.connIdleTimeout,
 		ReadHeaderTimeout: f.readHeaderTimeout,
 		MaxHeaderBytes:    f.maxHeaderBytes,
