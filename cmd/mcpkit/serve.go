@@ -105,7 +105,7 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.StringVar(&f.authAudience, "auth-audience", "", "with --auth-issuer, this server's canonical `URI`, which tokens must name in their audience (RFC 8707); if empty, http://ADDR/PATH as served")
 	fs.StringVar(&f.authScopes, "auth-scopes", "", "with --auth-issuer, the `SCOPES` (comma-separated) every request's token must grant")
 	fs.StringVar(&f.authJWKSURL, "auth-jwks-url", "", "with --auth-issuer, where the issuer's signing keys are (`URL`); if empty, the jwks_uri of its metadata")
-	fs.BoolVar(&f.otel, "otel", false, "export traces and metrics with OTLP over HTTP, configured by the standard OTEL_* environment variables (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318)")
+	fs.BoolVar(&f.otel, "otel", false, "export traces and metrics with OTLP over HTTP, configured by the standard OTEL_* environment variables (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318; OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER: otlp, console (lines on stderr) or none)")
 	fs.StringVar(&f.redis.url, "redis", "", "with --http, keep sessions, SSE events, tasks and the replicas' messages in the Redis at `URL` (redis://[USER:PASSWORD@]HOST:PORT/DB, or HOST:PORT for redis://HOST:PORT), so that replicas of this server behind any load balancer serve every session; the HTTP+SSE transport (--sse-path) stays in each replica's memory (not with --stateless)")
 	fs.StringVar(&f.redis.cluster, "redis-cluster", "", "as --redis, on the Redis Cluster whose seed addresses are `ADDRS` (host:port,host:port,...)")
 	fs.StringVar(&f.redis.prefix, "redis-prefix", redisstore.DefaultPrefix, "with --redis or --redis-cluster, the `PREFIX` of every key and channel: replicas with the same Redis and prefix share their sessions")
@@ -144,7 +144,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 	logger := slog.New(slog.NewTextHandler(&logSink{w: e.stderr}, &slog.HandlerOptions{Level: f.logLevel}))
 	sopts := &mcp.ServerOptions{Logger: logger}
 	if f.otel {
-		if f.tel, err = newServeTelemetry(ctx); err != nil {
+		if f.tel, err = newServeTelemetry(ctx, logger, &logSink{w: e.stderr}); err != nil {
 			return err
 		}
 		f.tel.instrument(sopts)
