@@ -98,7 +98,7 @@ func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error)
 			}
 			return t, nil
 		}
-		a, err := f.auth.authorizer(e)
+		a, err := f.auth.authorizer(e, f.url)
 		if err != nil {
 			return nil, err
 		}
