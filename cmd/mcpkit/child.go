@@ -21,7 +21,10 @@ import (
 //   - when the session ends while a request is still unanswered (a
 //     timeout, an interrupt), the server is stuck: instead of closing its
 //     stdin and waiting DefaultShutdownGrace for it, mcpkit sends its
-//     process group SIGTERM, then SIGKILL after childStopGrace;
+//     process group SIGTERM, then SIGKILL after childStopGrace. The
+//     server/discover probe of --era auto does not count once the server
+//     answered another request: a server of the session era may ignore
+//     it;
 //   - the first line the child writes on stdout that is not JSON is
 //     kept (its first badLineBytes bytes), to say what the child printed
 //     when it does not speak MCP.
@@ -50,7 +53,7 @@ func (t *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &childConn{Connection: conn, cmd: t.Command, pending: make(map[string]bool)}
+	c := &childConn{Connection: conn, cmd: t.Command, pending: make(map[string]string)}
 	t.mu.Lock()
 	t.conn = c
 	t.mu.Unlock()
@@ -77,7 +80,7 @@ type childConn struct {
 	cmd *exec.Cmd
 
 	mu      sync.Mutex
-	pending map[string]bool // the ids of the requests not yet answered
+	pending map[string]string // the requests not yet answered: id to method
 	badLine string
 }
 
@@ -92,7 +95,7 @@ func (c *childConn) Write(ctx context.Context, frame []byte) error {
 	var h frameHead
 	if json.Unmarshal(frame, &h) == nil && len(h.ID) > 0 && h.Method != "" {
 		c.mu.Lock()
-		c.pending[string(h.ID)] = true
+		c.pending[string(h.ID)] = h.Method
 		c.mu.Unlock()
 	}
 	return c.Connection.Write(ctx, frame)
@@ -116,6 +119,11 @@ func (c *childConn) Read(ctx context.Context) ([]byte, error) {
 	case json.Unmarshal(frame, &h) == nil && len(h.ID) > 0 && h.Method == "":
 		c.mu.Lock()
 		delete(c.pending, string(h.ID))
+		for id, method := range c.pending {
+			if method == "server/discover" {
+				delete(c.pending, id) // answered, or ignored by a session-era server
+			}
+		}
 		c.mu.Unlock()
 	}
 	return frame, err
@@ -125,10 +133,7 @@ func (c *childConn) Read(ctx context.Context) ([]byte, error) {
 // stopped at once (see childTransport); any other gets the library's
 // shutdown (stdin closed, then a grace period before signals).
 func (c *childConn) Close() error {
-	c.mu.Lock()
-	stuck := len(c.pending) > 0
-	c.mu.Unlock()
-	if !stuck || c.cmd.Process == nil {
+	if !c.stuck() || c.cmd.Process == nil {
 		return c.Connection.Close()
 	}
 	done := make(chan struct{})
@@ -148,6 +153,13 @@ func (c *childConn) Close() error {
 	close(done)
 	<-stopped
 	return err
+}
+
+// stuck reports whether the server owes an answer.
+func (c *childConn) stuck() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending) > 0
 }
 
 // quoteStart quotes the first n bytes of b (cut at a character
