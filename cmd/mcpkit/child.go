@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -53,7 +55,7 @@ func (t *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &childConn{Connection: conn, cmd: t.Command, pending: make(map[string]string)}
+	c := &childConn{Connection: conn, cmd: t.Command, pending: make(map[string]string), readEnd: make(chan struct{})}
 	t.mu.Lock()
 	t.conn = c
 	t.mu.Unlock()
@@ -82,6 +84,9 @@ type childConn struct {
 	mu      sync.Mutex
 	pending map[string]string // the requests not yet answered: id to method
 	badLine string
+
+	readEnd  chan struct{} // closed when a Read fails (the child's stdout ended)
+	readOnce sync.Once
 }
 
 // frameHead is what childConn reads of a frame.
@@ -98,7 +103,19 @@ func (c *childConn) Write(ctx context.Context, frame []byte) error {
 		c.pending[string(h.ID)] = h.Method
 		c.mu.Unlock()
 	}
-	return c.Connection.Write(ctx, frame)
+	err := c.Connection.Write(ctx, frame)
+	if errors.Is(err, syscall.EPIPE) {
+		// The child closed its stdin, so it is likely ending: what it
+		// printed on stdout is read before the session ends with this
+		// error, so that badLine can say what it was.
+		t := time.NewTimer(childStopGrace)
+		defer t.Stop()
+		select {
+		case <-c.readEnd:
+		case <-t.C:
+		}
+	}
+	return err
 }
 
 // Read implements mcp.Connection, noting the answers and the first line
@@ -106,6 +123,7 @@ func (c *childConn) Write(ctx context.Context, frame []byte) error {
 func (c *childConn) Read(ctx context.Context) ([]byte, error) {
 	frame, err := c.Connection.Read(ctx)
 	if err != nil {
+		c.readOnce.Do(func() { close(c.readEnd) })
 		return frame, err
 	}
 	var h frameHead

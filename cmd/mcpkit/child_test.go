@@ -33,7 +33,7 @@ func TestChildConnStuck(t *testing.T) {
 		[]byte(`{"jsonrpc":"2.0","id":2,"result":{}}`),
 		[]byte(`{"jsonrpc":"2.0","id":3,"result":{}}`),
 	}}
-	c := &childConn{Connection: f, pending: make(map[string]string)}
+	c := &childConn{Connection: f, pending: make(map[string]string), readEnd: make(chan struct{})}
 	write := func(frame string) {
 		t.Helper()
 		if err := c.Write(ctx, []byte(frame)); err != nil {
