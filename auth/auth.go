@@ -11,7 +11,8 @@
 // document, pre-registered credentials, or RFC 7591 registration) and a
 // token (authorization code with PKCE, refresh, or one of the extension
 // grants: client credentials, RFC 7523 JWT bearer, RFC 8693 token
-// exchange for enterprise-managed authorization), optionally bound to a
+// exchange for enterprise-managed authorization; or the RFC 8628 device
+// authorization grant for machines without a browser), optionally bound to a
 // DPoP key (RFC 9449).
 package auth
 
@@ -54,6 +55,13 @@ const (
 	// 8693 token exchange of Options.Exchange's identity token for an
 	// ID-JAG at the identity provider, then the JWT bearer grant with it.
 	GrantEnterprise
+	// GrantDeviceCode is the device authorization grant (RFC 8628), for
+	// a client on a machine without a browser: Options.DeviceCode shows
+	// the user a code to enter at a URI on any other device, and the
+	// Authorizer polls the token endpoint until the user approved. The
+	// authorization server's metadata must list a
+	// device_authorization_endpoint (else ErrDeviceGrantUnsupported).
+	GrantDeviceCode
 )
 
 // TokenExchange configures the identity provider step of GrantEnterprise.
@@ -110,6 +118,12 @@ type Options struct {
 	ClientKey    crypto.Signer
 	ClientKeyAlg string
 
+	// DeviceCode shows the user the code of GrantDeviceCode and where to
+	// enter it; the Authorizer then polls until the user approved, the
+	// code expired, or the context ended. An error it returns ends the
+	// authorization. Required for GrantDeviceCode.
+	DeviceCode func(ctx context.Context, d *DeviceAuthorization) error
+
 	// Assertion returns the JWT of GrantJWTBearer for the given issuer.
 	Assertion func(ctx context.Context, issuer string) (string, error)
 	// Exchange configures GrantEnterprise.
@@ -160,6 +174,11 @@ type Authorizer struct {
 	dpop     *dpopKey
 
 	authMu sync.Mutex // one (re)authorization at a time
+
+	// Tests' clock and wait of the device grant's polling; nil: the
+	// time package's.
+	clock func() time.Time
+	wait  func(ctx context.Context, d time.Duration) error
 }
 
 // New returns an Authorizer.
@@ -387,7 +406,7 @@ func (a *Authorizer) selectScope(d *discovery, challenged string, c *Credentials
 	if stepUp && c != nil {
 		scopes = union(strings.Fields(c.Scope), scopes)
 	}
-	if a.opts.OfflineAccess && a.opts.Grant == GrantAuthorizationCode && slices.Contains(d.md.ScopesSupported, "offline_access") {
+	if a.opts.OfflineAccess && (a.opts.Grant == GrantAuthorizationCode || a.opts.Grant == GrantDeviceCode) && slices.Contains(d.md.ScopesSupported, "offline_access") {
 		scopes = union(scopes, []string{"offline_access"})
 	}
 	return scopes
@@ -432,6 +451,8 @@ func (a *Authorizer) obtain(ctx context.Context, d *discovery, c *Credentials, s
 		tok, err = a.token(ctx, d, client, form, scope)
 	case GrantEnterprise:
 		tok, err = a.enterprise(ctx, d, client, scope)
+	case GrantDeviceCode:
+		tok, err = a.deviceCode(ctx, d, client, scope)
 	default:
 		return fmt.Errorf("auth: unknown grant %d", a.opts.Grant)
 	}

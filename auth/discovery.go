@@ -26,6 +26,7 @@ type ServerMetadata struct {
 	AuthorizationEndpoint                      string   `json:"authorization_endpoint,omitempty"`
 	TokenEndpoint                              string   `json:"token_endpoint,omitempty"`
 	RegistrationEndpoint                       string   `json:"registration_endpoint,omitempty"`
+	DeviceAuthorizationEndpoint                string   `json:"device_authorization_endpoint,omitempty"`
 	ScopesSupported                            []string `json:"scopes_supported,omitempty"`
 	ResponseTypesSupported                     []string `json:"response_types_supported,omitempty"`
 	GrantTypesSupported                        []string `json:"grant_types_supported,omitempty"`

@@ -44,6 +44,13 @@ var (
 	// ErrAccessDenied: the authorization response carried an error, or no
 	// code.
 	ErrAccessDenied = errors.New("auth: authorization denied")
+	// ErrDeviceGrantUnsupported: GrantDeviceCode is configured but the
+	// authorization server's metadata lists no
+	// device_authorization_endpoint (RFC 8628 section 4).
+	ErrDeviceGrantUnsupported = errors.New("auth: authorization server does not support the device authorization grant")
+	// ErrDeviceCodeExpired: the user did not approve the device grant's
+	// user code before it expired (RFC 8628 section 3.5, expired_token).
+	ErrDeviceCodeExpired = errors.New("auth: device code expired")
 	// ErrNoRedirectHandler: the authorization code grant is needed but
 	// Options.Redirect or Options.RedirectURL is unset.
 	ErrNoRedirectHandler = errors.New("auth: no redirect handler for the authorization code grant")

@@ -63,7 +63,7 @@ func (a *Authorizer) clientFor(ctx context.Context, d *discovery, c *Credentials
 		}
 		return nc, nil
 	}
-	if md.RegistrationEndpoint != "" && o.Grant == GrantAuthorizationCode {
+	if md.RegistrationEndpoint != "" && (o.Grant == GrantAuthorizationCode || o.Grant == GrantDeviceCode) {
 		return a.register(ctx, d)
 	}
 	return nil, fmt.Errorf("%w: %q", ErrNoClientIdentity, d.issuer)
@@ -104,7 +104,11 @@ func (a *Authorizer) register(ctx context.Context, d *discovery) (*Credentials, 
 	if ru, err := url.Parse(a.opts.RedirectURL); err == nil && isLoopbackHost(ru.Hostname()) {
 		appType = "native"
 	}
-	grants := []string{"authorization_code"}
+	grants, redirects, responses := []string{"authorization_code"}, []string{a.opts.RedirectURL}, []string{"code"}
+	if a.opts.Grant == GrantDeviceCode {
+		// No redirect: the user approves on another device (RFC 8628).
+		grants, redirects, responses, appType = []string{grantDeviceCode}, nil, nil, "native"
+	}
 	if a.opts.OfflineAccess {
 		grants = append(grants, "refresh_token")
 	}
@@ -114,9 +118,9 @@ func (a *Authorizer) register(ctx context.Context, d *discovery) (*Credentials, 
 	}
 	body, err := json.Marshal(registration{
 		ClientName:              name,
-		RedirectURIs:            []string{a.opts.RedirectURL},
+		RedirectURIs:            redirects,
 		GrantTypes:              grants,
-		ResponseTypes:           []string{"code"},
+		ResponseTypes:           responses,
 		TokenEndpointAuthMethod: method,
 		ApplicationType:         appType,
 	})

@@ -141,24 +141,24 @@ func TestHTTPServerResourcesAndPrompts(t *testing.T) {
 		args   []string // the same, run by the test
 		want   string
 	}{{
-		readme: "go run ./cmd/mcpkit resources list --url http://127.0.0.1:8080/mcp\n",
+		readme: "mcpkit resources list --url http://127.0.0.1:8080/mcp\n",
 		args:   []string{"resources", "list", "--url", url},
 		want: "example://about             text/plain  What this server is.\n" +
 			"example://greetings/{name}  text/plain  A greeting for anyone.\n",
 	}, {
-		readme: "go run ./cmd/mcpkit resources read example://about --url http://127.0.0.1:8080/mcp\n",
+		readme: "mcpkit resources read example://about --url http://127.0.0.1:8080/mcp\n",
 		args:   []string{"resources", "read", "example://about", "--url", url},
 		want:   "An example MCP server built with mcpkit.\n",
 	}, {
-		readme: "go run ./cmd/mcpkit resources read example://greetings/Ada --url http://127.0.0.1:8080/mcp\n",
+		readme: "mcpkit resources read example://greetings/Ada --url http://127.0.0.1:8080/mcp\n",
 		args:   []string{"resources", "read", "example://greetings/Ada", "--url", url},
 		want:   "Hello, Ada!\n",
 	}, {
-		readme: "go run ./cmd/mcpkit prompts list --url http://127.0.0.1:8080/mcp\n",
+		readme: "mcpkit prompts list --url http://127.0.0.1:8080/mcp\n",
 		args:   []string{"prompts", "list", "--url", url},
 		want:   "review  code [language]  Asks for a code review.\n",
 	}, {
-		readme: `go run ./cmd/mcpkit prompts get review --args '{"code":"x := 1","language":"Go"}' --url http://127.0.0.1:8080/mcp` + "\n",
+		readme: `mcpkit prompts get review --args '{"code":"x := 1","language":"Go"}' --url http://127.0.0.1:8080/mcp` + "\n",
 		args:   []string{"prompts", "get", "review", "--args", `{"code":"x := 1","language":"Go"}`, "--url", url},
 		want:   "user: Please review this Go:\n\nx := 1\n",
 	}} {
@@ -174,7 +174,7 @@ func TestHTTPServerResourcesAndPrompts(t *testing.T) {
 // README: the client starts the reference server after -- and speaks to
 // it over stdio.
 func TestProgressClientStartsCommand(t *testing.T) {
-	readmeShows(t, "go run ./examples/progress-client -tool test_tool_with_progress -args '{}' -- go run ./cmd/mcpkit serve\n")
+	readmeShows(t, "go run ./examples/progress-client -tool test_tool_with_progress -args '{}' -- mcpkit serve\n")
 	client, mcpkit := binary(t, "./progress-client"), binary(t, "../cmd/mcpkit")
 	code, out, _ := run(t, client, "-tool", "test_tool_with_progress", "-args", "{}", "--", mcpkit, "serve")
 	want := `progress 0/100

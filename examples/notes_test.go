@@ -42,9 +42,9 @@ func startNotesHTTP(t *testing.T, args ...string) string {
 // CLI's stderr with no option given.
 func TestNotesWithTheCLI(t *testing.T) {
 	verifyNoLeaks(t)
-	readmeShows(t, `go run ./cmd/mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' -- go run ./examples/notes`+"\n")
+	readmeShows(t, `mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' -- go run ./examples/notes`+"\n")
 	readmeShows(t, "go run ./examples/notes -http 127.0.0.1:8080 -max-sessions 100   # serves http://127.0.0.1:8080/mcp\n")
-	readmeShows(t, `go run ./cmd/mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' --url http://127.0.0.1:8080/mcp`+"\n")
+	readmeShows(t, `mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' --url http://127.0.0.1:8080/mcp`+"\n")
 	notes, mcpkit := binary(t, "./notes"), binary(t, "../cmd/mcpkit")
 	url := startNotesHTTP(t)
 	add := []string{"tools", "call", "add_note", "--args", `{"title":"Milk","text":"Buy milk."}`}
@@ -86,20 +86,20 @@ func TestNotesREADMECommands(t *testing.T) {
 		args   []string // the same, run by the test
 		want   string
 	}{{
-		readme: "go run ./cmd/mcpkit resources read note://1 -- go run ./examples/notes\n",
+		readme: "mcpkit resources read note://1 -- go run ./examples/notes\n",
 		args:   []string{"resources", "read", "note://1", "--", notes},
 		want:   "# Welcome\n\nNotes live in memory until the server stops.\n",
 	}, {
-		readme: `go run ./cmd/mcpkit prompts get summarize --args '{"id":"1"}' -- go run ./examples/notes` + "\n",
+		readme: `mcpkit prompts get summarize --args '{"id":"1"}' -- go run ./examples/notes` + "\n",
 		args:   []string{"prompts", "get", "summarize", "--args", `{"id":"1"}`, "--", notes},
 		want:   "user: Summarize this note in a few words:\n\n# Welcome\n\nNotes live in memory until the server stops.\n",
 	}, {
 		// Over HTTP the server lives on: the note added is found.
-		readme: `go run ./cmd/mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' --url http://127.0.0.1:8080/mcp` + "\n",
+		readme: `mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' --url http://127.0.0.1:8080/mcp` + "\n",
 		args:   []string{"tools", "call", "add_note", "--args", `{"title":"Milk","text":"Buy milk."}`, "--url", url},
 		want:   `{"id":2,"title":"Milk","text":"Buy milk."}` + "\n",
 	}, {
-		readme: `go run ./cmd/mcpkit tools call search_notes --args '{"query":"milk"}' --url http://127.0.0.1:8080/mcp` + "\n",
+		readme: `mcpkit tools call search_notes --args '{"query":"milk"}' --url http://127.0.0.1:8080/mcp` + "\n",
 		args:   []string{"tools", "call", "search_notes", "--args", `{"query":"milk"}`, "--url", url},
 		want:   `{"matches":[{"id":2,"title":"Milk","text":"Buy milk."}]}` + "\n",
 	}} {

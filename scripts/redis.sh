@@ -11,7 +11,8 @@
 #       runs the command with MCPKIT_REDIS_ADDR set, then stops the server;
 #       the exit status is the command's.
 #   scripts/redis.sh
-#       starts the server, prints MCPKIT_REDIS_ADDR=host:port, and keeps it
+#       starts the server, prints MCPKIT_REDIS_ADDR=host:port and
+#       MCPKIT_REDIS_URL=redis://host:port (for mcpkit serve --redis), and keeps it
 #       running until interrupted (Ctrl-C) or until standard input closes.
 #   . scripts/redis.sh; mcpkit_redis_start
 #       (from another bash script) starts the server, exports
@@ -205,6 +206,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 		exit "$rc"
 	fi
 	echo "MCPKIT_REDIS_ADDR=$MCPKIT_REDIS_ADDR"
+	echo "MCPKIT_REDIS_URL=redis://$MCPKIT_REDIS_ADDR"
 	echo "scripts/redis.sh: serving until interrupted or until standard input closes" >&2
 	trap 'exit 0' INT TERM
 	cat >/dev/null || true

@@ -16,6 +16,13 @@
 //   - dynamic client registration (RFC 7591) at /register;
 //   - client ID metadata documents: a client_id that is an https URL (or
 //     http on a loopback host) is fetched and its redirect_uris honoured;
+//   - the device authorization grant (RFC 8628) for clients on machines
+//     without a browser: POST /device_authorization gives a device code
+//     and a user code; the user (or a test) approves or denies the user
+//     code at /device, a page with a form (POST /device with user_code
+//     and action=approve or deny); until then the token endpoint answers
+//     authorization_pending, or slow_down to a client that polls faster
+//     than the interval;
 //   - refresh tokens, rotated on every use;
 //   - JWT access tokens (RFC 9068, ES256) with iss, sub, aud (the RFC 8707
 //     resource the client asked for), scope, exp, iat, jti and client_id,
@@ -61,6 +68,9 @@ const (
 	DefaultMaxGrants     = 10000
 	DefaultMaxBodyBytes  = 64 << 10
 	DefaultFetchTimeout  = 10 * time.Second
+
+	DefaultDeviceCodeLifetime = 10 * time.Minute
+	DefaultDeviceInterval     = 5 * time.Second
 )
 
 // Options configures a Server. The zero value of each field is a
@@ -85,12 +95,20 @@ type Options struct {
 	// CodeLifetime is how long an authorization code may be redeemed. If
 	// zero, DefaultCodeLifetime (1 minute).
 	CodeLifetime time.Duration
+	// DeviceCodeLifetime is how long a device grant's codes may be
+	// approved and redeemed. If zero, DefaultDeviceCodeLifetime (10
+	// minutes).
+	DeviceCodeLifetime time.Duration
+	// DeviceInterval is the least time between two polls of a device
+	// grant's client (the interval it is told, in whole seconds; at least
+	// one). If zero, DefaultDeviceInterval (5 seconds).
+	DeviceInterval time.Duration
 	// MaxClients bounds the registered clients. If zero,
 	// DefaultMaxClients (1000); past it /register answers 400
 	// invalid_client_metadata "too many clients".
 	MaxClients int
-	// MaxGrants bounds the outstanding authorization codes and refresh
-	// tokens together. If zero, DefaultMaxGrants (10000); past it
+	// MaxGrants bounds the outstanding authorization codes, device codes
+	// and refresh tokens together. If zero, DefaultMaxGrants (10000); past it
 	// /authorize redirects with error=temporarily_unavailable. Refresh
 	// tokens do not expire (each is replaced when used), so a server that
 	// reached it needs a restart.
@@ -124,7 +142,27 @@ type Server struct {
 	clients map[string]*client
 	codes   map[string]*grant
 	refresh map[string]*grant
+	devices map[string]*deviceGrant // by device code
+	users   map[string]string       // user code to device code
 }
+
+// deviceGrant is a device authorization grant (RFC 8628) waiting for its
+// user code's approval.
+type deviceGrant struct {
+	grant
+	userCode string
+	interval time.Duration
+	lastPoll time.Time
+	state    deviceState
+}
+
+type deviceState int
+
+const (
+	devicePending deviceState = iota
+	deviceApproved
+	deviceDenied
+)
 
 // client is a registered client.
 type client struct {
@@ -198,6 +236,8 @@ func Start(opts Options) (*Server, error) {
 	opts.MaxGrants = positiveOr(opts.MaxGrants, DefaultMaxGrants)
 	opts.MaxBodyBytes = positiveOr(opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	opts.FetchTimeout = positiveOr(opts.FetchTimeout, DefaultFetchTimeout)
+	opts.DeviceCodeLifetime = positiveOr(opts.DeviceCodeLifetime, DefaultDeviceCodeLifetime)
+	opts.DeviceInterval = max(positiveOr(opts.DeviceInterval, DefaultDeviceInterval).Round(time.Second), time.Second)
 	key := opts.Key
 	if key == nil {
 		if key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
@@ -250,6 +290,8 @@ func Start(opts Options) (*Server, error) {
 		clients:  make(map[string]*client),
 		codes:    make(map[string]*grant),
 		refresh:  make(map[string]*grant),
+		devices:  make(map[string]*deviceGrant),
+		users:    make(map[string]string),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.metadata)
@@ -257,6 +299,9 @@ func Start(opts Options) (*Server, error) {
 	mux.HandleFunc("POST /register", s.register)
 	mux.HandleFunc("GET /authorize", s.authorize)
 	mux.HandleFunc("POST /token", s.token)
+	mux.HandleFunc("POST /device_authorization", s.deviceAuthorization)
+	mux.HandleFunc("GET /device", s.devicePage)
+	mux.HandleFunc("POST /device", s.deviceDecision)
 	s.srv = &http.Server{Handler: cors(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.serveErr <- s.srv.Serve(ln) }()
 	return s, nil
@@ -334,10 +379,11 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		"authorization_endpoint":                         s.issuer + "/authorize",
 		"token_endpoint":                                 s.issuer + "/token",
 		"registration_endpoint":                          s.issuer + "/register",
+		"device_authorization_endpoint":                  s.issuer + "/device_authorization",
 		"jwks_uri":                                       s.issuer + "/jwks",
 		"scopes_supported":                               append(slices.Clone(s.opts.Scopes), "offline_access"),
 		"response_types_supported":                       []string{"code"},
-		"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
+		"grant_types_supported":                          []string{"authorization_code", "refresh_token", grantDeviceCode},
 		"code_challenge_methods_supported":               []string{"S256"},
 		"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_basic", "client_secret_post"},
 		"authorization_response_iss_parameter_supported": true,
@@ -426,7 +472,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		s.oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the body is not a JSON object of client metadata")
 		return
 	}
-	if len(req.RedirectURIs) == 0 {
+	// Redirect URIs are for the authorization code grant, the default;
+	// a client of the device grant alone has none.
+	if len(req.RedirectURIs) == 0 && (len(req.GrantTypes) == 0 || slices.Contains(req.GrantTypes, "authorization_code")) {
 		s.oauthError(w, http.StatusBadRequest, "invalid_redirect_uri", "redirect_uris is required")
 		return
 	}
@@ -446,7 +494,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, g := range req.GrantTypes {
-		if g != "authorization_code" && g != "refresh_token" {
+		if g != "authorization_code" && g != "refresh_token" && g != grantDeviceCode {
 			s.oauthError(w, http.StatusBadRequest, "invalid_client_metadata", fmt.Sprintf("grant type %q is not supported", g))
 			return
 		}
@@ -468,6 +516,10 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	if len(grants) == 0 {
 		grants = []string{"authorization_code"}
 	}
+	responseTypes := []string{"code"}
+	if !slices.Contains(grants, "authorization_code") {
+		responseTypes = []string{}
+	}
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"client_id":                  c.ID,
 		"client_secret":              c.Secret,
@@ -476,7 +528,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		"redirect_uris":              c.RedirectURIs,
 		"token_endpoint_auth_method": c.AuthMethod,
 		"grant_types":                grants,
-		"response_types":             []string{"code"},
+		"response_types":             responseTypes,
 		"client_name":                req.ClientName,
 	})
 }
@@ -597,10 +649,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	code := rand.Text()
 	s.mu.Lock()
-	if len(s.codes)+len(s.refresh) >= s.opts.MaxGrants {
-		s.purgeLocked()
-	}
-	full := len(s.codes)+len(s.refresh) >= s.opts.MaxGrants
+	full := s.fullLocked()
 	if !full {
 		s.codes[code] = &grant{
 			clientID:    clientID,
@@ -620,15 +669,27 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	back(url.Values{"code": {code}})
 }
 
-// purgeLocked drops expired codes; s.mu is held.
-func (s *Server) purgeLocked() {
+// fullLocked reports whether MaxGrants grants are outstanding, once the
+// expired codes are dropped; s.mu is held.
+func (s *Server) fullLocked() bool {
+	if s.grantsLocked() < s.opts.MaxGrants {
+		return false
+	}
 	now := time.Now()
 	for k, g := range s.codes {
 		if now.After(g.expires) {
 			delete(s.codes, k)
 		}
 	}
+	for k, d := range s.devices {
+		if now.After(d.expires) {
+			s.dropDeviceLocked(k)
+		}
+	}
+	return s.grantsLocked() >= s.opts.MaxGrants
 }
+
+func (s *Server) grantsLocked() int { return len(s.codes) + len(s.refresh) + len(s.devices) }
 
 // checkResource validates an RFC 8707 resource: required here, an
 // absolute URI without a fragment. It returns why not, or "".
@@ -752,6 +813,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			ng.scope = sc
 		}
 		s.issue(w, c, &ng)
+	case grantDeviceCode:
+		s.deviceToken(w, c, f.Get("device_code"), f)
 	default:
 		s.oauthError(w, http.StatusBadRequest, "unsupported_grant_type", fmt.Sprintf("grant_type %q is not supported", f.Get("grant_type")))
 	}

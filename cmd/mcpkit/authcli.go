@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -27,6 +28,9 @@ type authFlags struct {
 	clientID     string
 	clientSecret string
 	autoApprove  bool
+	// device is auth login's --device: the device authorization grant
+	// instead of a browser on this machine.
+	device bool
 }
 
 func (f *authFlags) register(fs *flag.FlagSet) {
@@ -89,7 +93,10 @@ func storeKey(raw string) (string, error) {
 // printed on stderr and opened in a browser when there is a display, and
 // keeps the tokens in the user's config directory. The listener and the
 // client's connections are closed when the command ends.
-func (f *authFlags) authorizer(e *env) (*auth.Authorizer, error) {
+func (f *authFlags) authorizer(e *env, serverURL string) (*auth.Authorizer, error) {
+	if f.device {
+		return f.deviceAuthorizer(e), nil
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("opening the OAuth redirect listener: %w", err)
@@ -118,24 +125,38 @@ func (f *authFlags) authorizer(e *env) (*auth.Authorizer, error) {
 		srv.Close()
 		tr.CloseIdleConnections()
 	})
+	prompts := 0
 	redirect := func(ctx context.Context, authorizationURL string) (*url.URL, error) {
 		// Drop a response left by an earlier attempt.
 		select {
 		case <-responses:
 		default:
 		}
-		fmt.Fprintf(e.stderr, "mcpkit: to authorize mcpkit, open this URL in a browser:\n  %s\n", authorizationURL)
+		if prompts++; prompts > 1 {
+			// A new flow (the server asked again, for another scope
+			// say): its URL replaces the one printed before.
+			fmt.Fprintf(e.stderr, "mcpkit: the server asked to authorize mcpkit again; the URL printed before no longer works, open this one instead:\n  %s\n", authorizationURL)
+		} else {
+			fmt.Fprintf(e.stderr, "mcpkit: to authorize mcpkit, open this URL in a browser:\n  %s\n", authorizationURL)
+		}
 		if f.autoApprove {
 			if err := followApproval(ctx, tr, authorizationURL, redirectURL); err != nil {
 				return nil, err
 			}
-		} else if hasDisplay() {
-			openBrowser(authorizationURL)
+		} else {
+			fmt.Fprintf(e.stderr, "mcpkit: waiting%s for the browser to come back to %s once you logged in and approved;\n"+
+				"  with no browser on this machine, use: mcpkit auth login --device --url %s\n", waitBound(ctx), redirectURL, shellQuote(serverURL))
+			if hasDisplay() {
+				openBrowser(authorizationURL)
+			}
 		}
 		select {
 		case u := <-responses:
 			return u, nil
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				e.setLoginTimedOut("the browser login was not completed")
+			}
 			return nil, fmt.Errorf("no authorization response reached %s: %w", redirectURL, context.Cause(ctx))
 		}
 	}
@@ -151,10 +172,51 @@ func (f *authFlags) authorizer(e *env) (*auth.Authorizer, error) {
 	}), nil
 }
 
-// onceAuthorizer is the CLI's Authorizer: an authorization that failed
-// is not tried again in the same run (the handshake's fallback from
-// server/discover to initialize would otherwise send the person to the
-// browser twice); the same error is returned at once.
+// deviceAuthorizer is auth login --device's OAuth client: the device
+// authorization grant (RFC 8628), its code and URI printed on stderr.
+func (f *authFlags) deviceAuthorizer(e *env) *auth.Authorizer {
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment}
+	e.closers = append(e.closers, tr.CloseIdleConnections)
+	return auth.New(auth.Options{
+		HTTPClient: &http.Client{Transport: tr},
+		Grant:      auth.GrantDeviceCode,
+		DeviceCode: func(ctx context.Context, d *auth.DeviceAuthorization) error {
+			fmt.Fprintf(e.stderr, "mcpkit: to authorize mcpkit, visit\n  %s\non any device and enter the code\n  %s\n", d.VerificationURI, d.UserCode)
+			if d.VerificationURIComplete != "" {
+				fmt.Fprintf(e.stderr, "(or open %s, which carries the code)\n", d.VerificationURIComplete)
+			}
+			fmt.Fprintf(e.stderr, "mcpkit: waiting%s for the approval; the code expires in %v\n", waitBound(ctx), time.Until(d.Expires).Round(time.Second))
+			// The polling that follows ends with this context.
+			context.AfterFunc(ctx, func() {
+				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					e.setLoginTimedOut("the device login was not approved")
+				}
+			})
+			return nil
+		},
+		ClientName:    "mcpkit CLI",
+		ClientID:      f.clientID,
+		ClientSecret:  f.clientSecret,
+		OfflineAccess: true,
+		Store:         tokenStore(),
+	})
+}
+
+// waitBound says how long a login may take: " up to D (see --timeout)"
+// with ctx's deadline, "" without one.
+func waitBound(ctx context.Context) string {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" up to %v (see --timeout)", time.Until(deadline).Round(time.Second))
+}
+
+// onceAuthorizer is the CLI's Authorizer: an authorization that failed,
+// or ran out of time, is not tried again in the same run (the
+// handshake's fallback from server/discover to initialize would
+// otherwise start a second login with a new URL); the same error is
+// returned at once.
 type onceAuthorizer struct {
 	*auth.Authorizer
 	mu     sync.Mutex
@@ -169,7 +231,7 @@ func (o *onceAuthorizer) Reauthorize(ctx context.Context, req *http.Request, res
 		return o.failed
 	}
 	err := o.Authorizer.Reauthorize(ctx, req, resp)
-	if err != nil && ctx.Err() == nil {
+	if err != nil {
 		o.failed = err
 	}
 	return err
@@ -271,6 +333,11 @@ func authLogin(ctx context.Context, e *env, args []string) error {
 	f := &clientFlags{}
 	fs := newFlagSet("auth login")
 	f.register(fs)
+	fs.BoolVar(&f.auth.device, "device", false, "log in with the device authorization grant (RFC 8628), for a machine without a browser: mcpkit prints a code to enter at a URI on any other device, and waits for the approval")
+	// A login waits for a person: its default --timeout is longer.
+	timeout := fs.Lookup("timeout")
+	timeout.DefValue = defaultLoginTimeout.String()
+	f.timeout = defaultLoginTimeout
 	positional, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -280,6 +347,9 @@ func authLogin(ctx context.Context, e *env, args []string) error {
 	}
 	if f.url == "" {
 		return usagef("auth login: --url is required")
+	}
+	if f.auth.device && f.auth.autoApprove {
+		return usagef("auth login: --device and --auth-auto-approve: give one (the device grant waits for a person's approval)")
 	}
 	if h, err := parseHeaders(f.headers); err != nil {
 		return err
@@ -300,6 +370,9 @@ func authLogin(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	cs, err := f.connect(ctx, e, nil)
+	if errors.Is(err, auth.ErrDeviceGrantUnsupported) {
+		return &explainedError{msg: fmt.Sprintf("auth login --device: the authorization server of %s does not offer the device authorization grant (its metadata has no device_authorization_endpoint); log in without --device", f.url), err: err}
+	}
 	if err != nil {
 		return err
 	}
@@ -314,6 +387,10 @@ func authLogin(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "logged in to %s (authorization server %s, scope %q)\n", key, c.Issuer, c.Scope)
 	return nil
 }
+
+// defaultLoginTimeout is auth login's default --timeout: how long a
+// person has to log in and approve.
+const defaultLoginTimeout = 5 * time.Minute
 
 // authLogout implements `mcpkit auth logout --url URL`: it forgets the
 // server's tokens and client identity.

@@ -98,7 +98,7 @@ func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error)
 			}
 			return t, nil
 		}
-		a, err := f.auth.authorizer(e)
+		a, err := f.auth.authorizer(e, f.url)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +113,7 @@ func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error)
 	}
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stderr = e.status
-	return &mcp.CommandTransport{Command: cmd}, nil
+	return newChildTransport(cmd), nil
 }
 
 // transportHeaders are the headers the Streamable HTTP transport sets
@@ -261,7 +261,7 @@ func (f *clientFlags) connectFailed(t mcp.Transport, command []string, era mcp.P
 		}
 		return &explainedError{msg: fmt.Sprintf("connecting to %s: %s", who, msg), err: err}
 	}
-	if ct, ok := t.(*mcp.CommandTransport); ok && (errors.Is(err, mcp.ErrSessionClosed) || errors.Is(err, syscall.EPIPE)) {
+	if ct, ok := t.(*childTransport); ok && (errors.Is(err, mcp.ErrSessionClosed) || errors.Is(err, syscall.EPIPE)) {
 		// The child closed its stdout (the session ended), or its stdin
 		// (the request could not be written): a program that does not
 		// speak MCP. Connect closed the connection, which waits for the
@@ -270,9 +270,37 @@ func (f *clientFlags) connectFailed(t mcp.Transport, command []string, era mcp.P
 		if ps := ct.Command.ProcessState; ps != nil && ps.Exited() {
 			ended = fmt.Sprintf("exited with status %d", ps.ExitCode())
 		}
+		if bad := ct.badLine(); bad != "" {
+			// What it printed says more than how it ended.
+			return &explainedError{msg: fmt.Sprintf("%s wrote something that is not JSON-RPC on its stdout, where only MCP messages may go: %s (the start of its first such line); it then %s before answering %s: is it an MCP server on stdio?", who, bad, ended, method), err: err}
+		}
 		return &explainedError{msg: fmt.Sprintf("%s %s before answering %s: is it an MCP server on stdio?", who, ended, method), err: err}
 	}
 	return fmt.Errorf("connecting to %s: %w", who, err)
+}
+
+// serverArgs is how the flags and command name the server on a command
+// line that could be run as it is: --url URL (with each --header's name,
+// its value elided, and a --era other than auto), or -- COMMAND.
+func (f *clientFlags) serverArgs(command []string) string {
+	var b strings.Builder
+	if f.url != "" {
+		b.WriteString("--url " + shellQuote(f.url))
+		for _, h := range f.headers {
+			name, _, _ := strings.Cut(h, ":")
+			b.WriteString(" --header " + shellQuote(name+": ..."))
+		}
+	}
+	if f.era != "" && f.era != "auto" {
+		b.WriteString(" --era " + shellQuote(f.era))
+	}
+	if f.url == "" {
+		b.WriteString(" --")
+		for _, arg := range command {
+			b.WriteString(" " + shellQuote(arg))
+		}
+	}
+	return strings.TrimPrefix(b.String(), " ")
 }
 
 // callFailed is the error of a call of method, said as what failed: the

@@ -16,10 +16,12 @@ import (
 // its grants on stderr. NOT FOR PRODUCTION: it approves every request.
 func devAuthServer(ctx context.Context, e *env, args []string) error {
 	var addr, subject, keyFile string
+	var deviceInterval time.Duration
 	fs := newFlagSet("dev-auth-server")
 	fs.StringVar(&addr, "addr", devserver.DefaultAddr, "listen on this loopback `ADDR`")
 	fs.StringVar(&subject, "subject", devserver.DefaultSubject, "the `SUBJECT` (sub claim) of every token")
 	fs.StringVar(&keyFile, "key", "", "sign tokens with the P-256 private key in this PEM `FILE` (default: a new key)")
+	fs.DurationVar(&deviceInterval, "device-interval", devserver.DefaultDeviceInterval, "the device grant's polling `INTERVAL` (whole seconds, at least 1s): a client that polls sooner gets slow_down")
 	positional, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -28,9 +30,10 @@ func devAuthServer(ctx context.Context, e *env, args []string) error {
 		return usagef("dev-auth-server: unexpected argument %q", positional[0])
 	}
 	opts := devserver.Options{
-		Addr:    addr,
-		Subject: subject,
-		Logger:  slog.New(slog.NewTextHandler(e.stderr, nil)),
+		Addr:           addr,
+		Subject:        subject,
+		DeviceInterval: deviceInterval,
+		Logger:         slog.New(slog.NewTextHandler(e.stderr, nil)),
 	}
 	if keyFile != "" {
 		data, err := os.ReadFile(keyFile)

@@ -313,9 +313,9 @@ func TestConnectErrors(t *testing.T) {
 			stateless: "mcpkit: connecting to " + notFound + ": the server answered HTTP 404 (Not Found) to server/discover: is this the URL of its MCP endpoint?\n",
 		}},
 		{"child that prints", []string{"--", "sh", "-c", "echo hello"}, want{
-			auto:      "mcpkit: `sh -c 'echo hello'` exited with status 0 before answering initialize: is it an MCP server on stdio?\n",
-			session:   "mcpkit: `sh -c 'echo hello'` exited with status 0 before answering initialize: is it an MCP server on stdio?\n",
-			stateless: "mcpkit: `sh -c 'echo hello'` exited with status 0 before answering server/discover: is it an MCP server on stdio?\n",
+			auto:      "mcpkit: `sh -c 'echo hello'` wrote something that is not JSON-RPC on its stdout, where only MCP messages may go: \"hello\" (the start of its first such line); it then exited with status 0 before answering initialize: is it an MCP server on stdio?\n",
+			session:   "mcpkit: `sh -c 'echo hello'` wrote something that is not JSON-RPC on its stdout, where only MCP messages may go: \"hello\" (the start of its first such line); it then exited with status 0 before answering initialize: is it an MCP server on stdio?\n",
+			stateless: "mcpkit: `sh -c 'echo hello'` wrote something that is not JSON-RPC on its stdout, where only MCP messages may go: \"hello\" (the start of its first such line); it then exited with status 0 before answering server/discover: is it an MCP server on stdio?\n",
 		}},
 		{"child that exits", []string{"--", "true"}, want{
 			auto:      "mcpkit: `true` exited with status 0 before answering initialize: is it an MCP server on stdio?\n",
@@ -323,9 +323,9 @@ func TestConnectErrors(t *testing.T) {
 			stateless: "mcpkit: `true` exited with status 0 before answering server/discover: is it an MCP server on stdio?\n",
 		}},
 		{"child that fails", []string{"--", "sh", "-c", "echo one; echo two; exit 3"}, want{
-			auto:      "mcpkit: `sh -c 'echo one; echo two; exit 3'` exited with status 3 before answering initialize: is it an MCP server on stdio?\n",
-			session:   "mcpkit: `sh -c 'echo one; echo two; exit 3'` exited with status 3 before answering initialize: is it an MCP server on stdio?\n",
-			stateless: "mcpkit: `sh -c 'echo one; echo two; exit 3'` exited with status 3 before answering server/discover: is it an MCP server on stdio?\n",
+			auto:      "mcpkit: `sh -c 'echo one; echo two; exit 3'` wrote something that is not JSON-RPC on its stdout, where only MCP messages may go: \"one\" (the start of its first such line); it then exited with status 3 before answering initialize: is it an MCP server on stdio?\n",
+			session:   "mcpkit: `sh -c 'echo one; echo two; exit 3'` wrote something that is not JSON-RPC on its stdout, where only MCP messages may go: \"one\" (the start of its first such line); it then exited with status 3 before answering initialize: is it an MCP server on stdio?\n",
+			stateless: "mcpkit: `sh -c 'echo one; echo two; exit 3'` wrote something that is not JSON-RPC on its stdout, where only MCP messages may go: \"one\" (the start of its first such line); it then exited with status 3 before answering server/discover: is it an MCP server on stdio?\n",
 		}},
 		{"missing command", []string{"--", "/nonexistent/server"}, want{
 			auto:      "mcpkit: cannot start `/nonexistent/server`: no such file or directory\n",

@@ -116,10 +116,13 @@ var helpTopics = map[string]helpTopic{
 			"A client verb with --url logs in by itself when the server answers 401, unless --header gives an Authorization header.",
 	},
 	"auth login": {
-		usage:   "auth login --url URL [--client-id ID [--client-secret S]] [--auth-auto-approve]",
+		usage:   "auth login --url URL [--device] [--client-id ID [--client-secret S]] [--auth-auto-approve]",
 		summary: "authorize mcpkit with the authorization server of the server at URL",
 		text: "Authorize mcpkit with the OAuth authorization server of the MCP server at URL, anew, and keep the tokens. " +
-			"The authorization URL is printed on stderr (and opened in a browser when there is a display); the browser comes back to a listener on 127.0.0.1.",
+			"The authorization URL is printed on stderr (and opened in a browser when there is a display); the browser comes back to a listener on 127.0.0.1, " +
+			"for which mcpkit waits up to --timeout (here 5m by default). " +
+			"On a machine without a browser, --device uses the device authorization grant (RFC 8628) when the authorization server offers it: " +
+			"mcpkit prints a code and a URI where to enter it on any other device, and waits for the approval.",
 	},
 	"auth logout": {
 		usage:   "auth logout --url URL",
@@ -132,10 +135,11 @@ var helpTopics = map[string]helpTopic{
 		text:    "List the servers mcpkit keeps OAuth credentials for: the authorization server, the scope and the state of the token.",
 	},
 	"dev-auth-server": {
-		usage:   "dev-auth-server [--addr 127.0.0.1:0] [--subject dev-user] [--key FILE]",
+		usage:   "dev-auth-server [--addr 127.0.0.1:0] [--subject dev-user] [--key FILE] [--device-interval 5s]",
 		summary: "run a development OAuth authorization server (NOT FOR PRODUCTION)",
 		text: "Run a development OAuth authorization server that approves every request at once, until SIGINT or SIGTERM; print its issuer URL on stdout. " +
-			"NOT FOR PRODUCTION. Use it with mcpkit serve --auth-issuer and the client verbs' --auth-auto-approve.",
+			"NOT FOR PRODUCTION. Use it with mcpkit serve --auth-issuer and the client verbs' --auth-auto-approve. " +
+			"It also serves the device authorization grant (auth login --device): the user code is approved or denied on the page at ISSUER/device.",
 	},
 }
 
@@ -149,7 +153,7 @@ var flagSections = []struct {
 	names []string
 }{
 	{"Server", []string{"url", "header", "era", "timeout", "max-timeout"}},
-	{"OAuth, with --url", []string{"client-id", "client-secret", "auth-auto-approve"}},
+	{"OAuth, with --url", []string{"device", "client-id", "client-secret", "auth-auto-approve"}},
 	{"Output", []string{"json"}},
 	{"Layout, with --http", []string{"http", "path", "stateless", "json-response", "allowed-origin"}},
 	{"Limits, with --http", []string{"max-sessions", "idle-timeout", "conn-idle-timeout", "read-header-timeout", "max-header-bytes", "shutdown-timeout"}},

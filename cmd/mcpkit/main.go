@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -125,6 +126,23 @@ type env struct {
 	// closers release what the command opened (such as the OAuth
 	// redirect listener) when it ends, in reverse order.
 	closers []func()
+
+	// loginTimedOut, when a login ran out of --timeout, says what did
+	// not happen in time ("the browser login was not completed").
+	mu            sync.Mutex
+	loginTimedOut string
+}
+
+func (e *env) setLoginTimedOut(what string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.loginTimedOut = what
+}
+
+func (e *env) loginTimeout() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.loginTimedOut
 }
 
 const usage = `mcpkit is a command-line tool for the Model Context Protocol.
@@ -197,6 +215,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case errors.As(context.Cause(ctx), &sigErr):
 		fmt.Fprintf(stderr, "mcpkit: %s\n", sigErr.message())
 		return sigErr.exitStatus()
+	case e.loginTimeout() != "":
+		fmt.Fprintf(stderr, "mcpkit: timed out: %s within %v (see --timeout)\n", e.loginTimeout(), e.timeout)
+		return exitError
 	case errors.Is(err, mcp.ErrRequestTimeout) && e.timeout > 0:
 		fmt.Fprintf(stderr, "mcpkit: timed out: the server did not answer within %v (see --timeout)\n", e.timeout)
 		return exitError

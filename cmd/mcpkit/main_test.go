@@ -34,8 +34,8 @@ func TestMain(m *testing.M) {
 		os.Exit(runProcess())
 	}
 	// The Redis tests' servers, if they started any, stop before goleak
-	// looks.
-	goleak.VerifyTestMain(redistest.Wrap(m))
+	// looks; so does the directory of the built binary (builtMcpkit).
+	goleak.VerifyTestMain(removeBuilt{redistest.Wrap(m)})
 }
 
 // serverCommand is "mcpkit serve" as the test binary plays it, quiet.
@@ -127,7 +127,7 @@ func TestToolsCallJSON(t *testing.T) {
 
 func TestToolsCallProtocolErrors(t *testing.T) {
 	code, out, errOut := client(t, "tools", "call", "nope")
-	want := `mcpkit: tools/call nope: jsonrpc error -32602: Invalid params: "Unknown tool: nope"` + "\n"
+	want := `mcpkit: tools/call nope: jsonrpc error -32602: Invalid params: "Unknown tool: nope"; see ` + "`mcpkit tools list -- " + strings.Join(serverCommand(t), " ") + "` for the tools it offers\n"
 	if code != 1 || out != "" || errOut != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1, \"\", %q", code, out, errOut, want)
 	}

@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -122,5 +127,126 @@ func TestSamplerFollowsParent(t *testing.T) {
 		if got := samplerFollowsParent(sampler); got != want {
 			t.Errorf("samplerFollowsParent(%q) = %v, want %v", sampler, got, want)
 		}
+	}
+}
+
+// The export error handler logs the first failure, then at most one a
+// minute, with the count of those it did not log.
+func TestExportErrorsRateLimited(t *testing.T) {
+	var logs bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := &exportErrors{
+		logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime})),
+		now:    func() time.Time { return now },
+	}
+	fail := errors.New("failed to upload metrics: connection refused")
+	for range 5 {
+		h.Handle(fail)
+	}
+	now = now.Add(59 * time.Second)
+	h.Handle(fail)
+	now = now.Add(time.Second)
+	h.Handle(fail)
+	h.Handle(fail)
+	want := `level=WARN msg="mcpkit serve: --otel: cannot export telemetry; what cannot be sent is dropped (this is logged again at most once a minute)" err="failed to upload metrics: connection refused"` + "\n" +
+		`level=WARN msg="mcpkit serve: --otel: still cannot export telemetry" err="failed to upload metrics: connection refused" failures_not_logged=5` + "\n"
+	if logs.String() != want {
+		t.Errorf("logs =\n%s\nwant\n%s", logs.String(), want)
+	}
+}
+
+func dropTime(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}
+
+// otelServe runs `mcpkit tools call echo -- mcpkit serve --otel` with
+// the built binary and the OpenTelemetry variables given (the test's own
+// OTEL_* variables removed), and returns the client's stdout and stderr,
+// which holds the server's.
+func otelServe(t *testing.T, env ...string) (stdout, stderr string) {
+	t.Helper()
+	bin := builtMcpkit(t)
+	for _, v := range os.Environ() {
+		if name, _, _ := strings.Cut(v, "="); strings.HasPrefix(name, "OTEL_") {
+			env = append([]string{name + "="}, env...)
+		}
+	}
+	code, stdout, stderr := runBuilt(t, env, "tools", "call", "echo", "--args", `{"text":"hi"}`, "--", bin, "serve", "--otel", "--log-level", "warn")
+	if code != 0 || stdout != "hi\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 0, \"hi\\n\"", code, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
+// With no OTEL_EXPORTER_OTLP_ENDPOINT, serve --otel exports to
+// http://localhost:4318, in plain HTTP, as docs/observability.md says.
+func TestServeOTelDefaultEndpoint(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:4318")
+	if err != nil {
+		t.Skipf("port 4318 is taken: %v", err)
+	}
+	col := &collector{bodies: map[string][]byte{}, types: map[string]string{}}
+	srv := httptest.NewUnstartedServer(col)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	_, stderr := otelServe(t)
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	if !bytes.Contains(col.bodies["/v1/traces"], []byte("tools/call echo")) || len(col.bodies["/v1/metrics"]) == 0 {
+		t.Errorf("the collector at http://localhost:4318 got %d bytes of traces and %d of metrics; stderr %q", len(col.bodies["/v1/traces"]), len(col.bodies["/v1/metrics"]), stderr)
+	}
+}
+
+// A collector that cannot be reached is said once, not at every export.
+func TestServeOTelUnreachableOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	_, stderr := otelServe(t, "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+closed, "OTEL_METRIC_EXPORT_INTERVAL=10", "OTEL_BSP_SCHEDULE_DELAY=10")
+	n := 0
+	for line := range strings.Lines(stderr) {
+		switch {
+		case strings.Contains(line, `msg="mcpkit serve: --otel: cannot export telemetry; what cannot be sent is dropped (this is logged again at most once a minute)"`) && strings.Contains(line, closed):
+			n++
+		case strings.Contains(line, closed) || strings.Contains(line, "failed to upload"):
+			t.Errorf("another line about the export: %q", line)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d lines say the collector cannot be reached, want 1; stderr %q", n, stderr)
+	}
+}
+
+// OTEL_TRACES_EXPORTER=console writes the spans on stderr (stdout is
+// the protocol's: the call still works); none exports nothing.
+func TestServeOTelConsole(t *testing.T) {
+	_, stderr := otelServe(t, "OTEL_TRACES_EXPORTER=console", "OTEL_METRICS_EXPORTER=none", "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9")
+	span := regexp.MustCompile(`(?m)^otel span "tools/call echo" trace_id=[0-9a-f]{32} span_id=[0-9a-f]{16} kind=server duration=\S+ status=Unset .*gen_ai\.tool\.name="echo"`)
+	if !span.MatchString(stderr) {
+		t.Errorf("stderr %q lacks the span of the call", stderr)
+	}
+	if strings.Contains(stderr, "otel metric") || strings.Contains(stderr, "cannot export") {
+		t.Errorf("stderr %q: metrics or an export error with OTEL_METRICS_EXPORTER=none", stderr)
+	}
+	_, stderr = otelServe(t, "OTEL_METRICS_EXPORTER=console", "OTEL_TRACES_EXPORTER=none")
+	if !strings.Contains(stderr, "otel metric mcp.server.operation.duration") || strings.Contains(stderr, "otel span") || strings.Contains(stderr, "cannot export") {
+		t.Errorf("OTEL_METRICS_EXPORTER=console: stderr %q", stderr)
+	}
+}
+
+// An exporter the CLI does not know is refused before anything is served.
+func TestServeOTelExporterUnknown(t *testing.T) {
+	t.Setenv("OTEL_TRACES_EXPORTER", "zipkin")
+	code, stdout, stderr := runCLI(t, "", "serve", "--otel")
+	if want := "mcpkit: --otel: OTEL_TRACES_EXPORTER=zipkin: want otlp, console or none (a comma-separated list of the first two)\n"; code != 1 || stdout != "" || stderr != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, \"\", %q", code, stdout, stderr, want)
 	}
 }

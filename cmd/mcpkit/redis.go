@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
@@ -67,6 +68,7 @@ type redisBackend struct {
 	events   *redisstore.EventStore
 	tasks    *redisstore.TaskStore
 	bus      *redisstore.Bus
+	log      *redisLogger
 }
 
 // dialRedis connects to the Redis of f and PINGs it within f.timeout; an
@@ -77,8 +79,23 @@ type redisBackend struct {
 func dialRedis(ctx context.Context, f *redisFlags, sf *serveFlags, logger *slog.Logger) (*redisBackend, error) {
 	var rdb redis.UniversalClient
 	var name string
+	// go-redis's own log lines (a pool that cannot dial, say) go through
+	// the server's logger, not straight to stderr.
+	rl := &redisLogger{logger: logger}
+	redis.SetLogger(rl)
+	ok := false
+	defer func() {
+		if !ok {
+			rl.stop()
+		}
+	}()
 	if f.url != "" {
-		o, err := redis.ParseURL(f.url)
+		raw := f.url
+		if !strings.Contains(raw, "://") {
+			// HOST:PORT, as scripts/redis.sh prints it.
+			raw = "redis://" + raw
+		}
+		o, err := redis.ParseURL(raw)
 		if err != nil {
 			return nil, usagef("serve: --redis %q: %v", f.url, err)
 		}
@@ -87,8 +104,8 @@ func dialRedis(ctx context.Context, f *redisFlags, sf *serveFlags, logger *slog.
 		o.ContextTimeoutEnabled = true
 		o.DisableIdentity = true
 		rdb = redis.NewClient(o)
-		name = f.url
-		if u, err := url.Parse(f.url); err == nil {
+		name = raw
+		if u, err := url.Parse(raw); err == nil {
 			name = u.Redacted() // the password, if any, is not logged
 		}
 	} else {
@@ -105,7 +122,7 @@ func dialRedis(ctx context.Context, f *redisFlags, sf *serveFlags, logger *slog.
 		rdb.Close()
 		return nil, fmt.Errorf("serve: Redis at %s did not answer PING within --redis-timeout %v: %w", name, f.timeout, err)
 	}
-	b := &redisBackend{rdb: rdb, name: name}
+	b := &redisBackend{rdb: rdb, name: name, log: rl}
 	var err error
 	b.sessions, err = redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{
 		Prefix: f.prefix, Timeout: f.timeout, IdleTimeout: sf.idleTimeout, MaxSessions: sf.maxSessions,
@@ -126,6 +143,7 @@ func dialRedis(ctx context.Context, f *redisFlags, sf *serveFlags, logger *slog.
 		}
 		return nil, fmt.Errorf("serve: %w", err)
 	}
+	ok = true
 	return b, nil
 }
 
@@ -150,4 +168,30 @@ func (b *redisBackend) handler(o *mcphttp.Options) {
 }
 
 // close closes the client, once the server is done with it.
-func (b *redisBackend) close() error { return b.rdb.Close() }
+func (b *redisBackend) close() error {
+	err := b.rdb.Close()
+	b.log.stop()
+	return err
+}
+
+// redisLogger passes go-redis's log lines to the server's logger, as
+// warnings, until stop: go-redis's dialling goroutines may outlive the
+// client's Close, and then log to no one.
+type redisLogger struct {
+	mu     sync.Mutex
+	logger *slog.Logger
+}
+
+func (l *redisLogger) Printf(_ context.Context, format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.logger != nil {
+		l.logger.Warn("mcpkit serve: " + strings.TrimSuffix(fmt.Sprintf(format, args...), "\n"))
+	}
+}
+
+func (l *redisLogger) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.logger = nil
+}

@@ -91,7 +91,7 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log `LEVEL` on stderr: debug, info, warn or error")
 	fs.StringVar(&f.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio")
 	fs.StringVar(&f.path, "path", "/mcp", "with --http, the `PATH` of the MCP endpoint")
-	fs.StringVar(&f.ssePath, "sse-path", "/sse", "with --http, also serve the 2024-11-05 HTTP+SSE transport for older clients: the `PATH` of its GET stream (empty: not served; not with --stateless or --auth-issuer)")
+	fs.StringVar(&f.ssePath, "sse-path", "/sse", "with --http, also serve the 2024-11-05 HTTP+SSE transport for older clients: the `PATH` of its GET stream (empty: not served; without --stateless or --auth-issuer, which turn it off: given with either, it is refused)")
 	fs.StringVar(&f.messagesPath, "messages-path", "/messages", "with --http and --sse-path, the `PATH` HTTP+SSE clients POST their messages to")
 	fs.BoolVar(&f.stateless, "stateless", false, "with --http, keep no sessions: every POST stands alone")
 	fs.BoolVar(&f.jsonResponse, "json-response", false, "with --http, answer POSTs with one JSON body instead of an SSE stream")
@@ -106,8 +106,8 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.StringVar(&f.authAudience, "auth-audience", "", "with --auth-issuer, this server's canonical `URI`, which tokens must name in their audience (RFC 8707); if empty, http://ADDR/PATH as served")
 	fs.StringVar(&f.authScopes, "auth-scopes", "", "with --auth-issuer, the `SCOPES` (comma-separated) every request's token must grant")
 	fs.StringVar(&f.authJWKSURL, "auth-jwks-url", "", "with --auth-issuer, where the issuer's signing keys are (`URL`); if empty, the jwks_uri of its metadata")
-	fs.BoolVar(&f.otel, "otel", false, "export traces and metrics with OTLP over HTTP, configured by the standard OTEL_* environment variables (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318)")
-	fs.StringVar(&f.redis.url, "redis", "", "with --http, keep sessions, SSE events, tasks and the replicas' messages in the Redis at `URL` (redis://[USER:PASSWORD@]HOST:PORT/DB), so that replicas of this server behind any load balancer serve every session; the HTTP+SSE transport (--sse-path) stays in each replica's memory (not with --stateless)")
+	fs.BoolVar(&f.otel, "otel", false, "export traces and metrics with OTLP over HTTP, configured by the standard OTEL_* environment variables (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318; OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER: otlp, console (lines on stderr) or none)")
+	fs.StringVar(&f.redis.url, "redis", "", "with --http, keep sessions, SSE events, tasks and the replicas' messages in the Redis at `URL` (redis://[USER:PASSWORD@]HOST:PORT/DB, or HOST:PORT for redis://HOST:PORT), so that replicas of this server behind any load balancer serve every session; the HTTP+SSE transport (--sse-path) stays in each replica's memory (not with --stateless)")
 	fs.StringVar(&f.redis.cluster, "redis-cluster", "", "as --redis, on the Redis Cluster whose seed addresses are `ADDRS` (host:port,host:port,...)")
 	fs.StringVar(&f.redis.prefix, "redis-prefix", redisstore.DefaultPrefix, "with --redis or --redis-cluster, the `PREFIX` of every key and channel: replicas with the same Redis and prefix share their sessions")
 	fs.DurationVar(&f.redis.timeout, "redis-timeout", defaultRedisTimeout, "with --redis or --redis-cluster, the most each call to Redis may take (the PING at start too); past it a request gets 503 with Retry-After")
@@ -118,12 +118,16 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 // Logs go to stderr through slog: stdout belongs to the protocol.
 func serve(ctx context.Context, e *env, args []string) error {
 	var f serveFlags
-	positional, err := parseFlags(f.flagSet(), args)
+	fs := f.flagSet()
+	positional, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(positional) > 0 {
 		return usagef("serve: unexpected argument %q", positional[0])
+	}
+	if err := f.checkHTTP(fs); err != nil {
+		return err
 	}
 	if err := f.redis.check(&f); err != nil {
 		return err
@@ -141,7 +145,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 	logger := slog.New(slog.NewTextHandler(&logSink{w: e.stderr}, &slog.HandlerOptions{Level: f.logLevel}))
 	sopts := &mcp.ServerOptions{Logger: logger}
 	if f.otel {
-		if f.tel, err = newServeTelemetry(ctx); err != nil {
+		if f.tel, err = newServeTelemetry(ctx, logger, &logSink{w: e.stderr}); err != nil {
 			return err
 		}
 		f.tel.instrument(sopts)
@@ -180,6 +184,36 @@ func serve(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	logger.Info("mcpkit serve: input closed, exiting")
+	return nil
+}
+
+// checkHTTP refuses, as usage errors, an --http that is not HOST:PORT
+// and an --sse-path given with a flag that turns HTTP+SSE off: the
+// transport keeps a session per stream, so it is not served with
+// --stateless, and it has no authorization, so it is not served with
+// --auth-issuer.
+func (f *serveFlags) checkHTTP(fs *flag.FlagSet) error {
+	if f.httpAddr != "" {
+		if _, _, err := net.SplitHostPort(f.httpAddr); err != nil {
+			if strings.Trim(f.httpAddr, "0123456789") == "" {
+				return usagef("serve: --http %q: want HOST:PORT; did you mean 127.0.0.1:%s or :%s?", f.httpAddr, f.httpAddr, f.httpAddr)
+			}
+			msg := err.Error()
+			if addrErr, ok := errors.AsType[*net.AddrError](err); ok {
+				msg = addrErr.Err
+			}
+			return usagef("serve: --http %q: want HOST:PORT, such as 127.0.0.1:8080 (%s)", f.httpAddr, msg)
+		}
+	}
+	sseGiven := false
+	fs.Visit(func(fl *flag.Flag) { sseGiven = sseGiven || fl.Name == "sse-path" })
+	switch {
+	case !sseGiven || f.ssePath == "":
+	case f.stateless:
+		return usagef("serve: --sse-path %q does not go with --stateless: the HTTP+SSE transport keeps a session per stream (give one of the two)", f.ssePath)
+	case f.authIssuer != "":
+		return usagef("serve: --sse-path %q does not go with --auth-issuer: the HTTP+SSE transport has no authorization (give one of the two)", f.ssePath)
+	}
 	return nil
 }
 

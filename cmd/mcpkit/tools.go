@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -84,7 +85,10 @@ func toolsCall(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(positional) != 1 {
-		return usagef("tools call: want exactly one tool name before --, got %d arguments", len(positional))
+		if len(command) > 0 {
+			return usagef("tools call: want exactly one tool name before --, got %d arguments", len(positional))
+		}
+		return usagef("tools call: want exactly one tool name, got %d arguments\nusage: mcpkit %s", len(positional), helpTopics["tools call"].usage)
 	}
 	name := positional[0]
 	var arguments json.RawMessage
@@ -106,6 +110,9 @@ func toolsCall(ctx context.Context, e *env, args []string) error {
 	err = cs.Call(ctx, "tools/call", params, &raw)
 	e.status.clear() // the result goes where the progress was shown
 	if err != nil {
+		if isUnknownTool(err) {
+			err = &explainedError{msg: fmt.Sprintf("%v; see `mcpkit tools list %s` for the tools it offers", err, f.serverArgs(command)), err: err}
+		}
 		return callFailed("tools/call "+name, "tools/call", err)
 	}
 	var res mcp.CallToolResult
@@ -202,4 +209,17 @@ func printJSON(w io.Writer, v any) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
+}
+
+// isUnknownTool reports whether err is a server's refusal of a tool name
+// it does not know: -32602 (the spec's "Unknown tool" error,
+// https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling),
+// with a message or data that says so.
+func isUnknownTool(err error) bool {
+	rpcErr, ok := errors.AsType[*jsonrpc.Error](err)
+	if !ok || rpcErr.Code != jsonrpc.CodeInvalidParams {
+		return false
+	}
+	text := strings.ToLower(rpcErr.Error())
+	return strings.Contains(text, "unknown tool") || strings.Contains(text, "tool not found")
 }

@@ -3,7 +3,7 @@
 // the echo-server example:
 //
 //	go run ./examples/echo-client
-//	go run ./examples/echo-client go run ./cmd/mcpkit serve
+//	go run ./examples/echo-client mcpkit serve
 package main
 
 import (

@@ -1,7 +1,7 @@
 // Command echo-server is the smallest useful MCP server: one typed tool,
 // served over stdio. Run it under a client, for example:
 //
-//	go run ./cmd/mcpkit tools call echo --args '{"text":"hi"}' -- go run ./examples/echo-server
+//	mcpkit tools call echo --args '{"text":"hi"}' -- go run ./examples/echo-server
 package main
 
 import (

@@ -5,7 +5,7 @@
 // serves stdio, or Streamable HTTP on 127.0.0.1 with -http, where
 // -max-sessions caps the live sessions:
 //
-//	go run ./cmd/mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' -- go run ./examples/notes
+//	mcpkit tools call add_note --args '{"title":"Milk","text":"Buy milk."}' -- go run ./examples/notes
 //	go run ./examples/notes -http 127.0.0.1:8080 -max-sessions 100
 package main
 

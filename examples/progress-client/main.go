@@ -4,7 +4,7 @@
 // given after -- and talks to it over stdio:
 //
 //	go run ./examples/progress-client -url http://127.0.0.1:8080/mcp
-//	go run ./examples/progress-client -tool test_tool_with_progress -args '{}' -- go run ./cmd/mcpkit serve
+//	go run ./examples/progress-client -tool test_tool_with_progress -args '{}' -- mcpkit serve
 package main
 
 import (
