@@ -323,6 +323,18 @@ type sseConn struct {
 }
 
 func openSSE(t *testing.T, s *mcp.Server) rawConn {
+	c := openSSEStream(t, s)
+	if r := c.call(t, exactInit, "", ""); r.status != http.StatusAccepted || !strings.HasPrefix(r.body, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	if status := c.post(t, exactInitialized); status != http.StatusAccepted {
+		t.Fatalf("initialized: %d", status)
+	}
+	return c
+}
+
+// openSSEStream opens an SSE stream and reads its endpoint.
+func openSSEStream(t *testing.T, s *mcp.Server) *sseConn {
 	h := mcpsse.NewHandler(s, &mcpsse.Options{MessagePath: "/messages"})
 	mux := http.NewServeMux()
 	mux.Handle("/sse", h)
@@ -375,12 +387,6 @@ func openSSE(t *testing.T, s *mcp.Server) rawConn {
 		t.Fatalf("first event %q, want endpoint", ev)
 	}
 	c.endpoint = base + ev[1]
-	if r := c.call(t, exactInit, "", ""); r.status != http.StatusAccepted || !strings.HasPrefix(r.body, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25"`) {
-		t.Fatalf("initialize: %d %s", r.status, r.body)
-	}
-	if status := c.post(t, exactInitialized); status != http.StatusAccepted {
-		t.Fatalf("initialized: %d", status)
-	}
 	return c
 }
 
@@ -620,4 +626,81 @@ func echoParams(modern bool, text string) string {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestExactNamesServerToClient: the client's response to a request from
+// the server (list_roots's roots/list) that repeats a member, in its
+// envelope or its result, or names "Roots" for "roots", fails the
+// server's call at once, is answered by nothing, and the session goes on.
+func TestExactNamesServerToClient(t *testing.T) {
+	leaks := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
+	const init = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"exact-client","version":"1.0.0"}}}`
+	cases := []struct{ name, answer, want string }{
+		{"result twice", `"result":{"roots":[]},"result":{"roots":[{"uri":"file:///etc"}]}`,
+			`mcp: roots/list: the client's response was refused: Invalid Request: duplicate member "result"`},
+		{"jsonrpc twice", `"jsonrpc":"2.0","result":{"roots":[]}`,
+			`mcp: roots/list: the client's response was refused: Invalid Request: duplicate member "jsonrpc"`},
+		{"roots twice", `"result":{"roots":[],"roots":[{"uri":"file:///etc"}]}`,
+			`mcp: roots/list: the client's response was refused: Invalid Request: duplicate member "roots" in /result`},
+		{"uri twice", `"result":{"roots":[{"uri":"file:///a","uri":"file:///etc"}]}`,
+			`mcp: roots/list: the client's response was refused: Invalid Request: duplicate member "uri" in /result/roots/0`},
+		{"Roots", `"result":{"Roots":[{"uri":"file:///etc"}]}`,
+			`mcp: decoding roots/list result: unknown member "Roots" (member names are case-sensitive; the field is "roots")`},
+	}
+	for _, tr := range []struct {
+		name string
+		open func(t *testing.T, s *mcp.Server) (send func(string), recv func() string)
+	}{
+		{"stdio", func(t *testing.T, s *mcp.Server) (func(string), func() string) {
+			c := connectStdio(t, s)
+			return func(m string) { c.send(t, m) }, func() string { return c.recv(t) }
+		}},
+		{"sse", func(t *testing.T, s *mcp.Server) (func(string), func() string) {
+			c := openSSEStream(t, s)
+			return func(m string) {
+					if status := c.post(t, m); status != http.StatusAccepted {
+						t.Errorf("POST %s: %d", m, status)
+					}
+				}, func() string {
+					ev := c.next(t)
+					if ev[0] != "message" {
+						t.Fatalf("event %q", ev)
+					}
+					return ev[1]
+				}
+		}},
+	} {
+		t.Run(tr.name, func(t *testing.T) {
+			s, _ := exactServer(t)
+			send, recv := tr.open(t, s)
+			send(init)
+			if got := recv(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":"init","result":`) {
+				t.Fatalf("initialize: %s", got)
+			}
+			send(exactInitialized)
+			for i, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"list_roots"}}`, i))
+					var req struct {
+						ID     json.RawMessage `json:"id"`
+						Method string          `json:"method"`
+					}
+					if got := recv(); json.Unmarshal([]byte(got), &req) != nil || req.Method != "roots/list" {
+						t.Fatalf("got %s, want roots/list", got)
+					}
+					send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,` + tc.answer + `}`)
+					want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%s}],"isError":true}}`, i, strconvQuote(tc.want))
+					if got := recv(); got != want {
+						t.Errorf("list_roots answered %s\nwant %s", got, want)
+					}
+					// The session goes on: nothing else was sent.
+					send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+					if got := recv(); got != `{"jsonrpc":"2.0","id":"after","result":{}}` {
+						t.Errorf("ping answered %s", got)
+					}
+				})
+			}
+		})
+	}
 }
