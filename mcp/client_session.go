@@ -301,20 +301,27 @@ func (cs *ClientSession) handleFrame(frame []byte) {
 	msg, id, err := jsonrpc.Decode(frame)
 	if err != nil {
 		cs.client.logger.Warn("mcp: client: undecodable message from server", "err", err)
-		cs.refuse(msg, id, err)
+		cs.refuse(frame, msg, id, err)
 		return
 	}
 	cs.handleMessage(msg)
 }
 
 // refuse answers a message from the server that jsonrpc.Decode refused: a
-// response (one that repeats a member name) fails the call it answers, so
-// the caller gets the reason at once; a request gets the error response.
-func (cs *ClientSession) refuse(msg jsonrpc.Message, id jsonrpc.ID, err error) {
+// response (one that repeats a member name, even in its envelope) fails
+// the call it answers, so the caller gets the reason at once, and is not
+// answered; a request gets the error response.
+func (cs *ClientSession) refuse(frame []byte, msg jsonrpc.Message, id jsonrpc.ID, err error) {
 	var rpcErr *jsonrpc.Error
+	if msg == nil {
+		if rid, ok := refusedResponse(frame); ok {
+			cs.calls.fail(rid, refusedError("server", err))
+			return
+		}
+	}
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
-		cs.calls.fail(m.ID, fmt.Errorf("mcp: the server's response was refused: %w", err))
+		cs.calls.fail(m.ID, refusedError("server", err))
 	case *jsonrpc.Notification:
 	default:
 		if id.IsValid() && errors.As(err, &rpcErr) {

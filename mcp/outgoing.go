@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"bytes"
+	"errors"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -95,4 +98,55 @@ func (o *outgoing) closeAll() {
 		close(ch)
 		delete(o.pending, id)
 	}
+}
+
+// refusedResponse reports whether frame, a message that jsonrpc.Decode
+// refused without returning it (a member repeated in its envelope, both
+// result and error, an error object without its code), is shaped as a
+// response: an object with a result or an error and no method. Nobody
+// answers such a message; it fails the call it answers, id, when its one
+// id could be read (the zero ID otherwise).
+func refusedResponse(frame []byte) (id jsonrpc.ID, ok bool) {
+	frame = bytes.TrimSpace(frame)
+	if len(frame) == 0 || frame[0] != '{' || !jsonscan.Valid(frame) {
+		return jsonrpc.ID{}, false
+	}
+	var rawID []byte
+	ids, response, method := 0, false, false
+	jsonscan.Members(frame, func(key, value []byte) bool {
+		switch {
+		case jsonscan.KeyEquals(key, "method"):
+			method = true
+		case jsonscan.KeyEquals(key, "result"), jsonscan.KeyEquals(key, "error"):
+			response = true
+		case jsonscan.KeyEquals(key, "id"):
+			ids++
+			rawID = value
+		}
+		return true
+	})
+	if !response || method {
+		return jsonrpc.ID{}, false
+	}
+	if ids == 1 && id.UnmarshalJSON(rawID) != nil {
+		id = jsonrpc.ID{}
+	}
+	return id, true
+}
+
+// refusedError is the error of a call whose response jsonrpc.Decode
+// refused, peer naming who sent it ("server" or "client"). It says why in
+// the decoder's words but does not wrap its *jsonrpc.Error: that error is
+// not the peer's answer, and a handler returning it must not answer its
+// own request with it.
+func refusedError(peer string, err error) error {
+	reason := err.Error()
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		reason = rpcErr.Message
+		if s, ok := jsonscan.StringValue(rpcErr.Data); ok {
+			reason = s
+		}
+	}
+	return errors.New("the " + peer + "'s response was refused: " + reason)
 }

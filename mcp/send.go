@@ -53,6 +53,10 @@ func sendFromServer(ctx context.Context, m *SentMessage) (json.RawMessage, error
 	select {
 	case resp, ok := <-m.resp:
 		if !ok {
+			if err := ss.calls.failure(m.ID); err != nil {
+				// The client's answer was refused (serve.go).
+				return nil, fmt.Errorf("mcp: %s: %w", m.Method, err)
+			}
 			return nil, ErrSessionClosed
 		}
 		if resp.Error != nil {

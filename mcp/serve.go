@@ -234,7 +234,13 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 		if decErr != nil {
 			if r, ok := msg.(*jsonrpc.Response); ok {
 				// A response that repeats a name fails the call it answers.
-				ss.calls.fail(r.ID, fmt.Errorf("mcp: the client's response was refused: %w", decErr))
+				ss.calls.fail(r.ID, refusedError("client", decErr))
+				continue
+			}
+			if rid, ok := refusedResponse(frame); msg == nil && ok {
+				// So does one refused whole (a name repeated in its
+				// envelope, say); nobody answers a response.
+				ss.calls.fail(rid, refusedError("client", decErr))
 				continue
 			}
 			_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(id, decErr.(*jsonrpc.Error)))

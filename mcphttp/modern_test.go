@@ -375,6 +375,18 @@ func TestModernTable(t *testing.T) {
 		{name: "param/unknown-tool-unchecked", run: mpost(hdrs{"Mcp-Name": "nope"}, mbody("21", "tools/call", `{"name":"nope"}`)),
 			status: 200, code: -32602, message: "Invalid params", data: `"Unknown tool: nope"`, id: "21"},
 
+		// A body that is no message under a 2026-07-28 header is refused
+		// for what it is, not as a session-era version the handler does
+		// not know (issue 25).
+		{name: "undecodable/method-twice", run: mpost(hdrs{"Mcp-Method": "tools/call", "Mcp-Name": "echo"}, `{"jsonrpc":"2.0","id":30,"method":"ping","method":"tools/call","params":{"_meta":`+modernMeta+`,"name":"echo"}}`),
+			status: 400, code: -32600, message: "Invalid Request", data: `"Invalid Request: duplicate member \"method\""`, id: "30"},
+		{name: "undecodable/name-twice", run: mpost(hdrs{"Mcp-Name": "echo"}, mbody("31", "tools/call", `{"name":"echo","name":"route"}`)),
+			status: 400, code: -32602, message: "Invalid params", data: `"Invalid params: duplicate member \"name\" in /params"`, id: "31"},
+		{name: "undecodable/meta-member-twice", run: mpost(nil, `{"jsonrpc":"2.0","id":32,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}`),
+			status: 400, code: -32602, message: "Invalid params", data: `"Invalid params: duplicate member \"io.modelcontextprotocol/protocolVersion\" in /params/_meta"`, id: "32"},
+		{name: "undecodable/parse-error", run: mpost(hdrs{"Mcp-Method": "tools/list"}, `{"jsonrpc":"2.0","id":33,`),
+			status: 400, code: -32700, message: "Parse error", data: "", id: "null"},
+
 		// Removed and unknown methods (server-stateless 5): 404.
 		{name: "removed/initialize", run: mpost(nil, mbody("501", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)),
 			status: 404, code: -32601, message: "Method not found", data: `"initialize"`, id: "501"},

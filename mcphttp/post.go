@@ -57,6 +57,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 				h.serveModern(w, r, msg, v)
 				return
 			}
+		} else if mcp.IsStatelessVersion(headerVersion(r.Header)) {
+			// An object that is no message (a member repeated, say)
+			// under a 2026-07-28 header is refused for what it is: the
+			// session era's "unsupported version" would send the
+			// client back to initialize.
+			h.refuse(w, r, http.StatusBadRequest, id, decodeErr.(*jsonrpc.Error))
+			return
 		}
 	}
 	if e := checkVersion(r.Header); e != nil && !(isInitialize(msg) && mcp.IsStatelessVersion(headerVersion(r.Header))) {
