@@ -254,3 +254,35 @@ func TestOwnerCap(t *testing.T) {
 		})
 	})
 }
+
+// The same through a real idle expiry, with nothing moved by hand: a
+// session with a one-second IdleTimeout idles out, and a Create at the cap
+// takes its place at once. Before the fix its place was counted until two
+// IdleTimeouts after its creation; the test checks, by Redis's clock,
+// that the Create runs before then, so that it cannot pass without the
+// fix.
+func TestCapFreesOnRealIdleExpiry(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		const idle = time.Second
+		a, b := twoSessionReplicas(t, rdb, redisstore.SessionOptions{MaxSessions: 1, IdleTimeout: idle})
+		if err := a.Create(ctx, sessionState("s0", "")); err != nil {
+			t.Fatal(err)
+		}
+		st, err := a.Load(ctx, "", "s0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool {
+			_, err := a.Load(ctx, "", "s0")
+			return errors.Is(err, mcp.ErrSessionNotFound)
+		})
+		if now := redisMillis(t, rdb); now >= st.CreatedAt.Add(2*idle).UnixMilli() {
+			t.Skipf("the expiry was seen %d ms after the creation, too late to tell the fix from the old deadline", now-st.CreatedAt.UnixMilli())
+		}
+		if err := b.Create(ctx, sessionState("s1", "")); err != nil {
+			t.Fatalf("Create once s0 idled out = %v, want its place", err)
+		}
+	})
+}

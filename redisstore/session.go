@@ -160,7 +160,9 @@ func (s *SessionStore) CapKeys(owner string) (sessions, exact, ofOwner string) {
 
 func (s *SessionStore) exactKey() string { return "{" + s.capKey() + "}x" }
 
-func (s *SessionStore) ownerCapKey(owner string) string { return "{" + s.capKey() + "}o:" + owner }
+func (s *SessionStore) ownerCapKey(owner string) string {
+	return "{" + s.capKey() + "}o:" + ownerTag(owner)
+}
 
 // capped reports whether sessions hold a place in the cap's sets: under
 // MaxSessions or MaxSessionsPerOwner.
