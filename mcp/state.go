@@ -63,6 +63,17 @@ var ErrSessionNotFound = errors.New("mcp: session not found")
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
 var ErrSessionLimit = errors.New("mcp: session limit reached")
 
+// ErrOwnerSessionLimit is wrapped by the error of SessionStore.Create when
+// the session's owner (an authenticated principal) holds as many sessions
+// as the store lets one owner hold (MemorySessionStore.MaxSessionsPerOwner,
+// or a shared store's quota across every replica). Streamable HTTP
+// answers it 429 with Retry-After, as its own per-principal quota: one
+// user cannot take the sessions every user shares
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+// An error that also has a method RetryAfter() time.Duration says when a
+// session of the owner may next end.
+var ErrOwnerSessionLimit = errors.New("mcp: session limit per owner reached")
+
 // ErrStoreUnavailable is wrapped (or matched through errors.Is) by every
 // error a SessionStore returns because it could not be reached or could
 // not answer in time. It never means that the session does not exist:
@@ -134,6 +145,11 @@ type MemorySessionStore struct {
 	// fails with an error wrapping ErrSessionLimit. Zero or negative: no
 	// cap.
 	MaxSessions int
+	// MaxSessionsPerOwner caps the sessions of one owner (SessionState.
+	// Owner, an authenticated principal; sessions without an owner are
+	// not counted); Create past it fails with an error wrapping
+	// ErrOwnerSessionLimit. Zero or negative: no cap.
+	MaxSessionsPerOwner int
 	// IdleTimeout is how long a session lives after it was created,
 	// touched or updated; past it the store forgets it, by the store's
 	// clock. Zero or negative: sessions never expire here. Unshared, the
@@ -208,6 +224,17 @@ func (m *MemorySessionStore) Create(_ context.Context, state *SessionState) erro
 	}
 	if m.MaxSessions > 0 && len(m.states) >= m.MaxSessions {
 		return fmt.Errorf("%w (MaxSessions %d)", ErrSessionLimit, m.MaxSessions)
+	}
+	if m.MaxSessionsPerOwner > 0 && state.Owner != "" {
+		n := 0
+		for _, st := range m.states {
+			if st.Owner == state.Owner && (m.IdleTimeout <= 0 || now.Sub(st.LastActive) <= m.IdleTimeout) {
+				n++
+			}
+		}
+		if n >= m.MaxSessionsPerOwner {
+			return fmt.Errorf("%w (MaxSessionsPerOwner %d)", ErrOwnerSessionLimit, m.MaxSessionsPerOwner)
+		}
 	}
 	st := *copyState(*state)
 	st.CreatedAt, st.LastActive = now, now

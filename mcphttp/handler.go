@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/httpguard"
+	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -107,7 +108,10 @@ type Handler struct {
 	writers writerPool
 	logger  *slog.Logger
 	reg     registry
-	newID   func() string
+	// quotas are the session quotas of Options.MaxSessionsPerPrincipal
+	// and MaxSessionsPerAddress.
+	quotas sessquota.Limits
+	newID  func() string
 	// params caches the Mcp-Param headers tools declare (modern_headers.go).
 	params paramCache
 	// modern holds the 2026-07-28 requests in flight (modern.go).
@@ -164,6 +168,7 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 		h.newID = rand.Text
 	}
 	h.reg.max = o.MaxSessions
+	h.quotas = sessquota.Limits{PerPrincipal: o.MaxSessionsPerPrincipal, PerAddress: o.MaxSessionsPerAddress, TrustedProxies: o.TrustedProxies}
 	h.reg.idle = o.IdleTimeout
 	h.reg.interval = o.ReapInterval
 	h.reg.closeEntry = h.closeEntry

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -23,30 +24,35 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.refuse(w, r, status, req.ID, rerr)
 		return
 	}
-	ok, retryAfter, reclaimed := h.reg.reserve()
+	_, owner := h.authOf(r)
+	qkey, qmax, qkind := h.quotas.Key(r, owner)
+	ok, quota, retryAfter, reclaimed := h.reg.reserve(qkey, qmax)
 	for _, e := range reclaimed {
 		h.closeEntry(e)
 	}
 	if !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(retryAfter)))
+		if quota {
+			h.refuse(w, r, http.StatusTooManyRequests, req.ID, sessquota.Refusal(qkind, qmax))
+			return
+		}
 		h.refuse(w, r, http.StatusServiceUnavailable, req.ID, errCapReached(h.opts.MaxSessions))
 		return
 	}
 	id := h.newID()
 	if !validSessionID(id) {
-		h.reg.unreserve()
+		h.reg.unreserve(qkey)
 		h.logger.Error("mcphttp: Options.SessionID returned an id that is empty or not visible ASCII")
 		h.refuse(w, r, http.StatusInternalServerError, req.ID, errInternal)
 		return
 	}
-	_, owner := h.authOf(r)
 	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: id, Owner: owner, TransportStores: true})
 	ctx := context.WithoutCancel(r.Context())
 	var col collector
 	info, _ := h.authOf(r)
 	resp, err := mcpPort.HandleRequest(ss, ctx, req, &col, &mcp.RequestExtra{Header: r.Header, Auth: info})
 	if err != nil || resp == nil || resp.Error != nil {
-		h.reg.unreserve()
+		h.reg.unreserve(qkey)
 		_ = ss.Close()
 		if err != nil || resp == nil {
 			// A fresh session neither holds a duplicate id nor can have
@@ -59,7 +65,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		return
 	}
 	if !h.createInStore(w, r, ss, req.ID) { // shared.go
-		h.reg.unreserve()
+		h.reg.unreserve(qkey)
 		_ = ss.Close()
 		return
 	}
@@ -67,7 +73,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 	if shared && h.getServer != nil {
 		h.routeServer(srv) // shared_routing.go
 	}
-	e, closed := h.reg.commit(id, ss, owner, shared)
+	e, closed := h.reg.commit(id, ss, owner, shared, qkey)
 	if e == nil {
 		h.deleteFromStore(&entry{id: id, ss: ss, owner: owner})
 		_ = ss.Close()

@@ -3,8 +3,10 @@ package mcphttp
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -64,6 +66,40 @@ type Options struct {
 	// are reclaimed first; an initialize that still finds no room is
 	// answered 503 with Retry-After. If zero, 10,000; if negative, no cap.
 	MaxSessions int
+
+	// MaxSessionsPerPrincipal caps the live sessions of one authenticated
+	// principal (the user Authenticate verified, mcp.TokenInfo.OwnerKey:
+	// issuer and subject), so that one user cannot take every session of
+	// MaxSessions. At it, the principal's idle-expired sessions are
+	// reclaimed first; an initialize that still finds no room is answered
+	// 429 with Retry-After (when one of the principal's sessions may next
+	// expire, 1 to 60 seconds) and the JSON-RPC error -32000 "Too Many
+	// Requests: session limit per principal reached", data
+	// {"quota":"MaxSessionsPerPrincipal","max":<n>}, with the request's
+	// id (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management;
+	// RFC 6585 section 4). A shared SessionStore that holds a quota per
+	// owner (redisstore) holds it for the cluster; this one counts the
+	// sessions this Handler created. If zero, a quarter of MaxSessions,
+	// at least 1 and at most 100 (100 when MaxSessions is negative); if
+	// negative, no cap.
+	MaxSessionsPerPrincipal int
+
+	// MaxSessionsPerAddress caps the live anonymous sessions (no
+	// Authenticate, or one that returned no token) of one client
+	// address: the TCP peer, or, when the peer is one of TrustedProxies,
+	// the right-most address of X-Forwarded-For that is not; an IPv6
+	// address counts by its /64. Past it an initialize is answered as
+	// past MaxSessionsPerPrincipal, with "per client address" and
+	// "MaxSessionsPerAddress". Many clients behind one NAT, or behind a
+	// proxy that is not listed in TrustedProxies, share an address, so
+	// it is off by default. If zero or negative, no cap.
+	MaxSessionsPerAddress int
+
+	// TrustedProxies lists the networks of the reverse proxies whose
+	// X-Forwarded-For MaxSessionsPerAddress believes. The header of any
+	// other peer is ignored: a client could write anything there. If
+	// empty, the TCP peer is the client.
+	TrustedProxies []netip.Prefix
 
 	// IdleTimeout is how long a session may go without a request before it
 	// is closed. A session with a request in flight or an open GET stream
@@ -284,6 +320,9 @@ func (o Options) resolve() Options {
 	}
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.MaxSessionsPerPrincipal == 0 {
+		o.MaxSessionsPerPrincipal = sessquota.DefaultPerPrincipal(o.MaxSessions)
 	}
 	if o.ReapInterval == 0 {
 		o.ReapInterval = min(defaultReapInterval, max(o.IdleTimeout, time.Second))

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -50,13 +51,20 @@ type entry struct {
 	// from the EventStore (shared_streams.go); guarded by the registry's
 	// mu.
 	tailing bool
+	// quota is the key of the session quota it counts against (its
+	// principal's, or its client address's), "" for none; adopted
+	// sessions count against none (the shared store holds the quota).
+	quota string
 }
 
 type registry struct {
 	mu       sync.Mutex
 	entries  map[string]*entry
 	reserved int
-	closed   bool
+	// quota counts the sessions of each quota key (Options.
+	// MaxSessionsPerPrincipal, MaxSessionsPerAddress).
+	quota  sessquota.Table[*entry]
+	closed bool
 	// draining refuses new requests while a Shutdown lets those in
 	// flight finish.
 	draining bool
@@ -101,23 +109,53 @@ func (g *registry) enter() bool {
 
 func (g *registry) leave() { g.wg.Done() }
 
-// reserve claims room for a session being initialized. At the cap it first
-// reclaims idle-expired sessions (returned for the caller to close outside
-// the lock). When there is still no room ok is false and retryAfter says
-// when a session may next expire.
-func (g *registry) reserve() (ok bool, retryAfter time.Duration, reclaimed []*entry) {
+// reserve claims room for a session being initialized, under the quota
+// of qkey (at most qmax sessions; "" for none) and the cap. At either it
+// first reclaims idle-expired sessions (returned for the caller to close
+// outside the lock). When there is still no room ok is false, quota
+// reports whether it is qkey's quota (rather than the cap) that is full,
+// and retryAfter says when a session holding it may next expire.
+func (g *registry) reserve(qkey string, qmax int) (ok, quota bool, retryAfter time.Duration, reclaimed []*entry) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if qkey != "" && g.quota.Count(qkey) >= qmax {
+		now := g.nowNanos()
+		next := int64(-1)
+		for e := range g.quota.Members(qkey) {
+			if g.expired(e, now) {
+				reclaimed = append(reclaimed, e)
+				continue
+			}
+			if e.active == 0 && (next < 0 || e.lastActive+int64(g.idle) < next) {
+				next = e.lastActive + int64(g.idle)
+			}
+		}
+		for _, e := range reclaimed {
+			g.forgetLocked(e)
+		}
+		if g.quota.Count(qkey) >= qmax {
+			if next < 0 {
+				next = now + int64(g.idle)
+			}
+			if g.idle > 0 {
+				retryAfter = time.Duration(next - now)
+			}
+			return false, true, retryAfter, reclaimed
+		}
+	}
 	if g.max <= 0 || len(g.entries)+g.reserved < g.max {
 		g.reserved++
-		return true, 0, nil
+		if qkey != "" {
+			g.quota.Reserve(qkey)
+		}
+		return true, false, 0, reclaimed
 	}
 	now := g.nowNanos()
 	if g.idle > 0 && now > g.nextExpiry {
 		next := int64(-1)
-		for id, e := range g.entries {
+		for _, e := range g.entries {
 			if g.expired(e, now) {
-				delete(g.entries, id)
+				g.forgetLocked(e)
 				reclaimed = append(reclaimed, e)
 				continue
 			}
@@ -134,25 +172,40 @@ func (g *registry) reserve() (ok bool, retryAfter time.Duration, reclaimed []*en
 	}
 	if len(g.entries)+g.reserved < g.max {
 		g.reserved++
-		return true, 0, reclaimed
+		if qkey != "" {
+			g.quota.Reserve(qkey)
+		}
+		return true, false, 0, reclaimed
 	}
 	if g.idle > 0 {
 		retryAfter = time.Duration(g.nextExpiry - now)
 	}
-	return false, retryAfter, reclaimed
+	return false, false, retryAfter, reclaimed
 }
 
-// unreserve gives back a reservation whose initialize failed.
-func (g *registry) unreserve() {
+// forgetLocked unregisters e, and takes it off its quota. Caller holds mu.
+func (g *registry) forgetLocked(e *entry) {
+	delete(g.entries, e.id)
+	if e.quota != "" {
+		g.quota.Remove(e.quota, e)
+	}
+}
+
+// unreserve gives back a reservation (under quota key qkey) whose
+// initialize failed.
+func (g *registry) unreserve(qkey string) {
 	g.mu.Lock()
 	g.reserved--
+	if qkey != "" {
+		g.quota.Unreserve(qkey)
+	}
 	g.mu.Unlock()
 }
 
 // commit turns a reservation into a registered session, busy (active 1)
 // until the caller's release. It returns nil if the handler closed
 // meanwhile (closed is then true) or the id is taken.
-func (g *registry) commit(id string, ss *mcp.ServerSession, owner string, shared bool) (_ *entry, closed bool) {
+func (g *registry) commit(id string, ss *mcp.ServerSession, owner string, shared bool, qkey string) (_ *entry, closed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.reserved--
@@ -160,9 +213,15 @@ func (g *registry) commit(id string, ss *mcp.ServerSession, owner string, shared
 		return nil, true
 	}
 	if _, taken := g.entries[id]; taken {
+		if qkey != "" {
+			g.quota.Unreserve(qkey)
+		}
 		return nil, false
 	}
-	e := &entry{id: id, ss: ss, lastActive: g.nowNanos(), active: 1, nextStream: 1, owner: owner, shared: shared}
+	e := &entry{id: id, ss: ss, lastActive: g.nowNanos(), active: 1, nextStream: 1, owner: owner, shared: shared, quota: qkey}
+	if qkey != "" {
+		g.quota.Commit(qkey, e)
+	}
 	if g.entries == nil {
 		g.entries = make(map[string]*entry)
 	}
@@ -201,7 +260,7 @@ func (g *registry) drop(e *entry) bool {
 	if g.entries[e.id] != e {
 		return false
 	}
-	delete(g.entries, e.id)
+	g.forgetLocked(e)
 	return true
 }
 
@@ -218,7 +277,7 @@ func (g *registry) acquire(id, owner string) (e, evicted *entry) {
 		return nil, nil
 	}
 	if g.expired(e, g.nowNanos()) {
-		delete(g.entries, id)
+		g.forgetLocked(e)
 		return nil, e
 	}
 	e.active++
@@ -243,7 +302,7 @@ func (g *registry) remove(id, owner string) (e, evicted *entry) {
 	if e == nil || e.owner != owner {
 		return nil, nil
 	}
-	delete(g.entries, id)
+	g.forgetLocked(e)
 	if g.expired(e, g.nowNanos()) {
 		return nil, e
 	}
@@ -284,7 +343,7 @@ func (g *registry) acquireRequest(id, owner string, rid jsonrpc.ID) (e, evicted 
 		return nil, nil, false
 	}
 	if e.active == 0 && g.expired(e, g.nowNanos()) { // a busy session is never idle
-		delete(g.entries, id)
+		g.forgetLocked(e)
 		return nil, e, false
 	}
 	if !g.beginLocked(e, rid) {
@@ -376,9 +435,9 @@ func (g *registry) reap() []*entry {
 	defer g.mu.Unlock()
 	now := g.nowNanos()
 	var out []*entry
-	for id, e := range g.entries {
+	for _, e := range g.entries {
 		if g.expired(e, now) {
-			delete(g.entries, id)
+			g.forgetLocked(e)
 			out = append(out, e)
 		}
 	}
@@ -426,6 +485,7 @@ func (g *registry) shutdown() []*entry {
 		out = append(out, e)
 	}
 	g.entries = nil
+	g.quota.Reset()
 	stop, done := g.reaperStop, g.reaperDone
 	g.mu.Unlock()
 	if stop != nil {

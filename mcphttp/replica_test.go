@@ -52,6 +52,16 @@ func TestReplicasSharingAMemoryStore(t *testing.T) {
 	})
 }
 
+// The per-principal quota across two Handlers sharing one in-memory
+// store: the scenario of package replicatest.
+func TestReplicasQuotaOnAMemoryStore(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	replicatest.RunQuotas(t, func(t *testing.T, maxPerOwner int) replicatest.Store {
+		st := &mcp.MemorySessionStore{Share: true, MaxSessionsPerOwner: maxPerOwner, IdleTimeout: time.Hour}
+		return replicatest.Store{Store: st, Count: func(t *testing.T) int { return st.Len() }}
+	}, "1")
+}
+
 // countingStore counts the calls that serve requests.
 type countingStore struct {
 	*mcp.MemorySessionStore

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -74,6 +76,18 @@ func (h *Handler) refuseStore(w http.ResponseWriter, r *http.Request, id jsonrpc
 	switch {
 	case errors.Is(err, mcp.ErrSessionNotFound):
 		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+	case errors.Is(err, mcp.ErrOwnerSessionLimit):
+		// The store's quota of the principal, for the cluster (only an
+		// initialize creates).
+		retry := storeRetryAfter
+		if ra, ok := errors.AsType[interface {
+			error
+			RetryAfter() time.Duration
+		}](err); ok {
+			retry = retrySeconds(ra.RetryAfter())
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		h.refuse(w, r, http.StatusTooManyRequests, id, sessquota.Refusal(sessquota.Principal, storeQuota(err, h.quotas.PerPrincipal)))
 	case errors.Is(err, mcp.ErrSessionLimit):
 		w.Header().Set("Retry-After", strconv.Itoa(storeRetryAfter))
 		h.refuse(w, r, http.StatusServiceUnavailable, id, errStoreLimit(err))
@@ -89,6 +103,18 @@ func (h *Handler) refuseStore(w http.ResponseWriter, r *http.Request, id jsonrpc
 		h.logger.Error("mcphttp: session store failed", "err", err)
 		h.refuse(w, r, http.StatusInternalServerError, id, errInternal)
 	}
+}
+
+// storeQuota is the per-owner quota a store's refusal names (an error
+// with a method Quota() int), or def.
+func storeQuota(err error, def int) int {
+	if q, ok := errors.AsType[interface {
+		error
+		Quota() int
+	}](err); ok {
+		return q.Quota()
+	}
+	return def
 }
 
 // errStoreLimit is the 503 of an initialize the store's cap refused.

@@ -3,7 +3,11 @@ package mcpsse
 import (
 	"crypto/rand"
 	"log/slog"
+	"net/http"
+	"net/netip"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/sessquota"
 )
 
 // Options configures a Handler. The zero value is useful and safe: a
@@ -25,6 +29,38 @@ type Options struct {
 	// -32603 "Service unavailable: maximum concurrent sessions (<n>)
 	// reached". If zero, 10,000; if negative, no cap.
 	MaxSessions int
+
+	// Principal, when set, names the authenticated principal of a GET
+	// that opens a stream ("" for an anonymous one), for
+	// MaxSessionsPerPrincipal: this transport has no authorization of
+	// its own, so it is for a middleware in front of the Handler that
+	// verifies a token (mcp.TokenInfo.OwnerKey is a good name). If nil,
+	// every session is anonymous.
+	Principal func(r *http.Request) string
+
+	// MaxSessionsPerPrincipal caps the open streams of one principal
+	// (see Principal), as mcphttp.Options.MaxSessionsPerPrincipal: at
+	// it, the principal's idle-expired sessions are closed first; a GET
+	// that still finds no room is answered 429 with Retry-After (when
+	// one of them may expire, 1 to 60 seconds) and the JSON-RPC error
+	// -32000 "Too Many Requests: session limit per principal reached",
+	// data {"quota":"MaxSessionsPerPrincipal","max":<n>} (id null). If
+	// zero, a quarter of MaxSessions, at least 1 and at most 100; if
+	// negative, no cap.
+	MaxSessionsPerPrincipal int
+
+	// MaxSessionsPerAddress caps the open anonymous streams of one
+	// client address (the TCP peer, or the right-most address of
+	// X-Forwarded-For outside TrustedProxies when the peer is one of
+	// them; IPv6 by /64), answered as past MaxSessionsPerPrincipal with
+	// "per client address" and "MaxSessionsPerAddress". If zero or
+	// negative, no cap.
+	MaxSessionsPerAddress int
+
+	// TrustedProxies lists the networks of the reverse proxies whose
+	// X-Forwarded-For MaxSessionsPerAddress believes; any other peer's is
+	// ignored. If empty, the TCP peer is the client.
+	TrustedProxies []netip.Prefix
 
 	// IdleTimeout is how long a session may go without a POST or a message
 	// sent on its stream before its stream is closed, which ends it.
@@ -123,6 +159,9 @@ func (o Options) resolve() Options {
 	}
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.MaxSessionsPerPrincipal == 0 {
+		o.MaxSessionsPerPrincipal = sessquota.DefaultPerPrincipal(o.MaxSessions)
 	}
 	if o.ReapInterval == 0 {
 		o.ReapInterval = defaultReapInterval

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/httpguard"
+	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -56,7 +57,11 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*stream
-	closed   bool
+	// quota counts the streams of each quota key (principal or client
+	// address); quotas are the Options' limits.
+	quota  sessquota.Table[*stream]
+	quotas sessquota.Limits
+	closed bool
 
 	streams  sync.WaitGroup
 	reapStop chan struct{}
@@ -78,6 +83,7 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 		sessions: make(map[string]*stream),
 		guard:    httpguard.Guard{AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins},
 	}
+	h.quotas = sessquota.Limits{PerPrincipal: h.opts.MaxSessionsPerPrincipal, PerAddress: h.opts.MaxSessionsPerAddress, TrustedProxies: h.opts.TrustedProxies}
 	if h.opts.IdleTimeout > 0 && h.opts.ReapInterval > 0 {
 		h.reapStop = make(chan struct{})
 		h.reapDone = make(chan struct{})
@@ -197,13 +203,22 @@ var (
 // event, that lasts until the stream ends.
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
-	s, retryAfter, ok := h.register()
+	principal := ""
+	if h.opts.Principal != nil {
+		principal = h.opts.Principal(r)
+	}
+	qkey, qmax, qkind := h.quotas.Key(r, principal)
+	s, retryAfter, quota, ok := h.register(qkey, qmax)
 	if !ok {
 		if h.isClosed() {
 			h.refuse(w, r, http.StatusServiceUnavailable, errClosedHandler)
 			return
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(retryAfter)))
+		if quota {
+			h.refuse(w, r, http.StatusTooManyRequests, sessquota.Refusal(qkind, qmax))
+			return
+		}
 		h.refuse(w, r, http.StatusServiceUnavailable, errCapReached(h.opts.MaxSessions))
 		return
 	}
@@ -305,36 +320,61 @@ func (h *Handler) write(w http.ResponseWriter, rc *http.ResponseController, b []
 	return nil
 }
 
-// register adds a new stream, closing idle-expired ones at the cap. ok is
-// false at the cap (retryAfter is then the time until a session may
-// expire) or once the handler is closed.
-func (h *Handler) register() (s *stream, retryAfter time.Duration, ok bool) {
+// register adds a new stream under the quota of qkey (at most qmax
+// streams; "" for none) and the cap, closing idle-expired ones at either.
+// ok is false at the quota (quota is then true) or the cap (retryAfter
+// is then the time until a session holding it may expire), or once the
+// handler is closed.
+func (h *Handler) register(qkey string, qmax int) (s *stream, retryAfter time.Duration, quota, ok bool) {
 	now := time.Now()
 	var expired []*stream
+	defer func() {
+		for _, e := range expired {
+			e.end(errIdle)
+		}
+	}()
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return nil, 0, false
+		return nil, 0, false, false
+	}
+	idle := h.opts.IdleTimeout
+	if qkey != "" && h.quota.Count(qkey) >= qmax {
+		soonest := time.Duration(math.MaxInt64)
+		for old := range h.quota.Members(qkey) {
+			if left := old.idleLeft(now, idle); idle > 0 && left <= 0 {
+				expired = append(expired, old)
+			} else if idle > 0 {
+				soonest = min(soonest, left)
+			}
+		}
+		for _, old := range expired {
+			h.forgetLocked(old)
+		}
+		if h.quota.Count(qkey) >= qmax {
+			h.mu.Unlock()
+			if idle <= 0 {
+				soonest = time.Minute
+			}
+			return nil, soonest, true, false
+		}
 	}
 	if h.opts.MaxSessions > 0 && len(h.sessions) >= h.opts.MaxSessions {
 		soonest := time.Duration(math.MaxInt64)
-		for id, old := range h.sessions {
-			if left := old.idleLeft(now, h.opts.IdleTimeout); h.opts.IdleTimeout > 0 && left <= 0 {
-				delete(h.sessions, id)
+		for _, old := range h.sessions {
+			if left := old.idleLeft(now, idle); idle > 0 && left <= 0 {
+				h.forgetLocked(old)
 				expired = append(expired, old)
-			} else if h.opts.IdleTimeout > 0 {
+			} else if idle > 0 {
 				soonest = min(soonest, left)
 			}
 		}
 		if len(h.sessions) >= h.opts.MaxSessions {
 			h.mu.Unlock()
-			for _, e := range expired {
-				e.end(errIdle)
-			}
-			if h.opts.IdleTimeout <= 0 {
+			if idle <= 0 {
 				soonest = time.Minute
 			}
-			return nil, soonest, false
+			return nil, soonest, false, false
 		}
 	}
 	id := h.opts.SessionID()
@@ -348,19 +388,29 @@ func (h *Handler) register() (s *stream, retryAfter time.Duration, ok bool) {
 	}
 	s = newStream(id, h.opts.MaxStreamQueueBytes)
 	h.sessions[id] = s
+	if qkey != "" {
+		s.quota = qkey
+		h.quota.Reserve(qkey)
+		h.quota.Commit(qkey, s)
+	}
 	h.streams.Add(1)
 	h.mu.Unlock()
-	for _, e := range expired {
-		e.end(errIdle)
+	return s, 0, false, true
+}
+
+// forgetLocked unregisters s and takes it off its quota. Caller holds mu.
+func (h *Handler) forgetLocked(s *stream) {
+	if h.sessions[s.id] == s {
+		delete(h.sessions, s.id)
 	}
-	return s, 0, true
+	if s.quota != "" {
+		h.quota.Remove(s.quota, s)
+	}
 }
 
 func (h *Handler) unregister(s *stream) {
 	h.mu.Lock()
-	if h.sessions[s.id] == s {
-		delete(h.sessions, s.id)
-	}
+	h.forgetLocked(s)
 	h.mu.Unlock()
 	if s.why != nil {
 		h.opts.Logger.Debug("mcpsse: stream closed", "err", s.why)
@@ -508,6 +558,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 // feed Read, Write queues "message" events for the stream's writer.
 type stream struct {
 	id       string
+	quota    string // the key of the quota it counts against, "" for none; guarded by Handler.mu
 	maxQueue int
 	in       chan []byte
 	wake     chan struct{}

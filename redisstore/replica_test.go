@@ -42,6 +42,34 @@ func TestReplicasOnRedis(t *testing.T) {
 	})
 }
 
+// The per-principal quota across two replicas on Redis (one node and the
+// Cluster): the scenario of package replicatest. The store says when
+// alice's oldest place ends: two IdleTimeouts (30 min) ahead, so
+// Retry-After is its bound, 60.
+func TestReplicasQuotaOnRedis(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		replicatest.RunQuotas(t, func(t *testing.T, maxPerOwner int) replicatest.Store {
+			opts := redisstore.SessionOptions{Prefix: testPrefix(t), MaxSessionsPerOwner: maxPerOwner}
+			a, err := redisstore.NewSessionStore(rdb, &opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := redisstore.NewSessionStore(rdb, &opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return replicatest.Store{Store: a, StoreB: b, Count: func(t *testing.T) int {
+				n, err := a.Count(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return int(n)
+			}}
+		}, "60")
+	})
+}
+
 // replicaStores makes the two replicas' SessionStores on one Redis and
 // Prefix, and a third client's view for the scenario's checks.
 func replicaStores(t *testing.T, rdbA, rdbB redis.UniversalClient, maxSessions int) replicatest.Store {

@@ -259,7 +259,7 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 	})
 
 	t.Run("the session cap holds across replicas", func(t *testing.T) {
-		a, b := twoSessionReplicas(t, rdb, redisstore.SessionOptions{MaxSessions: 3})
+		a, b := twoSessionReplicas(t, rdb, redisstore.SessionOptions{MaxSessions: 3, MaxSessionsPerOwner: -1})
 		for i, s := range []*redisstore.SessionStore{a, b, a} {
 			if err := s.Create(ctx, sessionState(fmt.Sprint("s", i), "alice")); err != nil {
 				t.Fatal(err)

@@ -156,7 +156,7 @@ var flagSections = []struct {
 	{"OAuth, with --url", []string{"device", "client-id", "client-secret", "auth-auto-approve"}},
 	{"Output", []string{"json"}},
 	{"Layout, with --http", []string{"http", "path", "stateless", "json-response", "allowed-origin"}},
-	{"Limits, with --http", []string{"max-sessions", "idle-timeout", "conn-idle-timeout", "read-header-timeout", "max-header-bytes", "shutdown-timeout"}},
+	{"Limits, with --http", []string{"max-sessions", "max-sessions-per-principal", "max-sessions-per-address", "trusted-proxy", "max-conns", "idle-timeout", "conn-idle-timeout", "read-header-timeout", "max-header-bytes", "shutdown-timeout"}},
 	{"OAuth resource server, with --http", []string{"auth-issuer", "auth-audience", "auth-scopes", "auth-jwks-url"}},
 	{"Replicas on Redis, with --http", []string{"redis", "redis-cluster", "redis-prefix", "redis-timeout"}},
 }

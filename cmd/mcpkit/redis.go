@@ -126,6 +126,7 @@ func dialRedis(ctx context.Context, f *redisFlags, sf *serveFlags, logger *slog.
 	var err error
 	b.sessions, err = redisstore.NewSessionStore(rdb, &redisstore.SessionOptions{
 		Prefix: f.prefix, Timeout: f.timeout, IdleTimeout: sf.idleTimeout, MaxSessions: sf.maxSessions,
+		MaxSessionsPerOwner: sf.maxSessionsPerPrincipal,
 	})
 	if err == nil {
 		b.events, err = redisstore.NewEventStore(rdb, &redisstore.EventOptions{Prefix: f.prefix, Timeout: f.timeout, TTL: sf.idleTimeout})

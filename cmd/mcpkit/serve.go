@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -38,6 +39,12 @@ type serveFlags struct {
 	maxSessions    int
 	idleTimeout    time.Duration
 	allowedOrigins stringList
+
+	// Session quotas and the connection bound (docs/limits.md).
+	maxSessionsPerPrincipal int
+	maxSessionsPerAddress   int
+	trustedProxies          prefixList
+	maxConns                int
 
 	connIdleTimeout   time.Duration
 	readHeaderTimeout time.Duration
@@ -86,6 +93,30 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
+// prefixList is a repeatable flag of networks (CIDR) or addresses.
+type prefixList []netip.Prefix
+
+func (l *prefixList) String() string {
+	var s []string
+	for _, p := range *l {
+		s = append(s, p.String())
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *prefixList) Set(v string) error {
+	p, err := netip.ParsePrefix(v)
+	if err != nil {
+		a, aerr := netip.ParseAddr(v)
+		if aerr != nil {
+			return fmt.Errorf("%q is neither a network (CIDR) nor an address", v)
+		}
+		p = netip.PrefixFrom(a, a.BitLen())
+	}
+	*l = append(*l, p.Masked())
+	return nil
+}
+
 func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs := newFlagSet("serve")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log `LEVEL` on stderr: debug, info, warn or error")
@@ -97,6 +128,10 @@ func (f *serveFlags) flagSet() *flag.FlagSet {
 	fs.BoolVar(&f.jsonResponse, "json-response", false, "with --http, answer POSTs with one JSON body instead of an SSE stream")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcphttp.DefaultMaxSessions, "with --http, the most sessions open at once")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", mcphttp.DefaultIdleTimeout, "with --http, close sessions idle this long (negative: never)")
+	fs.IntVar(&f.maxSessionsPerPrincipal, "max-sessions-per-principal", 0, "with --http, the most sessions one authenticated user may hold at once (429 past it; 0: a quarter of --max-sessions, 1 to 100; negative: no cap)")
+	fs.IntVar(&f.maxSessionsPerAddress, "max-sessions-per-address", 0, "with --http, the most anonymous sessions one client address may hold at once (429 past it; 0: no cap)")
+	fs.Var(&f.trustedProxies, "trusted-proxy", "with --http, believe the X-Forwarded-For of peers in this `CIDR` (a reverse proxy) for --max-sessions-per-address (repeatable)")
+	fs.IntVar(&f.maxConns, "max-conns", defaultMaxConns(), "with --http, the most connections open at once; past it a new connection is closed at once (by default the open-file limit less an eighth of it, or less 64 if that is more; negative: no bound)")
 	fs.Var(&f.allowedOrigins, "allowed-origin", "with --http, also accept requests with this Origin `URL` (repeatable)")
 	fs.DurationVar(&f.connIdleTimeout, "conn-idle-timeout", defaultConnIdleTimeout, "with --http, close keep-alive connections idle this long")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "with --http, the time a client has to send a request's headers")
@@ -269,6 +304,11 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	ln = newLimitListener(ln, f.maxConns, func(n int64) {
+		if n&(n-1) == 0 { // 1, 2, 4, 8...: a flood does not flood the log
+			logger.Warn("mcpkit serve: connection refused: --max-conns reached", "max_conns", f.maxConns, "refused", n)
+		}
+	})
 	opts := &mcphttp.Options{
 		Stateless:      f.stateless,
 		JSONResponse:   f.jsonResponse,
@@ -277,6 +317,10 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 		AllowedOrigins: f.allowedOrigins,
 		EventStore:     &mcphttp.MemoryEventStore{},
 		Logger:         logger,
+
+		MaxSessionsPerPrincipal: f.maxSessionsPerPrincipal,
+		MaxSessionsPerAddress:   f.maxSessionsPerAddress,
+		TrustedProxies:          f.trustedProxies,
 	}
 	redisName := ""
 	if f.rb != nil {
@@ -311,6 +355,9 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 			IdleTimeout:    f.idleTimeout,
 			AllowedOrigins: f.allowedOrigins,
 			Logger:         logger,
+
+			MaxSessionsPerAddress: f.maxSessionsPerAddress,
+			TrustedProxies:        f.trustedProxies,
 		})
 		mux.Handle(f.ssePath, sse)
 		if f.messagesPath != f.ssePath {

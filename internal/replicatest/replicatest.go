@@ -168,6 +168,13 @@ func ownerOf(user string) string {
 
 func newCluster(t *testing.T, newStore NewStore, maxSessions int, auth bool) *cluster {
 	t.Helper()
+	return newClusterOpts(t, newStore, maxSessions, auth, nil)
+}
+
+// newClusterOpts is newCluster with the replicas' Options changed by set
+// (if not nil).
+func newClusterOpts(t *testing.T, newStore NewStore, maxSessions int, auth bool, set func(*mcphttp.Options)) *cluster {
+	t.Helper()
 	s := newStore(t, maxSessions)
 	if !s.Store.Shared() {
 		t.Fatal("the store does not report Shared")
@@ -177,6 +184,9 @@ func newCluster(t *testing.T, newStore NewStore, maxSessions int, auth bool) *cl
 		opts := &mcphttp.Options{JSONResponse: true}
 		if auth {
 			opts.Authenticate = authenticate
+		}
+		if set != nil {
+			set(opts)
 		}
 		f := newFlaky(store, nil)
 		c.stores = append(c.stores, f)

@@ -1,0 +1,14 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package main
+
+import "syscall"
+
+// fileLimit returns the process's soft limit on open files.
+func fileLimit() (uint64, bool) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		return 0, false
+	}
+	return uint64(r.Cur), true
+}
