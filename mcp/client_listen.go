@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -69,7 +70,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	if filter == nil {
 		filter = &SubscriptionFilter{}
 	}
-	body, err := json.Marshal(&SubscriptionsListenParams{Notifications: filter})
+	body, err := jsonenc.Marshal(&SubscriptionsListenParams{Notifications: filter})
 	if err != nil {
 		return nil, fmt.Errorf("mcp: Listen: encoding the filter: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -185,7 +186,7 @@ func encodeParams(params any) (json.RawMessage, error) {
 	case json.RawMessage:
 		return p, nil
 	}
-	return json.Marshal(params)
+	return jsonenc.Marshal(params)
 }
 
 // notify sends a notification to the server.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -84,7 +85,7 @@ func canonicalJSON(raw []byte) []byte {
 	if m, ok := v.(map[string]any); ok && len(m) == 0 {
 		return emptyObject
 	}
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return raw
 	}
@@ -93,7 +94,7 @@ func canonicalJSON(raw []byte) []byte {
 
 func (s *Server) signState(req *jsonrpc.Request, answers map[string]json.RawMessage) (string, error) {
 	name, args := requestBinding(req.Method, req.Params)
-	payload, err := json.Marshal(statePayload{
+	payload, err := jsonenc.Marshal(statePayload{
 		Method:  req.Method,
 		Name:    name,
 		Args:    args,

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // The eight severities MCP uses, the syslog levels of RFC 5424 section
@@ -268,7 +270,7 @@ func (ss *ServerSession) sendLog(ctx context.Context, w messageWriter, level Log
 	raw, ok := data.(json.RawMessage)
 	if !ok {
 		var err error
-		if raw, err = json.Marshal(data); err != nil {
+		if raw, err = jsonenc.Marshal(data); err != nil {
 			return fmt.Errorf("mcp: encoding log data: %w", err)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 type oeAddr struct {
@@ -44,15 +46,16 @@ type oeAll struct {
 	inner string
 }
 
-// checkOutEncode: the encoder's output for v is exactly json.Marshal's,
-// and it declines exactly the values json.Marshal refuses.
+// checkOutEncode: the encoder's output for v is exactly json.Marshal's in
+// mcpkit's form (jsonenc.Marshal: every U+FFFD written \ufffd, whichever
+// Go release), and it declines exactly the values json.Marshal refuses.
 func checkOutEncode[T any](t *testing.T, v T) {
 	t.Helper()
 	e := newOutEncoder(reflect.TypeFor[T]())
 	if e == nil {
 		t.Fatalf("%T: no encoder", v)
 	}
-	want, err := json.Marshal(v)
+	want, err := jsonenc.Marshal(v)
 	got, ok := e.encode(v)
 	if err != nil {
 		if ok {
