@@ -44,7 +44,7 @@ const replacement = "\uFFFD"
 // returned, unchanged, when it holds no U+FFFD, the usual case: one
 // vectorised search.
 func EscapeReplacement(b []byte) []byte {
-	if bytes.Index(b, []byte(replacement)) < 0 {
+	if !bytes.Contains(b, []byte(replacement)) {
 		return b
 	}
 	return bytes.ReplaceAll(b, []byte(replacement), []byte(`\ufffd`))
