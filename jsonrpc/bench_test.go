@@ -1,9 +1,9 @@
 package jsonrpc
 
 import (
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/mcpkit/mcpkit/internal/cpuclock"
 )
 
 // BenchmarkDecodeStatelessToolsCall decodes the tools/call frame a
@@ -11,20 +11,12 @@ import (
 func BenchmarkDecodeStatelessToolsCall(b *testing.B) {
 	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}},"name":"echo","arguments":{"text":"hello, world"}}}`)
 	b.ReportAllocs()
-	n, start := 0, cpuClock()
+	n, start := 0, cpuclock.Now()
 	for b.Loop() {
 		n++
 		if _, _, err := Decode(frame); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
-}
-
-// cpuClock reports the process's user+system CPU time (steadier than wall
-// time on a busy machine).
-func cpuClock() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cpuclock.Now()-start)/float64(n), "cpu-ns/op")
 }

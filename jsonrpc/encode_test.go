@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -43,6 +44,7 @@ func TestEncode(t *testing.T) {
 		{"MCP error code", errResp(id1, jsonrpc.CodeURLElicitationRequired, "URL elicitation required", ""), `{"jsonrpc":"2.0","id":1,"error":{"code":-32042,"message":"URL elicitation required"}}`},
 		{"strings escaped", req(jsonrpc.StringID("q\"\\\n"), "a\tb\r<&>\u2028\u2029\x01\x7f", ""), `{"jsonrpc":"2.0","id":"q\"\\\n","method":"a\tb\r\u003c\u0026\u003e\u2028\u2029\u0001` + "\x7f" + `"}`},
 		{"invalid UTF-8 replaced", notif("a\xffb", ""), `{"jsonrpc":"2.0","method":"a\ufffdb"}`},
+		{"U+FFFD escaped", notif("a\uFFFDb", ""), `{"jsonrpc":"2.0","method":"a\ufffdb"}`},
 		{"non-ASCII kept", notif("héllo/世界", ""), `{"jsonrpc":"2.0","method":"héllo/世界"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +80,9 @@ func TestEncode(t *testing.T) {
 }
 
 // TestEncodeMatchesEncodingJSON checks that the hand-written string
-// encoder produces what encoding/json produces, for every byte value.
+// encoder produces what encoding/json produces, for every byte value, in
+// mcpkit's form (jsonenc.Marshal: U+FFFD, which stands for invalid UTF-8,
+// written \ufffd on every Go release).
 func TestEncodeMatchesEncodingJSON(t *testing.T) {
 	var sb strings.Builder
 	for b := 0; b < 256; b++ {
@@ -90,7 +94,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := json.Marshal(map[string]string{"jsonrpc": "2.0", "method": s})
+	want, _ := jsonenc.Marshal(map[string]string{"jsonrpc": "2.0", "method": s})
 	// json.Marshal sorts keys: {"jsonrpc":"2.0","method":...}.
 	if string(got) != string(want) {
 		t.Errorf("Encode =\n%s\nencoding/json =\n%s", got, want)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // Standard JSON-RPC 2.0 error codes
@@ -62,7 +64,7 @@ func NewError(code int64, message string, data any) *Error {
 	if data != nil {
 		if raw, ok := data.(json.RawMessage); ok {
 			e.Data = raw
-		} else if b, err := json.Marshal(data); err == nil {
+		} else if b, err := jsonenc.Marshal(data); err == nil {
 			e.Data = b
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+//lint:file-ignore SA5008 adPlain's field named "-" (json:"-,", as encoding/json documents) is a case under test
+//lint:file-ignore U1000 adPlain's unexported field, which decoding skips, is a case under test
+
 type adPlain struct {
 	Text  string  `json:"text"`
 	N     int     `json:"n,omitempty"`

@@ -6,11 +6,11 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/cpuclock"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -37,7 +37,7 @@ func BenchmarkToolsCallRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`)
 	b.ReportAllocs()
-	n, start := 0, cpuClock()
+	n, start := 0, cpuclock.Now()
 	for b.Loop() {
 		n++
 		msg, _, err := jsonrpc.Decode(frame)
@@ -73,7 +73,7 @@ func BenchmarkToolsCallInMemory(b *testing.B) {
 	post := []byte(`,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`)
 	buf := make([]byte, 0, 256)
 	b.ReportAllocs()
-	i, start := 0, cpuClock()
+	i, start := 0, cpuclock.Now()
 	for b.Loop() {
 		i++
 		buf = append(strconv.AppendInt(append(buf[:0], pre...), int64(i), 10), post...)
@@ -90,17 +90,9 @@ func BenchmarkToolsCallInMemory(b *testing.B) {
 	ss.Wait()
 }
 
-// cpuClock reports the process's user+system CPU time, so that benchmarks
-// can report CPU per operation (steadier than wall time on a busy machine).
-func cpuClock() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU adds a cpu-ns/op metric measured from start.
 func reportCPU(b *testing.B, start time.Duration, n int) {
-	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(cpuclock.Now()-start)/float64(n), "cpu-ns/op")
 }
 
 // BenchmarkToolsCallStdioPipelined measures tools/call over the stdio
@@ -165,7 +157,7 @@ func benchStdioPipelined(b *testing.B, handshake bool, params string) {
 	}()
 	want := []byte(`"text":"hello, world"`)
 	b.ReportAllocs()
-	n, start := 0, cpuClock()
+	n, start := 0, cpuclock.Now()
 	for b.Loop() {
 		n++
 		line, err := rd.ReadSlice('\n')

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // With ServerOptions.Bus set, a server's broadcasts to its sessions
@@ -46,7 +47,7 @@ func (s *Server) publishBroadcast(ctx context.Context, method, subject string, r
 		return ""
 	}
 	key := rand.Text()
-	b, err := json.Marshal(busBroadcast{From: s.busID(), Key: key, Method: method, Subject: subject, Params: raw})
+	b, err := jsonenc.Marshal(busBroadcast{From: s.busID(), Key: key, Method: method, Subject: subject, Params: raw})
 	if err != nil {
 		return key
 	}

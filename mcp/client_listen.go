@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -70,7 +71,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	if filter == nil {
 		filter = &SubscriptionFilter{}
 	}
-	body, err := json.Marshal(&SubscriptionsListenParams{Notifications: filter})
+	body, err := jsonenc.Marshal(&SubscriptionsListenParams{Notifications: filter})
 	if err != nil {
 		return nil, fmt.Errorf("mcp: Listen: encoding the filter: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -75,11 +76,11 @@ func (c *Client) modernCapabilities() *ClientCapabilities {
 // clientInfo. The capabilities and info are encoded once per client.
 func (c *Client) metaMembers(version string) []byte {
 	c.metaOnce.Do(func() {
-		caps, err := json.Marshal(c.modernCapabilities())
+		caps, err := jsonenc.Marshal(c.modernCapabilities())
 		if err != nil {
 			caps = emptyObject
 		}
-		info, err := json.Marshal(&c.impl)
+		info, err := jsonenc.Marshal(&c.impl)
 		if err != nil {
 			info = []byte(`{"name":"","version":""}`)
 		}
@@ -90,7 +91,7 @@ func (c *Client) metaMembers(version string) []byte {
 		b = append(b, info...)
 		c.metaTail = b
 	})
-	v, _ := json.Marshal(version)
+	v, _ := jsonenc.Marshal(version)
 	b := make([]byte, 0, len(MetaProtocolVersion)+len(v)+len(c.metaTail)+3)
 	b = append(b, `"`+MetaProtocolVersion+`":`...)
 	b = append(b, v...)
@@ -218,7 +219,7 @@ func modernParams(params json.RawMessage, meta []byte, level LoggingLevel, respo
 	out = append(out, meta...)
 	if level != "" {
 		out = append(out, `,"`+MetaLogLevel+`":`...)
-		lb, _ := json.Marshal(string(level))
+		lb, _ := jsonenc.Marshal(string(level))
 		out = append(out, lb...)
 	}
 	for _, m := range userMeta {
@@ -300,7 +301,7 @@ func (cs *ClientSession) answerInputs(ctx context.Context, method string, res js
 		if i > 0 {
 			out = append(out, ',')
 		}
-		kb, _ := json.Marshal(k)
+		kb, _ := jsonenc.Marshal(k)
 		out = append(out, kb...)
 		out = append(out, ':')
 		out = append(out, answer...)

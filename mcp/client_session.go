@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -191,7 +192,7 @@ func encodeParams(params any) (json.RawMessage, error) {
 	case json.RawMessage:
 		return p, nil
 	}
-	return json.Marshal(params)
+	return jsonenc.Marshal(params)
 }
 
 // notify sends a notification to the server.

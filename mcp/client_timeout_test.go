@@ -107,9 +107,9 @@ func (p *toServer) close() (cancelled, stopped []string) {
 	return p.cancelled, p.stopped
 }
 
-// callSlow calls the slow tool and returns its error (nil when it
-// finished) and how long the call took on the bubble's clock.
-func (p *toServer) callSlow(ctx context.Context, token any, args slowArgs) (error, time.Duration) {
+// callSlow calls the slow tool and returns how long the call took on the
+// bubble's clock and its error (nil when it finished).
+func (p *toServer) callSlow(ctx context.Context, token any, args slowArgs) (time.Duration, error) {
 	params := &mcp.CallToolParams{Name: "slow"}
 	params.Arguments, _ = json.Marshal(args)
 	switch tok := token.(type) {
@@ -124,7 +124,7 @@ func (p *toServer) callSlow(ctx context.Context, token any, args slowArgs) (erro
 	if err == nil && (res.IsError || res.Content[0].(*mcp.TextContent).Text != "finished") {
 		err = fmt.Errorf("unexpected result %+v", res)
 	}
-	return err, elapsed
+	return elapsed, err
 }
 
 func wantTimeout(t *testing.T, err error, elapsed, want time.Duration) {
@@ -140,14 +140,14 @@ func wantTimeout(t *testing.T, err error, elapsed, want time.Duration) {
 func TestRequestTimeoutCancelsTheRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newTimeoutPair(t, &mcp.ClientOptions{RequestTimeout: time.Second})
-		err, elapsed := p.callSlow(context.Background(), nil, slowArgs{Then: time.Hour})
+		elapsed, err := p.callSlow(context.Background(), nil, slowArgs{Then: time.Hour})
 		wantTimeout(t, err, elapsed, time.Second)
 		if want := "mcp: request timed out: tools/call had no answer after 1s: context deadline exceeded"; err.Error() != want {
 			t.Errorf("error text = %q, want %q", err, want)
 		}
 		synctest.Wait() // the cancellation reaches the server
 		// A call that answers in time is not affected.
-		if err, elapsed := p.callSlow(context.Background(), nil, slowArgs{Then: 999 * time.Millisecond}); err != nil || elapsed != 999*time.Millisecond {
+		if elapsed, err := p.callSlow(context.Background(), nil, slowArgs{Then: 999 * time.Millisecond}); err != nil || elapsed != 999*time.Millisecond {
 			t.Errorf("quick call = %v after %v", err, elapsed)
 		}
 		cancelled, stopped := p.close()
@@ -165,21 +165,21 @@ func TestWithRequestTimeoutOverridesTheDefault(t *testing.T) {
 		p := newTimeoutPair(t, &mcp.ClientOptions{RequestTimeout: time.Second, MaxRequestTimeout: -1})
 		ctx := context.Background()
 		// Longer than the default.
-		if err, elapsed := p.callSlow(mcp.WithRequestTimeout(ctx, 3*time.Second), nil, slowArgs{Then: 2 * time.Second}); err != nil || elapsed != 2*time.Second {
+		if elapsed, err := p.callSlow(mcp.WithRequestTimeout(ctx, 3*time.Second), nil, slowArgs{Then: 2 * time.Second}); err != nil || elapsed != 2*time.Second {
 			t.Errorf("call with a 3s timeout = %v after %v, want success after 2s", err, elapsed)
 		}
 		// Shorter than the default.
-		err, elapsed := p.callSlow(mcp.WithRequestTimeout(ctx, 100*time.Millisecond), nil, slowArgs{Then: time.Hour})
+		elapsed, err := p.callSlow(mcp.WithRequestTimeout(ctx, 100*time.Millisecond), nil, slowArgs{Then: time.Hour})
 		wantTimeout(t, err, elapsed, 100*time.Millisecond)
 		// Zero: no timeout at all (MaxRequestTimeout is off here).
-		if err, elapsed := p.callSlow(mcp.WithRequestTimeout(ctx, 0), nil, slowArgs{Then: time.Hour}); err != nil || elapsed != time.Hour {
+		if elapsed, err := p.callSlow(mcp.WithRequestTimeout(ctx, 0), nil, slowArgs{Then: time.Hour}); err != nil || elapsed != time.Hour {
 			t.Errorf("call without a timeout = %v after %v, want success after 1h", err, elapsed)
 		}
 		// The context's own deadline still applies, as context.DeadlineExceeded
 		// without ErrRequestTimeout.
 		dctx, cancel := context.WithTimeout(mcp.WithRequestTimeout(ctx, time.Hour), 2*time.Second)
 		defer cancel()
-		err, elapsed = p.callSlow(dctx, nil, slowArgs{Then: 3 * time.Hour})
+		elapsed, err = p.callSlow(dctx, nil, slowArgs{Then: 3 * time.Hour})
 		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, mcp.ErrRequestTimeout) || elapsed != 2*time.Second {
 			t.Errorf("call past its context's deadline = %v after %v", err, elapsed)
 		}
@@ -244,7 +244,7 @@ func TestProgressExtendsTheTimeoutUpToTheMaximum(t *testing.T) {
 					mu.Unlock()
 				}
 				p := newTimeoutPair(t, &opts)
-				err, elapsed := p.callSlow(context.Background(), tc.token, tc.args)
+				elapsed, err := p.callSlow(context.Background(), tc.token, tc.args)
 				if tc.timeout {
 					wantTimeout(t, err, elapsed, tc.want)
 				} else if err != nil || elapsed != tc.want {
@@ -277,11 +277,11 @@ func TestTimeoutOfConcurrentCallsWithProgress(t *testing.T) {
 		}
 		quiet, busy := make(chan outcome, 1), make(chan outcome, 1)
 		go func() {
-			err, elapsed := p.callSlow(context.Background(), "quiet", slowArgs{Then: time.Hour})
+			elapsed, err := p.callSlow(context.Background(), "quiet", slowArgs{Then: time.Hour})
 			quiet <- outcome{err, elapsed}
 		}()
 		go func() {
-			err, elapsed := p.callSlow(context.Background(), "busy", slowArgs{Every: 600 * time.Millisecond, Reports: 5, Then: 0})
+			elapsed, err := p.callSlow(context.Background(), "busy", slowArgs{Every: 600 * time.Millisecond, Reports: 5, Then: 0})
 			busy <- outcome{err, elapsed}
 		}()
 		q, b := <-quiet, <-busy

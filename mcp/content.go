@@ -96,18 +96,18 @@ func (rc *ResourceContents) MarshalJSON() ([]byte, error) {
 		Meta     Meta   `json:"_meta,omitempty"`
 	}
 	if rc.BlobData != nil {
-		return json.Marshal(struct {
+		return jsonenc.Marshal(struct {
 			base
 			Blob []byte `json:"blob"` // base64, as encoding/json writes []byte
 		}{base{rc.URI, rc.MIMEType, rc.Meta}, rc.BlobData})
 	}
 	if rc.Blob != "" {
-		return json.Marshal(struct {
+		return jsonenc.Marshal(struct {
 			base
 			Blob string `json:"blob"`
 		}{base{rc.URI, rc.MIMEType, rc.Meta}, rc.Blob})
 	}
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		base
 		Text string `json:"text"`
 	}{base{rc.URI, rc.MIMEType, rc.Meta}, rc.Text})
@@ -126,7 +126,7 @@ func (c *TextContent) MarshalJSON() ([]byte, error) {
 		return c.appendPlain(make([]byte, 0, len(c.Text)+26)), nil
 	}
 	type plain TextContent
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		Type string `json:"type"`
 		*plain
 	}{"text", (*plain)(c)})
@@ -172,7 +172,7 @@ func (r *CallToolResult) jsonSize(own bool) int {
 func (r *CallToolResult) appendJSON(dst []byte, own bool) ([]byte, error) {
 	if len(r.Meta) > 0 || r.Content == nil || (len(r.StructuredContent) > 0 && !own && !verbatimRaw(r.StructuredContent)) {
 		type plain CallToolResult
-		b, err := json.Marshal((*plain)(r))
+		b, err := jsonenc.Marshal((*plain)(r))
 		return append(dst, b...), err
 	}
 	dst = append(dst, `{"content":[`...)
@@ -190,7 +190,7 @@ func (r *CallToolResult) appendJSON(dst []byte, own bool) ([]byte, error) {
 				dst = t.appendPlain(dst)
 				continue
 			}
-			b, err := json.Marshal(c)
+			b, err := jsonenc.Marshal(c)
 			if err != nil {
 				return dst, err
 			}
@@ -223,10 +223,10 @@ func (r *CallToolResult) ownEncoding() bool {
 		(len(r.StructuredContent) == 0 || string(r.StructuredContent) == r.encoded)
 }
 
-// verbatimRaw reports whether encoding/json would write raw unchanged:
-// valid, compact JSON with nothing it escapes (<, >, & and U+2028, U+2029
-// in strings). A typed tool's structured output, which json.Marshal wrote,
-// always is.
+// verbatimRaw reports whether jsonenc.Marshal would write raw unchanged:
+// valid, compact JSON with nothing it escapes (<, >, & and U+2028, U+2029,
+// U+FFFD in strings). A typed tool's structured output, which
+// jsonenc.Marshal wrote, always is.
 func verbatimRaw(raw []byte) bool {
 	for i, b := range raw {
 		switch b {
@@ -236,6 +236,10 @@ func verbatimRaw(raw []byte) bool {
 			if i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xA8 || raw[i+2] == 0xA9) {
 				return false
 			}
+		case 0xEF: // U+FFFD is EF BF BD
+			if i+2 < len(raw) && raw[i+1] == 0xBF && raw[i+2] == 0xBD {
+				return false
+			}
 		}
 	}
 	return jsonscan.ValidCompact(raw)
@@ -243,7 +247,7 @@ func verbatimRaw(raw []byte) bool {
 
 func (c *ImageContent) MarshalJSON() ([]byte, error) {
 	type plain ImageContent
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		Type string `json:"type"`
 		*plain
 	}{"image", (*plain)(c)})
@@ -251,7 +255,7 @@ func (c *ImageContent) MarshalJSON() ([]byte, error) {
 
 func (c *AudioContent) MarshalJSON() ([]byte, error) {
 	type plain AudioContent
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		Type string `json:"type"`
 		*plain
 	}{"audio", (*plain)(c)})
@@ -259,7 +263,7 @@ func (c *AudioContent) MarshalJSON() ([]byte, error) {
 
 func (c *ResourceLink) MarshalJSON() ([]byte, error) {
 	type plain ResourceLink
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		Type string `json:"type"`
 		*plain
 	}{"resource_link", (*plain)(c)})
@@ -267,7 +271,7 @@ func (c *ResourceLink) MarshalJSON() ([]byte, error) {
 
 func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
 	type plain EmbeddedResource
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		Type string `json:"type"`
 		*plain
 	}{"resource", (*plain)(c)})

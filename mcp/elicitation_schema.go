@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // ErrInvalidElicitSchema is wrapped by the error Elicit returns, without
@@ -159,7 +160,7 @@ func (s *ElicitSchema) MarshalJSON() ([]byte, error) {
 			b.WriteString("null")
 			continue
 		}
-		raw, err := json.Marshal(p.Schema)
+		raw, err := jsonenc.Marshal(p.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("property %q: %w", p.Name, err)
 		}
@@ -167,7 +168,7 @@ func (s *ElicitSchema) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	if s.Required != nil {
-		raw, err := json.Marshal(s.Required)
+		raw, err := jsonenc.Marshal(s.Required)
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +180,7 @@ func (s *ElicitSchema) MarshalJSON() ([]byte, error) {
 }
 
 func writeJSONString(b *bytes.Buffer, s string) {
-	raw, _ := json.Marshal(s) // a string always encodes
+	raw, _ := jsonenc.Marshal(s) // a string always encodes
 	b.Write(raw)
 }
 
@@ -455,7 +456,7 @@ func (p *PrimitiveSchema) defaultJSON() (json.RawMessage, bool, error) {
 	if p.Default == nil {
 		return nil, false, nil
 	}
-	raw, err := json.Marshal(p.Default)
+	raw, err := jsonenc.Marshal(p.Default)
 	if err != nil {
 		return nil, false, fmt.Errorf("default: %w", err)
 	}
@@ -685,5 +686,5 @@ func (s *ElicitSchema) applyDefaults(content json.RawMessage) (json.RawMessage, 
 	if !added {
 		return content, nil
 	}
-	return json.Marshal(members)
+	return jsonenc.Marshal(members)
 }

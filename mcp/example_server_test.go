@@ -157,7 +157,7 @@ func ExampleTypedToolHandler() {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name})
 		must(err)
 		fmt.Printf("%-6s outputSchema=%t text=%s structuredContent=%s\n",
-			tool.Name, tool.OutputSchema != nil, res.Content[0].(*mcp.TextContent).Text, res.StructuredContent)
+			tool.Name, tool.OutputSchema != nil, res.Content[0].(*mcp.TextContent).Text, string(res.StructuredContent))
 	}
 	// Output:
 	// string outputSchema=false text=four structuredContent=

@@ -17,6 +17,7 @@ import (
 	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -81,7 +82,7 @@ func (q *InputRequest) params() any {
 // MarshalJSON encodes the request as an InputRequests entry: method and
 // params, without id or jsonrpc.
 func (q *InputRequest) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		Method string `json:"method"`
 		Params any    `json:"params"`
 	}{q.Method, q.params()})
@@ -257,7 +258,7 @@ func (r *Request) askSession(ctx context.Context, keys []string, requests map[st
 		if err != nil {
 			return nil, err
 		}
-		raw, err := json.Marshal(res)
+		raw, err := jsonenc.Marshal(res)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: encoding the answer to %s: %w", q.Method, err)
 		}
@@ -332,10 +333,10 @@ func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *j
 		if i > 0 {
 			b = append(b, ',')
 		}
-		kb, _ := json.Marshal(k)
+		kb, _ := jsonenc.Marshal(k)
 		b = append(b, kb...)
 		b = append(b, ':')
-		qb, err := json.Marshal(st.pendingReqs[k])
+		qb, err := jsonenc.Marshal(st.pendingReqs[k])
 		if err != nil {
 			s.logger.Error("mcp: encoding an input request", "key", k, "err", err)
 			return jsonrpc.NewErrorResponse(req.ID, errInternal())
@@ -357,7 +358,7 @@ func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *j
 		s.logger.Error("mcp: encoding requestState", "err", err)
 		return jsonrpc.NewErrorResponse(req.ID, errInternal())
 	}
-	sb, _ := json.Marshal(state)
+	sb, _ := jsonenc.Marshal(state)
 	b = append(b, sb...)
 	b = append(b, '}')
 	return &jsonrpc.Response{ID: req.ID, Result: s.stampResult(req.Method, b)}

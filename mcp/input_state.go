@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -85,7 +86,7 @@ func canonicalJSON(raw []byte) []byte {
 	if m, ok := v.(map[string]any); ok && len(m) == 0 {
 		return emptyObject
 	}
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return raw
 	}
@@ -94,7 +95,7 @@ func canonicalJSON(raw []byte) []byte {
 
 func (s *Server) signState(req *jsonrpc.Request, answers map[string]json.RawMessage) (string, error) {
 	name, args := requestBinding(req.Method, req.Params)
-	payload, err := json.Marshal(statePayload{
+	payload, err := jsonenc.Marshal(statePayload{
 		Method:  req.Method,
 		Name:    name,
 		Args:    args,

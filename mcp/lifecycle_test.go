@@ -392,6 +392,7 @@ func TestLifecycleHandlerPanic(t *testing.T) {
 		}
 		if err := AddTool(s, &Tool{Name: "explode_typed"}, func(context.Context, *Request, lcEchoIn) (string, error) {
 			var m map[string]int
+			//lint:ignore SA5000 the runtime error is the point
 			m["nil map"] = 1 // a runtime error, not a plain panic value
 			return "", nil
 		}); err != nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // A listPage is one page of a list method's result: the items, the cursor
@@ -164,7 +166,7 @@ func featurePages[T any, I comparable](s *Server, method string, set *featureSet
 		}
 		if pg.enc == nil && version != 0 {
 			// Not cached yet: encode the page outside the lock.
-			raw, err := json.Marshal(result(pg))
+			raw, err := jsonenc.Marshal(result(pg))
 			if err == nil {
 				pg.enc = &pageEncoding{raw: raw}
 				set.cache.store(version, pg.start, pg)

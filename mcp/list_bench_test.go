@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/cpuclock"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkToolsList500(b *testing.B) {
 	ctx := context.Background()
 	run := func(b *testing.B, frame []byte, serve func(*jsonrpc.Request) *jsonrpc.Response) {
 		b.ReportAllocs()
-		n, start := 0, cpuClock()
+		n, start := 0, cpuclock.Now()
 		size := 0
 		for b.Loop() {
 			n++

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -226,7 +227,7 @@ func (s *Server) notifyLocal(method, subject string, params any, raw json.RawMes
 		}
 		if raw == nil {
 			var err error
-			if raw, err = json.Marshal(params); err != nil {
+			if raw, err = jsonenc.Marshal(params); err != nil {
 				s.logger.Error("mcp: encoding notification", "method", method, "err", err)
 				return
 			}
@@ -268,7 +269,7 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	honoured.TaskIDs = ids
-	id, err := json.Marshal(r.ID)
+	id, err := jsonenc.Marshal(r.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +278,7 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	l := &listener{ss: r.Session, w: r.related, filter: honoured, ctx: ctx, end: end}
 	l.meta = append(append([]byte(`{"`+MetaSubscriptionID+`":`), id...), '}')
 
-	ack, err := json.Marshal(struct {
+	ack, err := jsonenc.Marshal(struct {
 		Notifications SubscriptionFilter `json:"notifications"`
 	}{honoured})
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"sync"
+
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // With ServerOptions.Bus set, the notifications that subscriptions/listen
@@ -46,12 +48,12 @@ func (s *Server) busID() string {
 // publishChange publishes a change for the listen streams of the other
 // replicas, and returns params encoded (nil if they cannot be).
 func (s *Server) publishChange(ctx context.Context, method, subject string, params any) json.RawMessage {
-	raw, err := json.Marshal(params)
+	raw, err := jsonenc.Marshal(params)
 	if err != nil {
 		s.logger.Error("mcp: encoding notification", "method", method, "err", err)
 		return nil
 	}
-	b, err := json.Marshal(busChange{From: s.busID(), Method: method, Subject: subject, Params: raw})
+	b, err := jsonenc.Marshal(busChange{From: s.busID(), Method: method, Subject: subject, Params: raw})
 	if err != nil {
 		return raw
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // The eight severities MCP uses, the syslog levels of RFC 5424 section
@@ -270,7 +271,7 @@ func (ss *ServerSession) sendLog(ctx context.Context, w messageWriter, level Log
 	raw, ok := data.(json.RawMessage)
 	if !ok {
 		var err error
-		if raw, err = json.Marshal(data); err != nil {
+		if raw, err = jsonenc.Marshal(data); err != nil {
 			return fmt.Errorf("mcp: encoding log data: %w", err)
 		}
 	}

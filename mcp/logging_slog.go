@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -287,7 +288,7 @@ func appendValue(buf []byte, v slog.Value) []byte {
 			return appendJSONString(buf, err.Error())
 		}
 	}
-	raw, err := json.Marshal(x)
+	raw, err := jsonenc.Marshal(x)
 	if err != nil {
 		return appendJSONString(buf, fmt.Sprintf("%+v", x))
 	}

@@ -48,13 +48,13 @@ func (l *mwLog) recordSending(tag string) mcp.SendingMiddleware {
 				side = "client"
 			}
 			if m.ID.IsValid() {
-				l.add("%s %s send request %s id=%s params=%s", tag, side, m.Method, m.ID, m.Params)
+				l.add("%s %s send request %s id=%s params=%s", tag, side, m.Method, m.ID, string(m.Params))
 			} else {
-				l.add("%s %s send notification %s params=%s", tag, side, m.Method, m.Params)
+				l.add("%s %s send notification %s params=%s", tag, side, m.Method, string(m.Params))
 			}
 			res, err := next(ctx, m)
 			if m.ID.IsValid() {
-				l.add("%s %s answered %s: %s %v", tag, side, m.Method, res, err)
+				l.add("%s %s answered %s: %s %v", tag, side, m.Method, string(res), err)
 			}
 			return res, err
 		}
@@ -271,7 +271,7 @@ func TestClientReceivingMiddleware(t *testing.T) {
 				if r.ID.IsValid() {
 					kind = "request id=" + r.ID.String()
 				}
-				log.add("%s %s %s %s", tag, kind, r.Method, r.Params)
+				log.add("%s %s %s %s", tag, kind, r.Method, string(r.Params))
 				return next(ctx, r)
 			}
 		}
@@ -380,7 +380,7 @@ func TestServerMiddlewareSeesCancellation(t *testing.T) {
 		Middleware: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, r *mcp.Request) (any, error) {
 				if !r.ID.IsValid() {
-					log.add("%s %s", r.Method, r.Params)
+					log.add("%s %s", r.Method, string(r.Params))
 				}
 				return next(ctx, r)
 			}

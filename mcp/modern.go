@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -199,7 +200,7 @@ func capabilityObject(dotted string) json.RawMessage {
 	var b strings.Builder
 	for _, p := range parts {
 		b.WriteByte('{')
-		name, _ := json.Marshal(p)
+		name, _ := jsonenc.Marshal(p)
 		b.Write(name)
 		b.WriteByte(':')
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/cpuclock"
 	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -23,7 +24,7 @@ func BenchmarkModernToolsCall(b *testing.B) {
 	ctx := context.Background()
 	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
 	b.ReportAllocs()
-	n, start := 0, cpuClock()
+	n, start := 0, cpuclock.Now()
 	for b.Loop() {
 		n++
 		msg, _, err := jsonrpc.Decode(frame)
@@ -57,7 +58,7 @@ func BenchmarkModernToolsCallSession(b *testing.B) {
 	post := []byte(`,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
-	n, start := 0, cpuClock()
+	n, start := 0, cpuclock.Now()
 	for b.Loop() {
 		n++
 		buf = append(strconv.AppendInt(append(buf[:0], pre...), int64(n), 10), post...)
@@ -92,7 +93,7 @@ func BenchmarkModernToolsCallStdioPipelined(b *testing.B) {
 func BenchmarkModernDecodeMeta(b *testing.B) {
 	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
 	b.ReportAllocs()
-	n, start := 0, cpuClock()
+	n, start := 0, cpuclock.Now()
 	for b.Loop() {
 		n++
 		msg, _, err := jsonrpc.Decode(frame)

@@ -184,7 +184,7 @@ func (s *Server) cacheHint(method string) CacheHint {
 // encoded once.
 func (s *Server) serverInfoMember() []byte {
 	s.infoOnce.Do(func() {
-		b, _ := json.Marshal(s.impl)
+		b, _ := jsonenc.Marshal(s.impl)
 		s.infoMember = append([]byte(`"`+MetaServerInfo+`":`), b...)
 	})
 	return s.infoMember

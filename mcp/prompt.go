@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -199,7 +200,7 @@ func AddPrompt[In any](s *Server, p *Prompt, h TypedPromptHandler[In]) error {
 	return s.AddPrompt(p, func(ctx context.Context, req *Request, params *GetPromptParams) (*GetPromptResult, error) {
 		var in In
 		if len(params.Arguments) > 0 {
-			raw, err := json.Marshal(params.Arguments)
+			raw, err := jsonenc.Marshal(params.Arguments)
 			if err != nil {
 				return nil, err
 			}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -393,7 +394,7 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	params := &ResourceUpdatedParams{URI: uri}
 	s.notifyListeners(ctx, "notifications/resources/updated", uri, params) // listen.go
-	raw, err := json.Marshal(params)
+	raw, err := jsonenc.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encoding notifications/resources/updated params: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -65,7 +66,7 @@ func TestReadResourceAppendFast(t *testing.T) {
 			if !ok {
 				return
 			}
-			want, err := json.Marshal(c.r)
+			want, err := jsonenc.Marshal(c.r)
 			if err != nil {
 				t.Fatal(err)
 			}

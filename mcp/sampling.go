@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -126,7 +127,7 @@ func (c *ToolUseContent) MarshalJSON() ([]byte, error) {
 		cp.Input = emptyObject
 		v.plain = (*plain)(&cp)
 	}
-	return json.Marshal(v)
+	return jsonenc.Marshal(v)
 }
 
 // MarshalJSON adds the "type" discriminator, and sends [] for a nil
@@ -142,7 +143,7 @@ func (c *ToolResultContent) MarshalJSON() ([]byte, error) {
 		cp.Content = []Content{}
 		v.plain = (*plain)(&cp)
 	}
-	return json.Marshal(v)
+	return jsonenc.Marshal(v)
 }
 
 // UnmarshalJSON decodes the result's content blocks by their types.
@@ -196,12 +197,12 @@ type SamplingContents []SamplingContent
 // MarshalJSON sends one block as an object, any other number as a list.
 func (cs SamplingContents) MarshalJSON() ([]byte, error) {
 	if len(cs) == 1 {
-		return json.Marshal(cs[0])
+		return jsonenc.Marshal(cs[0])
 	}
 	if cs == nil {
 		return []byte("[]"), nil
 	}
-	return json.Marshal([]SamplingContent(cs))
+	return jsonenc.Marshal([]SamplingContent(cs))
 }
 
 // UnmarshalJSON reads a single block or a list of blocks.

@@ -225,6 +225,7 @@ var schemaCases = []schemaCase{
 			id, _ := msg.(*jsonrpc.Request)
 			if id == nil {
 				c.t.Fatalf("server sent %s, want a request", frame)
+				return nil
 			}
 			c.send(`{"jsonrpc":"2.0","id":` + id.ID.String() + `,"result":{}}`)
 			if err := <-errc; err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -544,7 +545,7 @@ func (s *Server) broadcast(method string, params any) {
 	if s.opts.Bus == nil && len(s.Sessions()) == 0 {
 		return
 	}
-	raw, err := json.Marshal(params)
+	raw, err := jsonenc.Marshal(params)
 	if err != nil {
 		s.logger.Error("mcp: encoding notification", "method", method, "err", err)
 		return

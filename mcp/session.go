@@ -13,6 +13,7 @@ import (
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -530,7 +531,7 @@ func (ss *ServerSession) Notify(ctx context.Context, method string, params any) 
 }
 
 func (ss *ServerSession) notifyRelated(ctx context.Context, w messageWriter, method string, params any) error {
-	raw, err := json.Marshal(params)
+	raw, err := jsonenc.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
 	}
@@ -578,7 +579,7 @@ func (ss *ServerSession) Call(ctx context.Context, method string, params, result
 	var raw json.RawMessage
 	if params != nil {
 		var err error
-		if raw, err = json.Marshal(params); err != nil {
+		if raw, err = jsonenc.Marshal(params); err != nil {
 			return fmt.Errorf("mcp: encoding %s params: %w", method, err)
 		}
 	}
@@ -600,7 +601,7 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 }
 
 func mustMarshal(v any) json.RawMessage {
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		panic(err) // only called with types that always encode
 	}
@@ -651,7 +652,7 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 		}
 	}
 	if !fast {
-		raw, mErr = json.Marshal(result)
+		raw, mErr = jsonenc.Marshal(result)
 	}
 	if mErr != nil {
 		s.logger.Error("mcp: encoding result", "err", mErr)

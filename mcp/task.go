@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -613,7 +614,7 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 			st.Task.StatusMessage = err.Error()
 		}
 	default:
-		raw, mErr := json.Marshal(res)
+		raw, mErr := jsonenc.Marshal(res)
 		if mErr != nil {
 			s.logger.Error("mcp: encoding a task's result", "task", run.id, "err", mErr)
 			apply = func(st *TaskState) {
@@ -937,10 +938,10 @@ func withMeta(raw json.RawMessage, key string, value json.RawMessage) (json.RawM
 	}
 	meta[key] = value
 	var err error
-	if obj["_meta"], err = json.Marshal(meta); err != nil {
+	if obj["_meta"], err = jsonenc.Marshal(meta); err != nil {
 		return nil, err
 	}
-	return json.Marshal(obj)
+	return jsonenc.Marshal(obj)
 }
 
 // A taskWriter sends the messages of a task's work: to the stream of a

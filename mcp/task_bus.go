@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
 // With ServerOptions.Bus set and a TaskStore the replicas share, a task
@@ -49,7 +51,7 @@ func (s *Server) publishTaskOp(ctx context.Context, op taskOp) {
 		return
 	}
 	op.From = s.busID()
-	b, err := json.Marshal(op)
+	b, err := jsonenc.Marshal(op)
 	if err != nil {
 		return
 	}

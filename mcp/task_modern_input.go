@@ -163,7 +163,7 @@ func (x *extRun) outstanding() (json.RawMessage, error) {
 		}
 		b = jsonenc.AppendString(b, k)
 		b = append(b, ':')
-		q, err := json.Marshal(x.pending[k].reqs[k])
+		q, err := jsonenc.Marshal(x.pending[k].reqs[k])
 		if err != nil {
 			return nil, fmt.Errorf("mcp: encoding input request %q: %w", k, err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/schemacheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -108,7 +108,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 		return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
 	}
 	if t.InputSchema == nil {
-		if t.InputSchema, err = json.Marshal(inSchema.Schema()); err != nil {
+		if t.InputSchema, err = jsonenc.Marshal(inSchema.Schema()); err != nil {
 			return fmt.Errorf("mcp: tool %q: %w", t.Name, err)
 		}
 	}
@@ -128,7 +128,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 				if err != nil {
 					return fmt.Errorf("mcp: tool %q: output schema: %w", t.Name, err)
 				}
-				if t.OutputSchema, err = json.Marshal(out); err != nil {
+				if t.OutputSchema, err = jsonenc.Marshal(out); err != nil {
 					return fmt.Errorf("mcp: tool %q: %w", t.Name, err)
 				}
 			}
@@ -219,7 +219,7 @@ func typedResult(out any, enc *outEncoder) (*CallToolResult, error) {
 	}
 	if !own {
 		var err error
-		if raw, err = json.Marshal(out); err != nil {
+		if raw, err = jsonenc.Marshal(out); err != nil {
 			return nil, fmt.Errorf("encoding tool output: %w", err)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -27,7 +26,9 @@ const DefaultShutdownGrace = 5 * time.Second
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio):
 // it closes the child's stdin, waits for the child to exit, sends SIGTERM
 // if it has not exited within ShutdownGrace, and SIGKILL if it has still
-// not exited ShutdownGrace after that.
+// not exited ShutdownGrace after that. On Windows, which has no SIGTERM
+// for a console program, a child that has not exited within ShutdownGrace
+// is killed (TerminateProcess).
 //
 // A CommandTransport connects once, since an exec.Cmd starts once.
 type CommandTransport struct {
@@ -140,7 +141,11 @@ func (c *commandConn) shutdown() error {
 		return nil
 	case <-timer.C:
 	}
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	if errors.Is(terminate(c.cmd.Process), errors.ErrUnsupported) {
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+		return fmt.Errorf("mcp: server did not exit within %v of its stdin closing; killed it: %v", c.grace, c.waitErr)
+	}
 	timer.Reset(c.grace)
 	select {
 	case <-c.exited:

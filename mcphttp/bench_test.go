@@ -11,10 +11,10 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/cpuclock"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -84,7 +84,7 @@ func BenchmarkHandlerToolsCall(b *testing.B) {
 			rd := bytes.NewReader(nil)
 			want := []byte(`"text":"hello, world"`)
 			b.ReportAllocs()
-			i, start := 0, cpuClock()
+			i, start := 0, cpuclock.Now()
 			for b.Loop() {
 				i++
 				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), benchCallPost...)
@@ -128,7 +128,7 @@ func BenchmarkPOSTRoundTrip(b *testing.B) {
 			want := []byte(`"text":"hello, world"`)
 			got := make([]byte, 0, 512)
 			b.ReportAllocs()
-			i, start := 0, cpuClock()
+			i, start := 0, cpuclock.Now()
 			for b.Loop() {
 				i++
 				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), benchCallPost...)
@@ -162,17 +162,9 @@ func BenchmarkPOSTRoundTrip(b *testing.B) {
 	}
 }
 
-// cpuClock reports the process's user+system CPU time, so that benchmarks
-// can report CPU per operation (steadier than wall time on a busy machine).
-func cpuClock() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU adds a cpu-ns/op metric measured from start.
 func reportCPU(b *testing.B, start time.Duration, n int) {
-	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(cpuclock.Now()-start)/float64(n), "cpu-ns/op")
 }
 
 // BenchmarkHandlerModernToolsCall is BenchmarkHandlerToolsCall for a
@@ -210,7 +202,7 @@ func BenchmarkHandlerModernToolsCall(b *testing.B) {
 			rd := bytes.NewReader(nil)
 			want := []byte(`"text":"hello, world"`)
 			b.ReportAllocs()
-			i, start := 0, cpuClock()
+			i, start := 0, cpuclock.Now()
 			for b.Loop() {
 				i++
 				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), post...)
@@ -251,7 +243,7 @@ func BenchmarkPOSTWire(b *testing.B) {
 			var req, body, got []byte
 			want := []byte(`"text":"hello, world"`)
 			b.ReportAllocs()
-			i, start := 0, cpuClock()
+			i, start := 0, cpuclock.Now()
 			for b.Loop() {
 				i++
 				body = append(strconv.AppendInt(append(body[:0], benchCallPre...), int64(i), 10), benchCallPost...)

@@ -12,10 +12,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/mcpkit/mcpkit/internal/cpuclock"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 	mcpotel "github.com/mcpkit/mcpkit/otel"
@@ -25,13 +24,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 )
-
-// cpuClock is the process's user and system CPU time so far.
-func cpuClock() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // discardProcessor ends recorded spans and exports nothing: the cost of
 // recording without that of an exporter.
@@ -139,14 +131,14 @@ func benchToolsCall(b *testing.B, transport, name string, sampler sdktrace.Sampl
 	defer cs.Close()
 	params := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hello, world"}`)}
 	b.ReportAllocs()
-	n, start := 0, cpuClock()
+	n, start := 0, cpuclock.Now()
 	for b.Loop() {
 		n++
 		if _, err := cs.CallTool(ctx, params); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(cpuclock.Now()-start)/float64(n), "cpu-ns/op")
 }
 
 // addMeta is client middleware that writes an unsampled traceparent into
@@ -240,7 +232,7 @@ func BenchmarkServerToolsCall(b *testing.B) {
 			rd := strings.NewReader(body)
 			want := []byte(`"text":"hello, world"`)
 			b.ReportAllocs()
-			n, start := 0, cpuClock()
+			n, start := 0, cpuclock.Now()
 			for b.Loop() {
 				n++
 				rd.Reset(body)
@@ -253,7 +245,7 @@ func BenchmarkServerToolsCall(b *testing.B) {
 					b.Fatalf("tools/call: %d %s", rw.status, rw.body)
 				}
 			}
-			b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+			b.ReportMetric(float64(cpuclock.Now()-start)/float64(n), "cpu-ns/op")
 		})
 	}
 }
@@ -387,7 +379,7 @@ func BenchmarkServerToolsCallStdio(b *testing.B) {
 			}()
 			want := []byte(`"text":"hello, world"`)
 			b.ReportAllocs()
-			n, start := 0, cpuClock()
+			n, start := 0, cpuclock.Now()
 			for b.Loop() {
 				n++
 				line, err := rd.ReadSlice('\n')
@@ -396,7 +388,7 @@ func BenchmarkServerToolsCallStdio(b *testing.B) {
 				}
 				credit <- struct{}{}
 			}
-			b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+			b.ReportMetric(float64(cpuclock.Now()-start)/float64(n), "cpu-ns/op")
 			b.StopTimer()
 			close(stop)
 			if err := <-sent; err != nil {
@@ -455,7 +447,7 @@ func BenchmarkServerToolsCallMemory(b *testing.B) {
 			}
 			want := []byte(`"text":"hello, world"`)
 			b.ReportAllocs()
-			n, start := 0, cpuClock()
+			n, start := 0, cpuclock.Now()
 			for b.Loop() {
 				n++
 				// A new frame each time: the transport hands it over.
@@ -467,7 +459,7 @@ func BenchmarkServerToolsCallMemory(b *testing.B) {
 					b.Fatalf("tools/call: %q %v", reply, err)
 				}
 			}
-			b.ReportMetric(float64(cpuClock()-start)/float64(n), "cpu-ns/op")
+			b.ReportMetric(float64(cpuclock.Now()-start)/float64(n), "cpu-ns/op")
 			b.StopTimer()
 			c.Close()
 			ss.Wait()

@@ -105,7 +105,7 @@ func writeTrace(w io.Writer, spans []sdktrace.ReadOnlySpan, ids bool) {
 			if !ids && kv.Key == "mcp.session.id" {
 				continue // random
 			}
-			attrs = append(attrs, string(kv.Key)+"="+kv.Value.Emit())
+			attrs = append(attrs, string(kv.Key)+"="+kv.Value.String())
 		}
 		if len(attrs) > 0 {
 			fmt.Fprintf(w, "%s    %s\n", indent, strings.Join(attrs, " "))

@@ -231,7 +231,7 @@ func connect(t testing.TB, tm *telemetry, s *mcp.Server, transport string, era m
 func attrMap(kvs []attribute.KeyValue) map[string]string {
 	m := make(map[string]string, len(kvs))
 	for _, kv := range kvs {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }

@@ -228,12 +228,3 @@ func (c ClientConfig) peer() peer {
 	}
 	return p
 }
-
-// transport is the peer's network transport, as the session metrics take
-// it.
-func (p peer) transport() mcpconv.NetworkTransportAttr {
-	if p.tcp {
-		return mcpconv.NetworkTransportTCP
-	}
-	return mcpconv.NetworkTransportPipe
-}

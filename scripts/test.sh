@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Runs every test of mcpkit: what CI runs (.ci/run) and what the README's
-# set-up asks a newcomer to run: go vet, gofmt, the Go tests with -race,
-# the README's commands (scripts/readme-check.sh), then the official
-# conformance suite (conformance/run.sh) and the interop tests with the
-# TypeScript SDK (interop/run.sh). Those two need Node >= 20
-# and npm; without them (or with an older node) they are skipped with a
-# notice, unless MCPKIT_REQUIRE_NODE=1 (CI sets it), which makes that an
-# error before anything runs.
+# set-up asks a newcomer to run: go vet, gofmt, staticcheck, go vet and a
+# build for Windows and macOS, the Go tests with -race on the installed Go
+# (1.26) and again, with go vet, on the next release (Go 1.27, which the go
+# command fetches from the module proxy), the README's commands
+# (scripts/readme-check.sh), the browser tests of mcpkit inspect
+# (scripts/browsertest.sh), then the official conformance suite
+# (conformance/run.sh) and the interop tests with the TypeScript SDK
+# (interop/run.sh). Those two need Node >= 20 and npm; without them (or
+# with an older node) they are skipped with a notice, unless
+# MCPKIT_REQUIRE_NODE=1 (CI sets it), which makes that an error before
+# anything runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,7 +46,16 @@ fi
 # by hand.
 pkgs=github.com/mcpkit/mcpkit/...
 
-echo "== go vet $pkgs"
+# The Go releases the Go steps run on: the installed one (go.mod says 1.26)
+# and the next, which the go command downloads from the module proxy
+# (GOTOOLCHAIN; golang.org/toolchain) the first time. Go libraries support
+# the two newest releases; Go 1.27's encoding/json is its v2
+# implementation, whose output and error texts differ from 1.26's.
+go_next=${MCPKIT_GO_NEXT:-go1.27.3}
+# staticcheck's release for Go 1.26 (2026.1), fetched and built by go run.
+staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.7.0
+
+echo "== go vet $pkgs ($(go env GOVERSION))"
 go vet "$pkgs"
 
 echo "== gofmt"
@@ -55,6 +68,18 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
+echo "== staticcheck $pkgs ($staticcheck; checks: staticcheck.conf)"
+go run "$staticcheck" "$pkgs"
+
+# Every package, the CLI and the tests compile for the desktops MCP servers
+# run on: go vet type-checks the tests too. What runs there is not tested
+# here (no Windows or macOS machine): the README says what is tested where.
+for goos in windows darwin; do
+	echo "== GOOS=$goos go build and go vet $pkgs"
+	GOOS=$goos go build "$pkgs"
+	GOOS=$goos go vet "$pkgs"
+done
+
 # A private redis-server and a 3-node Redis Cluster (installed from Debian's
 # packages when missing) for the Redis tests (redisstore, cmd/mcpkit),
 # stopped when this script exits: one for all the packages. Without
@@ -66,8 +91,13 @@ mcpkit_redis_start
 mcpkit_redis_cluster_start
 echo "MCPKIT_REDIS_ADDR=$MCPKIT_REDIS_ADDR MCPKIT_REDIS_CLUSTER_ADDRS=$MCPKIT_REDIS_CLUSTER_ADDRS"
 
-echo "== go test -race -count=1 $pkgs"
+echo "== go test -race -count=1 $pkgs ($(go env GOVERSION))"
 go test -race -count=1 "$pkgs"
+
+echo "== GOTOOLCHAIN=$go_next go vet and go test -race -count=1 $pkgs"
+GOTOOLCHAIN=$go_next go version
+GOTOOLCHAIN=$go_next go vet "$pkgs"
+GOTOOLCHAIN=$go_next go test -race -count=1 "$pkgs"
 
 echo "== scripts/readme-check.sh"
 scripts/readme-check.sh
@@ -80,7 +110,7 @@ scripts/browsertest.sh
 
 if [ -n "$no_node" ]; then
 	echo "== SKIPPED conformance/run.sh and interop/run.sh: they need Node >= $min_node and npm ($no_node); MCPKIT_REQUIRE_NODE=1 makes this an error" >&2
-	echo "scripts/test.sh: 5 passed, 0 failed, 2 skipped"
+	echo "scripts/test.sh: 8 passed, 0 failed, 2 skipped"
 	exit 0
 fi
 
@@ -91,7 +121,7 @@ echo "== interop/run.sh"
 interop/run.sh
 
 # One plain closing line for whoever reads the end of the log: every step
-# above (vet, gofmt, go test, the README's commands, browser tests,
-# conformance, interop) passed, or the script would have stopped at the
-# failing one (set -e).
-echo "scripts/test.sh: 7 passed, 0 failed"
+# above (vet, gofmt, staticcheck, Windows and macOS, go test on Go 1.26 and
+# on Go 1.27, the README's commands, browser tests, conformance, interop)
+# passed, or the script would have stopped at the failing one (set -e).
+echo "scripts/test.sh: 10 passed, 0 failed"

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -261,7 +260,7 @@ func (f *clientFlags) connectFailed(t mcp.Transport, command []string, era mcp.P
 		}
 		return &explainedError{msg: fmt.Sprintf("connecting to %s: %s", who, msg), err: err}
 	}
-	if ct, ok := t.(*childTransport); ok && (errors.Is(err, mcp.ErrSessionClosed) || errors.Is(err, syscall.EPIPE)) {
+	if ct, ok := t.(*childTransport); ok && (errors.Is(err, mcp.ErrSessionClosed) || brokenPipe(err)) {
 		// The child closed its stdout (the session ended), or its stdin
 		// (the request could not be written): a program that does not
 		// speak MCP. Connect closed the connection, which waits for the

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -201,9 +202,10 @@ func firstLine(s string) string {
 	return s
 }
 
-// printJSON writes v as one line of JSON.
+// printJSON writes v as one line of JSON, as mcpkit writes it on the wire
+// (jsonenc.Marshal: the same bytes on every Go release).
 func printJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return err
 	}

@@ -66,10 +66,10 @@ type authContext struct {
 	Issuer           string `json:"issuer"`
 	PrivateKeyPEM    string `json:"private_key_pem"`
 	SigningAlgorithm string `json:"signing_algorithm"`
-	IdPClientID      string `json:"idp_client_id"`
-	IdPIDToken       string `json:"idp_id_token"`
-	IdPIssuer        string `json:"idp_issuer"`
-	IdPTokenEndpoint string `json:"idp_token_endpoint"`
+	IDPClientID      string `json:"idp_client_id"`
+	IDPIDToken       string `json:"idp_id_token"`
+	IDPIssuer        string `json:"idp_issuer"`
+	IDPTokenEndpoint string `json:"idp_token_endpoint"`
 	ValidJWT         string `json:"valid_jwt"`
 	WrongAudienceJWT string `json:"wrong_audience_jwt"`
 	ExpiredJWT       string `json:"expired_jwt"`
@@ -132,10 +132,10 @@ func authOptions(name string) (auth.Options, error) {
 		opts.Assertion = func(context.Context, string) (string, error) { return jwt, nil }
 	case "auth/enterprise-managed-authorization", "auth/cross-app-access-complete-flow":
 		opts.Grant = auth.GrantEnterprise
-		idToken := cc.IdPIDToken
+		idToken := cc.IDPIDToken
 		opts.Exchange = &auth.TokenExchange{
-			TokenEndpoint: cc.IdPTokenEndpoint,
-			ClientID:      cc.IdPClientID,
+			TokenEndpoint: cc.IDPTokenEndpoint,
+			ClientID:      cc.IDPClientID,
 			SubjectToken:  func(context.Context) (string, error) { return idToken, nil },
 		}
 	}

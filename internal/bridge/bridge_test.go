@@ -71,7 +71,7 @@ func TestShared(t *testing.T) {
 	if bridge.SharedIn(context.Background()) != nil {
 		t.Error("found on a context without one")
 	}
-	if bridge.SharedIn(context.WithValue(ctx, struct{}{}, 1)) != nil {
+	if bridge.SharedIn(context.WithValue(ctx, otherKey{}, 1)) != nil {
 		t.Error("found on a derived context")
 	}
 	calls := 0
@@ -88,3 +88,6 @@ func TestShared(t *testing.T) {
 		t.Errorf("%d encodings; want one per kind", calls)
 	}
 }
+
+// otherKey is a context key of the test's own.
+type otherKey struct{}

@@ -1,19 +1,58 @@
-// Package jsonenc appends JSON text exactly as encoding/json writes it, for
+// Package jsonenc appends JSON text as mcpkit writes it on the wire, for
 // the hand-written encoders on mcpkit's hot paths (the JSON-RPC envelope,
-// common tool results), so that their output is byte for byte what
-// json.Marshal would give.
+// common tool results), and makes encoding/json's output follow the same
+// rule ([Marshal]), so that a value's bytes are the same whichever encoder
+// wrote them and whichever Go release built the program.
+//
+// The rule is encoding/json's (Go 1.26 and earlier) but for one character:
+// strings escape what JSON requires, the HTML-sensitive <, > and &, and
+// U+2028, U+2029; invalid UTF-8 becomes U+FFFD; and U+FFFD, whether it
+// stands for invalid UTF-8 or was in the string, is written as the ASCII
+// escape \ufffd. Go 1.27's encoding/json (its v2 implementation) writes
+// invalid UTF-8 as the raw U+FFFD bytes, which Go 1.26's writes as \ufffd;
+// writing every U+FFFD escaped is what makes encoding/json's output of
+// either release a byte replace away from mcpkit's (docs/design.md, "Wire
+// bytes on every Go release").
 package jsonenc
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
+// Marshal returns json.Marshal(v) with every U+FFFD written as \ufffd
+// ([EscapeReplacement]): the bytes mcpkit sends for v on every Go release.
+func Marshal(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return EscapeReplacement(b), nil
+}
+
+// replacement is U+FFFD in UTF-8.
+const replacement = "\uFFFD"
+
+// EscapeReplacement returns the JSON text b with every U+FFFD written as
+// the escape \ufffd, the same JSON value: encoding/json's output (valid
+// UTF-8, which outside strings is ASCII) in mcpkit's form. b itself is
+// returned, unchanged, when it holds no U+FFFD, the usual case: one
+// vectorised search.
+func EscapeReplacement(b []byte) []byte {
+	if !bytes.Contains(b, []byte(replacement)) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(replacement), []byte(`\ufffd`))
+}
+
 // AppendString appends s as a JSON string, escaping what JSON requires plus
-// the HTML-sensitive characters and line separators encoding/json escapes.
+// the HTML-sensitive characters and line separators encoding/json escapes,
+// with invalid UTF-8 and U+FFFD written as \ufffd (the package's rule).
 func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
@@ -51,7 +90,7 @@ func AppendString(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if r == utf8.RuneError { // invalid (size 1) or U+FFFD itself (size 3)
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
 			i += size
@@ -99,6 +138,8 @@ func StringLen(s string) int {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			n += 5 // one byte becomes \ufffd
+		case r == utf8.RuneError:
+			n += 3 // U+FFFD's three bytes become \ufffd
 		case r == '\u2028' || r == '\u2029':
 			n += 3 // three bytes become \u202X
 		}
@@ -123,8 +164,8 @@ var safeASCII = func() (t [256]bool) {
 
 // plainMultibyte returns the length of the two- or three-byte UTF-8
 // sequence at s[i] when it is valid and written as it is (not U+2028 or
-// U+2029), and 0 for anything else, which the caller decodes the slow way:
-// the common non-ASCII letters without a function call.
+// U+2029 or U+FFFD), and 0 for anything else, which the caller decodes the
+// slow way: the common non-ASCII letters without a function call.
 func plainMultibyte(s string, i int) int {
 	b := s[i]
 	switch {
@@ -146,6 +187,10 @@ func plainMultibyte(s string, i int) int {
 		case 0xE2:
 			if c1 == 0x80 && (c2 == 0xA8 || c2 == 0xA9) {
 				return 0 // U+2028, U+2029
+			}
+		case 0xEF:
+			if c1 == 0xBF && c2 == 0xBD {
+				return 0 // U+FFFD
 			}
 		}
 		if c1 >= lo && c1 <= hi && c2&0xC0 == 0x80 {
@@ -187,10 +232,10 @@ var base64Pairs = func() (t [4096]uint16) {
 }()
 
 // AppendEncoded appends, as a JSON string, JSON text that AppendString
-// and this package's other functions (or encoding/json, for values without
+// and this package's other functions (or [Marshal], for values without
 // json.RawMessage or MarshalJSON methods of their own) wrote: valid UTF-8
-// with no control character, no <, >, & and no U+2028, U+2029, where only
-// the quote and the backslash need an escape. The result is
+// with no control character, no <, >, & and no U+2028, U+2029, U+FFFD,
+// where only the quote and the backslash need an escape. The result is
 // AppendString(dst, enc), for such input, without its UTF-8 checks: a
 // typed tool's output is sent both as JSON and as this string.
 //

@@ -2,13 +2,16 @@ package jsonenc
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"testing"
 )
 
+// checkString: AppendString writes what encoding/json writes, with every
+// U+FFFD written \ufffd (the package's rule: json.Marshal of Go 1.26 and
+// earlier writes a valid U+FFFD raw and invalid UTF-8 as \ufffd; of Go
+// 1.27, both raw), and StringLen is its length.
 func checkString(t *testing.T, s string) {
 	t.Helper()
-	want, err := json.Marshal(s)
+	want, err := Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,9 +28,52 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		"", "hello", `a"b\c`, "<script>&", "\x00\x01\x1f\x7f", "\b\f\n\r\t",
 		"é ü 日本", "\u2028\u2029", "\xff", "a\xc3", "\xed\xa0\x80", "\U0001F600",
 		"\xe0\x80\x80", "\xe0\xa0\x80", "\xc0\x80", "\xc2", "\xe2\x82", "\xe2\x80\xa8x", "\xe2\x80\xaa", "\xed\x9f\xbf",
-		"\xef\xbf\xbf", "\xf0\x9f\x98", "«naïve» café — 東京 ☕",
+		"\xef\xbf\xbf", "\xf0\x9f\x98", "«naïve» café — 東京 ☕", "\uFFFD", "a\xef\xbf\xbdb\xef\xbf", "\xef\xbf\xbc",
 	} {
 		checkString(t, s)
+	}
+}
+
+// The rule's bytes, spelt out: they do not depend on encoding/json, so
+// this fails on any Go release if AppendString or Marshal strays from it.
+func TestAppendStringBytes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a\xffb", `"a\ufffdb"`},                         // invalid UTF-8
+		{"a\uFFFDb", `"a\ufffdb"`},                       // U+FFFD itself
+		{"\xef\xbf\xbd\xef\xbf", `"\ufffd\ufffd\ufffd"`}, // U+FFFD, then two bytes of a cut one
+		{"\xef\xbf\xbc é", "\"\xef\xbf\xbc é\""},         // U+FFFC and é as they are
+		{"<&>\u2028\u2029\x01", `"\u003c\u0026\u003e\u2028\u2029\u0001"`},
+	} {
+		if got := AppendString(nil, c.in); string(got) != c.want {
+			t.Errorf("AppendString(%q) = %s, want %s", c.in, got, c.want)
+		}
+		if got := StringLen(c.in); got != len(c.want) {
+			t.Errorf("StringLen(%q) = %d, want %d", c.in, got, len(c.want))
+		}
+		if got, err := Marshal(c.in); err != nil || string(got) != c.want {
+			t.Errorf("Marshal(%q) = %s, %v, want %s", c.in, got, err, c.want)
+		}
+		if got, err := Marshal(map[string][]string{c.in: {c.in}}); err != nil || string(got) != "{"+c.want+":["+c.want+"]}" {
+			t.Errorf("Marshal(a map of %q) = %s, %v", c.in, got, err)
+		}
+	}
+}
+
+func TestEscapeReplacement(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{``, ``},
+		{`{"a":"b"}`, `{"a":"b"}`},
+		{"[\"\uFFFD\",\"x\uFFFDy\uFFFD\"]", `["\ufffd","x\ufffdy\ufffd"]`},
+		{`"\ufffd"`, `"\ufffd"`},
+	} {
+		if got := EscapeReplacement([]byte(c.in)); string(got) != c.want {
+			t.Errorf("EscapeReplacement(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	// Without a U+FFFD, the same slice comes back.
+	b := []byte(`{"a":"é"}`)
+	if got := EscapeReplacement(b); &got[0] != &b[0] {
+		t.Error("EscapeReplacement copied text without U+FFFD")
 	}
 }
 
@@ -113,11 +159,11 @@ func BenchmarkStdBase64(b *testing.B) {
 	}
 }
 
-// checkEncoded: AppendEncoded of encoding/json's output for v equals
+// checkEncoded: AppendEncoded of Marshal's output for v equals
 // AppendString of it.
 func checkEncoded(t *testing.T, v any) {
 	t.Helper()
-	enc, err := json.Marshal(v)
+	enc, err := Marshal(v)
 	if err != nil {
 		return
 	}
@@ -130,7 +176,7 @@ func checkEncoded(t *testing.T, v any) {
 func TestAppendEncodedMatchesAppendString(t *testing.T) {
 	for _, s := range []string{
 		"", "hello", `a"b\c`, "<script>&", "\x00\x01\x1f\x7f", "\b\f\n\r\t",
-		"é ü 日本", "\u2028\u2029", "\xff", "a\xc3", "\xed\xa0\x80", "\U0001F600", `\"\\"`,
+		"é ü 日本", "\u2028\u2029", "\xff", "a\xc3", "\xed\xa0\x80", "\U0001F600", `\"\\"`, "\uFFFD",
 	} {
 		checkEncoded(t, s)
 		checkEncoded(t, map[string]any{s: []any{s, 1.5, true, nil, map[string]string{"k": s}}})
