@@ -532,7 +532,7 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 	case SchemaTypeString:
 		var s string
 		if !isJSONString(trimJSONSpace(raw)) || exactjson.Unmarshal(raw, &s) != nil {
-			return fmt.Errorf("want a string, got %s", raw)
+			return fmt.Errorf("want a string, got %s", string(raw))
 		}
 		if vals := p.values(); vals != nil {
 			if !slices.Contains(vals, s) {
@@ -552,10 +552,10 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 		var f float64
 		t := trimJSONSpace(raw)
 		if len(t) == 0 || !(t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) || exactjson.Unmarshal(raw, &f) != nil {
-			return fmt.Errorf("want a number, got %s", raw)
+			return fmt.Errorf("want a number, got %s", string(raw))
 		}
 		if p.Type == SchemaTypeInteger && f != math.Trunc(f) {
-			return fmt.Errorf("want an integer, got %s", raw)
+			return fmt.Errorf("want an integer, got %s", string(raw))
 		}
 		if p.Minimum != nil && f < *p.Minimum {
 			return fmt.Errorf("%v is less than the minimum %v", f, *p.Minimum)
@@ -566,13 +566,13 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 		return nil
 	case SchemaTypeBoolean:
 		if t := string(trimJSONSpace(raw)); t != "true" && t != "false" {
-			return fmt.Errorf("want a boolean, got %s", raw)
+			return fmt.Errorf("want a boolean, got %s", string(raw))
 		}
 		return nil
 	case SchemaTypeArray:
 		var list []string
 		if t := trimJSONSpace(raw); len(t) == 0 || t[0] != '[' || exactjson.Unmarshal(raw, &list) != nil {
-			return fmt.Errorf("want a list of strings, got %s", raw)
+			return fmt.Errorf("want a list of strings, got %s", string(raw))
 		}
 		vals := p.values()
 		for i, s := range list {
