@@ -130,7 +130,7 @@ func (c *consoleMetrics) Shutdown(context.Context) error { return nil }
 // quoted when it is a string.
 func writeAttributes(b *strings.Builder, attrs []attribute.KeyValue) {
 	for _, kv := range attrs {
-		v := kv.Value.Emit()
+		v := kv.Value.String()
 		if kv.Value.Type() == attribute.STRING {
 			v = strconv.Quote(v)
 		}
@@ -175,9 +175,3 @@ func (h *exportErrors) Handle(err error) {
 	h.logger.Warn("mcpkit serve: --otel: still cannot export telemetry", "err", err, "failures_not_logged", dropped)
 }
 
-// logged reports whether a failure was logged already.
-func (h *exportErrors) logged() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return !h.last.IsZero()
-}

@@ -1,7 +1,7 @@
 // Package inspect is the server side of `mcpkit inspect`: an MCP client
 // (mcp.Client, over whatever transport the CLI builds) driven from a page
-// in the browser, which this package serves from files embedded with
-// go:embed.
+// in the browser, which this package serves from files embedded in the
+// binary (the embed directive).
 //
 // The page speaks to the Inspector over two channels on 127.0.0.1: an
 // EventSource stream (GET /api/events) for everything that happens (the
