@@ -174,4 +174,3 @@ func (h *exportErrors) Handle(err error) {
 	}
 	h.logger.Warn("mcpkit serve: --otel: still cannot export telemetry", "err", err, "failures_not_logged", dropped)
 }
-
