@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -55,9 +54,6 @@ func Decode(data []byte) (Message, ID, error) {
 		return nil, ID{}, invalid("JSON-RPC message must be a single object")
 	}
 	var e envelope
-	e.names = namesPool.Get().(*decodeNames)
-	defer namesPool.Put(e.names)
-	e.names.reset()
 	// One pass validates the message and finds its members, and those of
 	// an object params and of their first _meta.
 	end, err := e.scan(data, i)
@@ -94,27 +90,19 @@ type envelope struct {
 	indexed bool
 	// names are the envelope's member names; repeated is the first that
 	// repeats (when repeats is set), and dup the first repeated name inside a member's value.
-	names    *decodeNames
+	names    decodeNames
 	repeats  bool
 	repeated string
 	dup      *jsonscan.DuplicateError
 }
 
-// decodeNames is what Decode keeps between messages to find repeated
-// member names without allocating: the names of the envelope, of params
-// and of params' _meta, and a skipper for the values below them.
+// decodeNames finds repeated member names as Decode reads a message: the
+// names of the envelope, of params and of params' _meta, and a skipper
+// for the values below them. It lives in Decode's frame.
 type decodeNames struct {
 	envelope, params, meta jsonscan.Names
 	below                  jsonscan.UniqueSkipper
 }
-
-func (n *decodeNames) reset() {
-	n.envelope.Reset()
-	n.params.Reset()
-	n.meta.Reset()
-}
-
-var namesPool = sync.Pool{New: func() any { return new(decodeNames) }}
 
 // dupError is the error for the repeated name e.dup inside a member of
 // msg, the message read from data[i:].
@@ -153,10 +141,6 @@ func (e *envelope) drop() {
 // still makes it a parse error.
 func (e *envelope) scan(data []byte, i int) (int, error) {
 	return jsonscan.WalkObjectAt(data, i, 0, func(key []byte, start int) (int, error) {
-		if !e.names.envelope.Add(data, key) && !e.repeats {
-			e.repeats = true
-			e.repeated, _ = jsonscan.StringValue(data[cap(data)-cap(key)-1 : cap(data)-cap(key)+len(key)+1])
-		}
 		var dst *[]byte
 		switch string(key) {
 		case "jsonrpc":
@@ -174,6 +158,14 @@ func (e *envelope) scan(data []byte, i int) (int, error) {
 		default:
 			if bytes.IndexByte(key, '\\') >= 0 {
 				dst = e.escapedMember(key)
+			}
+		}
+		// A member of the envelope's own repeats when its slot is
+		// taken; the others' names are noted to find theirs.
+		if dst != nil && *dst != nil || dst == nil && !e.names.envelope.Add(data, key) {
+			if !e.repeats {
+				e.repeats = true
+				e.repeated, _ = jsonscan.StringValue(data[cap(data)-cap(key)-1 : cap(data)-cap(key)+len(key)+1])
 			}
 		}
 		var end int

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -25,23 +24,48 @@ func (e *DuplicateError) Error() string {
 }
 
 // Names notes the member names of one object and tells which repeats. Its
-// zero value is ready; Reset makes it ready for another object and keeps
-// its memory, so that a reader that keeps one (in a sync.Pool) notes the
-// names of small objects without allocating.
+// zero value is ready, and small enough to live on the stack: the first
+// eight plain names (no escape, valid UTF-8) are kept as offsets in the
+// value itself; more, or one that needs decoding, move them all to a list
+// allocated then. Reset makes it ready for another object.
 type Names struct {
-	keys keyList
+	small [smallNames]keyRef
+	n     int
+	spill *keyList
 }
+
+// smallNames is how many plain names a Names keeps without allocating.
+const smallNames = 8
 
 // Add notes the raw (still escaped) key, a sub-slice of data, and reports
 // false when an earlier key of the same object decodes to the same name.
 // Every key of one object must come from the same data.
 func (n *Names) Add(data, rawKey []byte) bool {
 	start := cap(data) - cap(rawKey)
-	return n.keys.add(data, start, start+len(rawKey), 0)
+	return n.add(data, start, start+len(rawKey))
+}
+
+func (n *Names) add(data []byte, start, end int) bool {
+	if n.spill == nil {
+		raw := data[start:end]
+		if n.n < smallNames && plainKey(raw) {
+			for _, r := range n.small[:n.n] {
+				if int(r.end-r.start) == len(raw) && string(data[r.start:r.end]) == string(raw) {
+					return false
+				}
+			}
+			n.small[n.n] = keyRef{start: int32(start), end: int32(end)}
+			n.n++
+			return true
+		}
+		n.spill = new(keyList)
+		n.spill.refs = append(n.spill.refs, n.small[:n.n]...)
+	}
+	return n.spill.add(data, start, end, 0)
 }
 
 // Reset forgets the names noted so far.
-func (n *Names) Reset() { n.keys.truncate(0) }
+func (n *Names) Reset() { *n = Names{} }
 
 // linearNames is how many names of one object are compared one by one
 // before they are indexed in a map, so that an object of many members
@@ -50,20 +74,18 @@ const linearNames = 32
 
 // keyRef is a member name: data[start:end] as it stands in the document,
 // or arena[start:end] once decoded when it holds escapes or invalid
-// UTF-8. Offsets rather than slices keep the list free of pointers, which
-// the garbage collector would make every store pay for.
+// UTF-8. Offsets rather than slices keep the list free of pointers.
 type keyRef struct {
 	start, end int32
 	decoded    bool
 }
 
-// keyList is a stack of the names of the objects being read. Each object's
-// names start at a base index; past linearNames of them, sets holds the
-// object's names for the lookups.
+// keyList is the names of one object past what Names keeps in itself;
+// past linearNames of them, set indexes them for the lookups.
 type keyList struct {
 	refs  []keyRef
 	arena []byte
-	sets  map[int]map[string]struct{} // by base index
+	set   map[string]struct{}
 }
 
 func (l *keyList) name(data []byte, r keyRef) []byte {
@@ -73,9 +95,9 @@ func (l *keyList) name(data []byte, r keyRef) []byte {
 	return data[r.start:r.end]
 }
 
-// add notes the key data[start:end] (without quotes) of the object whose
-// names start at base, and reports false when it repeats one of them.
-func (l *keyList) add(data []byte, start, end, base int) bool {
+// add notes the key data[start:end] (without quotes), and reports false
+// when it repeats one noted before.
+func (l *keyList) add(data []byte, start, end, _ int) bool {
 	raw := data[start:end]
 	r := keyRef{start: int32(start), end: int32(end)}
 	if !plainKey(raw) {
@@ -84,47 +106,26 @@ func (l *keyList) add(data []byte, start, end, base int) bool {
 		l.arena = append(l.arena, s...)
 	}
 	key := l.name(data, r)
-	if l.sets != nil {
-		if set := l.sets[base]; set != nil {
-			if _, dup := set[string(key)]; dup {
-				return false
-			}
-			set[string(key)] = struct{}{}
-			return true
+	if l.set != nil {
+		if _, dup := l.set[string(key)]; dup {
+			return false
 		}
+		l.set[string(key)] = struct{}{}
+		return true
 	}
-	for _, k := range l.refs[base:] {
+	for _, k := range l.refs {
 		if string(l.name(data, k)) == string(key) {
 			return false
 		}
 	}
 	l.refs = append(l.refs, r)
-	if len(l.refs)-base >= linearNames {
-		set := make(map[string]struct{}, 2*linearNames)
-		for _, k := range l.refs[base:] {
-			set[string(l.name(data, k))] = struct{}{}
+	if len(l.refs) >= linearNames {
+		l.set = make(map[string]struct{}, 2*linearNames)
+		for _, k := range l.refs {
+			l.set[string(l.name(data, k))] = struct{}{}
 		}
-		if l.sets == nil {
-			l.sets = make(map[int]map[string]struct{})
-		}
-		l.sets[base] = set
 	}
 	return true
-}
-
-// truncate forgets the names of the objects from base on.
-func (l *keyList) truncate(base int) {
-	if l.sets != nil {
-		for b := range l.sets {
-			if b >= base {
-				delete(l.sets, b)
-			}
-		}
-	}
-	l.refs = l.refs[:base]
-	if base == 0 {
-		l.arena = l.arena[:0]
-	}
 }
 
 // plainKey reports whether a raw key is its own decoding: no escape, and
@@ -148,14 +149,11 @@ func plainKey(b []byte) bool {
 }
 
 // UniqueSkipper skips values as SkipAt does while refusing repeated
-// member names. Its zero value is ready; it keeps its memory between
-// calls, so a reader that keeps one skips without allocating.
+// member names. Its zero value is ready; each object's names are noted in
+// the stack frame that reads it.
 type UniqueSkipper struct {
-	keys keyList
-	dup  *DuplicateError // the first repeated name found
+	dup *DuplicateError // the first repeated name found
 }
-
-var uniqueSkippers = sync.Pool{New: func() any { return new(UniqueSkipper) }}
 
 // SkipUniqueAt is SkipAt that also refuses an object, at any depth of the
 // value, whose member names repeat. A syntax error anywhere in the value
@@ -163,31 +161,25 @@ var uniqueSkippers = sync.Pool{New: func() any { return new(UniqueSkipper) }}
 // *DuplicateError for the first repeated name, with end just after the
 // value as SkipAt gives it.
 func SkipUniqueAt(data []byte, i, depth int) (end int, kind Kind, err error) {
-	if i < len(data) && data[i] != '{' && data[i] != '[' {
-		return skip(data, i, depth, false) // a scalar has no names
-	}
-	u := uniqueSkippers.Get().(*UniqueSkipper)
-	end, kind, err = u.SkipAt(data, i, depth)
-	uniqueSkippers.Put(u)
-	return end, kind, err
+	var u UniqueSkipper
+	return u.SkipAt(data, i, depth)
 }
 
-// SkipAt is SkipUniqueAt with u's memory.
+// SkipAt is SkipUniqueAt; u keeps nothing between calls.
 func (u *UniqueSkipper) SkipAt(data []byte, i, depth int) (end int, kind Kind, err error) {
 	if i < len(data) && data[i] != '{' && data[i] != '[' {
-		return skip(data, i, depth, false)
+		return skip(data, i, depth, false) // a scalar has no names
 	}
 	end, kind, err = u.skip(data, i, depth)
 	if err == nil && u.dup != nil {
 		err = u.dup
 	}
-	u.keys.truncate(0)
 	u.dup = nil
 	return end, kind, err
 }
 
 // skip is the skip function of scan.go, noting each object's member
-// names on u.keys while the object is read.
+// names while the object is read.
 func (u *UniqueSkipper) skip(data []byte, i, depth int) (int, Kind, error) {
 	if i >= len(data) {
 		return i, Invalid, ErrSyntax
@@ -197,10 +189,7 @@ func (u *UniqueSkipper) skip(data []byte, i, depth int) (int, Kind, error) {
 		if depth >= maxDepth {
 			return i, Invalid, ErrSyntax
 		}
-		base := len(u.keys.refs)
-		end, kind, err := u.object(data, i, depth, base)
-		u.keys.truncate(base)
-		return end, kind, err
+		return u.object(data, i, depth)
 	case '[':
 		if depth >= maxDepth {
 			return i, Invalid, ErrSyntax
@@ -235,13 +224,13 @@ func (u *UniqueSkipper) skip(data []byte, i, depth int) (int, Kind, error) {
 	return skip(data, i, depth, false)
 }
 
-// object is skip for the object at data[i], whose names go on u.keys from
-// base on.
-func (u *UniqueSkipper) object(data []byte, i, depth, base int) (int, Kind, error) {
+// object is skip for the object at data[i].
+func (u *UniqueSkipper) object(data []byte, i, depth int) (int, Kind, error) {
 	i = SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, Object, nil
 	}
+	var names Names
 	for {
 		if i >= len(data) || data[i] != '"' {
 			return i, Invalid, ErrSyntax
@@ -251,7 +240,7 @@ func (u *UniqueSkipper) object(data []byte, i, depth, base int) (int, Kind, erro
 		if err != nil {
 			return kend, Invalid, err
 		}
-		if u.dup == nil && !u.keys.add(data, kstart+1, kend-1, base) {
+		if u.dup == nil && !names.add(data, kstart+1, kend-1) {
 			name, _ := StringValue(data[kstart:kend])
 			u.dup = &DuplicateError{Name: name, Offset: kstart}
 		}
