@@ -279,36 +279,17 @@ func (c *Client) capabilities() *ClientCapabilities {
 }
 
 // Connect opens t, starts the session's read loop and starts the session
-// in the era ClientOptions.ProtocolEra chooses:
-//
-//   - EraAuto (the default) probes with server/discover. A server that
-//     answers with a version the client speaks is served in the stateless
-//     era (2026-07-28): no handshake, every request carries the client's
-//     version, capabilities and info in _meta. Any other answer, an error
-//     that is not one of the stateless era's (-32020, -32021, -32022), or
-//     no answer within ProbeTimeout, falls back to initialize
-//     (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
-//   - EraSession performs the initialization phase
-//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization):
-//     it sends initialize requesting LatestVersion with the client's info
-//     and capabilities, checks the version the server answers and sends
-//     notifications/initialized.
-//   - EraStateless calls server/discover and fails unless the server speaks
-//     a stateless-era version the client speaks.
-//
-// A -32022 UnsupportedProtocolVersion error names a server of the
-// stateless era: the client retries with a version both sides speak (a
-// session-era one goes through initialize), and fails with
-// ErrUnsupportedVersion if there is none; it never falls back blindly.
-// ProtocolVersion and Stateless report the outcome.
-//
-// If the server answers initialize with a protocol version the client
-// does not support, Connect closes the connection and returns an error
-// wrapping ErrUnsupportedVersion, as the spec says a client SHOULD
-// disconnect. Any other failure also closes the connection.
-//
-// ctx bounds the start only; the session lives until Close, or until
-// the server closes the connection.
+// in the era ClientOptions.ProtocolEra chooses: EraAuto (the default)
+// probes with server/discover and falls back to initialize
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions),
+// EraSession initializes
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization),
+// and EraStateless requires server/discover to name a version both sides
+// speak. ProtocolVersion and Stateless report the outcome. When no version
+// is shared, Connect closes the connection and returns an error wrapping
+// ErrUnsupportedVersion; any other failure closes it too. ctx bounds the
+// start only; the session lives until Close or until the server closes the
+// connection. docs/design.md says how the era is chosen.
 func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {
