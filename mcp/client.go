@@ -40,29 +40,15 @@ type Client struct {
 	metaTail []byte
 }
 
-// ClientOptions configures a Client. The zero value is a useful
-// configuration: a client that declares no optional capabilities, answers
-// ping and ignores notifications.
-//
-// Notification callbacks run on the session's read loop, one at a time and
-// in the order the server sent them, so that, for example, every progress
-// notification of a call is seen before the call returns. A callback must
-// therefore not block for long, and must not wait for a call on the same
-// session (start a goroutine to call ListTools after a list_changed).
-//
-// A panic in any function given here is recovered and logged with its
-// stack at error level on Logger: a server request it was answering gets
-// -32603 "Internal error", a notification callback just ends, a
-// SendingMiddleware's panic fails that call with an error, and the session
-// goes on.
-//
-// The request handlers (CreateMessageHandler, ElicitationHandler,
-// URLElicitationHandler, Roots) serve both eras. In the session era they
-// answer the server's requests. In the stateless era (2026-07-28) a server
-// sends no requests: it answers a call with an input_required result, and
-// the client answers each of its input requests through the same handlers
-// (and Middleware, where the input request's ID is its key) and retries
-// the call with the answers
+// ClientOptions configures a Client. The zero value is useful: a client
+// that declares no optional capabilities, answers ping and ignores
+// notifications. Notification callbacks run on the session's read loop, one
+// at a time and in order, so they must not block for long nor wait for a
+// call on the same session. A panic in any function given here is
+// recovered and logged on Logger, and the session goes on. The request
+// handlers (CreateMessageHandler, ElicitationHandler, URLElicitationHandler,
+// Roots) serve both eras: in 2026-07-28 they answer the input requests of an
+// input_required result, and the call is retried with the answers
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 type ClientOptions struct {
 	// Capabilities, if set, is declared in initialize instead of the
