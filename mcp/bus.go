@@ -11,40 +11,28 @@ import (
 )
 
 // A Bus carries short messages between the replicas of one server, for
-// what the shared stores cannot do alone: the client's response to a
-// server-to-client request (sampling, elicitation, roots) POSTed to a
-// replica other than the one whose handler waits for it, and
-// notifications/cancelled for a request running elsewhere
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections,
-// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation),
-// which Streamable HTTP routes only when the server's SessionStore is
-// shared; the changes subscriptions/listen streams follow
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions);
-// and tasks/update and tasks/cancel for a task whose work runs
-// elsewhere.
-//
-// Delivery is at most once, like Redis pub/sub: a message published while
-// a replica is not subscribed, or lost on the way, is not redelivered. No
-// waiter depends on it alone: a request waiting for a response that was
-// lost ends at its own timeout (or its context), as it would if the
-// client never answered.
-//
-// The rules an implementation keeps:
-//   - It is safe for concurrent use.
-//   - Publish sends msg to every current subscriber of channel, the
-//     publisher's own included, and may return before they receive it.
-//     msg is not kept after Publish returns.
-//   - Subscribe calls fn for each message published on channel until stop
-//     is called; fn is called from one goroutine at a time per
-//     subscription, must not keep msg after it returns, must not block
-//     for long, and must not call stop. After stop returns, fn is not
-//     called again.
+// what the shared stores cannot do alone: a client's response to a
+// server-to-client request, notifications/cancelled for a request running
+// elsewhere
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections),
+// the changes subscriptions/listen streams follow, and tasks/update and
+// tasks/cancel for a task whose work runs elsewhere. Delivery is at most
+// once, like Redis pub/sub; no waiter depends on it alone (docs/design.md).
+// Implementations must be safe for concurrent use.
 //
 // # Experimental
 //
 // Part of the experimental scale-out API.
 type Bus interface {
+	// Publish sends msg to every current subscriber of channel, the
+	// publisher's own included, and may return before they receive it.
+	// msg is not kept after Publish returns.
 	Publish(ctx context.Context, channel string, msg []byte) error
+	// Subscribe calls fn for each message published on channel until stop
+	// is called; fn is called from one goroutine at a time per
+	// subscription, must not keep msg after it returns, must not block
+	// for long, and must not call stop. After stop returns, fn is not
+	// called again.
 	Subscribe(ctx context.Context, channel string, fn func(msg []byte)) (stop func(), err error)
 }
 

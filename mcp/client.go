@@ -40,29 +40,15 @@ type Client struct {
 	metaTail []byte
 }
 
-// ClientOptions configures a Client. The zero value is a useful
-// configuration: a client that declares no optional capabilities, answers
-// ping and ignores notifications.
-//
-// Notification callbacks run on the session's read loop, one at a time and
-// in the order the server sent them, so that, for example, every progress
-// notification of a call is seen before the call returns. A callback must
-// therefore not block for long, and must not wait for a call on the same
-// session (start a goroutine to call ListTools after a list_changed).
-//
-// A panic in any function given here is recovered and logged with its
-// stack at error level on Logger: a server request it was answering gets
-// -32603 "Internal error", a notification callback just ends, a
-// SendingMiddleware's panic fails that call with an error, and the session
-// goes on.
-//
-// The request handlers (CreateMessageHandler, ElicitationHandler,
-// URLElicitationHandler, Roots) serve both eras. In the session era they
-// answer the server's requests. In the stateless era (2026-07-28) a server
-// sends no requests: it answers a call with an input_required result, and
-// the client answers each of its input requests through the same handlers
-// (and Middleware, where the input request's ID is its key) and retries
-// the call with the answers
+// ClientOptions configures a Client. The zero value is useful: a client
+// that declares no optional capabilities, answers ping and ignores
+// notifications. Notification callbacks run on the session's read loop, one
+// at a time and in order, so they must not block for long nor wait for a
+// call on the same session. A panic in any function given here is
+// recovered and logged on Logger, and the session goes on. The request
+// handlers (CreateMessageHandler, ElicitationHandler, URLElicitationHandler,
+// Roots) serve both eras: in 2026-07-28 they answer the input requests of an
+// input_required result, and the call is retried with the answers
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 type ClientOptions struct {
 	// Capabilities, if set, is declared in initialize instead of the
@@ -279,36 +265,17 @@ func (c *Client) capabilities() *ClientCapabilities {
 }
 
 // Connect opens t, starts the session's read loop and starts the session
-// in the era ClientOptions.ProtocolEra chooses:
-//
-//   - EraAuto (the default) probes with server/discover. A server that
-//     answers with a version the client speaks is served in the stateless
-//     era (2026-07-28): no handshake, every request carries the client's
-//     version, capabilities and info in _meta. Any other answer, an error
-//     that is not one of the stateless era's (-32020, -32021, -32022), or
-//     no answer within ProbeTimeout, falls back to initialize
-//     (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
-//   - EraSession performs the initialization phase
-//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization):
-//     it sends initialize requesting LatestVersion with the client's info
-//     and capabilities, checks the version the server answers and sends
-//     notifications/initialized.
-//   - EraStateless calls server/discover and fails unless the server speaks
-//     a stateless-era version the client speaks.
-//
-// A -32022 UnsupportedProtocolVersion error names a server of the
-// stateless era: the client retries with a version both sides speak (a
-// session-era one goes through initialize), and fails with
-// ErrUnsupportedVersion if there is none; it never falls back blindly.
-// ProtocolVersion and Stateless report the outcome.
-//
-// If the server answers initialize with a protocol version the client
-// does not support, Connect closes the connection and returns an error
-// wrapping ErrUnsupportedVersion, as the spec says a client SHOULD
-// disconnect. Any other failure also closes the connection.
-//
-// ctx bounds the start only; the session lives until Close, or until
-// the server closes the connection.
+// in the era ClientOptions.ProtocolEra chooses: EraAuto (the default)
+// probes with server/discover and falls back to initialize
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions),
+// EraSession initializes
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization),
+// and EraStateless requires server/discover to name a version both sides
+// speak. ProtocolVersion and Stateless report the outcome. When no version
+// is shared, Connect closes the connection and returns an error wrapping
+// ErrUnsupportedVersion; any other failure closes it too. ctx bounds the
+// start only; the session lives until Close or until the server closes the
+// connection. docs/design.md says how the era is chosen.
 func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {

@@ -66,26 +66,16 @@ type LoggingHandlerOptions struct {
 }
 
 // A LoggingHandler is an slog.Handler that sends each record to an MCP
-// client as notifications/message, so that a server can log to its client
-// with log/slog. It is filtered twice: by LoggingHandlerOptions.Level, then
-// by the level the client chose with logging/setLevel (see
-// ServerSession.LogLevel); nothing is sent when the server does not declare
-// logging (ServerOptions.Logging).
-//
-// The slog level becomes an MCP severity by range: below slog.LevelInfo
-// debug, then info, SlogLevelNotice and up notice, slog.LevelWarn and up
-// warning, slog.LevelError and up error, SlogLevelCritical and up critical,
-// SlogLevelAlert and up alert, SlogLevelEmergency and up emergency. The
-// data of the notification is a JSON object with
-// "time" (RFC 3339, omitted when the record has none), "msg" and the
-// record's attributes, groups as nested objects; durations are
-// nanoseconds, times RFC 3339 strings, errors their text, and other values
-// their JSON encoding (their fmt %+v text if they have none).
-//
-// A LoggingHandler is safe for concurrent use. Create one per session
-// (every message then goes on the standalone stream, or on a handler's
-// stream when the ctx given to the slog.Logger's ...Context methods comes
-// from a handler) or one per request (messages go on the request's stream).
+// client as notifications/message
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications),
+// filtered by LoggingHandlerOptions.Level, then by the level the client
+// chose (ServerSession.LogLevel); nothing is sent unless the server
+// declares logging (ServerOptions.Logging). Slog levels map to severities
+// by range, SlogLevelNotice, SlogLevelCritical, SlogLevelAlert and
+// SlogLevelEmergency naming those slog lacks; the data is a JSON object of
+// "time", "msg" and the record's attributes (docs/design.md). It is safe
+// for concurrent use: create one per session, or one per request to send
+// on that request's stream.
 type LoggingHandler struct {
 	dst  LogSender
 	opts LoggingHandlerOptions

@@ -182,26 +182,16 @@ type ServerOptions struct {
 	// SessionStore keeps the state of the server's session-era sessions:
 	// created when initialize succeeds, updated as it changes, deleted
 	// when the session ends. A store whose Shared reports true lets every
-	// Streamable HTTP Handler using it serve any of its sessions (see
-	// SessionStore for what holds today). If nil, a MemorySessionStore
+	// Streamable HTTP Handler using it serve any of its sessions (docs/design.md
+	// says what holds today). If nil, a MemorySessionStore
 	// (not shared).
 	SessionStore SessionStore
 	// Bus, if set, carries messages between the replicas of this server
-	// (see Bus). Every replica needs the same Bus (a MemoryBus in one
-	// process, redisstore's across processes). With it:
-	// subscriptions/listen streams receive the changes made on every
-	// replica; tasks/update and tasks/cancel of the tasks extension reach
-	// the task's work on the replica running it (with a TaskStore the
-	// replicas share); and, when the SessionStore is shared too, a
-	// Streamable HTTP Handler routes a client's response to a
-	// server-to-client request, and notifications/cancelled, to the
-	// replica whose request waits for it; list_changed and
-	// ResourceUpdated called on one replica reach the sessions every
-	// replica holds (each delivers them to its own; a transport whose
-	// event store appends once per broadcast keeps one copy per session).
-	// If nil, nothing crosses
-	// replicas: a response POSTed to another replica than the one that
-	// sent the request is dropped, and its waiter ends at its timeout.
+	// (see Bus); every replica needs the same one (a MemoryBus in one
+	// process, redisstore's across processes). With it, listen streams,
+	// tasks/update and tasks/cancel, broadcasts and (with a shared
+	// SessionStore) clients' responses and cancellations reach the replica
+	// they concern (docs/design.md). If nil, nothing crosses replicas.
 	Bus Bus
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.

@@ -87,54 +87,33 @@ var errSessionExists = errors.New("mcp: session id already in use")
 
 // A SessionStore keeps SessionState by session id and owner
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// Implementations must be safe for concurrent use. Every method that
-// takes an owner treats a session of another owner as unknown: it
-// answers ErrSessionNotFound (possibly wrapped) and changes nothing, so
-// that a session id alone opens nothing
+// Implementations must be safe for concurrent use. A method that takes an
+// owner treats another owner's session as unknown (ErrSessionNotFound,
+// possibly wrapped, and no change), so that a session id alone opens
+// nothing
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
-// State passed in and returned is a copy: neither side keeps a reference
-// to the other's value.
-//
-//   - Create stores a new session, or fails: with an error wrapping
-//     ErrSessionLimit when the store is full, or another error for an id
-//     in use. It is atomic, so a cap shared by replicas holds.
-//   - Load returns a session's state; Touch does too and restarts its
-//     idle expiry, as every request of the session does. A store that
-//     expires sessions does so by its own clock, so that every replica
-//     agrees.
-//   - Update applies fn to the stored state and stores the result, losing
-//     no concurrent change (fn may run more than once); fn's error is
-//     returned as is and nothing is stored. It returns the state stored.
-//   - Delete ends a session for everyone who uses the store.
-//   - Shared reports whether other Handlers or processes (replicas) serve
-//     sessions from this store too.
-//
-// What holds today: a session-era session served by Server.Connect (stdio)
-// is created in the store when its initialize is answered and deleted
-// when it closes; notifications/initialized, logging/setLevel and
-// resources/subscribe and unsubscribe go through Update, whose failure is
-// logged. Streamable HTTP (package mcphttp) creates the session itself
-// before it answers initialize, so that a full or unreachable store
-// refuses the initialize with 503 and leaves nothing behind. When Shared
-// reports true, any Handler using the store serves any session's POST,
-// GET and DELETE: it Touches the store on every request (a session the
-// store no longer has is 404 and dropped locally), rebuilds a session it
-// does not hold from the stored state, and only a DELETE deletes from the
-// store, so a Handler that shuts down leaves its sessions to the others.
-// When Shared reports false, the store is a record of one Handler's
-// sessions and is never consulted to serve a request. What stays on the
-// replica that holds it, whatever the store: open SSE streams and their
-// resumption, handlers running, and notifications the server sends
-// outside a request; responses to its server-to-client requests and
-// cancellations of its handlers reach it from other replicas only
-// through ServerOptions.Bus. A shared store that implements
-// RequestStateKeyer gives every replica the same requestState key.
+// State passed in and returned is a copy. [MemorySessionStore] is the
+// default; redisstore's is shared by replicas (docs/scaling.md, and
+// docs/design.md for how the transports use it).
 type SessionStore interface {
+	// Create stores a new session, or fails: with an error wrapping
+	// ErrSessionLimit when the store is full, or another error for an id
+	// in use. It is atomic, so that a cap shared by replicas holds.
 	Create(ctx context.Context, state *SessionState) error
+	// Load returns a session's state.
 	Load(ctx context.Context, owner, id string) (*SessionState, error)
+	// Touch is Load that also restarts the session's idle expiry, as every
+	// request of the session does. A store that expires sessions does so
+	// by its own clock, so that every replica agrees.
 	Touch(ctx context.Context, owner, id string) (*SessionState, error)
+	// Update applies fn to the stored state and stores the result, losing
+	// no concurrent change (fn may run more than once); fn's error is
+	// returned as is and nothing is stored. It returns the state stored.
 	Update(ctx context.Context, owner, id string, fn func(*SessionState) error) (*SessionState, error)
+	// Delete ends a session for everyone who uses the store.
 	Delete(ctx context.Context, owner, id string) error
+	// Shared reports whether other Handlers or processes (replicas) serve
+	// sessions from this store too.
 	Shared() bool
 }
 

@@ -99,79 +99,28 @@ type TaskOptions struct {
 	// of M (TaskOptions.MaxResultBytes)". If zero, 4 MiB.
 	MaxResultBytes int64
 	// MaxStoredBytesPerOwner bounds the bytes one owner's tasks hold,
-	// running and finished: while a task runs, its request (the params of
-	// the tools/call, arguments included, which its work keeps), its
-	// status message and (stateless era) its outstanding input requests;
-	// once it has finished, its result or error and its status message.
-	// Growth that would pass it first deletes the owner's oldest finished
-	// tasks; when that cannot make room:
-	//   - a new task is refused with -32600, data "Invalid Request: the
-	//     task's request is N bytes, and the requestor's tasks already hold
-	//     K of at most M (TaskOptions.MaxStoredBytesPerOwner)";
-	//   - a result fails its task with -32603 "Internal error", data "the
-	//     task's result is N bytes, and the requestor's tasks already hold K
-	//     of at most M (TaskOptions.MaxStoredBytesPerOwner)" (N counts the
-	//     status message a tool error result sets too);
-	//   - RunningTask.SetStatus, and Request.Input in a stateless-era task,
-	//     return an error wrapping ErrTaskTooLarge that names "the task's
-	//     status message" or "the task's inputRequests object" the same
-	//     way, and the task stays as it was.
-	// K is what the owner's tasks hold besides the part being counted. If
+	// running (request, status message, input requests) and finished
+	// (result or error, status message). Growth past it first deletes the
+	// owner's oldest finished tasks; when that cannot make room, the new
+	// task, result, SetStatus or Request.Input is refused with the error
+	// docs/limits.md gives (ErrTaskTooLarge for SetStatus and Input). If
 	// zero, 16 MiB.
 	MaxStoredBytesPerOwner int64
 	// MaxStoredBytes bounds the bytes all tasks hold together, counted as
-	// for MaxStoredBytesPerOwner. Growth that would pass it deletes its
-	// own owner's oldest finished tasks (never another owner's); when that
-	// cannot make room, the refusals are those of MaxStoredBytesPerOwner
-	// with "the server's tasks already hold K of at most M
-	// (TaskOptions.MaxStoredBytes)". If zero, 256 MiB.
-	//
-	// These bounds count the tasks this Server created; with a TaskStore
-	// shared by replicas, each replica bounds its own. A task deleted or
-	// evicted (its session's end, a bound) is freed at once by the
-	// MemoryTaskStore; one past its ttl when the store or the bounds next
-	// look at it (a new task's creation, at the latest).
+	// for MaxStoredBytesPerOwner; growth past it deletes its own owner's
+	// oldest finished tasks (never another owner's), then is refused as
+	// MaxStoredBytesPerOwner's is. Each replica bounds the tasks it
+	// created. If zero, 256 MiB.
 	MaxStoredBytes int64
 	// Owner names who a request's tasks belong to: only requests with the
-	// same owner see them. If nil, the session: another session gets
-	// "task not found", and when the session closes its tasks' work is
-	// cancelled and its tasks, finished ones included, are deleted, since
-	// no request can reach them any more (the spec binds tasks to the
-	// requestor's context and lets a receiver delete them early:
-	// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control). Return the authenticated identity to let tasks outlive
-	// sessions (and to use tasks in stateless mode, where every request
-	// has a session of its own). With a SessionStore shared by replicas,
-	// a replica's copy of the session closing leaves its tasks in the
-	// TaskStore for the other replicas; the session's end for good (its
-	// DELETE, served by any replica, or a replica finding it gone from
-	// the store) deletes them, running ones included, and cancels their
-	// work through the Bus where it runs (see SessionEndTimeout).
-	//
-	// The stateless era's tasks extension has no session. There, if nil,
-	// each task is its own scope, reached by its unguessable id alone (130
-	// bits from crypto/rand): the id is a capability, as SEP-2663 allows
-	// ("Task ID unguessability") and the 2025-11-25 spec requires when
-	// tasks cannot be bound to an authorization context
+	// same owner see them
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control).
-	// Nothing tells such requestors apart, so their bounds are the
-	// server's: MaxRunningTotal running, MaxTasks kept and MaxStoredBytes
-	// of results, a new task making room by deleting the oldest finished
-	// ownerless task. One client can then use the whole allowance: a
-	// server that authenticates callers should return the authorization
-	// context, which scopes tasks in both eras and gives every caller its
-	// own MaxRunning and MaxTasksPerOwner.
-	//
-	// A request with a verified token (RequestExtra.Auth, set by
-	// Streamable HTTP with mcphttp.Options.Authenticate) is its own answer
-	// when Owner is nil: its tasks belong to TokenInfo.OwnerKey ("user:" +
-	// issuer + "|" + subject), in both eras, so that they follow the user
-	// from session to session and another user gets "task not found";
-	// they are not deleted when the session closes.
-	//
-	// Streamable HTTP in stateless mode gives every request a session of
-	// its own: with Owner nil a task made there
-	// could never be read, so the server neither declares the tasks
-	// capability there nor creates tasks.
+	// If nil: a request's verified token (RequestExtra.Auth) gives
+	// TokenInfo.OwnerKey; otherwise the session, whose tasks are deleted
+	// when it ends; a 2026-07-28 task without either is its own scope,
+	// reached by its unguessable id alone. Return the authenticated
+	// identity to let tasks outlive sessions. docs/limits.md ("Tasks")
+	// says how each choice is bounded, docs/design.md why.
 	Owner func(r *Request) string
 }
 

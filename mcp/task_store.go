@@ -97,37 +97,35 @@ var (
 	ErrInvalidTaskTransition = errors.New("mcp: invalid task status transition")
 )
 
-// A TaskStore keeps TaskState by task id, for the tasks a Server runs.
-// The in-memory MemoryTaskStore is the default; a shared store (Redis)
-// lets any replica answer tasks/get for a task another one runs.
-//
-// The rules an implementation keeps:
-//   - It is safe for concurrent use.
-//   - Values passed in and returned are copies: neither side keeps a
-//     reference to the other's.
-//   - A task whose ExpiresAt has passed is gone: Get, Update and List act
-//     as if it did not exist. The store frees it when it likes.
-//   - Get, Update and Delete return ErrTaskNotFound (possibly wrapped)
-//     for an unknown or expired id, and for a task whose Owner is not
-//     owner.
-//   - Update is atomic: no other change to the task happens between the
-//     state fn sees and the state stored. fn may be called more than once
-//     (a store may retry on conflict), so it must only change the state it
-//     is given. If fn returns an error, nothing is stored and Update
-//     returns that error.
-//   - List returns the owner's tasks in creation order, at most limit of
-//     them after cursor ("" for the first page), and the cursor of the
-//     next page ("" after the last). Cursors are opaque; one the store did
-//     not make gets ErrInvalidTaskCursor.
+// A TaskStore keeps TaskState by task id, for the tasks a Server runs
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks).
+// [MemoryTaskStore] is the default; a shared store (redisstore's) lets any
+// replica answer tasks/get for a task another one runs. Implementations
+// are safe for concurrent use; values passed in and returned are copies.
+// A task whose ExpiresAt has passed is gone: Get, Update and List act as
+// if it did not exist, and the store frees it when it likes.
 //
 // # Experimental
 //
 // Part of the experimental tasks API.
 type TaskStore interface {
+	// Create stores a new task.
 	Create(ctx context.Context, st *TaskState) error
+	// Get returns a task, or ErrTaskNotFound (possibly wrapped) for an
+	// unknown or expired id or a task whose Owner is not owner.
 	Get(ctx context.Context, owner, id string) (*TaskState, error)
+	// Update applies fn atomically: no other change to the task happens
+	// between the state fn sees and the state stored. fn may be called
+	// more than once (a store may retry on conflict), so it must only
+	// change the state it is given. If fn returns an error, nothing is
+	// stored and Update returns that error. Unknown tasks are as for Get.
 	Update(ctx context.Context, owner, id string, fn func(*TaskState) error) (*TaskState, error)
+	// List returns the owner's tasks in creation order, at most limit of
+	// them after cursor ("" for the first page), and the cursor of the
+	// next page ("" after the last). Cursors are opaque; one the store
+	// did not make gets ErrInvalidTaskCursor.
 	List(ctx context.Context, owner, cursor string, limit int) (tasks []*TaskState, next string, err error)
+	// Delete removes a task; unknown tasks are as for Get.
 	Delete(ctx context.Context, owner, id string) error
 }
 

@@ -29,26 +29,14 @@ type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (
 // A TypedToolHandler serves a tool whose arguments decode into In and
 // whose result is Out
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#structured-content).
-// What Out becomes:
-//   - a string: one text content with that text, and no structuredContent;
-//   - a *CallToolResult: sent as it is (nil: a result with no content);
-//   - anything else is encoded with encoding/json and sent as one text
-//     content. Only when that JSON is an object (a struct, a non-nil
-//     pointer to one, a map) is it also sent as structuredContent, which
-//     the spec requires to be an object; a slice, a number or a nil
-//     pointer ("null") is text only. When the tool has an output schema
-//     (inferred or set), such a result is sent as a tool error instead,
-//     since the spec requires structured content that conforms to it. AddTool
-//     infers an output schema only when Out is a struct or a pointer to
-//     one (set Tool.OutputSchema for a map).
-//
-// A returned error becomes a result with isError set and the error's text,
-// for the model to read, except: a *jsonrpc.Error (anywhere in the chain,
-// as errors.As finds it) is sent as a protocol error; ctx's own error,
-// once ctx has ended (the call was cancelled or timed out), is not made a
-// result; and in the stateless era ErrInputRequired (from Request.Input
-// and the asking helpers) and a *CapabilityError stay protocol matters: an
-// input_required result and -32021.
+// A string Out is one text content; a *CallToolResult is sent as it is;
+// anything else is sent as its JSON text and, when that JSON is an object,
+// also as structuredContent (a non-object result of a tool with an output
+// schema is a tool error instead). A returned error becomes a result with
+// isError set, except a *jsonrpc.Error (a protocol error), ctx's own error
+// once ctx has ended, and, in 2026-07-28, ErrInputRequired and a
+// *CapabilityError (input_required and -32021). docs/design.md gives the
+// reasons.
 type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
 
 type serverTool struct {

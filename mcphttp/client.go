@@ -63,42 +63,16 @@ func (e *StatusError) Unwrap() error {
 }
 
 // ClientTransport is the client side of Streamable HTTP
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
-// Each message is POSTed to URL; replies come back as a JSON body or an SSE
-// stream. After initialization the transport sends Mcp-Session-Id and
-// MCP-Protocol-Version on every request, opens the standalone GET stream
-// when the server offers one, resumes broken SSE streams with
-// Last-Event-ID (honouring the server's retry interval), turns a 404 on the
-// session into ErrSessionExpired, and DELETEs the session on Close.
-//
-// A request whose params._meta names the protocol version (what a
-// stateless-era mcp.ClientSession sends, 2026-07-28) is the stateless
-// era's instead
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http):
-// its own POST, without session, carrying MCP-Protocol-Version, Mcp-Method,
-// Mcp-Name and the Mcp-Param-{Name} headers of the tool arguments that
-// the tool's inputSchema marks with x-mcp-header (learnt from the
-// tools/list results the transport carries, from which it drops the tools
-// whose annotations are invalid; a -32020 on a tool call makes it list the
-// tools again and retry once). Its answer is JSON or an SSE stream that
-// lasts until the response (or, for subscriptions/listen, until the
-// subscription ends); there is no GET stream, no resumption and no DELETE,
-// and cancelling the request closes its stream instead of sending
-// notifications/cancelled. A stream that ends before its response fails
-// the request with an error wrapping ErrStreamLost.
-//
-// Every request ends with its response or an error: a session-era stream
-// that ends before the response is resumed (GET with Last-Event-ID, at
-// most MaxReconnects times) when its events had ids, and otherwise fails
-// the call with ErrStreamLost; a response over MaxMessageBytes fails it
-// with a *mcp.FrameTooLargeError.
-//
-// A server that answers the initialize POST with 400, 404 or 405 may speak
-// only the HTTP+SSE transport of 2024-11-05: the transport then GETs URL,
-// expecting the endpoint event, and carries the whole session over
-// package mcpsse instead, as the spec's backwards-compatibility section
-// asks (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
-// Header and HTTPClient apply there too; Authorizer does not.
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http):
+// each message is POSTed to URL and answered with a JSON body or an SSE
+// stream. It carries both eras: session-era sessions (Mcp-Session-Id, the
+// GET stream, resumption with Last-Event-ID, DELETE on Close) and
+// 2026-07-28 requests, each its own POST with the Mcp-* headers
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
+// A server that speaks only HTTP+SSE (2024-11-05) is reached through
+// package mcpsse by itself
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
+// docs/design.md ("The Streamable HTTP client") says how each case is handled.
 type ClientTransport struct {
 	// URL is the MCP endpoint, such as http://127.0.0.1:8080/mcp.
 	URL string

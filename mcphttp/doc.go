@@ -15,8 +15,8 @@
 // In stateless
 // mode (Options.Stateless) each POST is served by a fresh session and
 // nothing is kept. With a shared mcp.SessionStore (redisstore's, say) any
-// replica serves any session's requests; see [Handler] for what that
-// covers.
+// replica serves any session's requests (docs/scaling.md says what that
+// covers).
 //
 // The same endpoint, in either mode, serves the 2026-07-28 era, which has
 // no sessions

@@ -11,21 +11,12 @@ import (
 // client whose connection broke can ask for what it missed with GET and
 // Last-Event-ID
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
-// The Handler chooses the event ids (they name their stream) and calls
-// Append for every event, in order, before sending it; it calls Replay when
-// a client resumes, and DeleteSession when a session ends.
-//
-// Implementations must be safe for concurrent use. [MemoryEventStore] is
-// the in-memory implementation; Options.EventStore has no default (nil:
-// streams are not resumable). When the server's SessionStore is shared,
-// an EventStore that every replica reaches is the source of truth of the
-// session's streams: every replica appends to it, and the one serving a
-// client's GET (fresh, or resuming any stream with Last-Event-ID) writes
-// what it holds in its order, so event ids are unique across replicas
-// (random stream numbers and bases) and Replay must give events in the
-// order they were appended. Such a store should implement
-// [EventWatcher]. The Handler stores the end of a shared session's POST
-// stream as an event of its own, which it never sends.
+// The Handler chooses the event ids and calls Append for every event, in
+// order, before sending it, Replay when a client resumes, and DeleteSession
+// when a session ends. Implementations must be safe for concurrent use.
+// [MemoryEventStore] is the in-memory implementation; Options.EventStore
+// has no default (nil: streams are not resumable). A store shared by
+// replicas should implement [EventWatcher] (docs/design.md).
 type EventStore interface {
 	// Append records the next event of the stream streamID of session
 	// sessionID. data is the event's JSON-RPC message, empty for a priming

@@ -17,87 +17,19 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// Handler serves an mcp.Server over Streamable HTTP at whatever path it is
+// Handler serves an mcp.Server over Streamable HTTP at the path it is
 // mounted on: POST for client messages, GET for the session's standalone
-// SSE stream (and for resuming streams), DELETE to end a session
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http),
-// and, on the same endpoint, the sessionless 2026-07-28 era
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
-// whose requests take no room in the registry.
-// It owns the session registry, a map in this Handler of the live sessions
-// with their open streams and requests in flight; see [Options] for its
-// limits. Each session-era session is also recorded in the server's
-// SessionStore (mcp.ServerOptions.SessionStore, in memory and not shared
-// by default): created there before initialize is answered (a full store
-// is 503 with Retry-After), updated as its state changes.
+// SSE stream and for resuming streams, DELETE to end a session
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http);
+// on the same endpoint it serves 2026-07-28 requests, which need no session
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
+// It keeps the live sessions in a registry bounded by [Options] and records
+// each in the server's SessionStore. With a shared SessionStore, an
+// [EventStore] and an mcp.ServerOptions.Bus, any replica serves any session
+// (docs/scaling.md; what holds across replicas: docs/design.md).
 //
-// When that store is shared (its Shared reports true, as redisstore's
-// does), Handlers on every replica behind a load balancer serve any
-// session's POST, GET and DELETE, without sticky routing: a request for
-// a session this Handler does not hold loads its state from the store and
-// rebuilds a live session from it (version, client info and capabilities,
-// lifecycle, log level, subscriptions, owner); every request of a shared
-// session touches the store first, so that a session deleted or idled out
-// by the store's clock is 404 everywhere and dropped here; DELETE deletes
-// it from the store, ending it on every replica; Close and the idle
-// reaper drop only this Handler's copy. A store that cannot answer is 503
-// with Retry-After and a JSON-RPC error, never 404 and never served from
-// local memory.
-//
-// With a shared store and an [EventStore] that every replica reaches
-// (redisstore's, or one MemoryEventStore shared in a process), SSE
-// streams cross replicas too, with the EventStore as their source of
-// truth: a GET on any replica is fed from the store, so it carries what
-// the server sends outside a request (ServerSession.Notify and Log,
-// list_changed, resources/updated for a session subscribed through any
-// replica) on every replica that holds the session; a POST stream or GET
-// stream whose connection broke resumes on any replica with
-// Last-Event-ID, with exactly the events missed, in order, each once.
-// The store is woken through [EventWatcher] when it implements it, and
-// polled every Options.EventPollInterval otherwise. Without an
-// EventStore, a GET stream carries only what its own replica sends.
-//
-// With mcp.ServerOptions.Bus set as well (the same bus on every replica),
-// a client's response to a server-to-client request (sampling,
-// elicitation, roots) POSTed to any replica reaches the handler waiting on
-// the replica that sent the request, and notifications/cancelled POSTed to
-// any replica cancels the request where it runs; server-to-client request
-// ids are unique across replicas. The bus is at most once: a response it
-// loses leaves the waiting request to its own timeout. Without a Bus,
-// those must reach the replica that holds the request (sticky routing).
-// A server's broadcast (list_changed, ResourceUpdated) called on one
-// replica is published on the bus, and every replica delivers it to the
-// sessions it holds; with an EventStore that implements
-// [EventOnceAppender] (MemoryEventStore and redisstore's do), each
-// session's GET stream gets it once, however many replicas hold the
-// session. A session that no replica holds at that moment, or whose
-// replicas all missed the bus message, misses it.
-//
-// A replica killed mid-request leaves no client waiting forever: while
-// a shared session's request runs, its replica stores a heartbeat in the
-// request's POST stream every Options.StreamLease/3, and a replica
-// serving that stream resumed (GET with Last-Event-ID) answers the
-// request with a JSON-RPC error (-32603) once no event came for a whole
-// StreamLease; the session lives on the other replicas.
-//
-// One GET stream at a time holds across replicas when the EventStore is
-// a [StreamLeaser] (MemoryEventStore and redisstore's are): a second GET
-// on any replica is 409 as on one, a GET resuming the stream with
-// Last-Event-ID takes it over (the replica that served it ends it within
-// StreamLease/3), and a replica that died holding it blocks new GETs for
-// at most StreamLease. With another EventStore, it holds per replica
-// only. A 2026-07-28 request naming a shared session is served on it
-// on any replica, rebuilt from the store where it is not held. A client's
-// response or cancellation that the Bus cannot publish is 503 with
-// Retry-After. A session-owned task outlives its replica's copy of the
-// session (closed idle, or by Close) and ends with the session.
-//
-// Still bound to one replica: running handlers. Without a shared store, a
-// request for a session this Handler does not hold is 404 without any
-// store call.
-//
-// A Handler is safe for concurrent use. Close it to end its sessions and
-// stop its reaper goroutine.
+// A Handler is safe for concurrent use. Close or Shutdown it to end its
+// sessions and stop its reaper goroutine.
 type Handler struct {
 	server *mcp.Server
 	// getServer, if set, chooses the server per request instead

@@ -37,29 +37,16 @@ type Options struct {
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages).
 	JSONResponse bool
 
-	// JSONReplyWithin lets a session's POSTed request be answered with
-	// one application/json body when its response is ready within this
-	// time and its handler sent nothing before it; the spec lets the
-	// server choose a JSON object or an SSE stream for each request
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
-	// and the client must accept both. It applies only when there is an
-	// EventStore and JSONResponse is false (an initialize is answered at
-	// once, so in JSON when its handler sent nothing): such a reply
-	// stores nothing, where a stream stores its priming event and
-	// response (and, for a shared session, a marker naming the request
-	// and the stream's end): on a networked store, two round trips with
-	// an EventBatchAppender, more without. At the handler's
-	// first message (a notification, progress, a server-to-client
-	// request), when it closes the connection for the client to poll, or
-	// once the time has passed, the reply becomes an SSE stream as
-	// without it: primed, stored and resumable, with keep-alives from
-	// then on. A client whose connection breaks before then gets nothing,
-	// as with any JSON reply, and must send the request again: its
-	// response and any later message of its handler are not kept.
-	// Requests of the 2026-07-28 era are not affected. If zero or
-	// negative, replies are SSE streams from the start, whatever the
-	// stores; a few milliseconds (5ms, say) answers most quick tools in
-	// JSON when the stores are shared.
+	// JSONReplyWithin lets a session's POSTed request be answered with one
+	// application/json body when its response is ready within this time and
+	// its handler sent nothing before it; the spec lets the server choose JSON
+	// or SSE per request
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+	// It applies only with an EventStore and JSONResponse false; otherwise the
+	// reply becomes a primed, stored, resumable SSE stream as without it.
+	// Requests of the 2026-07-28 era are not affected. If zero or negative,
+	// replies are SSE streams from the start; a few milliseconds (5ms, say)
+	// answers most quick tools in JSON (docs/design.md says why it pays).
 	JSONReplyWithin time.Duration
 
 	// MaxSessions caps the live sessions. At the cap, idle-expired sessions

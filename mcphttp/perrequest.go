@@ -12,42 +12,17 @@ import (
 // made with NewHandlerFunc: one server per tenant or per user behind one
 // endpoint.
 
-// NewHandlerFunc returns a Handler that serves each request with the
-// server getServer chooses for it, so that one endpoint can offer each
-// tenant, or each user, its own tools, prompts and resources (a
-// multi-tenant deployment), choosing by a header, the path or the
-// authenticated user (VerifiedToken: Options.Authenticate has run by
-// then).
-//
-// getServer is asked when a session is created, by initialize, and the
-// session keeps that server for its life: its later requests, its GET
-// stream and its DELETE never ask again
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// It is also asked for a request naming a session this Handler does not
-// hold, to learn whether that server's SessionStore is shared: if so the
-// session is rebuilt from the store on that server (see Handler), and if
-// not, or if getServer returns nil, the request is answered 404 "Session
-// not found" as before. Shared sessions are served across replicas as
-// with NewHandler: the Handler subscribes to the Bus of each server whose
-// shared sessions it holds (once per Bus, when it first creates or
-// rebuilds one), so that a client's response or cancellation POSTed to
-// any replica reaches the one where the request waits
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections).
-// Every replica's getServer must then choose, for a request, a server
-// with the same SessionStore, TaskStore and Bus.
-// It is asked for every request of the 2026-07-28 era that names no live
-// session, since that era has none
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
-// and for every request in Options.Stateless mode. The handler's bounds
-// (MaxSessions, IdleTimeout and the other Options), Authenticate, Close
-// and Shutdown cover the sessions of every server alike.
-//
-// A nil server from getServer means that no server serves the request: it
-// is answered 404 Not Found with the JSON-RPC error -32000 "Not Found: no
-// MCP server for this request", and nothing is created. A panic in
-// getServer is logged with its stack on Options.Logger and answered 500
-// with -32603 "Internal error". A nil getServer answers every such request
-// 404.
+// NewHandlerFunc returns a Handler that serves each request with the server
+// getServer chooses for it (by a header, the path, or the VerifiedToken
+// Options.Authenticate set), so that one endpoint offers each tenant or user
+// its own features. A session keeps the server chosen at its initialize for
+// its life
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management);
+// 2026-07-28 requests and Options.Stateless requests ask for every request.
+// A nil server is answered 404 with -32000 "Not Found: no MCP server for
+// this request"; a panic in getServer is logged and answered 500 with
+// -32603. With replicas, every replica's getServer must choose servers with
+// the same SessionStore, TaskStore and Bus (docs/design.md).
 func NewHandlerFunc(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 	h := NewHandler(nil, opts)
 	h.getServer = getServer

@@ -29,21 +29,11 @@ const SessionParam = "sessionId"
 
 // Handler serves the HTTP+SSE transport of protocol 2024-11-05
 // (https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse):
-// a GET opens an SSE stream, which is one session of the mcp.Server and
-// lasts as long as the stream; its first event, "endpoint", gives the URL
-// (MessagePath with a random session id) the client POSTs its messages
-// to. Each POST is answered 202 Accepted and its reply, like every other
-// message from the server, arrives on the stream as a "message" event.
-//
-// Sessions are served through mcp.Server.Connect, so the lifecycle is the
-// same as on any other transport: a second initialize on a stream is
-// answered -32600 on that stream, and the session goes on. The stream is
-// bounded like Streamable HTTP's (see Options); it ends when the client
-// disconnects, when the session is closed, when it goes idle, or when its
-// client stops reading.
-//
-// To serve old clients beside Streamable HTTP, mount both on one mux, as
-// the spec's backwards-compatibility section describes
+// a GET opens an SSE stream, one session of the mcp.Server (served through
+// mcp.Server.Connect), whose "endpoint" event gives the URL the client
+// POSTs its messages to; each POST is answered 202 and its reply arrives on
+// the stream. Streams are bounded as Streamable HTTP's are (see Options).
+// To serve old clients beside Streamable HTTP, mount both on one mux
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility):
 //
 //	mux.Handle("/mcp", mcphttp.NewHandler(server, nil))
