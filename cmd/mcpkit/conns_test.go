@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,25 +103,8 @@ func TestDefaultMaxConns(t *testing.T) {
 // serve --max-conns 2 holds two raw connections, serves them, and closes
 // a third at once, logging it.
 func TestServeMaxConns(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 16)}
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--max-conns", "2"}, strings.NewReader(""), &lineWriter{lines: make(chan string, 1)}, logs)
-	}()
-	addrPattern := regexp.MustCompile(`url=http://(127\.0\.0\.1:\d+)/mcp`)
-	var addr string
-	select {
-	case line := <-logs.lines:
-		m := addrPattern.FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("first log line %q names no url", line)
-		}
-		addr = m[1]
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http logged nothing")
-	}
+	srv := startServeHTTP(t, "--max-conns", "2")
+	addr := srv.find(t, `url=http://(127\.0\.0\.1:\d+)/mcp`)
 	// Two connections, each served a request and kept alive.
 	for range 2 {
 		c, err := net.Dial("tcp", addr)
@@ -145,22 +126,14 @@ func TestServeMaxConns(t *testing.T) {
 	}
 	refusedAtOnce(t, addr)
 	select {
-	case line := <-logs.lines:
+	case line := <-srv.logs.lines:
 		if !strings.Contains(line, `msg="mcpkit serve: connection refused: --max-conns reached" max_conns=2 refused=1`) {
 			t.Fatalf("log line %q, want the refusal", line)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the refusal was not logged")
 	}
-	cancel()
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Errorf("serve --http exit %d, logs %q", c, logs.rest())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http did not stop when its context ended")
-	}
+	srv.end(t)
 }
 
 // --trusted-proxy takes networks and addresses, and refuses the rest.
@@ -182,25 +155,8 @@ func TestTrustedProxyFlag(t *testing.T) {
 // serve --max-sessions-per-address 1 refuses a client's second session
 // with 429 (the quotas themselves are tested in package mcphttp).
 func TestServeSessionQuotaFlags(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 16)}
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--max-sessions-per-address", "1", "--json-response"}, strings.NewReader(""), &lineWriter{lines: make(chan string, 1)}, logs)
-	}()
-	urlPattern := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
-	var url string
-	select {
-	case line := <-logs.lines:
-		m := urlPattern.FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("first log line %q names no url", line)
-		}
-		url = m[1]
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http logged nothing")
-	}
+	srv := startServeHTTP(t, "--max-sessions-per-address", "1", "--json-response")
+	url := srv.find(t, `url=(http://127\.0\.0\.1:\d+/mcp)`)
 	initialize := func() (int, string, string) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
 		req.Header.Set("Content-Type", "application/json")
@@ -221,13 +177,5 @@ func TestServeSessionQuotaFlags(t *testing.T) {
 		t.Fatalf("second initialize: %d, Retry-After %q, %s\nwant 429, 60, %s", status, retry, body, want)
 	}
 	http.DefaultClient.CloseIdleConnections()
-	cancel()
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Errorf("serve --http exit %d, logs %q", c, logs.rest())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http did not stop when its context ended")
-	}
+	srv.end(t)
 }

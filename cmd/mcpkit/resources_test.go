@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 const testPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -168,24 +165,8 @@ func TestResourcesPromptsUsageErrors(t *testing.T) {
 // TestResourcesPromptsOverHTTP runs `mcpkit serve --http` in-process and
 // uses the resources and prompts verbs with --url.
 func TestResourcesPromptsOverHTTP(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 16)}
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"serve", "--http", "127.0.0.1:0"}, strings.NewReader(""), &lineWriter{lines: make(chan string, 1)}, logs)
-	}()
-	var url string
-	select {
-	case line := <-logs.lines:
-		m := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`).FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("first log line %q names no url", line)
-		}
-		url = m[1]
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http logged nothing")
-	}
+	srv := startServeHTTP(t)
+	url := srv.find(t, `url=(http://127\.0\.0\.1:\d+/mcp)`)
 
 	for _, tc := range []struct {
 		args []string
@@ -206,13 +187,5 @@ func TestResourcesPromptsOverHTTP(t *testing.T) {
 		}
 	}
 
-	cancel()
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Errorf("serve --http exit %d, logs %q", c, logs.rest())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http did not stop when its context ended")
-	}
+	srv.end(t)
 }

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -17,24 +15,8 @@ import (
 // any path (here one the mux answers 404), so that an MCP request smuggled
 // behind it is never served (RFC 9112 section 6.1).
 func TestServeSmuggledRequest(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 64)}
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"serve", "--http", "127.0.0.1:0"}, strings.NewReader(""), &lineWriter{lines: make(chan string, 1)}, logs)
-	}()
-	var addr string
-	select {
-	case line := <-logs.lines:
-		m := regexp.MustCompile(`url=http://(127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("first log line %q names no url", line)
-		}
-		addr = m[1]
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http logged nothing")
-	}
+	srv := startServeHTTP(t)
+	addr := srv.find(t, `url=http://(127\.0\.0\.1:\d+)/mcp`)
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"smuggler","version":"1"}}}`
 	mcpPost := func(extra string) string {
 		return "POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n" + extra +
@@ -63,13 +45,5 @@ func TestServeSmuggledRequest(t *testing.T) {
 	if got != want {
 		t.Errorf("the connection carried\n%q\nwant\n%q", got, want)
 	}
-	cancel()
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Errorf("serve --http exit %d, logs %q", c, logs.rest())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http did not stop when its context ended")
-	}
+	srv.end(t)
 }
