@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/internal/rpcindex"
 )
 
 // invalid returns an Invalid Request error whose data explains why.
@@ -55,14 +55,12 @@ func Decode(data []byte) (Message, ID, error) {
 	}
 	var e envelope
 	// One pass validates the message and finds its members, and those of
-	// an object params and of their first _meta.
+	// an object params.
 	end, err := e.scan(data, i)
 	if err != nil || jsonscan.SkipSpace(data, end) != len(data) {
-		e.drop()
 		return nil, ID{}, parseError()
 	}
 	if e.repeats {
-		e.drop()
 		var id ID // which of two ids to answer is unknown: null
 		if e.repeated != "id" && e.rawID != nil {
 			id, _ = parseID(e.rawID)
@@ -70,10 +68,9 @@ func Decode(data []byte) (Message, ID, error) {
 		return nil, id, invalid("duplicate member " + strconv.Quote(e.repeated))
 	}
 	msg, id, err := classify(e.version, e.rawID, e.method, e.params, e.result, e.errObj)
-	if r, ok := msg.(*Request); ok && e.dup == nil && e.indexed && r.Params != nil && e.ix.Indexes(r.Params) {
-		r.index, e.ix = e.ix, nil
+	if r, ok := msg.(*Request); ok && e.dup == nil && e.noted && len(r.Params) == int(e.members.size) && &r.Params[0] == e.members.base {
+		r.members = e.members
 	}
-	e.drop()
 	if err == nil && e.dup != nil {
 		err = e.dupError(msg, data, i)
 	}
@@ -83,11 +80,10 @@ func Decode(data []byte) (Message, ID, error) {
 // envelope is the members of a message, raw.
 type envelope struct {
 	version, rawID, method, params, result, errObj []byte
-	// ix is the index of an object params, taken from rpcindex's pool
-	// when the first is met; indexed says it notes the last params
-	// member, which has a first _meta object.
-	ix      *rpcindex.Index
-	indexed bool
+	// members notes the members of the last params member when noted
+	// says it is an object of at most MaxParamsMembers members.
+	members paramsMembers
+	noted   bool
 	// names are the envelope's member names; repeated is the first that
 	// repeats (when repeats is set), and dup the first repeated name inside a member's value.
 	names    decodeNames
@@ -97,11 +93,11 @@ type envelope struct {
 }
 
 // decodeNames finds repeated member names as Decode reads a message: the
-// names of the envelope, of params and of params' _meta, and a skipper
-// for the values below them. It lives in Decode's frame.
+// names of the envelope and of params, and a skipper for the values below
+// them. It lives in Decode's frame.
 type decodeNames struct {
-	envelope, params, meta jsonscan.Names
-	below                  jsonscan.UniqueSkipper
+	envelope, params jsonscan.Names
+	below            jsonscan.UniqueSkipper
 }
 
 // dupError is the error for the repeated name e.dup inside a member of
@@ -126,17 +122,9 @@ func (e *envelope) noteDup(err error) error {
 	return err
 }
 
-// drop returns the index to the pool unless a Request took it.
-func (e *envelope) drop() {
-	if e.ix != nil {
-		rpcindex.Put(e.ix)
-		e.ix = nil
-	}
-}
-
 // scan validates the object at data[i] as jsonscan.ScanObject does and
 // notes its members; an object params is walked member by member, and its
-// first _meta's members are noted too, in the same pass. Repeated names
+// members are noted too, in the same pass. Repeated names
 // are noted, not refused, so that a syntax error later in the message
 // still makes it a parse error.
 func (e *envelope) scan(data []byte, i int) (int, error) {
@@ -171,10 +159,7 @@ func (e *envelope) scan(data []byte, i int) (int, error) {
 		var end int
 		var err error
 		if dst == &e.params && start < len(data) && data[start] == '{' {
-			if e.ix == nil {
-				e.ix = rpcindex.Get()
-			}
-			end, e.indexed, err = e.scanParams(data, start)
+			end, e.noted, err = e.scanParams(data, start)
 		} else {
 			end, _, err = e.names.below.SkipAt(data, start, 1)
 			err = e.noteDup(err)
@@ -185,7 +170,7 @@ func (e *envelope) scan(data []byte, i int) (int, error) {
 		if dst != nil {
 			*dst = data[start:end]
 			if dst == &e.params && data[start] != '{' {
-				e.indexed = false
+				e.noted = false
 			}
 		}
 		return end, nil
@@ -194,72 +179,41 @@ func (e *envelope) scan(data []byte, i int) (int, error) {
 
 // scanParams validates the params object at data[i] (a member value, at
 // depth 1) as jsonscan.SkipUniqueAt(data, i, 1) does, noting its members
-// in e.ix, and those of its first _meta when that is an object. ok says
-// e.ix notes them all.
+// in e.members. ok says e.members notes them all.
 func (e *envelope) scanParams(data []byte, i int) (end int, ok bool, err error) {
-	ix := e.ix
+	pm := &e.members
+	*pm = paramsMembers{}
 	start := i
-	ok = ix.Start(len(data) - start)
-	// span gives a member's offsets from start; key and value are
-	// sub-slices of data, so their capacities tell where they begin.
+	ok = uint64(len(data)-start) <= math.MaxUint32
+	// Keys and values are sub-slices of data, so their capacities tell
+	// where they begin.
 	base := cap(data) - start
-	span := func(key, value []byte) rpcindex.Span {
-		ks, vs := uint16(base-cap(key)), uint16(base-cap(value))
-		return rpcindex.Span{KeyStart: ks, KeyEnd: ks + uint16(len(key)), ValueStart: vs, ValueEnd: vs + uint16(len(value))}
-	}
-	// dupAt notes a name repeated in an object of params, the raw key's
-	// opening quote being just before key.
-	dupAt := func(key []byte) {
-		if e.dup == nil {
+	names := &e.names.params
+	end, err = jsonscan.WalkObjectAt(data, i, 1, func(key []byte, vstart int) (int, error) {
+		if !names.Add(data, key) && e.dup == nil {
+			// The raw key's opening quote is just before key.
 			at := cap(data) - cap(key) - 1
 			name, _ := jsonscan.StringValue(data[at : at+len(key)+2])
 			e.dup = &jsonscan.DuplicateError{Name: name, Offset: at}
 		}
-	}
-	names, metaNames := &e.names.params, &e.names.meta
-	seenMeta, members := false, 0
-	end, err = jsonscan.WalkObjectAt(data, i, 1, func(key []byte, vstart int) (int, error) {
-		members++
-		if !names.Add(data, key) {
-			dupAt(key)
-		}
-		// A key spelled with escapes is longer than the name it decodes
-		// to: a plain "_meta" needs no look for escapes.
-		first := !seenMeta && (string(key) == "_meta" || len(key) > len("_meta") && jsonscan.KeyEquals(key, "_meta"))
-		var vend int
-		var err error
-		if first {
-			seenMeta = true
-			if vstart < len(data) && data[vstart] == '{' {
-				vend, err = jsonscan.WalkObjectAt(data, vstart, 2, func(k []byte, mstart int) (int, error) {
-					if !metaNames.Add(data, k) {
-						dupAt(k)
-					}
-					mend, _, err := e.names.below.SkipAt(data, mstart, 3)
-					if err = e.noteDup(err); err == nil {
-						ok = ok && ix.MetaMember(span(k, data[mstart:mend]))
-					}
-					return mend, err
-				})
-			} else {
-				ok = false
-				vend, _, err = e.names.below.SkipAt(data, vstart, 2)
-				err = e.noteDup(err)
-			}
-		} else {
-			vend, _, err = e.names.below.SkipAt(data, vstart, 2)
-			err = e.noteDup(err)
-		}
-		if err != nil {
+		vend, _, err := e.names.below.SkipAt(data, vstart, 2)
+		if err = e.noteDup(err); err != nil {
 			return vend, err
 		}
-		ok = ok && ix.Member(span(key, data[vstart:vend]), first)
+		if ok = ok && int(pm.n) < MaxParamsMembers; ok {
+			ks := uint32(base - cap(key))
+			pm.spans[pm.n] = memberSpan{keyStart: ks, keyEnd: ks + uint32(len(key)), valueStart: uint32(vstart - start), valueEnd: uint32(vend - start)}
+			pm.n++
+		}
 		return vend, nil
 	})
-	if err != nil || members == 0 {
+	if err != nil {
 		return end, false, err
 	}
-	return end, ok && ix.Finish(data[start:end]), nil
+	if ok {
+		pm.base, pm.size = &data[start], uint32(end-start)
+	}
+	return end, ok, nil
 }
 
 // escapedMember returns where a member whose name is spelled with escapes
@@ -342,22 +296,6 @@ func classify(version, rawID, method, params, result, errObj []byte) (Message, I
 		return nil, ID{}, invalid("a response with a result must carry a string or integer id")
 	}
 	return &Response{ID: id, Result: result}, id, nil
-}
-
-func init() {
-	rpcindex.Of = func(req any) *rpcindex.Index {
-		if r, ok := req.(*Request); ok && r.index.Indexes(r.Params) {
-			return r.index
-		}
-		return nil
-	}
-	rpcindex.Release = func(req any) {
-		if r, ok := req.(*Request); ok && r.index != nil {
-			ix := r.index
-			r.index = nil
-			rpcindex.Put(ix)
-		}
-	}
 }
 
 // methodName returns the Go string of a raw method name. The names MCP

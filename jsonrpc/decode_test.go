@@ -224,7 +224,7 @@ func TestDecode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("err = %v, want nil", err)
 			}
-			if !reflect.DeepEqual(msg, tc.want) {
+			if !reflect.DeepEqual(withoutNotes(msg), tc.want) {
 				t.Errorf("message = %s, want %s", dump(msg), dump(tc.want))
 			}
 		})
@@ -304,7 +304,7 @@ func TestDecodeBatch(t *testing.T) {
 		t.Fatalf("got %d messages and %d errors, want %d", len(msgs), len(errs), len(want))
 	}
 	for i := range want {
-		if !reflect.DeepEqual(msgs[i], want[i]) {
+		if !reflect.DeepEqual(withoutNotes(msgs[i]), want[i]) {
 			t.Errorf("msgs[%d] = %s, want %s", i, dump(msgs[i]), dump(want[i]))
 		}
 		if wantErrs[i] == nil {
@@ -363,4 +363,14 @@ func TestIsBatch(t *testing.T) {
 			t.Errorf("IsBatch(%q) = %v, want %v", in, got, want)
 		}
 	}
+}
+
+// withoutNotes returns msg, a request as a copy without what Decode noted
+// of its params (Request.ParamsMembers), for comparison with a request
+// built by hand.
+func withoutNotes(msg jsonrpc.Message) jsonrpc.Message {
+	if r, ok := msg.(*jsonrpc.Request); ok {
+		return &jsonrpc.Request{ID: r.ID, Method: r.Method, Params: r.Params}
+	}
+	return msg
 }

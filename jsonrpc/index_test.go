@@ -6,76 +6,50 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/internal/rpcindex"
 )
 
 // member is one member of an object, raw.
 type member struct{ key, value string }
 
-// referenceIndex walks params as package mcp did before Decode noted
-// them: its members, and those of its first _meta (escapes decoded) when
-// that is an object. ok says Decode should index them: a first _meta
-// object, and at most rpcindex.MaxMembers members in each.
-func referenceIndex(t *testing.T, params []byte) (members, metas []member, metaAt int, ok bool) {
-	t.Helper()
-	metaAt = -1
-	if _, err := jsonscan.ScanObject(params, 0, func(k, v []byte) {
-		if metaAt < 0 && jsonscan.KeyEquals(k, "_meta") {
-			metaAt = len(members)
-		}
-		members = append(members, member{string(k), string(v)})
-	}); err != nil {
-		t.Fatalf("params %q accepted by Decode are not an object: %v", params, err)
-	}
-	if metaAt < 0 || members[metaAt].value[0] != '{' {
-		return members, nil, metaAt, false
-	}
-	meta := []byte(members[metaAt].value)
-	jsonscan.Members(meta, func(k, v []byte) bool {
-		metas = append(metas, member{string(k), string(v)})
-		return true
-	})
-	return members, metas, metaAt, len(members) <= rpcindex.MaxMembers && len(metas) <= rpcindex.MaxMembers
-}
-
-// checkIndex: Decode indexes the params of a request exactly when they
-// are an object with a first _meta object and few enough members, and
-// the index notes what a walk of params finds.
+// checkIndex: Decode notes the members of a request's params exactly
+// when they are an object of at most MaxParamsMembers members, and notes
+// what a walk of params finds.
 func checkIndex(t *testing.T, frame []byte) {
 	msg, _, err := Decode(frame)
 	req, isReq := msg.(*Request)
 	if err != nil || !isReq {
-		if r, ok := msg.(*Request); ok && r.index != nil {
-			t.Fatalf("Decode(%q) refused, yet indexed", frame)
+		if r, ok := msg.(*Request); ok {
+			if _, noted := r.ParamsMembers(); noted {
+				t.Fatalf("Decode(%q) refused, yet noted params", frame)
+			}
 		}
 		return
 	}
-	ix := rpcindex.Of(req)
+	n, noted := req.ParamsMembers()
 	if len(req.Params) == 0 || req.Params[0] != '{' {
-		if ix != nil {
-			t.Fatalf("Decode(%q): params %q indexed", frame, req.Params)
+		if noted {
+			t.Fatalf("Decode(%q): params %q noted", frame, req.Params)
 		}
 		return
 	}
-	members, metas, metaAt, want := referenceIndex(t, req.Params)
-	if (ix != nil) != want {
-		t.Fatalf("Decode(%q): indexed %t, want %t", frame, ix != nil, want)
+	var members []member
+	if _, err := jsonscan.ScanObject(req.Params, 0, func(k, v []byte) {
+		members = append(members, member{string(k), string(v)})
+	}); err != nil {
+		t.Fatalf("params %q accepted by Decode are not an object: %v", req.Params, err)
 	}
-	if ix == nil {
+	if want := len(members) <= MaxParamsMembers; noted != want {
+		t.Fatalf("Decode(%q): noted %t, want %t", frame, noted, want)
+	}
+	if !noted {
 		return
 	}
-	if ix.Len() != len(members) || ix.MetaLen() != len(metas) {
-		t.Fatalf("Decode(%q): index of %d and %d members, want %d and %d", frame, ix.Len(), ix.MetaLen(), len(members), len(metas))
+	if n != len(members) {
+		t.Fatalf("Decode(%q): %d members noted, want %d", frame, n, len(members))
 	}
 	for i, m := range members {
-		k, v, first := ix.At(i)
-		if string(k) != m.key || string(v) != m.value || first != (i == metaAt) {
-			t.Fatalf("Decode(%q): member %d is %q: %q (first _meta %t), want %q: %q (%t)", frame, i, k, v, first, m.key, m.value, i == metaAt)
-		}
-	}
-	for i, m := range metas {
-		if k, v := ix.MetaAt(i); string(k) != m.key || string(v) != m.value {
-			t.Fatalf("Decode(%q): _meta member %d is %q: %q, want %q: %q", frame, i, k, v, m.key, m.value)
+		if k, v := req.ParamsMember(i); string(k) != m.key || string(v) != m.value {
+			t.Fatalf("Decode(%q): member %d is %q: %q, want %q: %q", frame, i, k, v, m.key, m.value)
 		}
 	}
 }
@@ -106,41 +80,44 @@ func TestDecodeIndex(t *testing.T) {
 	for _, c := range indexCases {
 		checkIndex(t, []byte(c))
 	}
-	// Params past 64 KiB are not indexed.
+	// Long params are noted too.
 	long := []byte(`{"jsonrpc":"2.0","id":7,"method":"m","params":{"_meta":{},"x":"` + strings.Repeat("a", 1<<16) + `"}}`)
 	msg, _, err := Decode(long)
-	if err != nil || rpcindex.Of(msg) != nil {
-		t.Fatalf("long params: %v, indexed %t", err, rpcindex.Of(msg) != nil)
+	if n, ok := msg.(*Request).ParamsMembers(); err != nil || !ok || n != 2 {
+		t.Fatalf("long params: %v, %d members noted (%t), want 2", err, n, ok)
 	}
+	checkIndex(t, long)
 }
 
-// TestIndexOfReleased: the index describes the params Decode gave the
-// request, until released: not a copy, not replaced params.
-func TestIndexOfReleased(t *testing.T) {
+// TestParamsMembersReplaced: the members noted describe the params Decode
+// gave the request, not a copy, not replaced params.
+func TestParamsMembersReplaced(t *testing.T) {
 	frame := []byte(indexCases[0])
 	msg, _, _ := Decode(frame)
 	req := msg.(*Request)
-	if rpcindex.Of(req) == nil {
-		t.Fatal("not indexed")
+	if n, ok := req.ParamsMembers(); !ok || n != 3 {
+		t.Fatalf("%d members noted (%t), want 3", n, ok)
 	}
 	params := req.Params
 	req.Params = bytes.Clone(params)
-	if rpcindex.Of(req) != nil {
-		t.Fatal("replaced params still indexed")
+	if _, ok := req.ParamsMembers(); ok {
+		t.Fatal("replaced params still noted")
+	}
+	req.Params = params[:len(params)-1]
+	if _, ok := req.ParamsMembers(); ok {
+		t.Fatal("shortened params still noted")
+	}
+	req.Params = nil
+	if _, ok := req.ParamsMembers(); ok {
+		t.Fatal("absent params noted")
 	}
 	req.Params = params
-	if rpcindex.Of(req) == nil {
-		t.Fatal("params given back not indexed")
+	if _, ok := req.ParamsMembers(); !ok {
+		t.Fatal("params given back not noted")
 	}
-	rpcindex.Release(req)
-	if rpcindex.Of(req) != nil || req.index != nil {
-		t.Fatal("released index still there")
+	if _, ok := (&Request{ID: Int64ID(1), Method: "m", Params: params}).ParamsMembers(); ok {
+		t.Fatal("a request Decode did not make has its params noted")
 	}
-	rpcindex.Release(req) // twice is harmless
-	if rpcindex.Of(&Notification{}) != nil || rpcindex.Of(nil) != nil {
-		t.Fatal("index of a message that is no request")
-	}
-	rpcindex.Release(nil)
 }
 
 // FuzzDecodeIndex checks checkIndex on arbitrary params of a request.

@@ -1,10 +1,6 @@
 package jsonrpc
 
-import (
-	"encoding/json"
-
-	"github.com/mcpkit/mcpkit/internal/rpcindex"
-)
+import "encoding/json"
 
 // Message is one JSON-RPC message: a *Request, a *Notification or a
 // *Response. The interface is sealed; the three types are the whole set.
@@ -21,9 +17,52 @@ type Request struct {
 	// that it is decoded once, into the type of the handler that serves it.
 	Params json.RawMessage
 
-	// index notes where the members of Params lie, when Decode found
-	// them (package mcp reads the stateless era's _meta from it).
-	index *rpcindex.Index
+	// members notes where the members of Params lie, when Decode found
+	// them (ParamsMembers).
+	members paramsMembers
+}
+
+// MaxParamsMembers is the most members of an object params that Decode
+// notes for Request.ParamsMembers.
+const MaxParamsMembers = 8
+
+// paramsMembers notes the members of one object params: base and size
+// identify the params noted (so that replaced params are not described),
+// and spans[:n] are the members, as offsets from base.
+type paramsMembers struct {
+	base  *byte
+	size  uint32
+	n     uint8
+	spans [MaxParamsMembers]memberSpan
+}
+
+// memberSpan is one member of params: its raw name is
+// params[keyStart:keyEnd] and its raw value params[valueStart:valueEnd].
+type memberSpan struct {
+	keyStart, keyEnd, valueStart, valueEnd uint32
+}
+
+// ParamsMembers returns the number of members of the object Params, as
+// Decode noted them while it validated the request, and true; false when
+// it noted none: Params is not an object, has more than MaxParamsMembers
+// members, or was replaced after Decode. A reader of a few members of
+// params (https://www.jsonrpc.org/specification#parameter_structures)
+// then finds them with ParamsMember without scanning Params again.
+func (r *Request) ParamsMembers() (n int, ok bool) {
+	m := &r.members
+	if m.base == nil || len(r.Params) != int(m.size) || &r.Params[0] != m.base {
+		return 0, false
+	}
+	return int(m.n), true
+}
+
+// ParamsMember returns member i of Params, in order, for 0 <= i < n of
+// ParamsMembers: its raw name as written between the quotes (escapes
+// kept) and its raw value, both sub-slices of Params. No name repeats:
+// Decode refuses a request whose params repeat one.
+func (r *Request) ParamsMember(i int) (name, value []byte) {
+	s := r.members.spans[i]
+	return r.Params[s.keyStart:s.keyEnd], r.Params[s.valueStart:s.valueEnd]
 }
 
 // Notification is a request without an id: it is never answered.

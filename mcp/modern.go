@@ -17,10 +17,8 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
-	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -92,11 +90,11 @@ func IsStatelessRequest(params json.RawMessage) bool {
 	return ok
 }
 
-// statelessProtocolVersion returns the version in params._meta, and whether
-// the key is there (with any value). Transports compare it with the
-// MCP-Protocol-Version header.
-func statelessProtocolVersion(params json.RawMessage) (string, bool) {
-	version, found := rawProtocolVersion(params)
+// statelessProtocolVersion returns the version in req's params._meta, and
+// whether the key is there (with any value). Transports compare it with
+// the MCP-Protocol-Version header.
+func statelessProtocolVersion(req *jsonrpc.Request) (string, bool) {
+	version, found := requestProtocolVersion(req)
 	if !found {
 		return "", false
 	}
@@ -104,17 +102,39 @@ func statelessProtocolVersion(params json.RawMessage) (string, bool) {
 	return v, true
 }
 
-// rawProtocolVersion is statelessProtocolVersion with the version's raw
-// JSON, not decoded: IsStatelessRequest, on every request, needs only
-// whether the key is there.
-func rawProtocolVersion(params json.RawMessage) (version []byte, found bool) {
-	// Session-era requests never mention the key: a byte search keeps
-	// their path cheap.
-	if len(params) == 0 || !eraprobe.MentionsProtocolVersion(params) {
-		return nil, false
+// requestProtocolVersion is rawProtocolVersion(req.Params), read from the
+// members of params jsonrpc.Decode noted (jsonrpc.Request.ParamsMembers)
+// when it noted them: a session-era request, which never names a version,
+// costs a look at the names of params and at the members of its _meta,
+// however long its other members are.
+func requestProtocolVersion(req *jsonrpc.Request) (version []byte, found bool) {
+	n, ok := req.ParamsMembers()
+	if !ok {
+		return rawProtocolVersion(req.Params)
 	}
+	for i := range n {
+		if key, value := req.ParamsMember(i); isMetaKey(key) {
+			return metaProtocolVersion(value)
+		}
+	}
+	return nil, false
+}
+
+// rawProtocolVersion returns the raw JSON of the version params._meta
+// names, not decoded, and whether it names one: IsStatelessRequest needs
+// only whether the key is there.
+func rawProtocolVersion(params json.RawMessage) (version []byte, found bool) {
 	meta := metaMember(params)
 	if meta == nil {
+		return nil, false
+	}
+	return metaProtocolVersion(meta)
+}
+
+// metaProtocolVersion returns the raw version the valid _meta value meta
+// names, and whether it names one (an object with the key).
+func metaProtocolVersion(meta []byte) (version []byte, found bool) {
+	if len(meta) == 0 || meta[0] != '{' {
 		return nil, false
 	}
 	jsonscan.Members(meta, func(key, value []byte) bool {
@@ -361,8 +381,8 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 var errNotStateless = errors.New("mcp: not a stateless-era request")
 
 // probeModern is handleModern for a request that only may belong to the
-// stateless era (its params mention the _meta protocol version key, as
-// eraprobe tells by a byte search): the _meta is read once, by the
+// stateless era (its params' _meta names a protocol version, as
+// requestProtocolVersion tells): the _meta is read again, by the
 // stateless era's own parse, rather than first to tell the era and then
 // again to serve it. modern is false, and nothing was done, when the
 // params name no version after all (IsStatelessRequest would have said
@@ -387,8 +407,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	s := ss.server
 	m := &c.meta
 	m.maxState = s.opts.MaxClientStateBytes
-	retry, rpcErr := m.parse(req.Params, rpcindex.Of(req))
-	rpcindex.Release(req) // read once; its spans are now slices of params
+	retry, rpcErr := m.parse(req.Params, req)
 	if rpcErr != nil {
 		if m.probe && !m.found {
 			return nil, false, errNotStateless

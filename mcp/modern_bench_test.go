@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/cpuclock"
-	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -102,10 +101,9 @@ func BenchmarkModernDecodeMeta(b *testing.B) {
 		}
 		req := msg.(*jsonrpc.Request)
 		var m requestMeta
-		if _, err := m.parse(req.Params, rpcindex.Of(req)); err != nil {
+		if _, err := m.parse(req.Params, req); err != nil {
 			b.Fatal(err)
 		}
-		rpcindex.Release(req)
 	}
 	reportCPU(b, start, n)
 }

@@ -6,7 +6,6 @@ package mcp
 // reading of a request's _meta.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
-	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -126,9 +124,24 @@ func TestModernProtocolVersion(t *testing.T) {
 		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`, "", false},
 		{`{"_meta" "io.modelcontextprotocol/protocolVersion"}`, "", false},
 	} {
-		v, ok := statelessProtocolVersion(json.RawMessage(tc.params))
+		v, ok := statelessProtocolVersion(&jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "m", Params: json.RawMessage(tc.params)})
 		if v != tc.version || ok != tc.modern {
 			t.Errorf("statelessProtocolVersion(%s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
+		}
+		// A request jsonrpc.Decode made, whose params' members it noted,
+		// gets the same answers.
+		if msg, _, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":` + tc.params + `}`)); err == nil && tc.params != "" {
+			req := msg.(*jsonrpc.Request)
+			if _, noted := req.ParamsMembers(); !noted && tc.params[0] == '{' {
+				t.Errorf("Decode noted no members of %s", tc.params)
+			}
+			if v, ok := statelessProtocolVersion(req); v != tc.version || ok != tc.modern {
+				t.Errorf("statelessProtocolVersion(decoded %s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
+			}
+			var m requestMeta
+			if m.parse(req.Params, req); m.found != tc.modern {
+				t.Errorf("requestMeta.parse(decoded %s) found %t, want %t", tc.params, m.found, tc.modern)
+			}
 		}
 		if IsStatelessRequest(json.RawMessage(tc.params)) != tc.modern {
 			t.Errorf("IsStatelessRequest(%s) != %t", tc.params, tc.modern)
@@ -160,10 +173,7 @@ func FuzzModernMeta(f *testing.F) {
 	}
 	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
 	f.Fuzz(func(t *testing.T, params []byte) {
-		statelessProtocolVersion(params)
-		if bytes.Contains(params, []byte(`"`+MetaProtocolVersion+`"`)) && !eraprobe.MentionsProtocolVersion(params) {
-			t.Fatalf("eraprobe.MentionsProtocolVersion(%q) missed the key", params)
-		}
+		statelessProtocolVersion(&jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: params})
 		var m requestMeta
 		retry, err := m.parse(params, nil)
 		if _, modern := rawProtocolVersion(params); modern != m.found {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -53,10 +52,12 @@ type retryMembers struct {
 
 // parse reads and checks the _meta every stateless-era request must carry
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta),
-// scanning params once, or not at all when ix (which may be nil) notes
-// their members (rpcindex.Of); it returns the members a multi round-trip
-// retry carries, found on the way.
-func (m *requestMeta) parse(params json.RawMessage, ix *rpcindex.Index) (retryMembers, *jsonrpc.Error) {
+// scanning params once, or only their first _meta when noted, the request
+// they came with (which may be nil), notes their members
+// (jsonrpc.Request.ParamsMembers); it returns the members a multi
+// round-trip retry carries, found on the way. noted.Params, when noted is
+// not nil, are params.
+func (m *requestMeta) parse(params json.RawMessage, noted *jsonrpc.Request) (retryMembers, *jsonrpc.Error) {
 	var retry retryMembers
 	if len(params) == 0 || params[0] != '{' {
 		return retry, errInvalidParams("params with _meta are required: _meta must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
@@ -110,15 +111,18 @@ func (m *requestMeta) parse(params json.RawMessage, ix *rpcindex.Index) (retryMe
 	}
 	var end int
 	var err error
-	if ix.Indexes(params) {
-		// jsonrpc.Decode validated params and noted their members and
-		// those of the first _meta (an object) in the same pass.
-		for i := range ix.Len() {
-			key, value, first := ix.At(i)
-			if first {
+	if n, ok := notedMembers(noted); ok {
+		// jsonrpc.Decode validated params and noted their members in the
+		// same pass: only the first _meta's are left to find.
+		for i := range n {
+			key, value := noted.ParamsMember(i)
+			if meta == nil && isMetaKey(key) {
 				meta = value
-				for j := range ix.MetaLen() {
-					metaMember(ix.MetaAt(j))
+				if value[0] == '{' {
+					jsonscan.Members(value, func(key, value []byte) bool {
+						metaMember(key, value)
+						return true
+					})
 				}
 			}
 			member(key, value)
@@ -184,6 +188,21 @@ func (m *requestMeta) parse(params json.RawMessage, ix *rpcindex.Index) (retryMe
 		m.logLevel = LoggingLevel(l)
 	}
 	return retry, nil
+}
+
+// notedMembers is req.ParamsMembers(), false for a nil req.
+func notedMembers(req *jsonrpc.Request) (int, bool) {
+	if req == nil {
+		return 0, false
+	}
+	return req.ParamsMembers()
+}
+
+// isMetaKey reports whether the raw member name key is _meta, escapes
+// decoded. A name spelled with escapes is longer than the one it decodes
+// to: a plain "_meta" needs no look for escapes.
+func isMetaKey(key []byte) bool {
+	return string(key) == "_meta" || len(key) > len("_meta") && jsonscan.KeyEquals(key, "_meta")
 }
 
 // versionValue is jsonscan.StringValue for a protocol version, without

@@ -11,7 +11,6 @@ import (
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/jsontest"
-	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -328,8 +327,8 @@ func FuzzParseMatchesReference(f *testing.F) {
 	})
 }
 
-// FuzzParseIndexed: parse of params that jsonrpc.Decode indexed
-// (rpcindex.Of) finds and refuses exactly what its own walk of the same
+// FuzzParseIndexed: parse of params whose members jsonrpc.Decode noted
+// (jsonrpc.Request.ParamsMembers) finds and refuses exactly what its own walk of the same
 // params finds and refuses, error texts included.
 func FuzzParseIndexed(f *testing.F) {
 	for _, seed := range []string{
@@ -352,7 +351,7 @@ func FuzzParseIndexed(f *testing.F) {
 			return
 		}
 		var viaIndex, walked requestMeta
-		gotRetry, gotErr := viaIndex.parse(req.Params, rpcindex.Of(req))
+		gotRetry, gotErr := viaIndex.parse(req.Params, req)
 		wantRetry, wantErr := walked.parse(req.Params, nil)
 		if !reflect.DeepEqual(gotErr, wantErr) || !reflect.DeepEqual(viaIndex, walked) || !reflect.DeepEqual(gotRetry, wantRetry) {
 			t.Fatalf("parse(%q) indexed:\n\t%+v %+v %v\nwalked\n\t%+v %+v %v", params, viaIndex, gotRetry, gotErr, walked, wantRetry, wantErr)

@@ -11,10 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
-	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/internal/rpcindex"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -258,16 +256,13 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		resp, _, err := ss.handleModern(ctx, req, related, extra)
 		return resp, err
 	}
-	if len(req.Params) != 0 && eraprobe.MentionsProtocolVersion(req.Params) {
-		// Most likely the stateless era's: its parse of _meta tells for
-		// sure (IsStatelessRequest), and serves it in the same pass.
+	if _, found := requestProtocolVersion(req); found {
+		// The stateless era's: its parse of _meta checks it, and serves
+		// it.
 		if resp, modern, err := ss.probeModern(ctx, req, related, extra); modern {
 			return resp, err
 		}
 	}
-	// The session era reads no index of params (jsonrpc.Decode notes one
-	// when they carry _meta): back to the pool with it.
-	rpcindex.Release(req)
 	// ping is answered at any time, without bookkeeping.
 	if req.Method == "ping" && ss.server.handler == nil {
 		return &jsonrpc.Response{ID: req.ID, Result: emptyObject}, nil

@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
-	"github.com/mcpkit/mcpkit/internal/eraprobe"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -35,7 +33,7 @@ import (
 func (h *Handler) modernOf(r *http.Request, msg jsonrpc.Message) (v metaVersion, modern bool) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		v = scanModern(m.Params)
+		v = scanModern(m)
 		if v.present || m.Method == "server/discover" || m.Method == "subscriptions/listen" {
 			return v, true
 		}
@@ -57,19 +55,21 @@ type metaVersion struct {
 	call    toolCall
 }
 
-// scanModern is mcpPort.StatelessProtocolVersion(params) (the first _meta member
-// that is an object, its first protocol version member), reading the
-// members of tools/call params that the header checks need (toolCall) in
-// the same scan.
-func scanModern(params json.RawMessage) (v metaVersion) {
-	// Session-era requests never mention the key: a byte search keeps
-	// their path cheap.
-	if len(params) == 0 || params[0] != '{' || !eraprobe.MentionsProtocolVersion(params) {
+// scanModern is mcpPort.StatelessProtocolVersion(req) (the first _meta
+// member that is an object, its first protocol version member), reading
+// the members of tools/call params that the header checks need (toolCall)
+// in the same look. It reads the members of params jsonrpc.Decode noted
+// (jsonrpc.Request.ParamsMembers) when it noted them, so that a
+// session-era request, which never names a version, costs a look at the
+// names of params and at the members of its _meta.
+func scanModern(req *jsonrpc.Request) (v metaVersion) {
+	params := req.Params
+	if len(params) == 0 || params[0] != '{' {
 		return v
 	}
 	var meta []byte
 	var call toolCall
-	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
+	member := func(key, value []byte) {
 		switch {
 		case jsonscan.KeyEquals(key, "_meta"):
 			if meta == nil {
@@ -80,7 +80,17 @@ func scanModern(params json.RawMessage) (v metaVersion) {
 		case jsonscan.KeyEquals(key, "arguments"):
 			call.args = value
 		}
-	})
+	}
+	var end int
+	var err error
+	if n, ok := req.ParamsMembers(); ok {
+		for i := range n {
+			member(req.ParamsMember(i))
+		}
+		end = len(params)
+	} else {
+		end, err = jsonscan.ScanObject(params, 0, member)
+	}
 	if err != nil || len(meta) == 0 || meta[0] != '{' {
 		return v
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // FuzzScanModern: scanModern finds the version the bridge's StatelessProtocolVersion
@@ -25,10 +26,24 @@ func FuzzScanModern(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, params []byte) {
-		v := scanModern(params)
-		version, present := mcpPort.StatelessProtocolVersion(params)
+		req := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: params}
+		v := scanModern(req)
+		version, present := mcpPort.StatelessProtocolVersion(req)
 		if v.version != version || v.present != present {
 			t.Fatalf("scanModern(%q) = %q, %v; StatelessProtocolVersion %q, %v", params, v.version, v.present, version, present)
+		}
+		// The same params in a request jsonrpc.Decode made, which notes
+		// their members, give the same answers.
+		frame := append(append([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`), params...), '}')
+		if msg, _, err := jsonrpc.Decode(frame); err == nil {
+			if decoded, ok := msg.(*jsonrpc.Request); ok && bytes.Equal(decoded.Params, params) {
+				got := scanModern(decoded)
+				dv, dp := mcpPort.StatelessProtocolVersion(decoded)
+				if got.version != v.version || got.present != v.present || dv != version || dp != present ||
+					!bytes.Equal(got.call.name, v.call.name) || !bytes.Equal(got.call.args, v.call.args) {
+					t.Fatalf("decoded %q: scanModern = %+v, StatelessProtocolVersion %q, %v; want %+v, %q, %v", params, got, dv, dp, v, version, present)
+				}
+			}
 		}
 		var want toolCall
 		if present && jsonscan.Valid(params) && bytes.HasPrefix(params, []byte("{")) {
@@ -49,14 +64,20 @@ func FuzzScanModern(f *testing.F) {
 }
 
 // TestScanModernSessionEra: a request without the era's _meta key costs
-// only the byte search.
+// no allocation, and names no version.
 func TestScanModernSessionEra(t *testing.T) {
-	params := json.RawMessage(`{"name":"echo","arguments":{"text":"hello, world"}}`)
-	if n := testing.AllocsPerRun(100, func() { scanModern(params) }); n != 0 {
-		t.Errorf("%v allocations", n)
+	msg, _, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"},"_meta":{"progressToken":1}}}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if v := scanModern(params); v.present || v.call.name != nil {
-		t.Errorf("scanModern = %+v", v)
+	byHand := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: json.RawMessage(`{"name":"echo","arguments":{"text":"hello, world"}}`)}
+	for _, req := range []*jsonrpc.Request{msg.(*jsonrpc.Request), byHand} {
+		if n := testing.AllocsPerRun(100, func() { scanModern(req) }); n != 0 {
+			t.Errorf("%s: %v allocations", req.Params, n)
+		}
+		if v := scanModern(req); v.present || v.call.name != nil {
+			t.Errorf("%s: scanModern = %+v", req.Params, v)
+		}
 	}
 }
 

@@ -174,10 +174,10 @@ type Port[Server, Session, Extra any] struct {
 	// The slice is the tool's own: callers must not modify it.
 	ToolRequiredScopes func(s Server, name string) ([]string, bool)
 
-	// StatelessProtocolVersion returns the version in params._meta, and
-	// whether the key is there (with any value), for a transport to
-	// compare with the MCP-Protocol-Version header.
-	StatelessProtocolVersion func(params json.RawMessage) (string, bool)
+	// StatelessProtocolVersion returns the version in the request's
+	// params._meta, and whether the key is there (with any value), for a
+	// transport to compare with the MCP-Protocol-Version header.
+	StatelessProtocolVersion func(req *jsonrpc.Request) (string, bool)
 
 	// SetCloseStream gives the handler of a request a way to close the
 	// HTTP connection carrying the request's SSE stream without ending
