@@ -46,15 +46,6 @@ func (s *servedHTTP) find(t *testing.T, pattern string) string {
 	return m[1]
 }
 
-// url is the Streamable HTTP endpoint's URL; addr is its host:port.
-func (s *servedHTTP) url(t *testing.T) string {
-	return s.find(t, `url=(http://127\.0\.0\.1:\d+/mcp)`)
-}
-
-func (s *servedHTTP) addr(t *testing.T) string {
-	return s.find(t, `url=http://(127\.0\.0\.1:\d+)/mcp`)
-}
-
 // end stops the server and checks that it exits 0.
 func (s *servedHTTP) end(t *testing.T) {
 	t.Helper()
