@@ -35,13 +35,14 @@ func inspectCommand(ctx context.Context, e *env, args []string) error {
 	own, command := splitCommand(args)
 	var f clientFlags
 	var addr string
-	var open bool
+	var open, tasksExt bool
 	fs := newFlagSet("inspect")
 	fs.StringVar(&f.url, "url", "", "connect at once to the Streamable HTTP (or HTTP+SSE) server at `URL`")
 	fs.Var(&f.headers, "header", "with --url, send the HTTP header `NAME:VALUE` on every request (repeatable)")
 	fs.StringVar(&f.era, "era", "auto", "the protocol era to connect in: auto, session or stateless (the page can change it)")
 	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "how long each request waits for the server's answer; a progress notification restarts the wait; 0: no limit")
 	fs.DurationVar(&f.maxTimeout, "max-timeout", defaultMaxTimeout, "the most a request may wait however much progress it reports; 0: no bound but --timeout")
+	fs.BoolVar(&tasksExt, "tasks-extension", false, "declare the stateless era's tasks extension (io.modelcontextprotocol/tasks): task-capable tools answer with a task (the page can change it)")
 	f.auth.register(fs)
 	fs.StringVar(&addr, "addr", "127.0.0.1:0", "serve the page at `ADDR`, a loopback address (port 0: a free port)")
 	fs.BoolVar(&open, "open", os.Getenv(openEnv) == "1", "open the page in a browser, where there is a display; also "+openEnv+"=1")
@@ -57,7 +58,7 @@ func inspectCommand(ctx context.Context, e *env, args []string) error {
 	}
 	var initial *inspect.Target
 	if f.url != "" || len(command) > 0 {
-		initial = &inspect.Target{URL: f.url, Headers: f.headers, Command: command, Era: f.era}
+		initial = &inspect.Target{URL: f.url, Headers: f.headers, Command: command, Era: f.era, TasksExtension: tasksExt}
 		// Mistakes on the command line are found now, not in the page.
 		probe := f
 		d, err := inspectDial(e, &probe)(ctx, *initial, io.Discard)

@@ -80,6 +80,9 @@ func (in *Inspector) connect(ctx context.Context, t Target) State {
 		LogLevel: mcp.LevelInfo,
 	}
 	in.clientHandlers(copts) // asks.go
+	if t.TasksExtension {
+		copts.Capabilities = tasksExtensionCapabilities()
+	}
 	client := mcp.NewClient(in.opts.ClientInfo, copts)
 	cs, err := client.Connect(ctx, tap)
 	if err != nil {

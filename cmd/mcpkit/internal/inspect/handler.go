@@ -49,6 +49,7 @@ func (in *Inspector) Handler() http.Handler {
 	mux.HandleFunc("POST /api/set-level", in.apiSetLevel)
 	mux.HandleFunc("POST /api/answer", in.apiAnswer)
 	mux.HandleFunc("POST /api/roots", in.apiRoots)
+	mux.HandleFunc("POST /api/validate", in.apiValidate)
 	return in.guard(mux)
 }
 

@@ -26,6 +26,13 @@ type Target struct {
 	Command []string `json:"command,omitempty"`
 	// Era is auto, session or stateless; empty is auto.
 	Era string `json:"era,omitempty"`
+	// TasksExtension declares the stateless era's tasks extension
+	// (io.modelcontextprotocol/tasks, SEP-2663) in the client's
+	// capabilities: the server then answers a tools/call of a tool that
+	// may run as a task with a task (resultType "task"), which the page
+	// polls with tasks/get and cancels with tasks/cancel
+	// (https://modelcontextprotocol.io/extensions/tasks/overview).
+	TasksExtension bool `json:"tasksExtension,omitempty"`
 }
 
 // Dialed is what Options.Dial makes of a Target.

@@ -364,3 +364,57 @@ func TestAsksAPI(t *testing.T) {
 		t.Errorf("roots: %d %s", status, body)
 	}
 }
+
+// TestValidateAPI: /api/validate checks a value against a JSON Schema
+// and says what breaks it; a schema that cannot be used is said to be so.
+func TestValidateAPI(t *testing.T) {
+	s := start(t, Options{})
+	token := s.in.Token()
+	schema := `{"type":"object","properties":{"t":{"type":"number"}},"required":["t"]}`
+	cases := []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"match", `{"schema":` + schema + `,"value":{"t":1.5}}`, 200, `{"valid":true}`},
+		{"wrong type", `{"schema":` + schema + `,"value":{"t":"warm"}}`, 200, ``},
+		{"missing", `{"schema":` + schema + `,"value":{}}`, 200, ``},
+		{"bad schema", `{"schema":{"type":7},"value":{}}`, 200, ``},
+		{"no value", `{"schema":` + schema + `}`, 400, `{"error":"mcpkit inspect: want a schema and a value"}`},
+	}
+	for _, tc := range cases {
+		status, body, _ := s.do(t, "POST", "/api/validate", token, tc.body, nil)
+		body = strings.TrimSuffix(body, "\n")
+		if status != tc.status {
+			t.Errorf("%s: status %d %s, want %d", tc.name, status, body, tc.status)
+			continue
+		}
+		if tc.want != "" && body != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, body, tc.want)
+		}
+		var v Validation
+		if status == 200 {
+			if err := json.Unmarshal([]byte(body), &v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		switch tc.name {
+		case "wrong type":
+			if v.Valid || v.SchemaError || !strings.Contains(v.Error, "t") || !strings.Contains(v.Error, "number") {
+				t.Errorf("%s: %+v", tc.name, v)
+			}
+		case "missing":
+			if v.Valid || v.SchemaError || !strings.Contains(v.Error, `"t"`) {
+				t.Errorf("%s: %+v", tc.name, v)
+			}
+		case "bad schema":
+			if v.Valid || !v.SchemaError || !strings.HasPrefix(v.Error, "the output schema: ") {
+				t.Errorf("%s: %+v", tc.name, v)
+			}
+		}
+	}
+	// Without the token, like every other request: 403.
+	if status, _, _ := s.do(t, "POST", "/api/validate", "", `{"schema":{},"value":1}`, nil); status != 403 {
+		t.Errorf("without the token: %d", status)
+	}
+}

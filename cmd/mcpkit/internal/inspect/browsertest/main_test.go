@@ -16,7 +16,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
-	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 	"github.com/mcpkit/mcpkit/mcpsse"
@@ -46,7 +45,7 @@ var (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) == "1" {
-		s := everything.NewServer(nil)
+		s := newServer()
 		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -122,7 +121,7 @@ func needBrowser(t *testing.T) {
 // HTTP+SSE at /sse.
 func httpServer(t *testing.T) string {
 	t.Helper()
-	s := everything.NewServer(nil)
+	s := newServer()
 	mux := http.NewServeMux()
 	h := mcphttp.NewHandler(s, &mcphttp.Options{EventStore: &mcphttp.MemoryEventStore{}})
 	mux.Handle("/mcp", h)
