@@ -107,6 +107,9 @@ func (in *Inspector) connect(ctx context.Context, t Target) State {
 		Instructions:    cs.Instructions(),
 		SessionID:       mcphttp.SessionID(tap.conn.Connection),
 	}
+	if d.Credentials != nil {
+		s.Token = tokenOf(d.Credentials())
+	}
 	in.mu.Lock()
 	in.conn = c
 	in.target = &t

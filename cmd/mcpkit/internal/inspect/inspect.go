@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -50,6 +51,10 @@ type Dialed struct {
 	// Release, if set, frees what Dial opened beside the transport; it is
 	// called when the connection ends.
 	Release func()
+	// Credentials, if set, returns the OAuth credentials the transport
+	// uses (auth.Authorizer.Credentials): the page shows the token's
+	// scopes and expiry.
+	Credentials func() *auth.Credentials
 }
 
 // Options configure an Inspector. Dial is required; the zero value of
@@ -106,6 +111,8 @@ type Inspector struct {
 	asks asks
 	// roots are the roots the client shares (the page sets them).
 	roots []*mcp.Root
+	// login is the OAuth authorization waiting for the browser, if any.
+	login *login
 }
 
 // State is the connection as the page shows it: the "state" event and
@@ -123,6 +130,11 @@ type State struct {
 	Capabilities    *mcp.ServerCapabilities `json:"capabilities,omitempty"`
 	Instructions    string                  `json:"instructions,omitempty"`
 	SessionID       string                  `json:"sessionId,omitempty"`
+	// Token describes the OAuth token of the connection, if any.
+	Token *Token `json:"token,omitempty"`
+	// Login is the authorization URL of a login waiting for the browser:
+	// filled in for a page that opens its event stream.
+	Login string `json:"login,omitempty"`
 	// Asks are the server's requests waiting for the user, and Roots the
 	// roots the client shares: filled in for a page that opens its event
 	// stream.
@@ -246,6 +258,9 @@ func (in *Inspector) snapshot() State {
 	in.mu.Lock()
 	s := in.state
 	s.Roots = in.roots
+	if in.login != nil {
+		s.Login = in.login.url
+	}
 	in.mu.Unlock()
 	s.Asks = in.asks.list()
 	return s

@@ -214,11 +214,29 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 // its page in a new tab.
 func open(t *testing.T, initial *inspect.Target) *fixture {
 	t.Helper()
+	return openDial(t, initial, nil)
+}
+
+// dialFunc is inspect.Options.Dial.
+type dialFunc = func(context.Context, inspect.Target, io.Writer) (*inspect.Dialed, error)
+
+// openDial is open with the Dial that mk makes for the inspector (nil:
+// dial).
+func openDial(t *testing.T, initial *inspect.Target, mk func(in *inspect.Inspector) dialFunc) *fixture {
+	t.Helper()
 	needBrowser(t)
-	in, err := inspect.New(inspect.Options{Dial: dial})
+	var self *inspect.Inspector
+	d := dial
+	if mk != nil {
+		d = func(ctx context.Context, tg inspect.Target, stderr io.Writer) (*inspect.Dialed, error) {
+			return mk(self)(ctx, tg, stderr)
+		}
+	}
+	in, err := inspect.New(inspect.Options{Dial: d})
 	if err != nil {
 		t.Fatal(err)
 	}
+	self = in
 	ln, err := in.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

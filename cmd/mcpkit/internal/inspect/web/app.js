@@ -248,6 +248,17 @@ function showState(s) {
     fact("protocol", s.protocolVersion);
     fact("era", s.stateless ? "stateless" : "session");
     fact("session", s.sessionId);
+    const tok = s.token;
+    if (tok) {
+      fact("token", (tok.tokenType || "token") + (tok.issuer ? " from " + tok.issuer : ""));
+      fact("scopes", tok.scope || "(none said)");
+      if (tok.expiry) {
+        const at = new Date(tok.expiry);
+        add(facts, el("dt", {}, "expires"), el("dd", { dataset: { fact: "expires", expiry: tok.expiry } },
+          el("time", { datetime: at.toISOString() }, at.toLocaleString()), ` (in ${Math.round((at - Date.now()) / 60000)} min)` +
+          (tok.refreshable ? ", refreshable" : "")));
+      }
+    }
   }
   fill($("capabilities"), s.capabilities ? tree(s.capabilities, "capabilities", true) : "");
   $("instructions").textContent = s.instructions || "";
@@ -988,6 +999,29 @@ function showAsk(a) {
   updateAsks();
 }
 
+// showLogin shows the authorization URL of a login that waits for the
+// browser: the user opens it in a new tab; the authorization server
+// sends that tab back to the inspector.
+function showLogin(u) {
+  loginDone();
+  if (!u) return;
+  let host = "";
+  try { host = new URL(u).host; } catch (_) { /* shown as is */ }
+  const card = el("div", { class: "ask", id: "login-card", dataset: { kind: "login" } },
+    el("h3", {}, "Log in to the server"),
+    el("p", {}, "The server needs an OAuth token. Log in at " + (host || "the authorization server") +
+      " in a new tab; it comes back to this inspector, which connects."),
+    el("p", { class: "url mono" }, u),
+    el("div", { class: "buttons" },
+      el("a", { href: /^https?:\/\//.test(u) ? u : undefined, target: "_blank", rel: "noopener noreferrer", id: "login-link" }, "Log in (opens a new tab)"),
+      el("button", { type: "button", onclick: () => { api("login-cancel").catch(() => {}); } }, "Cancel the login")));
+  asks.set("login", card);
+  $("asks-list").prepend(card);
+  updateAsks();
+}
+
+function loginDone() { askDone("login"); }
+
 function askDone(id) {
   const card = asks.get(id);
   if (card) card.remove();
@@ -1078,12 +1112,15 @@ function start() {
     if (first) { state = {}; fillForm(s.target); showRoots(s.roots); first = false; }
     for (const id of [...asks.keys()]) askDone(id);
     for (const a of s.asks || []) showAsk(a);
+    showLogin(s.login);
     showState(s);
     $("live").textContent = "";
   });
   es.addEventListener("state", (e) => showState(JSON.parse(e.data)));
   es.addEventListener("ask", (e) => showAsk(JSON.parse(e.data)));
   es.addEventListener("ask-done", (e) => askDone(JSON.parse(e.data).id));
+  es.addEventListener("login", (e) => showLogin(JSON.parse(e.data).url));
+  es.addEventListener("login-done", () => loginDone());
   es.addEventListener("message", (e) => onMessage(JSON.parse(e.data)));
   es.addEventListener("stderr", (e) => { const s = JSON.parse(e.data); logLine(s.t, "stderr", s.text.replace(/\n$/, ""), ""); });
   es.addEventListener("response", (e) => {
