@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcphttp"
 )
 
 // openEnv, set to 1, is --open for every run of mcpkit inspect.
@@ -23,6 +26,7 @@ func init() {
 			"shows its version and capabilities, lists its tools, resources, resource templates and prompts, calls a tool through a form made from its input schema, " +
 			"shows every JSON-RPC message both ways with its timing, the progress of each request in flight with a button to cancel it, and the server's log. " +
 			"With --url or a command after --, it connects at once; without, the page has a connect form. " +
+			"A server that asks for OAuth is logged in to through the page: it shows the authorization URL, and the authorization server sends the browser back to the inspector's own address (/oauth/callback). " +
 			"The URL holds a random token that every request from the page must carry; requests whose Host or Origin is not the inspector's are refused. " +
 			"With --open (or " + openEnv + "=1) the page is opened in a browser where there is a display. SIGINT or SIGTERM stops it, and the server it started.",
 	}
@@ -35,13 +39,14 @@ func inspectCommand(ctx context.Context, e *env, args []string) error {
 	own, command := splitCommand(args)
 	var f clientFlags
 	var addr string
-	var open bool
+	var open, tasksExt bool
 	fs := newFlagSet("inspect")
 	fs.StringVar(&f.url, "url", "", "connect at once to the Streamable HTTP (or HTTP+SSE) server at `URL`")
 	fs.Var(&f.headers, "header", "with --url, send the HTTP header `NAME:VALUE` on every request (repeatable)")
 	fs.StringVar(&f.era, "era", "auto", "the protocol era to connect in: auto, session or stateless (the page can change it)")
 	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "how long each request waits for the server's answer; a progress notification restarts the wait; 0: no limit")
 	fs.DurationVar(&f.maxTimeout, "max-timeout", defaultMaxTimeout, "the most a request may wait however much progress it reports; 0: no bound but --timeout")
+	fs.BoolVar(&tasksExt, "tasks-extension", false, "declare the stateless era's tasks extension (io.modelcontextprotocol/tasks): task-capable tools answer with a task (the page can change it)")
 	f.auth.register(fs)
 	fs.StringVar(&addr, "addr", "127.0.0.1:0", "serve the page at `ADDR`, a loopback address (port 0: a free port)")
 	fs.BoolVar(&open, "open", os.Getenv(openEnv) == "1", "open the page in a browser, where there is a display; also "+openEnv+"=1")
@@ -57,10 +62,10 @@ func inspectCommand(ctx context.Context, e *env, args []string) error {
 	}
 	var initial *inspect.Target
 	if f.url != "" || len(command) > 0 {
-		initial = &inspect.Target{URL: f.url, Headers: f.headers, Command: command, Era: f.era}
+		initial = &inspect.Target{URL: f.url, Headers: f.headers, Command: command, Era: f.era, TasksExtension: tasksExt}
 		// Mistakes on the command line are found now, not in the page.
 		probe := f
-		d, err := inspectDial(e, &probe)(ctx, *initial, io.Discard)
+		d, err := inspectDial(e, &probe, func() *inspect.Inspector { return nil })(ctx, *initial, io.Discard)
 		if err != nil {
 			return err
 		}
@@ -74,8 +79,9 @@ func inspectCommand(ctx context.Context, e *env, args []string) error {
 	} else if maxTimeout == 0 {
 		maxTimeout = -1
 	}
+	var page *inspect.Inspector // set once New returns, for the OAuth login in the page
 	in, err := inspect.New(inspect.Options{
-		Dial:              inspectDial(e, &f),
+		Dial:              inspectDial(e, &f, func() *inspect.Inspector { return page }),
 		ClientInfo:        mcp.Implementation{Name: "mcpkit-inspect", Version: version},
 		RequestTimeout:    timeout,
 		MaxRequestTimeout: maxTimeout,
@@ -84,6 +90,7 @@ func inspectCommand(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	page = in
 	ln, err := in.Listen(addr)
 	if err != nil {
 		return usagef("inspect: --addr: %v", err)
@@ -98,7 +105,15 @@ func inspectCommand(ctx context.Context, e *env, args []string) error {
 // inspectDial builds the transport to a target the way the client verbs
 // do (clientFlags.transport), with the OAuth flags of the command line.
 // The server's stderr goes to the page and to ours.
-func inspectDial(e *env, base *clientFlags) func(context.Context, inspect.Target, io.Writer) (*inspect.Dialed, error) {
+//
+// A server that asks for OAuth is logged in to through the page (unless
+// --auth-auto-approve): the authorization URL is shown there and the
+// redirect URI is the inspector's own address (inspect.Inspector's
+// OAuthRedirectURL and AuthorizeInBrowser), with the client verbs' token
+// store, so that a login of the CLI serves the inspector and the other
+// way round. page is the inspector, nil while the command line is
+// checked.
+func inspectDial(e *env, base *clientFlags, page func() *inspect.Inspector) func(context.Context, inspect.Target, io.Writer) (*inspect.Dialed, error) {
 	return func(_ context.Context, t inspect.Target, stderr io.Writer) (*inspect.Dialed, error) {
 		f := *base
 		f.url, f.headers, f.era = t.URL, t.Headers, t.Era
@@ -118,13 +133,34 @@ func inspectDial(e *env, base *clientFlags) func(context.Context, inspect.Target
 			release()
 			return nil, err
 		}
-		return &inspect.Dialed{
+		d := &inspect.Dialed{
 			Transport: tr,
 			Era:       era,
 			Args:      cliServerArgs(&f, t.Command),
 			Explain:   func(err error) error { return f.connectFailed(tr, t.Command, era, err) },
 			Release:   release,
-		}, nil
+		}
+		if ht, ok := tr.(*mcphttp.ClientTransport); ok {
+			if once, ok := ht.Authorizer.(*onceAuthorizer); ok {
+				if in := page(); in != nil && !f.auth.autoApprove {
+					hc := &http.Transport{Proxy: http.ProxyFromEnvironment}
+					ce.closers = append(ce.closers, hc.CloseIdleConnections)
+					once = &onceAuthorizer{Authorizer: auth.New(auth.Options{
+						HTTPClient:    &http.Client{Transport: hc},
+						RedirectURL:   in.OAuthRedirectURL(),
+						Redirect:      in.AuthorizeInBrowser,
+						ClientName:    "mcpkit inspect",
+						ClientID:      f.auth.clientID,
+						ClientSecret:  f.auth.clientSecret,
+						OfflineAccess: true,
+						Store:         tokenStore(),
+					})}
+					ht.Authorizer = once
+				}
+				d.Credentials = once.Credentials
+			}
+		}
+		return d, nil
 	}
 }
 

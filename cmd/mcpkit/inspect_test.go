@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/auth/devserver"
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
 )
 
@@ -122,5 +124,108 @@ func TestCLIServerArgs(t *testing.T) {
 	f = &clientFlags{era: "auto"}
 	if got, want := cliServerArgs(f, []string{"my server", "--flag=it's"}), `-- 'my server' '--flag=it'\''s'`; got != want {
 		t.Errorf("command: %q, want %q", got, want)
+	}
+}
+
+// `mcpkit inspect --url` to a server behind OAuth logs in through the
+// page: the authorization URL comes as the page's login (its redirect URI
+// the inspector's own /oauth/callback), the browser following it comes
+// back there, and the connection shows the token's scope and expiry; the
+// credentials are kept in the CLI's store.
+func TestInspectOAuthLogin(t *testing.T) {
+	dir := authEnv(t)
+	ds, err := devserver.Start(devserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	ps := newProtectedServer(t, ds.Issuer())
+	defer ps.close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &lineWriter{lines: make(chan string, 16)}
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"inspect", "--url", ps.URL + "/mcp"}, strings.NewReader(""), out, io.Discard)
+	}()
+	var pageURL string
+	select {
+	case line := <-out.lines:
+		pageURL = strings.TrimPrefix(line, "mcpkit inspect: open ")
+	case c := <-code:
+		t.Fatalf("inspect exited with %d before printing its URL", c)
+	}
+	base, token, _ := strings.Cut(pageURL, "/?token=")
+	resp, err := http.Get(base + "/api/events?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	var event string
+	var st inspect.State
+	followed := false
+	for st.Status != "connected" && sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "event: "); ok {
+			event = rest
+			continue
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		login := ""
+		switch event {
+		case "reset", "state":
+			st = inspect.State{}
+			if err := json.Unmarshal([]byte(data), &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Status == "failed" {
+				t.Fatalf("connecting: %+v", st)
+			}
+			login = st.Login
+		case "login":
+			var l inspect.Login
+			if err := json.Unmarshal([]byte(data), &l); err != nil {
+				t.Fatal(err)
+			}
+			login = l.URL
+		}
+		if login == "" || followed {
+			continue
+		}
+		followed = true
+		if !strings.Contains(login, "redirect_uri="+url.QueryEscape(base+"/oauth/callback")) {
+			t.Fatalf("authorization URL %q: not the inspector's redirect URI", login)
+		}
+		// The browser: the development server approves at once and
+		// redirects to the inspector.
+		back, err := http.Get(login)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(back.Body)
+		back.Body.Close()
+		if back.StatusCode != 200 || back.Request.URL.Host != strings.TrimPrefix(base, "http://") || string(b) != "mcpkit inspect: the authorization server answered; close this tab and go back to the inspector.\n" {
+			t.Fatalf("following the login: %s at %s: %q", back.Status, back.Request.URL.Redacted(), b)
+		}
+	}
+	if !followed || st.Status != "connected" || st.Token == nil || st.Token.Scope != "mcp offline_access" || !st.Token.Refreshable || st.Token.TokenType != "Bearer" || st.Token.Issuer != ds.Issuer() {
+		t.Fatalf("state %+v token %+v after the login (followed %v)", st, st.Token, followed)
+	}
+	if left := time.Until(st.Token.Expiry); left < 50*time.Minute || left > time.Hour {
+		t.Errorf("token expiry %v, in %v; want about an hour", st.Token.Expiry, left)
+	}
+	if files := credentialFiles(t, dir); len(files) != 1 {
+		t.Errorf("credentials kept: %q, want one file", files)
+	}
+	resp.Body.Close()
+	cancel()
+	if c := <-code; c != 0 {
+		t.Errorf("exit status %d", c)
 	}
 }

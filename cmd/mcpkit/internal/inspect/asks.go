@@ -165,6 +165,18 @@ func (in *Inspector) clientHandlers(opts *mcp.ClientOptions) {
 	in.mu.Unlock()
 }
 
+// tasksExtensionCapabilities are the capabilities clientHandlers' options
+// declare, with the stateless era's tasks extension added: declared
+// explicitly, as ClientOptions.Capabilities replaces the inferred ones.
+func tasksExtensionCapabilities() *mcp.ClientCapabilities {
+	return &mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapability{},
+		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+		Roots:       &mcp.RootsCapability{ListChanged: true},
+		Extensions:  map[string]json.RawMessage{mcp.TasksExtensionID: json.RawMessage(`{}`)},
+	}
+}
+
 // apiRoots is POST /api/roots {"roots":[{"uri","name"}]}: the roots the
 // client shares, from the next connection on, and at once with the
 // current one (notifications/roots/list_changed) when it declared roots.

@@ -80,6 +80,9 @@ func (in *Inspector) connect(ctx context.Context, t Target) State {
 		LogLevel: mcp.LevelInfo,
 	}
 	in.clientHandlers(copts) // asks.go
+	if t.TasksExtension {
+		copts.Capabilities = tasksExtensionCapabilities()
+	}
 	client := mcp.NewClient(in.opts.ClientInfo, copts)
 	cs, err := client.Connect(ctx, tap)
 	if err != nil {
@@ -103,6 +106,9 @@ func (in *Inspector) connect(ctx context.Context, t Target) State {
 		Capabilities:    cs.ServerCapabilities(),
 		Instructions:    cs.Instructions(),
 		SessionID:       mcphttp.SessionID(tap.conn.Connection),
+	}
+	if d.Credentials != nil {
+		s.Token = tokenOf(d.Credentials())
 	}
 	in.mu.Lock()
 	in.conn = c

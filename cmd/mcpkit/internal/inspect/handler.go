@@ -49,7 +49,35 @@ func (in *Inspector) Handler() http.Handler {
 	mux.HandleFunc("POST /api/set-level", in.apiSetLevel)
 	mux.HandleFunc("POST /api/answer", in.apiAnswer)
 	mux.HandleFunc("POST /api/roots", in.apiRoots)
-	return in.guard(mux)
+	mux.HandleFunc("POST /api/validate", in.apiValidate)
+	mux.HandleFunc("POST /api/login-cancel", in.apiLoginCancel)
+	guarded := in.guard(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The authorization server's redirect carries no token: only
+		// the Host is checked (oauth.go).
+		if r.URL.Path == callbackPath && r.Method == http.MethodGet {
+			in.securityHeaders(w)
+			if !in.hostAllowed(r.Host) {
+				httpError(w, http.StatusForbidden, "Host "+quote(r.Host)+" is not the inspector's address")
+				return
+			}
+			in.oauthCallback(w, r)
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
+}
+
+// securityHeaders are the headers of every answer.
+func (in *Inspector) securityHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 }
 
 // guard refuses, with 403, a request that did not come from the page:
@@ -58,14 +86,7 @@ func (in *Inspector) Handler() http.Handler {
 // wrong token. Every answer gets the page's security headers.
 func (in *Inspector) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Cache-Control", "no-store")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		in.securityHeaders(w)
 		if !in.hostAllowed(r.Host) {
 			httpError(w, http.StatusForbidden, "Host "+quote(r.Host)+" is not the inspector's address")
 			return

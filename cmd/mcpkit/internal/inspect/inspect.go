@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -26,6 +27,13 @@ type Target struct {
 	Command []string `json:"command,omitempty"`
 	// Era is auto, session or stateless; empty is auto.
 	Era string `json:"era,omitempty"`
+	// TasksExtension declares the stateless era's tasks extension
+	// (io.modelcontextprotocol/tasks, SEP-2663) in the client's
+	// capabilities: the server then answers a tools/call of a tool that
+	// may run as a task with a task (resultType "task"), which the page
+	// polls with tasks/get and cancels with tasks/cancel
+	// (https://modelcontextprotocol.io/extensions/tasks/overview).
+	TasksExtension bool `json:"tasksExtension,omitempty"`
 }
 
 // Dialed is what Options.Dial makes of a Target.
@@ -43,6 +51,10 @@ type Dialed struct {
 	// Release, if set, frees what Dial opened beside the transport; it is
 	// called when the connection ends.
 	Release func()
+	// Credentials, if set, returns the OAuth credentials the transport
+	// uses (auth.Authorizer.Credentials): the page shows the token's
+	// scopes and expiry.
+	Credentials func() *auth.Credentials
 }
 
 // Options configure an Inspector. Dial is required; the zero value of
@@ -99,6 +111,8 @@ type Inspector struct {
 	asks asks
 	// roots are the roots the client shares (the page sets them).
 	roots []*mcp.Root
+	// login is the OAuth authorization waiting for the browser, if any.
+	login *login
 }
 
 // State is the connection as the page shows it: the "state" event and
@@ -116,6 +130,11 @@ type State struct {
 	Capabilities    *mcp.ServerCapabilities `json:"capabilities,omitempty"`
 	Instructions    string                  `json:"instructions,omitempty"`
 	SessionID       string                  `json:"sessionId,omitempty"`
+	// Token describes the OAuth token of the connection, if any.
+	Token *Token `json:"token,omitempty"`
+	// Login is the authorization URL of a login waiting for the browser:
+	// filled in for a page that opens its event stream.
+	Login string `json:"login,omitempty"`
 	// Asks are the server's requests waiting for the user, and Roots the
 	// roots the client shares: filled in for a page that opens its event
 	// stream.
@@ -239,6 +258,9 @@ func (in *Inspector) snapshot() State {
 	in.mu.Lock()
 	s := in.state
 	s.Roots = in.roots
+	if in.login != nil {
+		s.Login = in.login.url
+	}
 	in.mu.Unlock()
 	s.Asks = in.asks.list()
 	return s

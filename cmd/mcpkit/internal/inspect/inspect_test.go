@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -362,5 +363,119 @@ func TestAsksAPI(t *testing.T) {
 	}
 	if status, body, _ := s.do(t, "POST", "/api/roots", token, `{"roots":[{"uri":"file:///p","name":"P"}]}`, nil); status != 200 || body != `{"live":true,"roots":[{"uri":"file:///p","name":"P"}]}`+"\n" {
 		t.Errorf("roots: %d %s", status, body)
+	}
+}
+
+// TestValidateAPI: /api/validate checks a value against a JSON Schema
+// and says what breaks it; a schema that cannot be used is said to be so.
+func TestValidateAPI(t *testing.T) {
+	s := start(t, Options{})
+	token := s.in.Token()
+	schema := `{"type":"object","properties":{"t":{"type":"number"}},"required":["t"]}`
+	cases := []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"match", `{"schema":` + schema + `,"value":{"t":1.5}}`, 200, `{"valid":true}`},
+		{"wrong type", `{"schema":` + schema + `,"value":{"t":"warm"}}`, 200, ``},
+		{"missing", `{"schema":` + schema + `,"value":{}}`, 200, ``},
+		{"bad schema", `{"schema":{"type":7},"value":{}}`, 200, ``},
+		{"no value", `{"schema":` + schema + `}`, 400, `{"error":"mcpkit inspect: want a schema and a value"}`},
+	}
+	for _, tc := range cases {
+		status, body, _ := s.do(t, "POST", "/api/validate", token, tc.body, nil)
+		body = strings.TrimSuffix(body, "\n")
+		if status != tc.status {
+			t.Errorf("%s: status %d %s, want %d", tc.name, status, body, tc.status)
+			continue
+		}
+		if tc.want != "" && body != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, body, tc.want)
+		}
+		var v Validation
+		if status == 200 {
+			if err := json.Unmarshal([]byte(body), &v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		switch tc.name {
+		case "wrong type":
+			if v.Valid || v.SchemaError || !strings.Contains(v.Error, "t") || !strings.Contains(v.Error, "number") {
+				t.Errorf("%s: %+v", tc.name, v)
+			}
+		case "missing":
+			if v.Valid || v.SchemaError || !strings.Contains(v.Error, `"t"`) {
+				t.Errorf("%s: %+v", tc.name, v)
+			}
+		case "bad schema":
+			if v.Valid || !v.SchemaError || !strings.HasPrefix(v.Error, "the output schema: ") {
+				t.Errorf("%s: %+v", tc.name, v)
+			}
+		}
+	}
+	// Without the token, like every other request: 403.
+	if status, _, _ := s.do(t, "POST", "/api/validate", "", `{"schema":{},"value":1}`, nil); status != 403 {
+		t.Errorf("without the token: %d", status)
+	}
+}
+
+// TestLoginAPI: AuthorizeInBrowser shows the page the authorization URL
+// and returns the redirect that reaches /oauth/callback (without the
+// token, but with the inspector's Host), once; a second login while one
+// waits fails; Cancel in the page fails the login.
+func TestLoginAPI(t *testing.T) {
+	s := start(t, Options{})
+	ev := s.events(t)
+	token := s.in.Token()
+	if got, want := s.in.OAuthRedirectURL(), s.base+"/oauth/callback"; got != want {
+		t.Errorf("OAuthRedirectURL %q, want %q", got, want)
+	}
+	type outcome struct {
+		u   *url.URL
+		err error
+	}
+	authorize := func() chan outcome {
+		ch := make(chan outcome, 1)
+		go func() {
+			u, err := s.in.AuthorizeInBrowser(context.Background(), "https://as.example/authorize?state=s1")
+			ch <- outcome{u, err}
+		}()
+		var l Login
+		ev.next("login", &l)
+		if l.URL != "https://as.example/authorize?state=s1" {
+			t.Fatalf("login event %+v", l)
+		}
+		return ch
+	}
+
+	done := authorize()
+	if _, err := s.in.AuthorizeInBrowser(context.Background(), "https://as.example/other"); err == nil || err.Error() != "mcpkit inspect: another login waits for the browser already" {
+		t.Errorf("second login: %v", err)
+	}
+	// A foreign Host is refused even here.
+	if status, _, _ := s.do(t, "GET", "/oauth/callback?code=c&state=s1", "", "", map[string]string{"Host": "rebind.test"}); status != 403 {
+		t.Errorf("callback through another Host: %d", status)
+	}
+	status, body, h := s.do(t, "GET", "/oauth/callback?code=c&state=s1", "", "", nil)
+	if status != 200 || body != "mcpkit inspect: the authorization server answered; close this tab and go back to the inspector.\n" || h.Get("Content-Security-Policy") == "" {
+		t.Errorf("callback: %d %q %v", status, body, h)
+	}
+	if o := <-done; o.err != nil || o.u.String() != s.base+"/oauth/callback?code=c&state=s1" {
+		t.Errorf("AuthorizeInBrowser: %v %v", o.u, o.err)
+	}
+	if status, body, _ := s.do(t, "GET", "/oauth/callback?code=c&state=s1", "", "", nil); status != 409 || body != "mcpkit inspect: no login waits for an answer\n" {
+		t.Errorf("second callback: %d %q", status, body)
+	}
+
+	done = authorize()
+	if status, body, _ := s.do(t, "POST", "/api/login-cancel", token, `{}`, nil); status != 200 {
+		t.Errorf("login-cancel: %d %s", status, body)
+	}
+	if o := <-done; o.err == nil || o.err.Error() != "mcpkit inspect: the login was cancelled in the page" {
+		t.Errorf("cancelled login: %v %v", o.u, o.err)
+	}
+	if status, body, _ := s.do(t, "POST", "/api/login-cancel", token, `{}`, nil); status != 404 || body != `{"error":"mcpkit inspect: no login waits"}`+"\n" {
+		t.Errorf("login-cancel with none: %d %s", status, body)
 	}
 }

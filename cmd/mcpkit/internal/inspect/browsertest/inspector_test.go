@@ -372,6 +372,29 @@ func TestKeyboardAndLabels(t *testing.T) {
 			f.shot(t, "messages")
 		}
 	}
+
+	// A result with structuredContent (its tree's summaries), then a task
+	// (its Poll, Result and Cancel buttons) and a URL-mode elicitation's
+	// card (its link).
+	f.pickTool(t, "weather")
+	f.call(t)
+	f.run(t, chromedp.WaitVisible(css(`#tool-result .schema-check[data-valid]`)))
+	f.checkKeyboard(t, "structured result")
+	f.pickTool(t, "countdown")
+	f.run(t,
+		chromedp.Click(css(`#tool-as-task`)),
+		chromedp.Click(css(`#tool-call`)),
+		chromedp.WaitVisible(css(`#tool-result[data-outcome="task"]`)),
+		chromedp.Click(css(`#tab-tasks`)),
+		chromedp.WaitVisible(css(`#tasks-list li button`)),
+	)
+	f.checkKeyboard(t, "tasks")
+	f.pickTool(t, "open_url")
+	f.run(t,
+		chromedp.Click(css(`#tool-call`)),
+		chromedp.WaitVisible(css(`#asks-list .ask[data-mode="url"] a`)),
+	)
+	f.checkKeyboard(t, "URL elicitation")
 }
 
 // TestAsks answers the server's requests from the page, over HTTP in the

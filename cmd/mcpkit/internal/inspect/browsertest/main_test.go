@@ -16,7 +16,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
-	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 	"github.com/mcpkit/mcpkit/mcpsse"
@@ -46,7 +45,7 @@ var (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) == "1" {
-		s := everything.NewServer(nil)
+		s := newServer()
 		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -122,7 +121,7 @@ func needBrowser(t *testing.T) {
 // HTTP+SSE at /sse.
 func httpServer(t *testing.T) string {
 	t.Helper()
-	s := everything.NewServer(nil)
+	s := newServer()
 	mux := http.NewServeMux()
 	h := mcphttp.NewHandler(s, &mcphttp.Options{EventStore: &mcphttp.MemoryEventStore{}})
 	mux.Handle("/mcp", h)
@@ -215,11 +214,29 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 // its page in a new tab.
 func open(t *testing.T, initial *inspect.Target) *fixture {
 	t.Helper()
+	return openDial(t, initial, nil)
+}
+
+// dialFunc is inspect.Options.Dial.
+type dialFunc = func(context.Context, inspect.Target, io.Writer) (*inspect.Dialed, error)
+
+// openDial is open with the Dial that mk makes for the inspector (nil:
+// dial).
+func openDial(t *testing.T, initial *inspect.Target, mk func(in *inspect.Inspector) dialFunc) *fixture {
+	t.Helper()
 	needBrowser(t)
-	in, err := inspect.New(inspect.Options{Dial: dial})
+	var self *inspect.Inspector
+	d := dial
+	if mk != nil {
+		d = func(ctx context.Context, tg inspect.Target, stderr io.Writer) (*inspect.Dialed, error) {
+			return mk(self)(ctx, tg, stderr)
+		}
+	}
+	in, err := inspect.New(inspect.Options{Dial: d})
 	if err != nil {
 		t.Fatal(err)
 	}
+	self = in
 	ln, err := in.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -58,10 +58,10 @@ let nextId = 1;
 // and resolves with {result} or {error, cancelled}. label names it in
 // the list of requests in flight. A request that may report progress
 // carries its id as _meta.progressToken.
-function request(method, params, label) {
+function request(method, params, label, noProgress) {
   const id = "r" + nextId++;
   params = params || {};
-  params._meta = Object.assign({}, params._meta, { progressToken: id });
+  if (!noProgress) params._meta = Object.assign({}, params._meta, { progressToken: id });
   return new Promise((resolve) => {
     const p = { id, method, params, label: label || method, resolve, seen: [] };
     pending.set(id, p);
@@ -213,15 +213,17 @@ function fillForm(t) {
     $("command").value = joinWords(t.command);
   }
   $("era").value = t.era || "auto";
+  $("tasks-ext").checked = !!t.tasksExtension;
 }
 
 function targetFromForm() {
   const era = $("era").value;
+  const tasksExtension = $("tasks-ext").checked || undefined;
   if ($("transport").value === "http") {
     const headers = $("headers").value.split("\n").map((s) => s.trim()).filter(Boolean);
-    return { url: $("url").value.trim(), headers, era };
+    return { url: $("url").value.trim(), headers, era, tasksExtension };
   }
-  return { command: splitWords($("command").value), era };
+  return { command: splitWords($("command").value), era, tasksExtension };
 }
 
 function showState(s) {
@@ -246,6 +248,17 @@ function showState(s) {
     fact("protocol", s.protocolVersion);
     fact("era", s.stateless ? "stateless" : "session");
     fact("session", s.sessionId);
+    const tok = s.token;
+    if (tok) {
+      fact("token", (tok.tokenType || "token") + (tok.issuer ? " from " + tok.issuer : ""));
+      fact("scopes", tok.scope || "(none said)");
+      if (tok.expiry) {
+        const at = new Date(tok.expiry);
+        add(facts, el("dt", {}, "expires"), el("dd", { dataset: { fact: "expires", expiry: tok.expiry } },
+          el("time", { datetime: at.toISOString() }, at.toLocaleString()), ` (in ${Math.round((at - Date.now()) / 60000)} min)` +
+          (tok.refreshable ? ", refreshable" : "")));
+      }
+    }
   }
   fill($("capabilities"), s.capabilities ? tree(s.capabilities, "capabilities", true) : "");
   $("instructions").textContent = s.instructions || "";
@@ -253,6 +266,7 @@ function showState(s) {
   if (s.status !== "connected") {
     clearLists();
   }
+  if (s.status === "connected" && prev !== "connected") clearTasks();
 }
 
 async function connect(ev) {
@@ -544,7 +558,23 @@ function showTool(tool) {
   const result = el("div", { class: "result", "aria-live": "polite", id: "tool-result" });
   const progress = el("progress", { hidden: true, "aria-label": "Progress of " + tool.name, id: "tool-progress" });
   const call = el("button", { type: "submit", class: "primary", id: "tool-call" }, "Call " + tool.name);
-  const form = el("form", { novalidate: true }, editor.node, el("div", { class: "buttons" }, call, progress));
+  // A tool that may run as a task: in the session era the user chooses
+  // (task-augmented tools/call); in the stateless era a client that
+  // declares the tasks extension gets a task for every such tool.
+  const support = tool.execution && tool.execution.taskSupport;
+  let asTask = null, asTaskText = "";
+  if (support === "optional" || support === "required") {
+    if (!state.stateless) {
+      asTask = el("input", { type: "checkbox", id: "tool-as-task", checked: support === "required", disabled: support === "required" });
+      asTaskText = "Run as a task (tasks/get, tasks/result, tasks/cancel)";
+    } else if (state.target && state.target.tasksExtension) {
+      asTask = el("input", { type: "checkbox", id: "tool-as-task", checked: true, disabled: true });
+      asTaskText = "Runs as a task: the tasks extension is declared (tasks/get, tasks/cancel)";
+    }
+  }
+  const form = el("form", { novalidate: true }, editor.node,
+    asTask ? el("div", { class: "field" }, el("label", { class: "inline", for: "tool-as-task" }, asTask, asTaskText)) : null,
+    el("div", { class: "buttons" }, call, progress));
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     let args;
@@ -553,12 +583,19 @@ function showTool(tool) {
     fill(result, el("p", { class: "muted" }, "calling " + tool.name + "…"));
     delete result.dataset.outcome;
     const params = { name: tool.name, arguments: args };
+    if (asTask && asTask.checked && !state.stateless) {
+      params.task = {};
+      const r = await request("tools/call", params, "tools/call " + tool.name + " (as a task)", true);
+      renderOutcome(result, r, (res) => taskCreated(result, res.task || {}, tool));
+      return;
+    }
     const r = await callWithProgress("tools/call", params, "tools/call " + tool.name, (p, seen) => {
       progress.hidden = false;
       if (p.total > 0) { progress.max = p.total; progress.value = p.progress; }
       progress.dataset.seen = seen.join(",");
     });
-    renderOutcome(result, r, (res) => renderToolResult(result, res));
+    // A stateless-era task (resultType "task") comes as the call's result.
+    renderOutcome(result, r, (res) => res.resultType === "task" ? taskCreated(result, res, tool) : renderToolResult(result, res, tool));
   });
   fill(detail, 
     el("h2", {}, tool.title || tool.name), tool.title ? el("p", { class: "mono muted" }, tool.name) : null,
@@ -587,13 +624,144 @@ function callWithProgress(method, params, label, onprogress) {
   return promise;
 }
 
-function renderToolResult(target, res) {
+function renderToolResult(target, res, tool) {
   if (res.isError) { target.classList.add("is-error"); add(target, el("p", { class: "error" }, "The tool reported an error (isError).")); }
   else target.classList.remove("is-error");
   for (const c of res.content || []) add(target, renderContent(c));
+  const schema = tool && tool.outputSchema;
   if (res.structuredContent !== undefined) {
-    add(target, el("h3", {}, "structuredContent"), el("div", { class: "structured" }, tree(res.structuredContent, undefined, true)));
+    const check = el("p", { class: "schema-check muted", role: "status" });
+    add(target, el("h3", {}, "structuredContent"), check, el("div", { class: "structured" }, tree(res.structuredContent, undefined, true)));
+    if (!schema) { check.dataset.valid = "none"; check.textContent = "The tool declares no output schema."; return; }
+    check.textContent = "checking against the output schema…";
+    api("validate", { schema, value: res.structuredContent }).then((v) => {
+      check.dataset.valid = String(!!v.valid);
+      if (v.valid) { check.className = "schema-check ok"; check.textContent = "✓ matches the tool's output schema"; }
+      else { check.className = "schema-check error"; check.setAttribute("role", "alert"); check.textContent = "✗ does not match the tool's output schema: " + v.error; }
+    }, (err) => { check.dataset.valid = "unknown"; check.textContent = "could not check: " + err.message; });
+  } else if (schema && !res.isError) {
+    add(target, el("p", { class: "schema-check error", role: "alert", dataset: { valid: "false" } },
+      "✗ the tool declares an output schema but sent no structuredContent"));
   }
+}
+
+// ---------------------------------------------------------------- tasks
+
+// taskCreated shows, in a tool's result, the task its call created.
+function taskCreated(target, t, tool) {
+  target.dataset.outcome = "task";
+  target.dataset.taskId = t.taskId || "";
+  add(target, el("p", {}, "Task ", el("span", { class: "mono" }, t.taskId || "?"), " created, " + (t.status || "?") + ". ",
+    el("button", { type: "button", class: "small", onclick: () => selectTab("tasks") }, "Show in Tasks")));
+  if (t.taskId) trackTask(t, tool.name);
+}
+
+// tasks are the tasks this page knows of, by id: those it created and
+// those tasks/list showed (session era).
+const tasks = new Map();
+const terminal = (st) => st === "completed" || st === "failed" || st === "cancelled";
+
+// trackTask adds or updates a task and polls it until it ends.
+function trackTask(t, tool) {
+  let e = tasks.get(t.taskId);
+  if (!e) {
+    e = { task: t, tool: tool || "", polling: false };
+    tasks.set(t.taskId, e);
+  }
+  Object.assign(e.task, t);
+  if (tool) e.tool = tool;
+  renderTask(e);
+  if (!terminal(e.task.status) && !e.polling) pollTask(e);
+}
+
+async function pollTask(e) {
+  e.polling = true;
+  while (!terminal(e.task.status) && state.status === "connected" && tasks.get(e.task.taskId) === e) {
+    const wait = Math.min(Math.max(e.task.pollInterval || e.task.pollIntervalMs || 1000, 250), 5000);
+    await new Promise((r) => setTimeout(r, wait));
+    if (terminal(e.task.status)) break;
+    await getTask(e);
+  }
+  e.polling = false;
+}
+
+async function getTask(e) {
+  const r = await request("tasks/get", { taskId: e.task.taskId }, "tasks/get " + e.task.taskId, true);
+  if (r.error) { e.note = errorText(r.error); renderTask(e); return; }
+  Object.assign(e.task, r.result);
+  e.note = "";
+  renderTask(e);
+}
+
+// taskResult shows a task's result: tasks/result in the session era; in
+// the stateless era, which has no tasks/result, the result or error that
+// tasks/get carries inline.
+async function taskResult(e) {
+  const tool = lists.tools.find((t) => t.name === e.tool);
+  if (state.stateless) {
+    const r = await request("tasks/get", { taskId: e.task.taskId }, "tasks/get " + e.task.taskId, true);
+    if (!r.error) {
+      Object.assign(e.task, r.result);
+      renderTask(e);
+      if (r.result.error) r.error = r.result.error;
+      else if (r.result.result) r.result = r.result.result;
+      else r.error = { message: "the task is " + r.result.status + ": no result yet" };
+    }
+    renderOutcome(e.out, r, (res) => renderToolResult(e.out, res, tool));
+    return;
+  }
+  const r = await request("tasks/result", { taskId: e.task.taskId }, "tasks/result " + e.task.taskId, true);
+  renderOutcome(e.out, r, (res) => renderToolResult(e.out, res, tool));
+}
+
+async function cancelTask(e) {
+  const r = await request("tasks/cancel", { taskId: e.task.taskId }, "tasks/cancel " + e.task.taskId, true);
+  if (r.error) { e.note = errorText(r.error); renderTask(e); return; }
+  Object.assign(e.task, r.result);
+  e.note = "";
+  renderTask(e);
+}
+
+async function loadTasks() {
+  if (state.stateless) { $("tasks-status").textContent = "tasks/list is not part of the stateless era: the tasks this page created are shown"; return; }
+  try {
+    const list = await fetchAll("tasks/list", "tasks");
+    for (const t of list) trackTask(t);
+    $("tasks-status").textContent = `${list.length} task(s) listed by the server`;
+  } catch (err) { $("tasks-status").textContent = "tasks/list: " + err.message; }
+}
+
+function renderTask(e) {
+  const t = e.task;
+  if (!e.li) {
+    e.out = el("div", { class: "result", "aria-live": "polite" });
+    e.statusNode = el("span", { class: "badge" });
+    e.msgNode = el("span", { class: "muted" });
+    e.noteNode = el("p", { class: "error" });
+    const id = t.taskId;
+    e.poll = el("button", { type: "button", class: "small", "aria-label": "Poll task " + id, onclick: () => getTask(e) }, "Poll");
+    e.result = el("button", { type: "button", class: "small", "aria-label": "Result of task " + id, onclick: () => taskResult(e) }, "Result");
+    e.cancel = el("button", { type: "button", class: "small", "aria-label": "Cancel task " + id, onclick: () => cancelTask(e) }, "Cancel");
+    e.toolNode = el("span", {});
+    e.li = el("li", { class: "task", dataset: { taskId: id } },
+      el("div", { class: "row" }, el("span", { class: "mono" }, id), e.toolNode, e.statusNode, e.msgNode),
+      el("div", { class: "row" }, e.poll, e.result, e.cancel), e.noteNode, e.out);
+    $("tasks-list").prepend(e.li);
+  }
+  e.li.dataset.status = t.status || "";
+  e.toolNode.textContent = e.tool;
+  e.statusNode.textContent = t.status || "?";
+  e.msgNode.textContent = (t.statusMessage || "") + (t.createdAt ? " · created " + new Date(t.createdAt).toLocaleTimeString() : "");
+  e.noteNode.textContent = e.note || "";
+  e.cancel.disabled = terminal(t.status);
+  $("task-count").textContent = String(tasks.size);
+}
+
+function clearTasks() {
+  tasks.clear();
+  fill($("tasks-list"));
+  $("task-count").textContent = "0";
+  $("tasks-status").textContent = "";
 }
 
 async function loadResources() {
@@ -690,6 +858,10 @@ function onNotification(n, t) {
     case "notifications/progress": onProgress(p); return;
     case "notifications/message":
       logLine(t, (p.level || "log") + (p.logger ? " " + p.logger : ""), typeof p.data === "string" ? p.data : JSON.stringify(p.data), logLevels.includes(p.level) ? p.level : "");
+      return;
+    case "notifications/tasks/status":
+      if (p.taskId && tasks.has(p.taskId)) trackTask(p);
+      logLine(t, n.method, p.taskId + " " + p.status + (p.statusMessage ? " " + p.statusMessage : ""));
       return;
     case "notifications/tools/list_changed": logLine(t, n.method, "refreshing the tools"); loadTools(); return;
     case "notifications/resources/list_changed": logLine(t, n.method, "refreshing the resources"); loadResources(); return;
@@ -827,6 +999,29 @@ function showAsk(a) {
   updateAsks();
 }
 
+// showLogin shows the authorization URL of a login that waits for the
+// browser: the user opens it in a new tab; the authorization server
+// sends that tab back to the inspector.
+function showLogin(u) {
+  loginDone();
+  if (!u) return;
+  let host = "";
+  try { host = new URL(u).host; } catch (_) { /* shown as is */ }
+  const card = el("div", { class: "ask", id: "login-card", dataset: { kind: "login" } },
+    el("h3", {}, "Log in to the server"),
+    el("p", {}, "The server needs an OAuth token. Log in at " + (host || "the authorization server") +
+      " in a new tab; it comes back to this inspector, which connects."),
+    el("p", { class: "url mono" }, u),
+    el("div", { class: "buttons" },
+      el("a", { href: /^https?:\/\//.test(u) ? u : undefined, target: "_blank", rel: "noopener noreferrer", id: "login-link" }, "Log in (opens a new tab)"),
+      el("button", { type: "button", onclick: () => { api("login-cancel").catch(() => {}); } }, "Cancel the login")));
+  asks.set("login", card);
+  $("asks-list").prepend(card);
+  updateAsks();
+}
+
+function loginDone() { askDone("login"); }
+
 function askDone(id) {
   const card = asks.get(id);
   if (card) card.remove();
@@ -894,6 +1089,7 @@ function start() {
   $("tools-refresh").addEventListener("click", loadTools);
   $("resources-refresh").addEventListener("click", loadResources);
   $("prompts-refresh").addEventListener("click", loadPrompts);
+  $("tasks-refresh").addEventListener("click", loadTasks);
   $("log-clear").addEventListener("click", () => fill($("log-list")));
   $("log-set-level").addEventListener("click", async () => {
     const level = $("log-level").value;
@@ -916,12 +1112,15 @@ function start() {
     if (first) { state = {}; fillForm(s.target); showRoots(s.roots); first = false; }
     for (const id of [...asks.keys()]) askDone(id);
     for (const a of s.asks || []) showAsk(a);
+    showLogin(s.login);
     showState(s);
     $("live").textContent = "";
   });
   es.addEventListener("state", (e) => showState(JSON.parse(e.data)));
   es.addEventListener("ask", (e) => showAsk(JSON.parse(e.data)));
   es.addEventListener("ask-done", (e) => askDone(JSON.parse(e.data).id));
+  es.addEventListener("login", (e) => showLogin(JSON.parse(e.data).url));
+  es.addEventListener("login-done", () => loginDone());
   es.addEventListener("message", (e) => onMessage(JSON.parse(e.data)));
   es.addEventListener("stderr", (e) => { const s = JSON.parse(e.data); logLine(s.t, "stderr", s.text.replace(/\n$/, ""), ""); });
   es.addEventListener("response", (e) => {

@@ -1,0 +1,52 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/internal/everything"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// The reference server has no tool with an output schema and none that
+// asks for a URL-mode elicitation; the browser tests add theirs to it
+// here, rather than grow internal/everything for the inspector alone.
+
+// weatherSchema is the output schema of the structured-output fixtures.
+var weatherSchema = json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"temperature":{"type":"number"},"conditions":{"type":"string","enum":["sunny","cloudy","rain"]},"wind":{"type":"object","properties":{"speed":{"type":"number"},"direction":{"type":"string"}},"required":["speed"]}},"required":["city","temperature","conditions"]}`)
+
+// newServer is the reference server with the browser tests' fixtures:
+// weather (structuredContent that matches its output schema),
+// weather_broken (structuredContent that does not: a string temperature)
+// and open_url (a URL-mode elicitation).
+func newServer() *mcp.Server {
+	s := everything.NewServer(nil)
+	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
+	structured := func(v string) mcp.ToolHandler {
+		return func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: v}}, StructuredContent: json.RawMessage(v)}, nil
+		}
+	}
+	must(s.AddTool(&mcp.Tool{Name: "weather", Description: "Answers the weather in Paris as structuredContent that matches its output schema.",
+		InputSchema: noArgs, OutputSchema: weatherSchema},
+		structured(`{"city":"Paris","temperature":21.5,"conditions":"sunny","wind":{"speed":12,"direction":"NW"}}`)))
+	must(s.AddTool(&mcp.Tool{Name: "weather_broken", Description: "Answers structuredContent that breaks its output schema: the temperature is a string.",
+		InputSchema: noArgs, OutputSchema: weatherSchema},
+		structured(`{"city":"Paris","temperature":"warm","conditions":"sunny"}`)))
+	must(s.AddTool(&mcp.Tool{Name: "open_url", Description: "Asks the user to open a URL (a URL-mode elicitation).", InputSchema: noArgs},
+		func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+			res, err := req.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitationModeURL, Message: "Sign in to the weather service.",
+				ElicitationID: "e-1", URL: "https://weather.example/connect?state=abc"})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "URL elicitation: action=" + res.Action}}}, nil
+		}))
+	return s
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
