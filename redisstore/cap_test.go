@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -229,25 +228,7 @@ func TestOwnerCap(t *testing.T) {
 		})
 		t.Run("concurrent creates never pass it", func(t *testing.T) {
 			a, b := twoSessionReplicas(t, rdb, redisstore.SessionOptions{MaxSessions: 100, MaxSessionsPerOwner: 3, IdleTimeout: idle})
-			var wg sync.WaitGroup
-			errs := make([]error, 20)
-			for i := range errs {
-				s := a
-				if i%2 == 1 {
-					s = b
-				}
-				wg.Go(func() { errs[i] = s.Create(ctx, sessionState(fmt.Sprint("c", i), "alice")) })
-			}
-			wg.Wait()
-			ok := 0
-			for _, err := range errs {
-				switch {
-				case err == nil:
-					ok++
-				case !errors.Is(err, mcp.ErrOwnerSessionLimit):
-					t.Fatalf("Create = %v", err)
-				}
-			}
+			ok := concurrentCreates(t, a, b, "alice", mcp.ErrOwnerSessionLimit)
 			if ok != 3 {
 				t.Fatalf("%d creates succeeded, want 3", ok)
 			}

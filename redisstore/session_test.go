@@ -291,25 +291,7 @@ func testSessionStoreReplicas(t *testing.T, rdb redis.UniversalClient) {
 
 	t.Run("concurrent creates never pass the cap", func(t *testing.T) {
 		a, b := twoSessionReplicas(t, rdb, redisstore.SessionOptions{MaxSessions: 5})
-		var wg sync.WaitGroup
-		errs := make([]error, 20)
-		for i := range errs {
-			s := a
-			if i%2 == 1 {
-				s = b
-			}
-			wg.Go(func() { errs[i] = s.Create(ctx, sessionState(fmt.Sprint("c", i), "")) })
-		}
-		wg.Wait()
-		ok := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				ok++
-			case !errors.Is(err, redisstore.ErrSessionLimit):
-				t.Errorf("Create = %v", err)
-			}
-		}
+		ok := concurrentCreates(t, a, b, "", redisstore.ErrSessionLimit)
 		if ok != 5 {
 			t.Fatalf("%d creates succeeded, want 5", ok)
 		}
@@ -465,4 +447,32 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within a minute")
 		}
 	}
+}
+
+// concurrentCreates creates 20 sessions of owner at once, alternating
+// between two replicas' stores, and returns how many were created; a
+// refusal other than limit fails the test.
+func concurrentCreates(t *testing.T, a, b *redisstore.SessionStore, owner string, limit error) int {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range errs {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Go(func() { errs[i] = s.Create(ctx, sessionState(fmt.Sprint("c", i), owner)) })
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, limit):
+			t.Errorf("Create = %v", err)
+		}
+	}
+	return ok
 }
