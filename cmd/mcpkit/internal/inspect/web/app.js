@@ -58,14 +58,15 @@ let nextId = 1;
 // and resolves with {result} or {error, cancelled}. label names it in
 // the list of requests in flight. A request that may report progress
 // carries its id as _meta.progressToken.
-function request(method, params, label, noProgress) {
+// A quiet request (completion as the user types) is not listed.
+function request(method, params, label, noProgress, quiet) {
   const id = "r" + nextId++;
   params = params || {};
   if (!noProgress) params._meta = Object.assign({}, params._meta, { progressToken: id });
   return new Promise((resolve) => {
     const p = { id, method, params, label: label || method, resolve, seen: [] };
     pending.set(id, p);
-    addInflight(p);
+    if (!quiet) addInflight(p);
     api("request", { id, method, params }).catch((err) => {
       finish(id, { error: { message: err.message } });
     });
@@ -513,6 +514,109 @@ function argsEditor(schema, what) {
   };
 }
 
+// ---------------------------------------------------------------- completion
+
+// completeFields makes the text inputs of form (an objectField) named in
+// names ask completion/complete for ref as the user types, when the server
+// declares the completions capability. The other fields' values go as
+// context.arguments.
+function completeFields(form, ref, names) {
+  if (!(state.capabilities && state.capabilities.completions)) return;
+  for (const inp of form.node.querySelectorAll("input[type=text]")) {
+    if (!names.includes(inp.name)) continue;
+    completer(inp, ref, inp.name, () => {
+      const ctx = {};
+      for (const [k, v] of Object.entries(form.get() || {})) if (k !== inp.name && typeof v === "string" && v !== "") ctx[k] = v;
+      return ctx;
+    });
+  }
+}
+
+// completer turns inp into a combobox: typing asks completion/complete
+// (debounced), the values show in a listbox under it; ArrowDown and
+// ArrowUp move through them, Enter or a click picks one, Escape closes.
+function completer(inp, ref, argName, context) {
+  const listId = inp.id + "-completions";
+  const list = el("ul", { id: listId, role: "listbox", class: "completions", hidden: true, "aria-label": "Completions of " + argName });
+  const status = el("small", { class: "completion-status", role: "status", "aria-live": "polite" });
+  inp.setAttribute("role", "combobox");
+  inp.setAttribute("aria-autocomplete", "list");
+  inp.setAttribute("aria-expanded", "false");
+  inp.setAttribute("aria-controls", listId);
+  inp.setAttribute("autocomplete", "off");
+  inp.after(list, status);
+  let timer = 0, seq = 0, active = -1, values = [], swallowEnter = false;
+  const close = () => {
+    seq++; clearTimeout(timer);
+    list.hidden = true; fill(list); values = []; active = -1;
+    inp.setAttribute("aria-expanded", "false");
+    inp.removeAttribute("aria-activedescendant");
+  };
+  const highlight = (i) => {
+    active = i;
+    [...list.children].forEach((li, j) => li.setAttribute("aria-selected", String(j === i)));
+    if (i >= 0) { inp.setAttribute("aria-activedescendant", list.children[i].id); list.children[i].scrollIntoView({ block: "nearest" }); }
+    else inp.removeAttribute("aria-activedescendant");
+  };
+  const pick = (v) => {
+    inp.value = v;
+    close();
+    status.textContent = "";
+    inp.focus();
+    inp.dispatchEvent(new Event("change", { bubbles: true }));
+  };
+  const ask = async () => {
+    clearTimeout(timer);
+    const my = ++seq;
+    const params = { ref, argument: { name: argName, value: inp.value } };
+    const ctx = context();
+    if (Object.keys(ctx).length) params.context = { arguments: ctx };
+    const r = await request("completion/complete", params, "completion/complete " + argName, true, true);
+    if (my !== seq || document.activeElement !== inp) return; // a later ask, or the user left
+    if (r.error) { close(); status.textContent = "completion/complete: " + errorText(r.error); return; }
+    const c = r.result.completion || {};
+    values = (c.values || []).filter((v) => typeof v === "string").slice(0, 100);
+    fill(list, values.map((v, i) => el("li", {
+      id: listId + "-" + i, role: "option", "aria-selected": "false", dataset: { value: v },
+      onmousedown: (e) => e.preventDefault(), // keep the focus in the input
+      onclick: () => pick(v),
+    }, v)));
+    active = -1;
+    list.hidden = values.length === 0;
+    inp.setAttribute("aria-expanded", String(values.length > 0));
+    const more = c.hasMore || (c.total !== undefined && c.total > values.length);
+    status.textContent = values.length === 0 ? "no completions" :
+      `${values.length} completion(s)` + (c.total !== undefined ? ` of ${c.total}` : "") + (more ? ", more on the server" : "") + ": ArrowDown to choose";
+  };
+  inp.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(ask, 250); });
+  inp.addEventListener("keydown", (e) => {
+    const open = !list.hidden && values.length > 0;
+    switch (e.key) {
+      case "ArrowDown":
+        e.preventDefault();
+        if (!open) { ask(); return; }
+        highlight(Math.min(active + 1, values.length - 1));
+        return;
+      case "ArrowUp":
+        if (!open) return;
+        e.preventDefault();
+        highlight(Math.max(active - 1, 0));
+        return;
+      case "Enter":
+        if (open && active >= 0) { e.preventDefault(); swallowEnter = true; pick(values[active]); }
+        return;
+      case "Escape":
+        if (open) { e.preventDefault(); close(); }
+        return;
+    }
+  });
+  // The Enter that picked does not submit the form too (a keypress that
+  // follows the keydown, as synthetic key events send it).
+  inp.addEventListener("keypress", (e) => { if (e.key === "Enter" && swallowEnter) e.preventDefault(); swallowEnter = false; });
+  inp.addEventListener("keyup", () => { swallowEnter = false; });
+  inp.addEventListener("blur", () => close());
+}
+
 // ---------------------------------------------------------------- lists
 
 const lists = { tools: [], resources: [], templates: [], prompts: [] };
@@ -789,6 +893,7 @@ function showTemplate(t) {
   const props = {};
   for (const v of vars) props[v] = { type: "string" };
   const form = objectField({ type: "object", properties: props, required: vars }, undefined, true);
+  completeFields(form, { type: "ref/resource", uri: t.uriTemplate }, vars);
   const out = el("div", { class: "result", "aria-live": "polite", id: "resource-result" });
   const f = el("form", { novalidate: true }, form.node, el("div", { class: "buttons" }, el("button", { type: "submit", class: "primary" }, "Read")));
   f.addEventListener("submit", (ev) => { ev.preventDefault(); readResource(expandTemplate(t.uriTemplate, form.get()), out); });
@@ -825,6 +930,7 @@ function showPrompt(p) {
   const props = {}, req = [];
   for (const a of p.arguments || []) { props[a.name] = { type: "string", description: a.description }; if (a.required) req.push(a.name); }
   const form = objectField({ type: "object", properties: props, required: req }, undefined, true);
+  completeFields(form, { type: "ref/prompt", name: p.name }, Object.keys(props));
   const out = el("div", { class: "result", "aria-live": "polite", id: "prompt-result" });
   const f = el("form", { novalidate: true }, form.node, el("div", { class: "buttons" }, el("button", { type: "submit", class: "primary", id: "prompt-get" }, "Get " + p.name)));
   f.addEventListener("submit", async (ev) => {
