@@ -411,6 +411,15 @@ func TestKeyboardAndLabels(t *testing.T) {
 		chromedp.WaitVisible(css(`#asks-list .ask[data-mode="url"] a`)),
 	)
 	f.checkKeyboard(t, "URL elicitation")
+
+	// A stateless-era task's input request: its form in the Tasks view
+	// (TestTaskInput).
+	f = open(t, &inspect.Target{URL: srv + "/mcp", Era: "stateless", TasksExtension: true})
+	f.run(t, chromedp.WaitVisible(css(`#status[data-status="connected"]`)))
+	f.pickTool(t, "confirm_delete")
+	_, row := f.runTask(t, true)
+	f.run(t, chromedp.WaitVisible(css(row+` .task-input[data-key="confirm"] input[name="confirm"]`)))
+	f.checkKeyboard(t, "task input")
 }
 
 // TestAsks answers the server's requests from the page, over HTTP in the

@@ -847,9 +847,11 @@ function renderTask(e) {
     e.result = el("button", { type: "button", class: "small", "aria-label": "Result of task " + id, onclick: () => taskResult(e) }, "Result");
     e.cancel = el("button", { type: "button", class: "small", "aria-label": "Cancel task " + id, onclick: () => cancelTask(e) }, "Cancel");
     e.toolNode = el("span", {});
+    e.inputs = new Map();
+    e.inputsNode = el("div", { class: "task-inputs" });
     e.li = el("li", { class: "task", dataset: { taskId: id } },
       el("div", { class: "row" }, el("span", { class: "mono" }, id), e.toolNode, e.statusNode, e.msgNode),
-      el("div", { class: "row" }, e.poll, e.result, e.cancel), e.noteNode, e.out);
+      el("div", { class: "row" }, e.poll, e.result, e.cancel), e.noteNode, e.inputsNode, e.out);
     $("tasks-list").prepend(e.li);
   }
   e.li.dataset.status = t.status || "";
@@ -858,7 +860,44 @@ function renderTask(e) {
   e.msgNode.textContent = (t.statusMessage || "") + (t.createdAt ? " · created " + new Date(t.createdAt).toLocaleTimeString() : "");
   e.noteNode.textContent = e.note || "";
   e.cancel.disabled = terminal(t.status);
+  renderTaskInputs(e);
   $("task-count").textContent = String(tasks.size);
+}
+
+const inputKinds = { "elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots" };
+
+// renderTaskInputs shows the input requests of an input_required task
+// (the stateless era's tasks extension: inputRequests in tasks/get), one
+// card a key, each answered with tasks/update. A card stays while the
+// server still waits for its key, so that polling keeps what the user
+// typed.
+function renderTaskInputs(e) {
+  const t = e.task;
+  const reqs = (t.status === "input_required" && t.inputRequests && typeof t.inputRequests === "object") ? t.inputRequests : {};
+  for (const [k, card] of e.inputs) if (!Object.hasOwn(reqs, k)) { card.remove(); e.inputs.delete(k); }
+  for (const [k, q] of Object.entries(reqs)) {
+    if (e.inputs.has(k)) continue;
+    const kind = inputKinds[q && q.method];
+    const p = (q && q.params) || {};
+    const card = el("div", { class: "ask task-input", dataset: { key: k, kind: kind || "unknown", mode: p.mode || "form" } });
+    const respond = async (body) => {
+      for (const b of card.querySelectorAll("button")) b.disabled = true;
+      for (const x of card.querySelectorAll("p.error")) x.remove();
+      const r = await request("tasks/update", { taskId: t.taskId, inputResponses: { [k]: body.result } }, "tasks/update " + t.taskId + " " + k, true);
+      if (r.error) {
+        for (const b of card.querySelectorAll("button")) b.disabled = false;
+        add(card, el("p", { class: "error", role: "alert" }, "tasks/update: " + errorText(r.error)));
+        return;
+      }
+      card.dataset.answered = "true";
+      getTask(e);
+    };
+    add(card, el("p", { class: "muted" }, "Input request ", el("span", { class: "mono" }, k), " of the task"));
+    if (kind) fillAsk(card, kind, p, respond, true);
+    else add(card, el("p", { class: "error" }, "The inspector cannot answer " + JSON.stringify(q && q.method) + "."), tree(q, k, true));
+    e.inputs.set(k, card);
+    add(e.inputsNode, card);
+  }
 }
 
 function clearTasks() {
@@ -1057,31 +1096,42 @@ function showAsk(a) {
   if (asks.has(a.id)) return;
   const p = a.params || {};
   const card = el("div", { class: "ask", dataset: { id: a.id, kind: a.kind, mode: p.mode || "form" } });
-  if (a.kind === "elicitation" && p.mode === "url") {
+  fillAsk(card, a.kind, p, (body) => answer(a.id, body, card), false);
+  asks.set(a.id, card);
+  add($("asks-list"), card);
+  updateAsks();
+}
+
+// fillAsk fills card with the form of a request of the server (kind
+// elicitation, sampling or roots, with its params p); respond(body) sends
+// the answer, {result} or {reject: true}. A task's input request (forTask)
+// has no Reject: it is answered or the task cancelled.
+function fillAsk(card, kind, p, respond, forTask) {
+  if (kind === "elicitation" && p.mode === "url") {
     add(card, el("h3", {}, "Open a URL"), el("p", {}, p.message),
       el("p", { class: "url mono" }, p.url),
       el("p", { class: "hint" }, "Check the address before you open it; the inspector never opens it by itself."),
       el("div", { class: "buttons" },
         el("a", { href: /^https?:\/\//.test(p.url) ? p.url : undefined, target: "_blank", rel: "noopener noreferrer" }, "Open in a new tab"),
-        el("button", { type: "button", class: "primary", onclick: () => answer(a.id, { result: { action: "accept" } }, card) }, "Accept"),
-        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "decline" } }, card) }, "Decline"),
-        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "cancel" } }, card) }, "Cancel")));
-  } else if (a.kind === "elicitation") {
+        el("button", { type: "button", class: "primary", onclick: () => respond({ result: { action: "accept" } }) }, "Accept"),
+        el("button", { type: "button", onclick: () => respond({ result: { action: "decline" } }) }, "Decline"),
+        el("button", { type: "button", onclick: () => respond({ result: { action: "cancel" } }) }, "Cancel")));
+  } else if (kind === "elicitation") {
     const form = objectField(p.requestedSchema || { type: "object", properties: {} }, undefined, true);
     const err = el("p", { class: "error", role: "alert" });
     const f = el("form", { novalidate: true }, form.node,
       el("div", { class: "buttons" },
         el("button", { type: "submit", class: "primary" }, "Accept"),
-        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "decline" } }, card) }, "Decline"),
-        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "cancel" } }, card) }, "Cancel")), err);
+        el("button", { type: "button", onclick: () => respond({ result: { action: "decline" } }) }, "Decline"),
+        el("button", { type: "button", onclick: () => respond({ result: { action: "cancel" } }) }, "Cancel")), err);
     f.addEventListener("submit", (ev) => {
       ev.preventDefault();
       let content;
       try { content = form.get(); } catch (e) { err.textContent = e.message; return; }
-      answer(a.id, { result: { action: "accept", content } }, card);
+      respond({ result: { action: "accept", content } });
     });
     add(card, el("h3", {}, "Elicitation"), el("p", {}, p.message), f);
-  } else if (a.kind === "sampling") {
+  } else if (kind === "sampling") {
     const msgs = el("div", { class: "messages-list" });
     for (const m of p.messages || []) {
       const contents = Array.isArray(m.content) ? m.content : [m.content || {}];
@@ -1096,13 +1146,14 @@ function showAsk(a) {
       el("label", { for: respId }, "Response (the assistant's message)"), resp,
       el("label", { for: modelId }, "Model"), model,
       el("div", { class: "buttons" },
-        el("button", { type: "button", class: "primary", onclick: () => answer(a.id, { result: {
-          role: "assistant", content: { type: "text", text: resp.value }, model: model.value || "mcpkit-inspect-user", stopReason: "endTurn" } }, card) }, "Approve"),
-        el("button", { type: "button", onclick: () => answer(a.id, { reject: true }, card) }, "Reject")));
+        el("button", { type: "button", class: "primary", onclick: () => respond({ result: {
+          role: "assistant", content: { type: "text", text: resp.value }, model: model.value || "mcpkit-inspect-user", stopReason: "endTurn" } }) }, "Approve"),
+        forTask ? null : el("button", { type: "button", onclick: () => respond({ reject: true }) }, "Reject")));
+  } else if (kind === "roots") {
+    add(card, el("h3", {}, "Roots"), el("p", {}, "The server asks for the roots: those of the side bar."),
+      el("div", { class: "buttons" },
+        el("button", { type: "button", class: "primary", onclick: () => respond({ result: { roots: rootsFromForm() } }) }, "Send the roots")));
   }
-  asks.set(a.id, card);
-  add($("asks-list"), card);
-  updateAsks();
 }
 
 // showLogin shows the authorization URL of a login that waits for the
@@ -1139,11 +1190,15 @@ function showRoots(roots) {
   $("roots").value = (roots || []).map((r) => r.uri + (r.name ? " " + r.name : "")).join("\n");
 }
 
-async function saveRoots() {
-  const roots = $("roots").value.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => {
+function rootsFromForm() {
+  return $("roots").value.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => {
     const i = l.search(/\s/);
     return i < 0 ? { uri: l } : { uri: l.slice(0, i), name: l.slice(i + 1).trim() };
   });
+}
+
+async function saveRoots() {
+  const roots = rootsFromForm();
   try {
     const r = await api("roots", { roots });
     $("roots-status").textContent = `${r.roots.length} root(s) shared` + (r.live ? ", the server was told" : ", from the next connection");
