@@ -373,6 +373,22 @@ func TestKeyboardAndLabels(t *testing.T) {
 		}
 	}
 
+	// A prompt argument with completions: a labelled combobox, reached
+	// with Tab, whose listbox is named; the arrow keys go through the
+	// options (TestCompletion).
+	arg1 := `#prompt-detail input[name="arg1"]`
+	f.run(t,
+		chromedp.Click(css(`#tab-prompts`)),
+		chromedp.SendKeys(css(arg1), "te"),
+		listboxOpen(arg1, 4),
+	)
+	names := eval[[]string](t, f, `(() => { const i = document.querySelector('`+arg1+`');
+		return [i.getAttribute('role'), [...i.labels].map((l) => l.textContent).join(' ').trim(), document.getElementById(i.getAttribute('aria-controls')).getAttribute('aria-label')]; })()`)
+	if len(names) != 3 || names[0] != "combobox" || names[1] != "arg1 *" || names[2] != "Completions of arg1" {
+		t.Errorf("arg1's combobox: role, label, listbox label = %q", names)
+	}
+	f.checkKeyboard(t, "prompt completion")
+
 	// A result with structuredContent (its tree's summaries), then a task
 	// (its Poll, Result and Cancel buttons) and a URL-mode elicitation's
 	// card (its link).
@@ -395,6 +411,15 @@ func TestKeyboardAndLabels(t *testing.T) {
 		chromedp.WaitVisible(css(`#asks-list .ask[data-mode="url"] a`)),
 	)
 	f.checkKeyboard(t, "URL elicitation")
+
+	// A stateless-era task's input request: its form in the Tasks view
+	// (TestTaskInput).
+	f = open(t, &inspect.Target{URL: srv + "/mcp", Era: "stateless", TasksExtension: true})
+	f.run(t, chromedp.WaitVisible(css(`#status[data-status="connected"]`)))
+	f.pickTool(t, "confirm_delete")
+	_, row := f.runTask(t, true)
+	f.run(t, chromedp.WaitVisible(css(row+` .task-input[data-key="confirm"] input[name="confirm"]`)))
+	f.checkKeyboard(t, "task input")
 }
 
 // TestAsks answers the server's requests from the page, over HTTP in the

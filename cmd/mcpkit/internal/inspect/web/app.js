@@ -58,14 +58,15 @@ let nextId = 1;
 // and resolves with {result} or {error, cancelled}. label names it in
 // the list of requests in flight. A request that may report progress
 // carries its id as _meta.progressToken.
-function request(method, params, label, noProgress) {
+// A quiet request (completion as the user types) is not listed.
+function request(method, params, label, noProgress, quiet) {
   const id = "r" + nextId++;
   params = params || {};
   if (!noProgress) params._meta = Object.assign({}, params._meta, { progressToken: id });
   return new Promise((resolve) => {
     const p = { id, method, params, label: label || method, resolve, seen: [] };
     pending.set(id, p);
-    addInflight(p);
+    if (!quiet) addInflight(p);
     api("request", { id, method, params }).catch((err) => {
       finish(id, { error: { message: err.message } });
     });
@@ -513,6 +514,109 @@ function argsEditor(schema, what) {
   };
 }
 
+// ---------------------------------------------------------------- completion
+
+// completeFields makes the text inputs of form (an objectField) named in
+// names ask completion/complete for ref as the user types, when the server
+// declares the completions capability. The other fields' values go as
+// context.arguments.
+function completeFields(form, ref, names) {
+  if (!(state.capabilities && state.capabilities.completions)) return;
+  for (const inp of form.node.querySelectorAll("input[type=text]")) {
+    if (!names.includes(inp.name)) continue;
+    completer(inp, ref, inp.name, () => {
+      const ctx = {};
+      for (const [k, v] of Object.entries(form.get() || {})) if (k !== inp.name && typeof v === "string" && v !== "") ctx[k] = v;
+      return ctx;
+    });
+  }
+}
+
+// completer turns inp into a combobox: typing asks completion/complete
+// (debounced), the values show in a listbox under it; ArrowDown and
+// ArrowUp move through them, Enter or a click picks one, Escape closes.
+function completer(inp, ref, argName, context) {
+  const listId = inp.id + "-completions";
+  const list = el("ul", { id: listId, role: "listbox", class: "completions", hidden: true, "aria-label": "Completions of " + argName });
+  const status = el("small", { class: "completion-status", role: "status", "aria-live": "polite" });
+  inp.setAttribute("role", "combobox");
+  inp.setAttribute("aria-autocomplete", "list");
+  inp.setAttribute("aria-expanded", "false");
+  inp.setAttribute("aria-controls", listId);
+  inp.setAttribute("autocomplete", "off");
+  inp.after(list, status);
+  let timer = 0, seq = 0, active = -1, values = [], swallowEnter = false;
+  const close = () => {
+    seq++; clearTimeout(timer);
+    list.hidden = true; fill(list); values = []; active = -1;
+    inp.setAttribute("aria-expanded", "false");
+    inp.removeAttribute("aria-activedescendant");
+  };
+  const highlight = (i) => {
+    active = i;
+    [...list.children].forEach((li, j) => li.setAttribute("aria-selected", String(j === i)));
+    if (i >= 0) { inp.setAttribute("aria-activedescendant", list.children[i].id); list.children[i].scrollIntoView({ block: "nearest" }); }
+    else inp.removeAttribute("aria-activedescendant");
+  };
+  const pick = (v) => {
+    inp.value = v;
+    close();
+    status.textContent = "";
+    inp.focus();
+    inp.dispatchEvent(new Event("change", { bubbles: true }));
+  };
+  const ask = async () => {
+    clearTimeout(timer);
+    const my = ++seq;
+    const params = { ref, argument: { name: argName, value: inp.value } };
+    const ctx = context();
+    if (Object.keys(ctx).length) params.context = { arguments: ctx };
+    const r = await request("completion/complete", params, "completion/complete " + argName, true, true);
+    if (my !== seq || document.activeElement !== inp) return; // a later ask, or the user left
+    if (r.error) { close(); status.textContent = "completion/complete: " + errorText(r.error); return; }
+    const c = r.result.completion || {};
+    values = (c.values || []).filter((v) => typeof v === "string").slice(0, 100);
+    fill(list, values.map((v, i) => el("li", {
+      id: listId + "-" + i, role: "option", "aria-selected": "false", dataset: { value: v },
+      onmousedown: (e) => e.preventDefault(), // keep the focus in the input
+      onclick: () => pick(v),
+    }, v)));
+    active = -1;
+    list.hidden = values.length === 0;
+    inp.setAttribute("aria-expanded", String(values.length > 0));
+    const more = c.hasMore || (c.total !== undefined && c.total > values.length);
+    status.textContent = values.length === 0 ? "no completions" :
+      `${values.length} completion(s)` + (c.total !== undefined ? ` of ${c.total}` : "") + (more ? ", more on the server" : "") + ": ArrowDown to choose";
+  };
+  inp.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(ask, 250); });
+  inp.addEventListener("keydown", (e) => {
+    const open = !list.hidden && values.length > 0;
+    switch (e.key) {
+      case "ArrowDown":
+        e.preventDefault();
+        if (!open) { ask(); return; }
+        highlight(Math.min(active + 1, values.length - 1));
+        return;
+      case "ArrowUp":
+        if (!open) return;
+        e.preventDefault();
+        highlight(Math.max(active - 1, 0));
+        return;
+      case "Enter":
+        if (open && active >= 0) { e.preventDefault(); swallowEnter = true; pick(values[active]); }
+        return;
+      case "Escape":
+        if (open) { e.preventDefault(); close(); }
+        return;
+    }
+  });
+  // The Enter that picked does not submit the form too (a keypress that
+  // follows the keydown, as synthetic key events send it).
+  inp.addEventListener("keypress", (e) => { if (e.key === "Enter" && swallowEnter) e.preventDefault(); swallowEnter = false; });
+  inp.addEventListener("keyup", () => { swallowEnter = false; });
+  inp.addEventListener("blur", () => close());
+}
+
 // ---------------------------------------------------------------- lists
 
 const lists = { tools: [], resources: [], templates: [], prompts: [] };
@@ -743,9 +847,11 @@ function renderTask(e) {
     e.result = el("button", { type: "button", class: "small", "aria-label": "Result of task " + id, onclick: () => taskResult(e) }, "Result");
     e.cancel = el("button", { type: "button", class: "small", "aria-label": "Cancel task " + id, onclick: () => cancelTask(e) }, "Cancel");
     e.toolNode = el("span", {});
+    e.inputs = new Map();
+    e.inputsNode = el("div", { class: "task-inputs" });
     e.li = el("li", { class: "task", dataset: { taskId: id } },
       el("div", { class: "row" }, el("span", { class: "mono" }, id), e.toolNode, e.statusNode, e.msgNode),
-      el("div", { class: "row" }, e.poll, e.result, e.cancel), e.noteNode, e.out);
+      el("div", { class: "row" }, e.poll, e.result, e.cancel), e.noteNode, e.inputsNode, e.out);
     $("tasks-list").prepend(e.li);
   }
   e.li.dataset.status = t.status || "";
@@ -754,7 +860,44 @@ function renderTask(e) {
   e.msgNode.textContent = (t.statusMessage || "") + (t.createdAt ? " · created " + new Date(t.createdAt).toLocaleTimeString() : "");
   e.noteNode.textContent = e.note || "";
   e.cancel.disabled = terminal(t.status);
+  renderTaskInputs(e);
   $("task-count").textContent = String(tasks.size);
+}
+
+const inputKinds = { "elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots" };
+
+// renderTaskInputs shows the input requests of an input_required task
+// (the stateless era's tasks extension: inputRequests in tasks/get), one
+// card a key, each answered with tasks/update. A card stays while the
+// server still waits for its key, so that polling keeps what the user
+// typed.
+function renderTaskInputs(e) {
+  const t = e.task;
+  const reqs = (t.status === "input_required" && t.inputRequests && typeof t.inputRequests === "object") ? t.inputRequests : {};
+  for (const [k, card] of e.inputs) if (!Object.hasOwn(reqs, k)) { card.remove(); e.inputs.delete(k); }
+  for (const [k, q] of Object.entries(reqs)) {
+    if (e.inputs.has(k)) continue;
+    const kind = inputKinds[q && q.method];
+    const p = (q && q.params) || {};
+    const card = el("div", { class: "ask task-input", dataset: { key: k, kind: kind || "unknown", mode: p.mode || "form" } });
+    const respond = async (body) => {
+      for (const b of card.querySelectorAll("button")) b.disabled = true;
+      for (const x of card.querySelectorAll("p.error")) x.remove();
+      const r = await request("tasks/update", { taskId: t.taskId, inputResponses: { [k]: body.result } }, "tasks/update " + t.taskId + " " + k, true);
+      if (r.error) {
+        for (const b of card.querySelectorAll("button")) b.disabled = false;
+        add(card, el("p", { class: "error", role: "alert" }, "tasks/update: " + errorText(r.error)));
+        return;
+      }
+      card.dataset.answered = "true";
+      getTask(e);
+    };
+    add(card, el("p", { class: "muted" }, "Input request ", el("span", { class: "mono" }, k), " of the task"));
+    if (kind) fillAsk(card, kind, p, respond, true);
+    else add(card, el("p", { class: "error" }, "The inspector cannot answer " + JSON.stringify(q && q.method) + "."), tree(q, k, true));
+    e.inputs.set(k, card);
+    add(e.inputsNode, card);
+  }
 }
 
 function clearTasks() {
@@ -789,6 +932,7 @@ function showTemplate(t) {
   const props = {};
   for (const v of vars) props[v] = { type: "string" };
   const form = objectField({ type: "object", properties: props, required: vars }, undefined, true);
+  completeFields(form, { type: "ref/resource", uri: t.uriTemplate }, vars);
   const out = el("div", { class: "result", "aria-live": "polite", id: "resource-result" });
   const f = el("form", { novalidate: true }, form.node, el("div", { class: "buttons" }, el("button", { type: "submit", class: "primary" }, "Read")));
   f.addEventListener("submit", (ev) => { ev.preventDefault(); readResource(expandTemplate(t.uriTemplate, form.get()), out); });
@@ -825,6 +969,7 @@ function showPrompt(p) {
   const props = {}, req = [];
   for (const a of p.arguments || []) { props[a.name] = { type: "string", description: a.description }; if (a.required) req.push(a.name); }
   const form = objectField({ type: "object", properties: props, required: req }, undefined, true);
+  completeFields(form, { type: "ref/prompt", name: p.name }, Object.keys(props));
   const out = el("div", { class: "result", "aria-live": "polite", id: "prompt-result" });
   const f = el("form", { novalidate: true }, form.node, el("div", { class: "buttons" }, el("button", { type: "submit", class: "primary", id: "prompt-get" }, "Get " + p.name)));
   f.addEventListener("submit", async (ev) => {
@@ -951,31 +1096,42 @@ function showAsk(a) {
   if (asks.has(a.id)) return;
   const p = a.params || {};
   const card = el("div", { class: "ask", dataset: { id: a.id, kind: a.kind, mode: p.mode || "form" } });
-  if (a.kind === "elicitation" && p.mode === "url") {
+  fillAsk(card, a.kind, p, (body) => answer(a.id, body, card), false);
+  asks.set(a.id, card);
+  add($("asks-list"), card);
+  updateAsks();
+}
+
+// fillAsk fills card with the form of a request of the server (kind
+// elicitation, sampling or roots, with its params p); respond(body) sends
+// the answer, {result} or {reject: true}. A task's input request (forTask)
+// has no Reject: it is answered or the task cancelled.
+function fillAsk(card, kind, p, respond, forTask) {
+  if (kind === "elicitation" && p.mode === "url") {
     add(card, el("h3", {}, "Open a URL"), el("p", {}, p.message),
       el("p", { class: "url mono" }, p.url),
       el("p", { class: "hint" }, "Check the address before you open it; the inspector never opens it by itself."),
       el("div", { class: "buttons" },
         el("a", { href: /^https?:\/\//.test(p.url) ? p.url : undefined, target: "_blank", rel: "noopener noreferrer" }, "Open in a new tab"),
-        el("button", { type: "button", class: "primary", onclick: () => answer(a.id, { result: { action: "accept" } }, card) }, "Accept"),
-        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "decline" } }, card) }, "Decline"),
-        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "cancel" } }, card) }, "Cancel")));
-  } else if (a.kind === "elicitation") {
+        el("button", { type: "button", class: "primary", onclick: () => respond({ result: { action: "accept" } }) }, "Accept"),
+        el("button", { type: "button", onclick: () => respond({ result: { action: "decline" } }) }, "Decline"),
+        el("button", { type: "button", onclick: () => respond({ result: { action: "cancel" } }) }, "Cancel")));
+  } else if (kind === "elicitation") {
     const form = objectField(p.requestedSchema || { type: "object", properties: {} }, undefined, true);
     const err = el("p", { class: "error", role: "alert" });
     const f = el("form", { novalidate: true }, form.node,
       el("div", { class: "buttons" },
         el("button", { type: "submit", class: "primary" }, "Accept"),
-        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "decline" } }, card) }, "Decline"),
-        el("button", { type: "button", onclick: () => answer(a.id, { result: { action: "cancel" } }, card) }, "Cancel")), err);
+        el("button", { type: "button", onclick: () => respond({ result: { action: "decline" } }) }, "Decline"),
+        el("button", { type: "button", onclick: () => respond({ result: { action: "cancel" } }) }, "Cancel")), err);
     f.addEventListener("submit", (ev) => {
       ev.preventDefault();
       let content;
       try { content = form.get(); } catch (e) { err.textContent = e.message; return; }
-      answer(a.id, { result: { action: "accept", content } }, card);
+      respond({ result: { action: "accept", content } });
     });
     add(card, el("h3", {}, "Elicitation"), el("p", {}, p.message), f);
-  } else if (a.kind === "sampling") {
+  } else if (kind === "sampling") {
     const msgs = el("div", { class: "messages-list" });
     for (const m of p.messages || []) {
       const contents = Array.isArray(m.content) ? m.content : [m.content || {}];
@@ -990,13 +1146,14 @@ function showAsk(a) {
       el("label", { for: respId }, "Response (the assistant's message)"), resp,
       el("label", { for: modelId }, "Model"), model,
       el("div", { class: "buttons" },
-        el("button", { type: "button", class: "primary", onclick: () => answer(a.id, { result: {
-          role: "assistant", content: { type: "text", text: resp.value }, model: model.value || "mcpkit-inspect-user", stopReason: "endTurn" } }, card) }, "Approve"),
-        el("button", { type: "button", onclick: () => answer(a.id, { reject: true }, card) }, "Reject")));
+        el("button", { type: "button", class: "primary", onclick: () => respond({ result: {
+          role: "assistant", content: { type: "text", text: resp.value }, model: model.value || "mcpkit-inspect-user", stopReason: "endTurn" } }) }, "Approve"),
+        forTask ? null : el("button", { type: "button", onclick: () => respond({ reject: true }) }, "Reject")));
+  } else if (kind === "roots") {
+    add(card, el("h3", {}, "Roots"), el("p", {}, "The server asks for the roots: those of the side bar."),
+      el("div", { class: "buttons" },
+        el("button", { type: "button", class: "primary", onclick: () => respond({ result: { roots: rootsFromForm() } }) }, "Send the roots")));
   }
-  asks.set(a.id, card);
-  add($("asks-list"), card);
-  updateAsks();
 }
 
 // showLogin shows the authorization URL of a login that waits for the
@@ -1033,11 +1190,15 @@ function showRoots(roots) {
   $("roots").value = (roots || []).map((r) => r.uri + (r.name ? " " + r.name : "")).join("\n");
 }
 
-async function saveRoots() {
-  const roots = $("roots").value.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => {
+function rootsFromForm() {
+  return $("roots").value.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => {
     const i = l.search(/\s/);
     return i < 0 ? { uri: l } : { uri: l.slice(0, i), name: l.slice(i + 1).trim() };
   });
+}
+
+async function saveRoots() {
+  const roots = rootsFromForm();
   try {
     const r = await api("roots", { roots });
     $("roots-status").textContent = `${r.roots.length} root(s) shared` + (r.live ? ", the server was told" : ", from the next connection");
