@@ -105,8 +105,10 @@ type ResourceUpdatedParams struct {
 type ResourceHandler func(ctx context.Context, req *Request, params *ReadResourceParams) (*ReadResourceResult, error)
 
 // ResourceNotFoundError is the error for a URI that names no resource:
-// -32002 "Resource not found" with data {"uri": uri}, as the spec shows
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling).
+// -32002 "Resource not found" with data {"uri": uri} in the session era
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling);
+// the 2026-07-28 era sends it as -32602 with the same data
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling).
 func ResourceNotFoundError(uri string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeResourceNotFound, "Resource not found", struct {
 		URI string `json:"uri"`
