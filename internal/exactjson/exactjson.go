@@ -112,7 +112,7 @@ func (c *checker) fail(problem string) *Error {
 	var b strings.Builder
 	for _, tok := range c.path {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
+		b.WriteString(jsonscan.PointerToken(tok))
 	}
 	return &Error{Pointer: b.String(), Problem: problem}
 }

@@ -27,7 +27,7 @@ func (e *DuplicateError) Error() string {
 // zero value is ready, and small enough to live on the stack: the first
 // eight plain names (no escape, valid UTF-8) are kept as offsets in the
 // value itself; more, or one that needs decoding, move them all to a list
-// allocated then. Reset makes it ready for another object.
+// allocated then.
 type Names struct {
 	small [smallNames]keyRef
 	n     int
@@ -61,11 +61,8 @@ func (n *Names) add(data []byte, start, end int) bool {
 		n.spill = new(keyList)
 		n.spill.refs = append(n.spill.refs, n.small[:n.n]...)
 	}
-	return n.spill.add(data, start, end, 0)
+	return n.spill.add(data, start, end)
 }
-
-// Reset forgets the names noted so far.
-func (n *Names) Reset() { *n = Names{} }
 
 // linearNames is how many names of one object are compared one by one
 // before they are indexed in a map, so that an object of many members
@@ -97,7 +94,7 @@ func (l *keyList) name(data []byte, r keyRef) []byte {
 
 // add notes the key data[start:end] (without quotes), and reports false
 // when it repeats one noted before.
-func (l *keyList) add(data []byte, start, end, _ int) bool {
+func (l *keyList) add(data []byte, start, end int) bool {
 	raw := data[start:end]
 	r := keyRef{start: int32(start), end: int32(end)}
 	if !plainKey(raw) {
@@ -179,7 +176,7 @@ func (u *UniqueSkipper) SkipAt(data []byte, i, depth int) (end int, kind Kind, e
 }
 
 // skip is the skip function of scan.go, noting each object's member
-// names while the object is read.
+// names while the object is read; a scalar is left to skip itself.
 func (u *UniqueSkipper) skip(data []byte, i, depth int) (int, Kind, error) {
 	if i >= len(data) {
 		return i, Invalid, ErrSyntax
@@ -200,12 +197,7 @@ func (u *UniqueSkipper) skip(data []byte, i, depth int) (int, Kind, error) {
 		}
 		for {
 			var err error
-			if i < len(data) && (data[i] == '{' || data[i] == '[') {
-				i, _, err = u.skip(data, i, depth+1)
-			} else {
-				i, _, err = skip(data, i, depth+1, false)
-			}
-			if err != nil {
+			if i, _, err = u.skip(data, i, depth+1); err != nil {
 				return i, Invalid, err
 			}
 			i = SkipSpace(data, i)
@@ -249,12 +241,7 @@ func (u *UniqueSkipper) object(data []byte, i, depth int) (int, Kind, error) {
 			return i, Invalid, ErrSyntax
 		}
 		i = SkipSpace(data, i+1)
-		if i < len(data) && (data[i] == '{' || data[i] == '[') {
-			i, _, err = u.skip(data, i, depth+1)
-		} else {
-			i, _, err = skip(data, i, depth+1, false)
-		}
-		if err != nil {
+		if i, _, err = u.skip(data, i, depth+1); err != nil {
 			return i, Invalid, err
 		}
 		i = SkipSpace(data, i)
@@ -270,6 +257,13 @@ func (u *UniqueSkipper) object(data []byte, i, depth int) (int, Kind, error) {
 		i = SkipSpace(data, i+1)
 	}
 }
+
+// pointerEscaper escapes a reference token of a JSON Pointer.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// PointerToken returns name as a JSON Pointer reference token, with "~"
+// and "/" escaped (RFC 6901 §3).
+func PointerToken(name string) string { return pointerEscaper.Replace(name) }
 
 // PointerTo returns the JSON Pointer (RFC 6901) of the innermost object
 // or array of the valid value at data[i:] that holds the byte at offset,
@@ -293,7 +287,7 @@ func PointerTo(data []byte, i, offset int) string {
 				if offset >= start && offset < start+len(value) && (value[0] == '{' || value[0] == '[') {
 					name, _ := unquoteSlow(key)
 					b.WriteByte('/')
-					b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(name))
+					b.WriteString(PointerToken(name))
 					i, found = start, true
 				}
 			})

@@ -85,7 +85,7 @@ func TestNames(t *testing.T) {
 	if n.Add(many, many[len(many)-3:len(many)-1]) {
 		t.Error("k5 accepted twice")
 	}
-	n.Reset()
+	n = Names{}
 	if !n.Add(doc, doc[1:3]) || n.Add(doc, doc[1:3]) || !n.Add(doc, doc[15:17]) || !n.Add(doc, doc[6:13]) || n.Add(doc, doc[6:13]) {
 		t.Error("after Reset: wrong answers")
 	}
