@@ -115,17 +115,13 @@ func (e *clientStatelessEra) discover(ctx context.Context, cs *ClientSession) (*
 	if err != nil {
 		return nil, err
 	}
-	for {
-		old := cs.stateless.Load()
-		next := *old
-		next.result = d.result
+	cs.updateStateless(func(e *clientStatelessEra) {
+		e.result = d.result
 		if d.serverInfo != nil {
-			next.serverInfo = d.serverInfo
+			e.serverInfo = d.serverInfo
 		}
-		if cs.stateless.CompareAndSwap(old, &next) {
-			return d.result, nil
-		}
-	}
+	})
+	return d.result, nil
 }
 
 func (e *clientStatelessEra) hello(*ClientSession) serverHello {
@@ -159,14 +155,17 @@ func (cs *ClientSession) adopt(d *discovered) {
 // setVersion switches a stateless-era session to version, which a -32022
 // error named.
 func (cs *ClientSession) setVersion(version string) {
+	cs.updateStateless(func(e *clientStatelessEra) {
+		e.version, e.meta = version, cs.client.metaMembers(version)
+	})
+}
+
+// updateStateless replaces the session's era with a copy that f changed.
+func (cs *ClientSession) updateStateless(f func(*clientStatelessEra)) {
 	for {
 		old := cs.stateless.Load()
-		if old == nil || old.version == version {
-			return
-		}
 		e := *old
-		e.version = version
-		e.meta = cs.client.metaMembers(version)
+		f(&e)
 		if cs.stateless.CompareAndSwap(old, &e) {
 			return
 		}
