@@ -8,6 +8,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -257,4 +258,52 @@ func TestStatelessResponseBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzStatelessRawResult: a result that came as raw JSON is written with
+// the head as valid JSON holding each of its members (its _meta with the
+// server's identity merged in when it had none), and what is not a JSON
+// object is written as it is.
+func FuzzStatelessRawResult(f *testing.F) {
+	for _, w := range headWants {
+		f.Add([]byte(w.name))
+	}
+	for _, seed := range []string{`{}`, `{"_meta":{"k":1},"a":[1,{"b":2}]}`, `{"resultType":"task"}`, ` { "_meta" : null } `, `[]`, `{"a":`} {
+		f.Add([]byte(seed))
+	}
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got := s.statelessResponse(jsonrpc.Int64ID(1), "resources/read", json.RawMessage(raw)).Result
+		var in map[string]json.RawMessage
+		if json.Unmarshal(raw, &in) != nil || in == nil {
+			if _, ok := decodeObject(raw); !ok && string(got) != string(raw) {
+				t.Fatalf("%q written as %q", raw, got)
+			}
+			return
+		}
+		var out map[string]json.RawMessage
+		if err := json.Unmarshal(got, &out); err != nil {
+			t.Fatalf("%q written as invalid JSON %q: %v", raw, got, err)
+		}
+		for k, v := range in {
+			if k == "_meta" && len(v) > 0 && v[0] == '{' {
+				var m map[string]json.RawMessage
+				if json.Unmarshal(out[k], &m) != nil || m[MetaServerInfo] == nil {
+					t.Fatalf("%q: _meta written as %s", raw, out[k])
+				}
+				continue
+			}
+			if !jsonEqual(out[k], v) {
+				t.Fatalf("%q: member %q written as %s", raw, k, out[k])
+			}
+		}
+		if _, ok := in["resultType"]; !ok && string(out["resultType"]) != `"complete"` {
+			t.Fatalf("%q: resultType %s", raw, out["resultType"])
+		}
+	})
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

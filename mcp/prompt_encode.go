@@ -5,11 +5,8 @@ import (
 )
 
 // appendFast encodes a prompts/get result of the usual shape (no _meta,
-// messages of plain text content) by hand, as CallToolResult.MarshalJSON
-// does for tools/call: encoding/json would reflect over the result and
-// compact each content's MarshalJSON output again. The bytes are those
-// json.Marshal writes; ok is false for any other shape, which is left to
-// encoding/json
+// messages of plain text content) by hand, with the head h (nil for
+// none), as json.Marshal would; ok is false for any other shape
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
 func (r *GetPromptResult) appendFast(h *resultHead) (raw []byte, ok bool) {
 	size, ok := r.fastSize()
