@@ -171,7 +171,7 @@ func (r *CallToolResult) jsonSize(own bool) int {
 // jsonSize: it compares the structured content with the encoding whole,
 // so it is found once.
 func (r *CallToolResult) appendJSON(dst []byte, own bool, h *resultHead) ([]byte, error) {
-	if len(r.Meta) > 0 || r.Content == nil || (len(r.StructuredContent) > 0 && !own && !verbatimRaw(r.StructuredContent)) {
+	if !r.fastShape() || (len(r.StructuredContent) > 0 && !own && !verbatimRaw(r.StructuredContent)) {
 		if h != nil {
 			return h.appendTyped(dst, r)
 		}
@@ -211,6 +211,10 @@ func (r *CallToolResult) appendJSON(dst []byte, own bool, h *resultHead) ([]byte
 	}
 	return append(dst, '}'), nil
 }
+
+// fastShape reports whether appendJSON may write the result by hand:
+// no _meta, and content (else encoding/json writes null).
+func (r *CallToolResult) fastShape() bool { return len(r.Meta) == 0 && r.Content != nil }
 
 // ownEncoding reports whether r is a typed tool's result as typedResult
 // made it from outEncoder's JSON, unchanged since (middleware may have

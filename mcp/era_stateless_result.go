@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -40,10 +41,16 @@ type CacheHint struct {
 // The encoders write it as they open the result's object. A nil
 // *resultHead is the session era's: nothing is added.
 type resultHead struct {
-	s      *Server
-	method string
-	hint   CacheHint
-	hinted bool
+	s         *Server
+	method    string
+	info      []byte // s.serverInfoMember()
+	cacheable bool   // isCacheableMethod(method)
+	hinted    bool
+	hint      CacheHint
+}
+
+func (s *Server) resultHead(method string) resultHead {
+	return resultHead{s: s, method: method, info: s.serverInfoMember(), cacheable: isCacheableMethod(method)}
 }
 
 // ownMembers is which of the head's members a result sets itself.
@@ -68,8 +75,8 @@ func (h *resultHead) size() int {
 	if h == nil {
 		return 0
 	}
-	n := len(`"resultType":"complete","_meta":{},`) + len(h.s.serverInfoMember())
-	if isCacheableMethod(h.method) {
+	n := len(`"resultType":"complete","_meta":{},`) + len(h.info)
+	if h.cacheable {
 		n += len(`"ttlMs":,"cacheScope":,`) + 20 + jsonenc.StringLen(string(h.cacheHint().Scope))
 	}
 	return n
@@ -82,7 +89,7 @@ func (h *resultHead) open(dst []byte, own ownMembers) []byte {
 	if !own.hasType {
 		dst = append(dst, `"resultType":"complete",`...)
 	}
-	if (!own.hasType || own.typ == ResultTypeComplete) && isCacheableMethod(h.method) {
+	if (!own.hasType || own.typ == ResultTypeComplete) && h.cacheable {
 		hint := h.cacheHint()
 		if !own.ttl {
 			dst = append(dst, `"ttlMs":`...)
@@ -105,8 +112,12 @@ func (h *resultHead) start(dst []byte) []byte {
 	if h == nil {
 		return append(dst, '{')
 	}
-	dst = append(h.open(dst, ownMembers{}), `"_meta":{`...)
-	return append(append(dst, h.s.serverInfoMember()...), "},"...)
+	if h.cacheable {
+		dst = append(h.open(dst, ownMembers{}), `"_meta":{`...)
+	} else {
+		dst = append(dst, `{"resultType":"complete","_meta":{`...)
+	}
+	return append(append(dst, h.info...), "},"...)
 }
 
 // appendMeta appends the _meta member: the server's identity, unless meta
@@ -115,7 +126,7 @@ func (h *resultHead) appendMeta(dst []byte, meta Meta) ([]byte, error) {
 	dst = append(dst, `"_meta":{`...)
 	_, own := meta[MetaServerInfo]
 	if !own {
-		dst = append(dst, h.s.serverInfoMember()...)
+		dst = append(dst, h.info...)
 	}
 	if len(meta) == 0 {
 		return append(dst, '}'), nil
@@ -132,16 +143,13 @@ func (h *resultHead) appendMeta(dst []byte, meta Meta) ([]byte, error) {
 // the rest of it, which encoding/json encodes.
 type headedResult interface {
 	// headParts returns the result's _meta, the head's members it sets
-	// itself, and the result without its _meta (nil for a nil result).
+	// itself, and the result without its _meta.
 	headParts() (meta Meta, own ownMembers, rest any)
 }
 
 // appendTyped appends r with the head.
 func (h *resultHead) appendTyped(dst []byte, r headedResult) ([]byte, error) {
 	meta, own, rest := r.headParts()
-	if rest == nil {
-		return append(dst, "null"...), nil
-	}
 	b, err := jsonenc.Marshal(rest)
 	if err != nil {
 		return dst, err
@@ -154,45 +162,30 @@ func (h *resultHead) appendTyped(dst []byte, r headedResult) ([]byte, error) {
 }
 
 func (r *ListToolsResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{}, &c
 }
 
 func (r *ListPromptsResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{}, &c
 }
 
 func (r *ListResourcesResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{}, &c
 }
 
 func (r *ListResourceTemplatesResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{}, &c
 }
 
 func (r *CallToolResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	type plain CallToolResult
 	c := plain(*r)
 	c.Meta = nil
@@ -200,45 +193,30 @@ func (r *CallToolResult) headParts() (Meta, ownMembers, any) {
 }
 
 func (r *ReadResourceResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{}, &c
 }
 
 func (r *GetPromptResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{}, &c
 }
 
 func (r *CompleteResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{}, &c
 }
 
 func (r *DiscoverResult) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	return nil, ownMembers{}, r
 }
 
 // headParts: a DetailedTask always has ttlMs, and resultType when it is
 // set.
 func (r *DetailedTask) headParts() (Meta, ownMembers, any) {
-	if r == nil {
-		return nil, ownMembers{}, nil
-	}
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{typ: r.ResultType, hasType: r.ResultType != "", ttl: true}, &c
@@ -313,7 +291,7 @@ func (h *resultHead) appendRaw(dst, raw []byte) []byte {
 	}
 	dst = h.open(dst, own)
 	if !own.meta {
-		dst = append(append(dst, `"_meta":{`...), h.s.serverInfoMember()...)
+		dst = append(append(dst, `"_meta":{`...), h.info...)
 		dst = append(dst, '}')
 		if len(ms) > 0 {
 			dst = append(dst, ',')
@@ -330,7 +308,7 @@ func (h *resultHead) appendRaw(dst, raw []byte) []byte {
 		}
 		dst = append(dst, '{')
 		if !hasMember(meta, MetaServerInfo) {
-			dst = append(dst, h.s.serverInfoMember()...)
+			dst = append(dst, h.info...)
 			if len(meta) > 0 {
 				dst = append(dst, ',')
 			}
@@ -358,49 +336,68 @@ func hasMember(ms []rawMember, name string) bool {
 // statelessResponse encodes the result of a stateless-era request, its
 // head included, in one pass: by hand for the usual shapes of tools/call,
 // resources/read and prompts/get results and for cached list pages, else
-// with encoding/json.
-func (s *Server) statelessResponse(id jsonrpc.ID, method string, result any) (resp *jsonrpc.Response) {
+// with encoding/json (statelessMarshal).
+func (s *Server) statelessResponse(id jsonrpc.ID, method string, result any) *jsonrpc.Response {
+	h := s.resultHead(method)
+	var out []byte
+	var err error
+	switch r := result.(type) {
+	case *CallToolResult:
+		if r != nil && r.fastShape() {
+			own := r.ownEncoding()
+			out, err = r.appendJSON(make([]byte, 0, h.size()+r.jsonSize(own)), own, &h) // content.go
+		}
+	case *ReadResourceResult:
+		if r != nil {
+			out, _ = r.appendFast(&s.texts, &h) // resource_encode.go
+		}
+	case *GetPromptResult:
+		if r != nil {
+			out, _ = r.appendFast(&h) // prompt_encode.go
+		}
+	case cachedList:
+		if page := r.cachedPage(); page != nil {
+			out = page.forStateless(&h) // list.go
+		}
+	}
+	if out == nil && err == nil {
+		return s.statelessMarshal(id, &h, result)
+	}
+	if err != nil {
+		s.logger.Error("mcp: encoding result", "err", err)
+		return jsonrpc.NewErrorResponse(id, errInternal())
+	}
+	return jsonrpc.NewCompactResult(id, out)
+}
+
+// statelessMarshal is statelessResponse for the results encoding/json
+// encodes.
+func (s *Server) statelessMarshal(id jsonrpc.ID, h *resultHead, result any) (resp *jsonrpc.Response) {
 	defer func() {
 		if recovered(recover(), s.logger, "result encoding", "") { // recover.go
 			resp = jsonrpc.NewErrorResponse(id, errInternal())
 		}
 	}()
-	h := &resultHead{s: s, method: method}
 	var out []byte
 	var err error
-	switch r := result.(type) {
-	case nil:
-		out = h.open(nil, ownMembers{})
-		out, _ = h.appendMeta(out, nil)
+	typed, isTyped := result.(headedResult)
+	switch {
+	case result == nil:
+		out, _ = h.appendMeta(h.open(nil, ownMembers{}), nil)
 		out = append(out, '}')
-	case json.RawMessage:
-		// Not known to be compact: the transport's encoder checks it.
-		return &jsonrpc.Response{ID: id, Result: h.appendRaw(nil, r)}
-	case *CallToolResult:
-		if r != nil {
-			own := r.ownEncoding()
-			out, err = r.appendJSON(make([]byte, 0, h.size()+r.jsonSize(own)), own, h) // content.go
-		}
-	case *ReadResourceResult:
-		if r != nil {
-			out, _ = r.appendFast(&s.texts, h) // resource_encode.go
-		}
-	case *GetPromptResult:
-		if r != nil {
-			out, _ = r.appendFast(h) // prompt_encode.go
-		}
-	}
-	if out == nil && err == nil {
-		if c, ok := result.(cachedList); ok {
-			if e := c.cachedPage(); e != nil {
-				return jsonrpc.NewCompactResult(id, e.forStateless(h)) // list.go
-			}
-		}
-		if r, ok := result.(headedResult); ok {
-			out, err = h.appendTyped(nil, r)
-		} else if raw, mErr := jsonenc.Marshal(result); mErr != nil {
-			err = mErr
+	case isTyped && reflect.ValueOf(typed).IsNil():
+		out = []byte("null")
+	case isTyped:
+		out, err = h.appendTyped(nil, typed)
+	default:
+		raw, ok := result.(json.RawMessage)
+		if !ok {
+			raw, err = jsonenc.Marshal(result)
 		} else {
+			// Not known to be compact: the transport's encoder checks it.
+			return &jsonrpc.Response{ID: id, Result: h.appendRaw(nil, raw)}
+		}
+		if err == nil {
 			out = h.appendRaw(make([]byte, 0, len(raw)+h.size()+32), raw)
 		}
 	}

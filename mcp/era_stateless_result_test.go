@@ -307,3 +307,19 @@ func jsonEqual(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+func headOf(s *Server, method string) *resultHead {
+	h := s.resultHead(method)
+	return &h
+}
+
+// A nil result of a list type is null, as main's session era writes it,
+// not a panic.
+func TestStatelessResponseNilList(t *testing.T) {
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	for _, v := range []any{(*ListToolsResult)(nil), (*ListPromptsResult)(nil), (*ListResourcesResult)(nil), (*ListResourceTemplatesResult)(nil)} {
+		if got := s.statelessResponse(jsonrpc.Int64ID(1), "tools/list", v); got.Error != nil || string(got.Result) != "null" {
+			t.Errorf("%T: %s, %v", v, got.Result, got.Error)
+		}
+	}
+}

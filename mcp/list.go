@@ -71,18 +71,30 @@ type cachedList interface {
 }
 
 func (r *ListToolsResult) cachedPage() *pageEncoding {
+	if r == nil {
+		return nil
+	}
 	return r.page.encoding(r.Meta, r.Tools, r.NextCursor)
 }
 
 func (r *ListPromptsResult) cachedPage() *pageEncoding {
+	if r == nil {
+		return nil
+	}
 	return r.page.encoding(r.Meta, r.Prompts, r.NextCursor)
 }
 
 func (r *ListResourcesResult) cachedPage() *pageEncoding {
+	if r == nil {
+		return nil
+	}
 	return r.page.encoding(r.Meta, r.Resources, r.NextCursor)
 }
 
 func (r *ListResourceTemplatesResult) cachedPage() *pageEncoding {
+	if r == nil {
+		return nil
+	}
 	return r.page.encoding(r.Meta, r.ResourceTemplates, r.NextCursor)
 }
 

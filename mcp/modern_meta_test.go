@@ -123,7 +123,7 @@ func TestToolResultHeadMatchesTyped(t *testing.T) {
 			{Content: []Content{}, Meta: Meta{"k": json.RawMessage(`"v"`)}},
 		} {
 			got := s.statelessResponse(id, method, res)
-			want, err := (&resultHead{s: s, method: method}).appendTyped(nil, res)
+			want, err := headOf(s, method).appendTyped(nil, res)
 			if err != nil || got.Error != nil || !bytes.Equal(got.Result, want) || !got.KnownCompact() {
 				t.Errorf("%s %+v:\n\tgot  %s\n\twant %s", method, res, got.Result, want)
 			}
@@ -373,7 +373,7 @@ func TestPromptResultHeadMatchesTyped(t *testing.T) {
 		{Messages: []*PromptMessage{{Role: RoleUser, Content: &ImageContent{Data: "AQI=", MIMEType: "image/png"}}}},
 	} {
 		got := s.statelessResponse(id, "prompts/get", res)
-		want, err := (&resultHead{s: s, method: "prompts/get"}).appendTyped(nil, res)
+		want, err := headOf(s, "prompts/get").appendTyped(nil, res)
 		if err != nil || got.Error != nil || !bytes.Equal(got.Result, want) || !got.KnownCompact() {
 			t.Errorf("%+v:\n\tgot  %s\n\twant %s", res, got.Result, want)
 		}

@@ -148,11 +148,11 @@ func TestReadResultHeadMatchesTyped(t *testing.T) {
 			{Contents: []*ResourceContents{{URI: "x:d", BlobData: []byte{0, 1, 2, 0xff}}}},
 			{Contents: []*ResourceContents{}},
 		} {
-			got, ok := r.appendFast(&s.texts, &resultHead{s: s, method: "resources/read"})
+			got, ok := r.appendFast(&s.texts, headOf(s, "resources/read"))
 			if !ok {
 				t.Fatal("appendFast declined a result of the usual shape")
 			}
-			want, err := (&resultHead{s: s, method: "resources/read"}).appendTyped(nil, r)
+			want, err := headOf(s, "resources/read").appendTyped(nil, r)
 			if err != nil || string(got) != string(want) {
 				t.Errorf("appendFast\n%s\nappendTyped\n%s (%v)", got, want, err)
 			}
