@@ -144,7 +144,7 @@ func (c *TextContent) appendPlain(dst []byte) []byte {
 // result is encoded on every tools/call.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 	own := r.ownEncoding()
-	return r.appendJSON(make([]byte, 0, r.jsonSize(own)), own)
+	return r.appendJSON(make([]byte, 0, r.jsonSize(own)), own, nil)
 }
 
 // jsonSize is the capacity to encode r into: exact (at most a few bytes
@@ -166,16 +166,20 @@ func (r *CallToolResult) jsonSize(own bool) int {
 	return size
 }
 
-// appendJSON appends the result's JSON to dst; see MarshalJSON. own is
-// r.ownEncoding(), which the caller has for jsonSize: it compares the
-// structured content with the encoding whole, so it is found once.
-func (r *CallToolResult) appendJSON(dst []byte, own bool) ([]byte, error) {
-	if len(r.Meta) > 0 || r.Content == nil || (len(r.StructuredContent) > 0 && !own && !verbatimRaw(r.StructuredContent)) {
+// appendJSON appends the result's JSON, with the head h (nil for none), to
+// dst; see MarshalJSON. own is r.ownEncoding(), which the caller has for
+// jsonSize: it compares the structured content with the encoding whole,
+// so it is found once.
+func (r *CallToolResult) appendJSON(dst []byte, own bool, h *resultHead) ([]byte, error) {
+	if !r.fastShape() || (len(r.StructuredContent) > 0 && !own && !verbatimRaw(r.StructuredContent)) {
+		if h != nil {
+			return h.appendTyped(dst, r)
+		}
 		type plain CallToolResult
 		b, err := jsonenc.Marshal((*plain)(r))
 		return append(dst, b...), err
 	}
-	dst = append(dst, `{"content":[`...)
+	dst = append(h.start(dst), `"content":[`...)
 	if own {
 		// The text is JSON outEncoder wrote: only its quotes and
 		// backslashes are escaped.
@@ -207,6 +211,10 @@ func (r *CallToolResult) appendJSON(dst []byte, own bool) ([]byte, error) {
 	}
 	return append(dst, '}'), nil
 }
+
+// fastShape reports whether appendJSON may write the result by hand:
+// no _meta, and content (else encoding/json writes null).
+func (r *CallToolResult) fastShape() bool { return len(r.Meta) == 0 && r.Content != nil }
 
 // ownEncoding reports whether r is a typed tool's result as typedResult
 // made it from outEncoder's JSON, unchanged since (middleware may have

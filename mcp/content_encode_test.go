@@ -65,7 +65,7 @@ func TestCallToolResultMarshalMatchesEncodingJSON(t *testing.T) {
 		if err != nil || string(got) != want {
 			t.Errorf("json.Marshal = %s, %v\nwant %s", got, err, want)
 		}
-		got, err = r.appendJSON([]byte("x"), r.ownEncoding())
+		got, err = r.appendJSON([]byte("x"), r.ownEncoding(), nil)
 		if err != nil || string(got) != "x"+want {
 			t.Errorf("appendJSON = %s, %v\nwant x%s", got, err, want)
 		}

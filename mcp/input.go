@@ -328,7 +328,11 @@ func (r *Request) askOne(ctx context.Context, q *InputRequest) (json.RawMessage,
 // answers it asked for and got so far.
 func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *jsonrpc.Response {
 	var b []byte
-	b = append(b, `{"resultType":"input_required","inputRequests":{`...)
+	// The server's identity in _meta, as on every stateless-era result
+	// (era_stateless_result.go).
+	b = append(b, `{"_meta":{`...)
+	b = append(b, s.serverInfoMember()...)
+	b = append(b, `},"resultType":"input_required","inputRequests":{`...)
 	for i, k := range st.pending {
 		if i > 0 {
 			b = append(b, ',')
@@ -361,5 +365,5 @@ func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *j
 	sb, _ := jsonenc.Marshal(state)
 	b = append(b, sb...)
 	b = append(b, '}')
-	return &jsonrpc.Response{ID: req.ID, Result: s.stampResult(req.Method, b)}
+	return &jsonrpc.Response{ID: req.ID, Result: b}
 }

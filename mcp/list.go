@@ -39,30 +39,29 @@ func (p *listPage[I]) encoding(meta Meta, items []I, next string) *pageEncoding 
 	return p.enc
 }
 
-// A pageEncoding is a page's result as encoded for the session era, and as
-// stamped for the stateless era (resultType, ttlMs, cacheScope and the
-// server's identity in _meta, modern_result.go) with the last cache hint
-// it was stamped with. Neither is ever modified once made: responses share
-// them.
+// A pageEncoding is a page's result as encoded for the session era
+// (raw, an object whose members follow its '{'), and with the stateless
+// era's head for the last method and cache hint it was asked for. Neither
+// is ever modified once made: responses share them.
 type pageEncoding struct {
-	raw     json.RawMessage
-	stamped atomic.Pointer[stampedPage]
+	raw    json.RawMessage
+	headed atomic.Pointer[headedPage]
 }
 
-type stampedPage struct {
-	hint CacheHint
-	raw  json.RawMessage
+type headedPage struct {
+	method string
+	hint   CacheHint
+	raw    json.RawMessage
 }
 
-// forStateless returns the page stamped for the stateless era with the
-// cache hint configured for method now.
-func (e *pageEncoding) forStateless(s *Server, method string) json.RawMessage {
-	hint := s.cacheHint(method)
-	if st := e.stamped.Load(); st != nil && st.hint == hint {
-		return st.raw
+// forStateless returns the page with the head h.
+func (e *pageEncoding) forStateless(h *resultHead) json.RawMessage {
+	hint := h.cacheHint()
+	if hp := e.headed.Load(); hp != nil && hp.hint == hint && hp.method == h.method {
+		return hp.raw
 	}
-	raw := s.stampResultHint(method, e.raw, &hint)
-	e.stamped.Store(&stampedPage{hint: hint, raw: raw})
+	raw := append(h.start(make([]byte, 0, h.size()+len(e.raw))), e.raw[1:]...)
+	e.headed.Store(&headedPage{method: h.method, hint: hint, raw: raw})
 	return raw
 }
 
@@ -72,18 +71,30 @@ type cachedList interface {
 }
 
 func (r *ListToolsResult) cachedPage() *pageEncoding {
+	if r == nil {
+		return nil
+	}
 	return r.page.encoding(r.Meta, r.Tools, r.NextCursor)
 }
 
 func (r *ListPromptsResult) cachedPage() *pageEncoding {
+	if r == nil {
+		return nil
+	}
 	return r.page.encoding(r.Meta, r.Prompts, r.NextCursor)
 }
 
 func (r *ListResourcesResult) cachedPage() *pageEncoding {
+	if r == nil {
+		return nil
+	}
 	return r.page.encoding(r.Meta, r.Resources, r.NextCursor)
 }
 
 func (r *ListResourceTemplatesResult) cachedPage() *pageEncoding {
+	if r == nil {
+		return nil
+	}
 	return r.page.encoding(r.Meta, r.ResourceTemplates, r.NextCursor)
 }
 
@@ -103,22 +114,15 @@ func templatesResult(pg *listPage[*ResourceTemplate]) any {
 	return &ListResourceTemplatesResult{ResourceTemplates: pageItems(pg), NextCursor: pg.next, page: pg}
 }
 
-// cachedListEncoding returns the encoding of result when it is a cached
-// page a handler returned unchanged, stamped for the stateless era when
-// stateless is set; nil otherwise.
-func (s *Server) cachedListEncoding(method string, result any, stateless bool) json.RawMessage {
-	c, ok := result.(cachedList)
-	if !ok {
-		return nil
+// cachedListEncoding returns the session era's encoding of result when it
+// is a cached page a handler returned unchanged; nil otherwise.
+func cachedListEncoding(result any) json.RawMessage {
+	if c, ok := result.(cachedList); ok {
+		if e := c.cachedPage(); e != nil {
+			return e.raw
+		}
 	}
-	e := c.cachedPage()
-	if e == nil {
-		return nil
-	}
-	if stateless {
-		return e.forStateless(s, method)
-	}
-	return e.raw
+	return nil
 }
 
 // A pager gives the pages of one list: up to size items after cursor.

@@ -483,24 +483,14 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 			return s.inputRequiredResponse(req, st), false, nil
 		}
 		err = modernError(err)
-	} else if resp := s.stampedToolResult(req.Method, req.ID, result); resp != nil {
-		return resp, false, nil
-	} else if raw := s.cachedListEncoding(req.Method, result, true); raw != nil {
-		return jsonrpc.NewCompactResult(req.ID, raw), false, nil // list.go
-	} else if resp := s.stampedReadResult(req.Method, req.ID, result); resp != nil {
-		return resp, false, nil // resource_encode.go
-	} else if resp := s.stampedPromptResult(req.Method, req.ID, result); resp != nil {
-		return resp, false, nil // prompt_encode.go
+	} else {
+		return s.statelessResponse(req.ID, req.Method, result), false, nil // era_stateless_result.go
 	}
-	resp := s.makeResponse(req.ID, result, err)
-	if resp.Error != nil {
-		switch resp.Error.Code {
-		case jsonrpc.CodeMethodNotFound, jsonrpc.CodeMissingClientCapability:
-			return resp, true, nil
-		}
-		return resp, false, nil
+	resp := s.makeResponse(req.ID, nil, err)
+	switch resp.Error.Code {
+	case jsonrpc.CodeMethodNotFound, jsonrpc.CodeMissingClientCapability:
+		return resp, true, nil
 	}
-	resp.Result = s.stampResult(req.Method, resp.Result)
 	return resp, false, nil
 }
 

@@ -1,7 +1,7 @@
 package mcp
 
 // Unit tests of the stateless era's byte-level helpers: the stamps every
-// result gets (stampResult), the tag every listen notification gets
+// result gets (statelessResponse, era_stateless_result_test.go), the tag every listen notification gets
 // (withSubscriptionMeta), the -32021 data (capabilityObject) and the
 // reading of a request's _meta.
 
@@ -16,50 +16,6 @@ import (
 	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
-
-func TestStampResult(t *testing.T) {
-	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
-	const info = `"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}`
-	const cache = `"ttlMs":0,"cacheScope":"private",`
-	for _, tc := range []struct {
-		name, method, in, want string
-	}{
-		{"empty", "tools/call", `{}`, `{"resultType":"complete","_meta":{` + info + `}}`},
-		{"empty, cacheable", "tools/list", `{}`, `{"resultType":"complete",` + cache + `"_meta":{` + info + `}}`},
-		{"empty with spaces", "tools/call", `{ }`, `{"resultType":"complete","_meta":{` + info + `} }`},
-		{"members", "tools/call", `{"content":[]}`, `{"resultType":"complete","_meta":{` + info + `},"content":[]}`},
-		{"members with spaces", "resources/read", "{ \"contents\" : [ ] ,\n \"x\":1 }", `{"resultType":"complete",` + cache + `"_meta":{` + info + "}, \"contents\" : [ ] ,\n \"x\":1 }"},
-		{"empty _meta", "tools/call", `{"_meta":{}}`, `{"resultType":"complete","_meta":{` + info + `}}`},
-		{"empty _meta with spaces", "tools/call", `{"_meta":{ } }`, `{"resultType":"complete","_meta":{` + info + ` } }`},
-		{"own _meta", "tools/call", `{"a":1,"_meta":{"k":"v"},"b":2}`, `{"resultType":"complete","a":1,"_meta":{` + info + `,"k":"v"},"b":2}`},
-		{"own _meta with spaces", "tools/call", `{ "_meta" : { "k" : 1 } }`, `{"resultType":"complete", "_meta" : {` + info + `, "k" : 1 } }`},
-		{"own serverInfo kept", "tools/call", `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"other","version":"2"}}}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"other","version":"2"}}}`},
-		{"_meta null kept, no second _meta", "tools/call", `{"_meta":null}`, `{"resultType":"complete","_meta":null}`},
-		{"_meta not an object kept", "tools/list", `{"_meta":"x","tools":[]}`, `{"resultType":"complete",` + cache + `"_meta":"x","tools":[]}`},
-		{"own resultType", "tools/call", `{"resultType":"task","task":{}}`, `{"_meta":{` + info + `},"resultType":"task","task":{}}`},
-		{"input_required: no cache stamps", "resources/read", `{"resultType":"input_required"}`, `{"_meta":{` + info + `},"resultType":"input_required"}`},
-		{"own complete: cache stamps", "resources/read", `{"resultType":"complete"}`, `{` + cache + `"_meta":{` + info + `},"resultType":"complete"}`},
-		{"own ttlMs kept", "tools/list", `{"ttlMs":5,"tools":[]}`, `{"resultType":"complete","cacheScope":"private","_meta":{` + info + `},"ttlMs":5,"tools":[]}`},
-		{"own cacheScope kept", "tools/list", `{"cacheScope":"public"}`, `{"resultType":"complete","ttlMs":0,"_meta":{` + info + `},"cacheScope":"public"}`},
-		{"leading space", "tools/call", ` {"a":1}`, `{"resultType":"complete","_meta":{` + info + `},"a":1}`},
-		{"trailing newline", "tools/call", "{\"a\":1}\n", `{"resultType":"complete","_meta":{` + info + "},\"a\":1}\n"},
-		{"escaped member names", "tools/call", `{"result\u0054ype":"complete","\u005fmeta":{}}`, `{"result\u0054ype":"complete","\u005fmeta":{` + info + `}}`},
-		{"not an object", "tools/call", `[]`, `[]`},
-		{"null", "tools/call", `null`, `null`},
-		{"empty input", "tools/call", ``, ``},
-		{"invalid", "tools/call", `{"a":`, `{"a":`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := string(s.stampResult(tc.method, json.RawMessage(tc.in)))
-			if got != tc.want {
-				t.Errorf("stampResult(%s, %q)\n\t%s\nwant\n\t%s", tc.method, tc.in, got, tc.want)
-			}
-			if tc.in != "" && json.Valid([]byte(tc.in)) && !json.Valid([]byte(got)) {
-				t.Errorf("stamping valid JSON gave invalid JSON: %s", got)
-			}
-		})
-	}
-}
 
 func TestWithSubscriptionMeta(t *testing.T) {
 	meta := []byte(`{"io.modelcontextprotocol/subscriptionId":7}`)
@@ -184,7 +140,7 @@ func FuzzModernMeta(f *testing.F) {
 		}
 		requestBinding("tools/call", params)
 		requestBinding("resources/read", params)
-		s.stampResult("tools/list", params)
+		s.statelessResponse(jsonrpc.Int64ID(1), "tools/list", json.RawMessage(params))
 		withSubscriptionMeta(params, []byte(`{"k":1}`))
 	})
 }

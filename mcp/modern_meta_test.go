@@ -106,43 +106,28 @@ func TestPlainMeta(t *testing.T) {
 	}
 }
 
-// TestStampedToolResultMatchesStampResult: a tools/call result encoded
-// behind the stamp is byte for byte what makeResponse and stampResult
-// make, and other results are left to them.
-func TestStampedToolResultMatchesStampResult(t *testing.T) {
+// TestToolResultHeadMatchesTyped: a tools/call result encoded by hand
+// with the stateless era's head is byte for byte what the encoding/json
+// path (appendTyped) makes.
+func TestToolResultHeadMatchesTyped(t *testing.T) {
 	s := NewServer(Implementation{Name: "s\"x", Version: "1", Title: "T"}, nil)
 	id := jsonrpc.Int64ID(3)
-	for _, res := range []*CallToolResult{
-		{Content: []Content{}},
-		{Content: []Content{&TextContent{Text: "hello, world"}}},
-		{Content: []Content{&TextContent{Text: "a\nb\u2028<>&"}, &TextContent{Text: ""}}, IsError: true},
-		{Content: []Content{&ImageContent{Data: "AQI=", MIMEType: "image/png"}, &TextContent{Text: "x", Annotations: &Annotations{Audience: []string{"user"}}}}},
-		{Content: []Content{&TextContent{Text: `{"a":1}`}}, StructuredContent: json.RawMessage(`{"a":1}`)},
-		{Content: []Content{}, StructuredContent: json.RawMessage(`{"a": "<b>"}`), IsError: true},
-	} {
-		got := s.stampedToolResult("tools/call", id, res)
-		if got == nil {
-			t.Fatalf("%+v: not stamped", res)
+	for _, method := range []string{"tools/call", "tools/list"} {
+		for _, res := range []*CallToolResult{
+			{Content: []Content{}},
+			{Content: []Content{&TextContent{Text: "hello, world"}}},
+			{Content: []Content{&TextContent{Text: "a\nb\u2028<>&"}, &TextContent{Text: ""}}, IsError: true},
+			{Content: []Content{&ImageContent{Data: "AQI=", MIMEType: "image/png"}, &TextContent{Text: "x", Annotations: &Annotations{Audience: []string{"user"}}}}},
+			{Content: []Content{&TextContent{Text: `{"a":1}`}}, StructuredContent: json.RawMessage(`{"a":1}`)},
+			{Content: []Content{}, StructuredContent: json.RawMessage(`{"a": "<b>"}`), IsError: true},
+			{Content: []Content{}, Meta: Meta{"k": json.RawMessage(`"v"`)}},
+		} {
+			got := s.statelessResponse(id, method, res)
+			want, err := headOf(s, method).appendTyped(nil, res)
+			if err != nil || got.Error != nil || !bytes.Equal(got.Result, want) || !got.KnownCompact() {
+				t.Errorf("%s %+v:\n\tgot  %s\n\twant %s", method, res, got.Result, want)
+			}
 		}
-		want := s.makeResponse(id, res, nil)
-		want.Result = s.stampResult("tools/call", want.Result)
-		if got.ID != want.ID || got.Error != nil || want.Error != nil || !bytes.Equal(got.Result, want.Result) || !got.KnownCompact() {
-			t.Errorf("%+v:\n\tgot  %s\n\twant %s", res, got.Result, want.Result)
-		}
-	}
-	for _, res := range []any{
-		(*CallToolResult)(nil),
-		&CallToolResult{},
-		&CallToolResult{Content: []Content{}, Meta: Meta{"k": json.RawMessage(`"v"`)}},
-		&ListToolsResult{},
-		json.RawMessage(`{}`),
-	} {
-		if got := s.stampedToolResult("tools/call", id, res); got != nil {
-			t.Errorf("%#v: stamped as %s", res, got.Result)
-		}
-	}
-	if got := s.stampedToolResult("tools/list", id, &CallToolResult{Content: []Content{}}); got != nil {
-		t.Errorf("a cacheable method's result was stamped as %s", got.Result)
 	}
 }
 
@@ -374,39 +359,23 @@ func TestParseNestingLimit(t *testing.T) {
 	}
 }
 
-// TestStampedPromptResultMatchesStampResult: a prompts/get result encoded
-// behind the stamp is byte for byte what makeResponse and stampResult
-// make, and other results are left to them.
-func TestStampedPromptResultMatchesStampResult(t *testing.T) {
+// TestPromptResultHeadMatchesTyped: a prompts/get result encoded by hand
+// with the stateless era's head is byte for byte what the encoding/json
+// path (appendTyped) makes.
+func TestPromptResultHeadMatchesTyped(t *testing.T) {
 	s := NewServer(Implementation{Name: "s\"x", Version: "1", Title: "T"}, nil)
 	id := jsonrpc.Int64ID(3)
 	for _, res := range []*GetPromptResult{
 		{Messages: []*PromptMessage{}},
 		{Description: "Reviews <code> & \"more\"", Messages: []*PromptMessage{{Role: RoleUser, Content: &TextContent{Text: "review this:\n\tfunc f() {}\u2028"}}}},
 		{Messages: []*PromptMessage{{Role: RoleUser, Content: &TextContent{Text: "a"}}, {Role: RoleAssistant, Content: &TextContent{Text: ""}}}},
+		{Messages: []*PromptMessage{}, Meta: Meta{"k": json.RawMessage(`"v"`)}},
+		{Messages: []*PromptMessage{{Role: RoleUser, Content: &ImageContent{Data: "AQI=", MIMEType: "image/png"}}}},
 	} {
-		got := s.stampedPromptResult("prompts/get", id, res)
-		if got == nil {
-			t.Fatalf("%+v: not stamped", res)
+		got := s.statelessResponse(id, "prompts/get", res)
+		want, err := headOf(s, "prompts/get").appendTyped(nil, res)
+		if err != nil || got.Error != nil || !bytes.Equal(got.Result, want) || !got.KnownCompact() {
+			t.Errorf("%+v:\n\tgot  %s\n\twant %s", res, got.Result, want)
 		}
-		want := s.makeResponse(id, res, nil)
-		want.Result = s.stampResult("prompts/get", want.Result)
-		if got.ID != want.ID || got.Error != nil || want.Error != nil || !bytes.Equal(got.Result, want.Result) || !got.KnownCompact() {
-			t.Errorf("%+v:\n\tgot  %s\n\twant %s", res, got.Result, want.Result)
-		}
-	}
-	for _, res := range []any{
-		(*GetPromptResult)(nil),
-		&GetPromptResult{},
-		&GetPromptResult{Messages: []*PromptMessage{}, Meta: Meta{"k": json.RawMessage(`"v"`)}},
-		&GetPromptResult{Messages: []*PromptMessage{{Role: RoleUser, Content: &ImageContent{Data: "AQI=", MIMEType: "image/png"}}}},
-		&CallToolResult{Content: []Content{}},
-	} {
-		if got := s.stampedPromptResult("prompts/get", id, res); got != nil {
-			t.Errorf("%#v: stamped as %s", res, got.Result)
-		}
-	}
-	if got := s.stampedPromptResult("tools/call", id, &GetPromptResult{Messages: []*PromptMessage{}}); got != nil {
-		t.Errorf("another method's result was stamped as %s", got.Result)
 	}
 }

@@ -13,23 +13,15 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// outEncoder encodes a typed tool's output, whose JSON is sent twice (as
-// structuredContent and as the text of a text content,
-// https://modelcontextprotocol.io/specification/2025-11-25/server/tools#structured-content),
-// without encoding/json's per-value reflection: the work of walking the
-// type is done once, when the tool is added. It takes only types it writes
-// exactly as json.Marshal does (structs of plainly named fields, strings,
-// booleans, numbers, slices, maps with string keys, pointers) and declines
-// anything else when it is built (nil) or, for a value json.Marshal
-// refuses (a NaN or infinite float), when it runs; the caller then uses
-// encoding/json, so that output and errors never differ.
+// outEncoder encodes a typed tool's output
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#structured-content)
+// from an encoder compiled once per type, byte for byte as json.Marshal
+// does. It is nil for a type it does not write exactly as encoding/json,
+// and encode declines a value json.Marshal refuses; the caller then uses
+// encoding/json.
 type outEncoder struct {
-	fn encodeFn
-	// size is the length of the last output: the next one's first
-	// capacity is an eighth more, since a tool's outputs are usually of
-	// about one size (a byte more than the last would otherwise cost a
-	// copy into a buffer twice as large).
-	size atomic.Int64
+	fn   encodeFn
+	size atomic.Int64 // the last output's length; the next gets an eighth more
 }
 
 // encodeFn appends v's JSON to b, or reports false.

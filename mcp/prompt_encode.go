@@ -2,22 +2,18 @@ package mcp
 
 import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // appendFast encodes a prompts/get result of the usual shape (no _meta,
-// messages of plain text content) by hand, as CallToolResult.MarshalJSON
-// does for tools/call: encoding/json would reflect over the result and
-// compact each content's MarshalJSON output again. The bytes are those
-// json.Marshal writes; ok is false for any other shape, which is left to
-// encoding/json
+// messages of plain text content) by hand, with the head h (nil for
+// none), as json.Marshal would; ok is false for any other shape
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
-func (r *GetPromptResult) appendFast() (raw []byte, ok bool) {
+func (r *GetPromptResult) appendFast(h *resultHead) (raw []byte, ok bool) {
 	size, ok := r.fastSize()
 	if !ok {
 		return nil, false
 	}
-	return r.appendFastTo(make([]byte, 0, size)), true
+	return r.appendFastTo(make([]byte, 0, h.size()+size), h), true
 }
 
 // fastSize is room for the result's JSON with some escapes, or false for
@@ -40,9 +36,10 @@ func (r *GetPromptResult) fastSize() (int, bool) {
 	return size, true
 }
 
-// appendFastTo appends the JSON of a result whose fastSize is ok to b.
-func (r *GetPromptResult) appendFastTo(b []byte) []byte {
-	b = append(b, '{')
+// appendFastTo appends the JSON of a result whose fastSize is ok, with
+// the head h (nil for none), to b.
+func (r *GetPromptResult) appendFastTo(b []byte, h *resultHead) []byte {
+	b = h.start(b)
 	if r.Description != "" {
 		b = append(b, `"description":`...)
 		b = jsonenc.AppendString(b, r.Description)
@@ -60,30 +57,4 @@ func (r *GetPromptResult) appendFastTo(b []byte) []byte {
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
-}
-
-// stampedPromptResult is makeResponse followed by stampResult for a
-// prompts/get result appendFast encodes, written once, straight after the
-// stamp: the result names no resultType or _meta of its own, and
-// prompts/get takes no cache hint, so the stamp is a prefix
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
-// It returns nil for every other result.
-func (s *Server) stampedPromptResult(method string, id jsonrpc.ID, result any) *jsonrpc.Response {
-	r, ok := result.(*GetPromptResult)
-	if !ok || r == nil || method != "prompts/get" {
-		return nil
-	}
-	size, ok := r.fastSize()
-	if !ok {
-		return nil
-	}
-	info := s.serverInfoMember()
-	out := append(make([]byte, 0, len(stampPrefix)+len(info)+1+size), stampPrefix...)
-	out = append(append(out, info...), '}')
-	n := len(out)
-	out = r.appendFastTo(out)
-	// The stamp opened the object: the result's own '{' (it always has
-	// messages) becomes the comma after the stamp.
-	out[n] = ','
-	return jsonrpc.NewCompactResult(id, out)
 }

@@ -45,7 +45,7 @@ func TestGetPromptResultAppendFast(t *testing.T) {
 		{"nil content", &GetPromptResult{Messages: []*PromptMessage{{Role: RoleUser}}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := c.r.appendFast()
+			got, ok := c.r.appendFast(nil)
 			if ok != c.ok {
 				t.Fatalf("ok = %v, want %v", ok, c.ok)
 			}

@@ -2,22 +2,14 @@ package mcp
 
 import (
 	"encoding/base64"
-	"strconv"
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// A resource may be megabytes of text or base64 (written straight from
-// ResourceContents.BlobData's bytes when it is set), which encoding/json would
-// copy four times over (the contents' MarshalJSON, its re-compaction, the
-// result's buffer and the copy Marshal returns), and the stateless era's
-// stamp once more. A resources/read result of the usual shape (no _meta
-// anywhere) is therefore encoded by hand, into one buffer of the exact
-// size, with the stamp written first where one is due; a long text is
-// escaped once, into a pooled buffer, and copied in (see bigText). The bytes are those
-// json.Marshal (and stampResult) write
+// A resources/read result of the usual shape (no _meta anywhere) is
+// encoded by hand, into one buffer of the exact size; docs/design.md
+// ("Result encoding") says why. The bytes are those json.Marshal writes
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
 
 // fastShape reports whether the hand-written encoder takes the result:
@@ -142,41 +134,14 @@ func (r *ReadResourceResult) appendMembers(b []byte, pre []byte) []byte {
 	return append(b, "]}"...)
 }
 
-// appendFast returns the result's JSON, or false for a shape it leaves to
-// encoding/json; c is the server's text cache (nil for none).
-func (r *ReadResourceResult) appendFast(c *textCache) (raw []byte, ok bool) {
+// appendFast returns the result's JSON with the head h (nil for none), or
+// false for a shape it leaves to encoding/json; c is the server's text
+// cache (nil for none).
+func (r *ReadResourceResult) appendFast(c *textCache, h *resultHead) (raw []byte, ok bool) {
 	if !r.fastShape() {
 		return nil, false
 	}
 	pre := r.preEncode(c)
 	defer pre.release()
-	return r.appendMembers(append(make([]byte, 0, r.fastSize(pre.b)), '{'), pre.b), true
-}
-
-// stampedReadResult is makeResponse followed by stampResult for a
-// resources/read result appendFast encodes: the stamp (resultType, the
-// cache hint, the server's identity in _meta) is written first and the
-// result straight after it. It returns nil for every other result.
-func (s *Server) stampedReadResult(method string, id jsonrpc.ID, result any) *jsonrpc.Response {
-	r, ok := result.(*ReadResourceResult)
-	if !ok || r == nil || method != "resources/read" {
-		return nil
-	}
-	if !r.fastShape() {
-		return nil
-	}
-	pre := r.preEncode(&s.texts)
-	defer pre.release()
-	size := r.fastSize(pre.b)
-	hint := s.cacheHint(method)
-	info := s.serverInfoMember()
-	out := make([]byte, 0, size+len(info)+96+len(hint.Scope))
-	out = append(out, `{"resultType":"complete","ttlMs":`...)
-	out = strconv.AppendInt(out, hint.TTL.Milliseconds(), 10)
-	out = append(out, `,"cacheScope":`...)
-	out = jsonenc.AppendString(out, string(hint.Scope))
-	out = append(out, `,"_meta":{`...)
-	out = append(out, info...)
-	out = append(out, "},"...)
-	return jsonrpc.NewCompactResult(id, r.appendMembers(out, pre.b))
+	return r.appendMembers(h.start(make([]byte, 0, h.size()+r.fastSize(pre.b))), pre.b), true
 }

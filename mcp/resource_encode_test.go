@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // The hand-written resources/read encoder knows every field it writes.
@@ -59,7 +58,7 @@ func TestReadResourceAppendFast(t *testing.T) {
 		{"nil element", &ReadResourceResult{Contents: []*ResourceContents{nil}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := c.r.appendFast(nil)
+			got, ok := c.r.appendFast(nil, nil)
 			if ok != c.ok {
 				t.Fatalf("ok = %v, want %v", ok, c.ok)
 			}
@@ -86,9 +85,9 @@ func TestReadResourceAppendFastPoolNotShared(t *testing.T) {
 	a := &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:a", Text: strings.Repeat("a\"<", 10_000)}}}
 	b := &ReadResourceResult{Contents: []*ResourceContents{{URI: "x:b", Text: strings.Repeat("b\n&", 10_000)}}}
 	want, _ := json.Marshal(a)
-	got, _ := a.appendFast(nil)
+	got, _ := a.appendFast(nil, nil)
 	for range 3 {
-		b.appendFast(nil)
+		b.appendFast(nil, nil)
 	}
 	if string(got) != string(want) {
 		t.Fatalf("a read's bytes changed after the next reads: %.100s", got)
@@ -103,7 +102,7 @@ func TestReadResourceAppendFastPoolNotShared(t *testing.T) {
 func TestReadResourceAppendFastAllocs(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big", MIMEType: "text/plain", Text: strings.Repeat("abc\"\n", 200_000)}}}
-	n := testing.AllocsPerRun(10, func() { r.appendFast(nil) })
+	n := testing.AllocsPerRun(10, func() { r.appendFast(nil, nil) })
 	if n != 1 && !(raceEnabled && n <= 2) {
 		t.Errorf("%v allocations, want 1", n)
 	}
@@ -118,7 +117,7 @@ func TestReadResourceBlobDataAllocs(t *testing.T) {
 	}
 	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big.bin", MIMEType: "application/octet-stream", BlobData: data}}}
 	var raw []byte
-	if n := testing.AllocsPerRun(10, func() { raw, _ = r.appendFast(nil) }); n != 1 {
+	if n := testing.AllocsPerRun(10, func() { raw, _ = r.appendFast(nil, nil) }); n != 1 {
 		t.Errorf("%v allocations, want 1", n)
 	}
 	var back struct {
@@ -131,9 +130,10 @@ func TestReadResourceBlobDataAllocs(t *testing.T) {
 	}
 }
 
-// In the stateless era the stamp is written before the result, giving
-// what makeResponse followed by stampResult gives, cache hint included.
-func TestStampedReadResultMatchesStampResult(t *testing.T) {
+// In the stateless era the head is written as the result opens: the hand
+// encoder gives what the encoding/json path (appendTyped) gives, cache
+// hint included.
+func TestReadResultHeadMatchesTyped(t *testing.T) {
 	for _, hint := range []*CacheHint{nil, {TTL: 90 * time.Second, Scope: CachePublic}} {
 		opts := &ServerOptions{}
 		if hint != nil {
@@ -148,20 +148,14 @@ func TestStampedReadResultMatchesStampResult(t *testing.T) {
 			{Contents: []*ResourceContents{{URI: "x:d", BlobData: []byte{0, 1, 2, 0xff}}}},
 			{Contents: []*ResourceContents{}},
 		} {
-			got := s.stampedReadResult("resources/read", jsonrpc.Int64ID(3), r)
-			if got == nil {
-				t.Fatal("stampedReadResult declined a result of the usual shape")
+			got, ok := r.appendFast(&s.texts, headOf(s, "resources/read"))
+			if !ok {
+				t.Fatal("appendFast declined a result of the usual shape")
 			}
-			want := s.stampResult("resources/read", s.makeResponse(jsonrpc.Int64ID(3), r, nil).Result)
-			if string(got.Result) != string(want) {
-				t.Errorf("stamped\n%s\nwant\n%s", got.Result, want)
+			want, err := headOf(s, "resources/read").appendTyped(nil, r)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("appendFast\n%s\nappendTyped\n%s (%v)", got, want, err)
 			}
-		}
-		if s.stampedReadResult("resources/read", jsonrpc.Int64ID(3), &ReadResourceResult{Meta: Meta{"k": json.RawMessage(`1`)}, Contents: []*ResourceContents{}}) != nil {
-			t.Error("a result with _meta was not left to stampResult")
-		}
-		if s.stampedReadResult("tools/call", jsonrpc.Int64ID(3), &ReadResourceResult{Contents: []*ResourceContents{}}) != nil {
-			t.Error("stamped a result of another method")
 		}
 	}
 }

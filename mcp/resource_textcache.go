@@ -7,23 +7,14 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// A server of embedded or preloaded files returns the same long string
-// from its resource handler on every read, and escaping it for JSON is
-// then most of what a resources/read costs
+// A textCache keeps the JSON-escaped form of the long strings resource
+// handlers return again and again, up to
+// ServerOptions.ResourceTextCacheBytes, so that a resources/read copies it
+// instead of escaping it
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
-// textCache keeps the escaped form of such strings, up to
-// ServerOptions.ResourceTextCacheBytes, so that a read copies it instead.
-//
-// A string is known by where its bytes are and how long it is. Go strings
-// are immutable, and an entry holds its string, so while the entry lives
-// no other string can start at the same address with the same length and
-// other bytes. A string is admitted the second time it is seen: seen
-// records where the strings read once were, without holding them, so a
-// handler that builds a new string per read (a file read per request)
-// never costs the cache a copy or keeps its strings alive. If the memory
-// of a string seen once is reused for another string of the same length,
-// that one is admitted on its first repeat instead of its second: the
-// cache is never wrong, only early.
+// A string is known by its address and length, and admitted the second
+// time it is seen; docs/design.md ("Result encoding") says why that is
+// safe.
 type textCache struct {
 	// limit is ServerOptions.ResourceTextCacheBytes, set once in
 	// NewServer: negative keeps nothing.

@@ -159,11 +159,11 @@ func TestResourceTextCacheReads(t *testing.T) {
 func TestReadResourceCachedAllocs(t *testing.T) {
 	r := &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///big", Text: strings.Repeat("abc\"\n", 200_000)}}}
 	c := textCache{limit: 1 << 30}
-	want, _ := r.appendFast(nil)
-	r.appendFast(&c)
-	r.appendFast(&c)
+	want, _ := r.appendFast(nil, nil)
+	r.appendFast(&c, nil)
+	r.appendFast(&c, nil)
 	var got []byte
-	if n := testing.AllocsPerRun(10, func() { got, _ = r.appendFast(&c) }); n != 1 {
+	if n := testing.AllocsPerRun(10, func() { got, _ = r.appendFast(&c, nil) }); n != 1 {
 		t.Errorf("%v allocations, want 1", n)
 	}
 	if string(got) != string(want) {

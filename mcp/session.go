@@ -625,7 +625,7 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 	if raw, ok := result.(json.RawMessage); ok {
 		return &jsonrpc.Response{ID: id, Result: raw}
 	}
-	if raw := s.cachedListEncoding("", result, false); raw != nil {
+	if raw := cachedListEncoding(result); raw != nil {
 		return jsonrpc.NewCompactResult(id, raw) // list.go
 	}
 	var raw []byte
@@ -639,11 +639,11 @@ func (s *Server) makeResponse(id jsonrpc.ID, result any, err error) (resp *jsonr
 		}
 	case *ReadResourceResult:
 		if r != nil {
-			raw, fast = r.appendFast(&s.texts) // resource_encode.go
+			raw, fast = r.appendFast(&s.texts, nil) // resource_encode.go
 		}
 	case *GetPromptResult:
 		if r != nil {
-			raw, fast = r.appendFast() // prompt_encode.go
+			raw, fast = r.appendFast(nil) // prompt_encode.go
 		}
 	}
 	if !fast {
