@@ -41,35 +41,23 @@ var (
 	sessionVersions   = []string{Version20251125, Version20250618, Version20250326, Version20241105}
 )
 
-// StatelessVersions returns the stateless-era versions mcpkit serves, newest
-// first
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
-// The slice is a fresh copy.
-func StatelessVersions() []string { return slices.Clone(statelessVersions) }
-
-// ServedVersions returns every version mcpkit serves in either era, newest
-// first: what server/discover reports in supportedVersions and what an
-// UnsupportedProtocolVersion error lists
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
-// The slice is a fresh copy.
-func ServedVersions() []string { return slices.Clone(servedVersions) }
-
-// IsStatelessVersion reports whether v is one of [StatelessVersions].
-func IsStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
-
 // SupportedVersions returns the session-era versions, newest first
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation):
 // those initialize negotiates. The slice is a fresh copy.
 func SupportedVersions() []string { return slices.Clone(sessionVersions) }
 
-// IsSupportedVersion reports whether v is one of [SupportedVersions].
-func IsSupportedVersion(v string) bool { return slices.Contains(sessionVersions, v) }
+// isStatelessVersion reports whether v is a stateless-era version mcpkit
+// serves.
+func isStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
 
-// NegotiateVersion returns the version a server answers to a client that
+// isSessionVersion reports whether v is one of SupportedVersions.
+func isSessionVersion(v string) bool { return slices.Contains(sessionVersions, v) }
+
+// negotiateVersion returns the version a server answers to a client that
 // asked for requested: the same version when it is supported, otherwise
-// [LatestVersion].
-func NegotiateVersion(requested string) string {
-	if IsSupportedVersion(requested) {
+// LatestVersion.
+func negotiateVersion(requested string) string {
+	if isSessionVersion(requested) {
 		return requested
 	}
 	return LatestVersion

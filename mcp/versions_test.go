@@ -8,32 +8,40 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// TestVersionListsAreCopies: the version lists are handed out as fresh
-// copies, so a caller that changes one changes nothing mcpkit negotiates.
-func TestVersionListsAreCopies(t *testing.T) {
+// TestSupportedVersionsIsACopy: SupportedVersions is handed out as a
+// fresh copy, so a caller that changes it changes nothing mcpkit
+// negotiates.
+func TestSupportedVersionsIsACopy(t *testing.T) {
+	want := []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+	got := mcp.SupportedVersions()
+	if !slices.Equal(got, want) {
+		t.Fatalf("SupportedVersions() = %v, want %v", got, want)
+	}
+	got[0] = "1999-01-01"
+	if again := mcp.SupportedVersions(); !slices.Equal(again, want) {
+		t.Errorf("after changing its result, SupportedVersions() = %v, want %v", again, want)
+	}
+}
+
+// TestVersionEra: each version mcpkit serves has its era; any other has
+// none.
+func TestVersionEra(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		list func() []string
-		want []string
+		v   string
+		era mcp.ProtocolEra
+		ok  bool
 	}{
-		{"StatelessVersions", mcp.StatelessVersions, []string{"2026-07-28"}},
-		{"SupportedVersions", mcp.SupportedVersions, []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}},
-		{"ServedVersions", mcp.ServedVersions, []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}},
+		{"2026-07-28", mcp.EraStateless, true},
+		{"2025-11-25", mcp.EraSession, true},
+		{"2025-06-18", mcp.EraSession, true},
+		{"2025-03-26", mcp.EraSession, true},
+		{"2024-11-05", mcp.EraSession, true},
+		{"1999-01-01", mcp.EraAuto, false},
+		{"", mcp.EraAuto, false},
 	} {
-		got := tc.list()
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%s() = %v, want %v", tc.name, got, tc.want)
+		if era, ok := mcp.VersionEra(tc.v); era != tc.era || ok != tc.ok {
+			t.Errorf("VersionEra(%q) = %v, %t; want %v, %t", tc.v, era, ok, tc.era, tc.ok)
 		}
-		got[0] = "1999-01-01"
-		if again := tc.list(); !slices.Equal(again, tc.want) {
-			t.Errorf("after changing its result, %s() = %v, want %v", tc.name, again, tc.want)
-		}
-	}
-	if !mcp.IsStatelessVersion("2026-07-28") || mcp.IsStatelessVersion("2025-11-25") {
-		t.Error("IsStatelessVersion does not follow StatelessVersions")
-	}
-	if !mcp.IsSupportedVersion("2024-11-05") || mcp.IsSupportedVersion("2026-07-28") || mcp.IsSupportedVersion("1999-01-01") {
-		t.Error("IsSupportedVersion does not follow SupportedVersions")
 	}
 }
 

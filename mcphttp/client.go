@@ -293,7 +293,7 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 	isInitialized := false
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		if version, ok := mcpPort.StatelessProtocolVersion(m); ok {
+		if version, ok := mcp.StatelessVersionOf(m); ok {
 			return c.writeModern(ctx, m, version, frame) // client_modern.go
 		}
 		reqID, method = m.ID, m.Method

@@ -87,7 +87,7 @@ func checkVersion(h http.Header) *jsonrpc.Error {
 	if !ok {
 		return nil
 	}
-	if len(vals) == 1 && mcp.IsSupportedVersion(vals[0]) {
+	if len(vals) == 1 && isSessionVersion(vals[0]) {
 		return nil
 	}
 	return errUnsupportedVersion(strings.Join(vals, ", "))
@@ -106,4 +106,24 @@ func headerValue(h http.Header, canonicalKey string) string {
 		return v[0]
 	}
 	return ""
+}
+
+// isSessionVersion reports whether v is a session-era version mcp serves.
+func isSessionVersion(v string) bool {
+	era, ok := mcp.VersionEra(v)
+	return ok && era == mcp.EraSession
+}
+
+// isStatelessVersion reports whether v is a stateless-era version mcp
+// serves.
+func isStatelessVersion(v string) bool {
+	era, ok := mcp.VersionEra(v)
+	return ok && era == mcp.EraStateless
+}
+
+// isStatelessMessage reports whether msg's params._meta names a protocol
+// version: the message belongs to the stateless era.
+func isStatelessMessage(msg jsonrpc.Message) bool {
+	_, ok := mcp.StatelessVersionOf(msg)
+	return ok
 }

@@ -108,7 +108,7 @@ func newReplyServer(t *testing.T, store mcp.SessionStore, tl *replyTools) *mcp.S
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "unblocked"}}}, nil
 	}))
 	must(t, s.AddTool(&mcp.Tool{Name: "reconnect", Description: "reconnect"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
-		mcpPort.CloseStream(req.Extra)()
+		req.Extra.CloseStream()
 		tl.started <- struct{}{}
 		<-tl.gate
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "reconnected"}}}, nil

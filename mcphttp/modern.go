@@ -3,12 +3,10 @@ package mcphttp
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -39,9 +37,9 @@ func (h *Handler) modernOf(r *http.Request, msg jsonrpc.Message) (v metaVersion,
 		}
 		// initialize selects the session era whatever the header says
 		// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
-		return v, m.Method != "initialize" && h.sessionless(r) && mcp.IsStatelessVersion(headerVersion(r.Header))
+		return v, m.Method != "initialize" && h.sessionless(r) && isStatelessVersion(headerVersion(r.Header))
 	case *jsonrpc.Notification:
-		return v, h.sessionless(r) && (mcp.IsStatelessRequest(m.Params) || mcp.IsStatelessVersion(headerVersion(r.Header)))
+		return v, h.sessionless(r) && (isStatelessMessage(m) || isStatelessVersion(headerVersion(r.Header)))
 	}
 	return v, false
 }
@@ -55,7 +53,7 @@ type metaVersion struct {
 	call    toolCall
 }
 
-// scanModern is mcpPort.StatelessProtocolVersion(req) (the first _meta
+// scanModern is mcp.StatelessVersionOf(req) (the first _meta
 // member that is an object, its first protocol version member), reading
 // the members of tools/call params that the header checks need (toolCall)
 // in the same look. It reads the members of params jsonrpc.Decode noted
@@ -108,9 +106,9 @@ func scanModern(req *jsonrpc.Request) (v metaVersion) {
 	return v
 }
 
-// servedVersions is mcp.ServedVersions, copied once rather than per
-// request.
-var servedVersions = mcp.ServedVersions()
+// servedVersions is every version the server serves, newest first, as an
+// unsupported version's error lists them.
+var servedVersions = append([]string{mcp.Version20260728}, mcp.SupportedVersions()...)
 
 // versionString is jsonscan.StringValue(raw) (empty if raw is not a
 // string), without a copy for the versions served.
@@ -215,7 +213,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation),
 	// or when the handler is closed.
 	var st *stream
-	var related bridge.Writer = jsonModeWriter{}
+	var related mcp.Writer = jsonModeWriter{}
 	mr := &modernCall{}
 	extra := &mr.extra
 	if streaming {
@@ -254,15 +252,12 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	if streaming {
 		st.openInline(w, r)
 	}
-	resp, refused, err := h.dispatchModern(ctx, e, srv, req, related, extra)
+	resp, refused := h.dispatchModern(ctx, e, srv, req, related, extra)
 	if e != nil {
 		h.reg.finishRequest(e, req.ID)
 	}
 	status = http.StatusOK
-	switch {
-	case errors.Is(err, bridge.ErrDuplicateRequestID):
-		status, resp = http.StatusConflict, jsonrpc.NewErrorResponse(req.ID, errDuplicateID(req.ID))
-	case resp != nil:
+	if resp != nil {
 		status = modernStatus(resp, refused)
 	}
 	if !streaming {
@@ -287,15 +282,15 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 
 // dispatchModern serves req on session e when there is one, and on no
 // session of srv otherwise (or when e has just ended).
-func (h *Handler) dispatchModern(ctx context.Context, e *entry, srv *mcp.Server, req *jsonrpc.Request, related bridge.Writer, extra *mcp.RequestExtra) (*jsonrpc.Response, bool, error) {
+func (h *Handler) dispatchModern(ctx context.Context, e *entry, srv *mcp.Server, req *jsonrpc.Request, related mcp.Writer, extra *mcp.RequestExtra) (*jsonrpc.Response, bool) {
 	if e != nil {
-		resp, refused, err := mcpPort.HandleStatelessRequest(e.ss, ctx, req, related, extra)
-		if !errors.Is(err, mcp.ErrSessionClosed) {
-			return resp, refused, err
+		resp, refused, err := e.host().ServeStateless(ctx, e.ss, req, related, extra)
+		if err == nil { // else mcp.ErrSessionClosed
+			return resp, refused
 		}
 	}
-	resp, refused := mcpPort.ServeStatelessRequest(srv, ctx, req, related, extra)
-	return resp, refused, nil
+	resp, refused, _ := srv.Host().ServeStateless(ctx, nil, req, related, extra)
+	return resp, refused
 }
 
 // modernStatus is the HTTP status of a 2026-07-28 response: 404 for an

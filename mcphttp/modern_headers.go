@@ -52,7 +52,7 @@ func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v me
 		return headerMismatch(&httpmeta.Error{Field: fieldProtocolVersion,
 			Reason: "value " + quoteValue(v) + " does not match body value " + quoteValue(version)})
 	}
-	if !mcp.IsStatelessVersion(version) {
+	if !isStatelessVersion(version) {
 		return nil
 	}
 	value, present, err = httpmeta.FieldValue(httpmeta.HeaderMethod, r.Header[httpmeta.HeaderMethod])
@@ -111,8 +111,12 @@ func (h *Handler) checkParamHeaders(header http.Header, call toolCall, srv *mcp.
 		s, _ := jsonscan.StringValue(call.name)
 		name = []byte(s)
 	}
-	schema, ok := mcpPort.ToolInputSchema(srv, string(name))
-	if !ok || !containsSplit(schema, `"`, annotationTail) {
+	tool, ok := srv.Host().Tool(string(name))
+	if !ok {
+		return nil
+	}
+	schema := tool.InputSchema
+	if !containsSplit(schema, `"`, annotationTail) {
 		return nil
 	}
 	ps, err := h.params.of(name, schema)

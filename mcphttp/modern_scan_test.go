@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // FuzzScanModern: scanModern finds the version the bridge's StatelessProtocolVersion
@@ -28,7 +29,7 @@ func FuzzScanModern(f *testing.F) {
 	f.Fuzz(func(t *testing.T, params []byte) {
 		req := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: params}
 		v := scanModern(req)
-		version, present := mcpPort.StatelessProtocolVersion(req)
+		version, present := mcp.StatelessVersionOf(req)
 		if v.version != version || v.present != present {
 			t.Fatalf("scanModern(%q) = %q, %v; StatelessProtocolVersion %q, %v", params, v.version, v.present, version, present)
 		}
@@ -38,7 +39,7 @@ func FuzzScanModern(f *testing.F) {
 		if msg, _, err := jsonrpc.Decode(frame); err == nil {
 			if decoded, ok := msg.(*jsonrpc.Request); ok && bytes.Equal(decoded.Params, params) {
 				got := scanModern(decoded)
-				dv, dp := mcpPort.StatelessProtocolVersion(decoded)
+				dv, dp := mcp.StatelessVersionOf(decoded)
 				if got.version != v.version || got.present != v.present || dv != version || dp != present ||
 					!bytes.Equal(got.call.name, v.call.name) || !bytes.Equal(got.call.args, v.call.args) {
 					t.Fatalf("decoded %q: scanModern = %+v, StatelessProtocolVersion %q, %v; want %+v, %q, %v", params, got, dv, dp, v, version, present)

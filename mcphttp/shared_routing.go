@@ -60,8 +60,8 @@ func (h *Handler) startRouting() {
 // routeServer subscribes h to srv's Bus, once per Bus, when srv's
 // SessionStore is shared and it has a Bus.
 func (h *Handler) routeServer(srv *mcp.Server) {
-	bus := srv.Bus()
-	if bus == nil || !srv.SessionStore().Shared() {
+	bus := srv.Host().Bus
+	if bus == nil || !srv.Host().Store.Shared() {
 		return
 	}
 	if t := reflect.TypeOf(bus); !t.Comparable() {
@@ -128,7 +128,7 @@ func (h *Handler) routeNotification(ctx context.Context, e *entry, m *jsonrpc.No
 }
 
 func (h *Handler) publishRouted(ctx context.Context, e *entry, m jsonrpc.Message) error {
-	bus := e.ss.Server().Bus()
+	bus := e.host().Bus
 	if bus == nil {
 		return nil
 	}
@@ -198,10 +198,10 @@ func (h *Handler) receiveRouted(b []byte) {
 	ctx := context.WithoutCancel(h.closed)
 	switch x := msg.(type) {
 	case *jsonrpc.Response:
-		mcpPort.HandleResponse(e.ss, ctx, x)
+		e.host().Deliver(ctx, e.ss, x, nil)
 	case *jsonrpc.Notification:
 		if x.Method == "notifications/cancelled" {
-			mcpPort.HandleNotification(e.ss, ctx, x, nil)
+			e.host().Deliver(ctx, e.ss, x, nil)
 		}
 	}
 }

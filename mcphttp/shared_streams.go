@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/broadcast"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -105,7 +105,7 @@ func (st *stream) appendEndLocked(ctx context.Context) {
 // key was stored already. st.mu is held.
 func (st *stream) appendStored(ctx context.Context, id string, data []byte) (appended bool, err error) {
 	if st.num == 0 {
-		if key := bridge.BroadcastKey(ctx); key != "" {
+		if key := broadcast.Key(ctx); key != "" {
 			if once, ok := st.store.(EventOnceAppender); ok {
 				return once.AppendOnce(ctx, st.session, st.streamID(), id, key, data)
 			}
@@ -287,7 +287,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 			quiet = true
 			// The session may have ended on another replica; an open
 			// stream also keeps it from idling out in the store.
-			if _, err := h.touch(ctx, e.ss.Server().SessionStore(), e.owner, e.id); errors.Is(err, mcp.ErrSessionNotFound) {
+			if _, err := h.touch(ctx, e.host().Store, e.owner, e.id); errors.Is(err, mcp.ErrSessionNotFound) {
 				return
 			}
 			continue

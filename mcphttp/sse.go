@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/broadcast"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -37,7 +37,7 @@ var (
 )
 
 // stream is one SSE stream: a POST's reply stream or a session's standalone
-// GET stream. It implements bridge.Writer.
+// GET stream. It implements mcp.Writer.
 type stream struct {
 	h       *Handler
 	session string     // "" in stateless mode
@@ -446,7 +446,7 @@ func (st *stream) detach(att *attachment) bool {
 	return true
 }
 
-// WriteMessage implements bridge.Writer: it queues msg as the stream's
+// WriteMessage implements mcp.Writer: it queues msg as the stream's
 // next event, keeping it in the EventStore first when there is one, and
 // returns without waiting for the client.
 func (st *stream) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
@@ -491,7 +491,7 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 	var qf qframe
 	var data, frame []byte
 	var err error
-	sh := bridge.SharedOf(ctx, msg)
+	sh := broadcast.SharedOf(ctx, msg)
 	switch {
 	case sh != nil && st.store != nil:
 		data, err = sh.Encoded(0, encodeJSON)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -34,7 +33,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	// Ephemeral: the session ends with this request, so the server offers
 	// no tasks owned by it, which no later request could reach (unless
 	// TaskOptions.Owner names an owner that outlives sessions).
-	opts := bridge.SessionOptions{Ephemeral: true}
+	opts := mcp.SessionOptions{Ephemeral: true}
 	if req.Method != "initialize" {
 		opts.Preinitialized = true
 		opts.ProtocolVersion = headerVersion(r.Header)
@@ -44,13 +43,14 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 		h.refuse(w, r, status, req.ID, rerr)
 		return
 	}
-	ss := mcpPort.NewSession(srv, opts)
+	host := srv.Host()
+	ss := host.NewSession(opts)
 	stop := context.AfterFunc(h.closed, func() { _ = ss.Close() })
 	ctx := context.WithoutCancel(r.Context())
 	info, _ := h.authOf(r)
 	extra := &mcp.RequestExtra{Header: r.Header, Auth: info}
 	if h.opts.JSONResponse {
-		resp, err := mcpPort.HandleRequest(ss, ctx, req, jsonModeWriter{}, extra)
+		resp, err := host.HandleRequest(ctx, ss, req, jsonModeWriter{}, extra)
 		stop()
 		_ = ss.Close()
 		h.writeJSONReply(w, r, req.ID, resp, err)
@@ -60,10 +60,10 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	// the client's answer would reach another session.
 	st := &stream{h: h}
 	st.openInline(w, r)
-	resp, err := mcpPort.HandleRequest(ss, ctx, req, st, extra)
+	resp, err := host.HandleRequest(ctx, ss, req, st, extra)
 	stop()
 	_ = ss.Close()
-	reply := responseFor(req.ID, resp, err)
+	reply := responseFor(resp, err)
 	if reply == nil && h.forced.Load() {
 		reply = jsonrpc.NewErrorResponse(req.ID, errShuttingDown)
 	}
