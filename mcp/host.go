@@ -36,15 +36,6 @@ func (s *Server) Host() Host {
 	return Host{Store: s.store, Bus: s.opts.Bus, s: s}
 }
 
-// A Writer receives the messages a server session sends: those related to
-// one incoming request (sent on that request's stream), or those it starts
-// on its own (the standalone stream)
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
-// Transports implement it; WriteMessage must be safe for concurrent use.
-type Writer interface {
-	WriteMessage(ctx context.Context, msg jsonrpc.Message) error
-}
-
 // SessionOptions configures a session made with Host.NewSession.
 type SessionOptions struct {
 	// ID is the session id
@@ -53,7 +44,7 @@ type SessionOptions struct {
 	ID string
 	// Standalone receives the messages sent outside any request. If nil,
 	// they are dropped until Host.SetStandalone is called.
-	Standalone Writer
+	Standalone jsonrpc.Writer
 	// Preinitialized starts the session ready, with ProtocolVersion (if
 	// empty, LatestVersion), for a transport where no initialize arrives.
 	Preinitialized  bool
@@ -91,7 +82,7 @@ func (h Host) NewSession(opts SessionOptions) *ServerSession { return h.s.newSes
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation);
 // one with the id of a request still in flight on ss is -32600. The error
 // is ErrSessionClosed. It is safe for concurrent use.
-func (h Host) HandleRequest(ctx context.Context, ss *ServerSession, req *jsonrpc.Request, related Writer, extra *RequestExtra) (*jsonrpc.Response, error) {
+func (h Host) HandleRequest(ctx context.Context, ss *ServerSession, req *jsonrpc.Request, related jsonrpc.Writer, extra *RequestExtra) (*jsonrpc.Response, error) {
 	return ss.handleRequest(ctx, req, related, extra)
 }
 
@@ -121,7 +112,7 @@ func (h Host) Deliver(ctx context.Context, ss *ServerSession, msg jsonrpc.Messag
 // Streamable HTTP answers with 400, or 404 for -32601
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
 // err is as for HandleRequest, and nil without ss.
-func (h Host) ServeStateless(ctx context.Context, ss *ServerSession, req *jsonrpc.Request, related Writer, extra *RequestExtra) (resp *jsonrpc.Response, refused bool, err error) {
+func (h Host) ServeStateless(ctx context.Context, ss *ServerSession, req *jsonrpc.Request, related jsonrpc.Writer, extra *RequestExtra) (resp *jsonrpc.Response, refused bool, err error) {
 	if ss == nil {
 		resp, refused = h.s.serveStateless(ctx, req, related, extra)
 		return resp, refused, nil
@@ -133,7 +124,7 @@ func (h Host) ServeStateless(ctx context.Context, ss *ServerSession, req *jsonrp
 // (for Streamable HTTP, the GET stream
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server)).
 // A nil w drops them.
-func (h Host) SetStandalone(ss *ServerSession, w Writer) { ss.setStandalone(w) }
+func (h Host) SetStandalone(ss *ServerSession, w jsonrpc.Writer) { ss.setStandalone(w) }
 
 // SyncState brings ss's protocol state (version, client info and
 // capabilities, lifecycle, log level, subscriptions) to st, loaded from a
@@ -186,19 +177,4 @@ func StatelessVersionOf(msg jsonrpc.Message) (string, bool) {
 	}
 	v, _ := jsonscan.StringValue(version)
 	return v, true
-}
-
-// VersionEra returns the era of protocol version v, and whether mcpkit
-// serves v: EraSession for SupportedVersions, negotiated by initialize
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation),
-// EraStateless for Version20260728
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
-func VersionEra(v string) (ProtocolEra, bool) {
-	switch {
-	case isStatelessVersion(v):
-		return EraStateless, true
-	case isSessionVersion(v):
-		return EraSession, true
-	}
-	return EraAuto, false
 }

@@ -41,16 +41,29 @@ var (
 	sessionVersions   = []string{Version20251125, Version20250618, Version20250326, Version20241105}
 )
 
-// SupportedVersions returns the session-era versions, newest first
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation):
-// those initialize negotiates. The slice is a fresh copy.
-func SupportedVersions() []string { return slices.Clone(sessionVersions) }
+// Versions returns the protocol versions mcpkit serves in era, newest
+// first: for EraSession those initialize negotiates
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation),
+// for EraStateless those a request names in _meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning),
+// for EraAuto both, as server/discover lists them. The slice is a fresh
+// copy.
+func Versions(era ProtocolEra) []string {
+	switch era {
+	case EraSession:
+		return slices.Clone(sessionVersions)
+	case EraStateless:
+		return slices.Clone(statelessVersions)
+	}
+	return slices.Clone(servedVersions)
+}
 
 // isStatelessVersion reports whether v is a stateless-era version mcpkit
 // serves.
 func isStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
 
-// isSessionVersion reports whether v is one of SupportedVersions.
+// isSessionVersion reports whether v is a session-era version mcpkit
+// serves.
 func isSessionVersion(v string) bool { return slices.Contains(sessionVersions, v) }
 
 // negotiateVersion returns the version a server answers to a client that

@@ -90,8 +90,8 @@ func (r *Request) setMeta(m *RequestMeta) {
 	}
 }
 
-// messageWriter is Writer, under the name the session code uses.
-type messageWriter = Writer
+// messageWriter is jsonrpc.Writer, under the name the session code uses.
+type messageWriter = jsonrpc.Writer
 
 // A MethodHandler serves one method. The result is encoded as JSON; a nil
 // result encodes as {}. An error that is (or wraps) a *jsonrpc.Error is sent

@@ -8,39 +8,24 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// TestSupportedVersionsIsACopy: SupportedVersions is handed out as a
-// fresh copy, so a caller that changes it changes nothing mcpkit
-// negotiates.
-func TestSupportedVersionsIsACopy(t *testing.T) {
-	want := []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-	got := mcp.SupportedVersions()
-	if !slices.Equal(got, want) {
-		t.Fatalf("SupportedVersions() = %v, want %v", got, want)
-	}
-	got[0] = "1999-01-01"
-	if again := mcp.SupportedVersions(); !slices.Equal(again, want) {
-		t.Errorf("after changing its result, SupportedVersions() = %v, want %v", again, want)
-	}
-}
-
-// TestVersionEra: each version mcpkit serves has its era; any other has
-// none.
-func TestVersionEra(t *testing.T) {
+// TestVersions: each era's versions, newest first, handed out as fresh
+// copies, so a caller that changes one changes nothing mcpkit negotiates.
+func TestVersions(t *testing.T) {
 	for _, tc := range []struct {
-		v   string
-		era mcp.ProtocolEra
-		ok  bool
+		era  mcp.ProtocolEra
+		want []string
 	}{
-		{"2026-07-28", mcp.EraStateless, true},
-		{"2025-11-25", mcp.EraSession, true},
-		{"2025-06-18", mcp.EraSession, true},
-		{"2025-03-26", mcp.EraSession, true},
-		{"2024-11-05", mcp.EraSession, true},
-		{"1999-01-01", mcp.EraAuto, false},
-		{"", mcp.EraAuto, false},
+		{mcp.EraSession, []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}},
+		{mcp.EraStateless, []string{"2026-07-28"}},
+		{mcp.EraAuto, []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}},
 	} {
-		if era, ok := mcp.VersionEra(tc.v); era != tc.era || ok != tc.ok {
-			t.Errorf("VersionEra(%q) = %v, %t; want %v, %t", tc.v, era, ok, tc.era, tc.ok)
+		got := mcp.Versions(tc.era)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Versions(%v) = %v, want %v", tc.era, got, tc.want)
+		}
+		got[0] = "1999-01-01"
+		if again := mcp.Versions(tc.era); !slices.Equal(again, tc.want) {
+			t.Errorf("after changing its result, Versions(%v) = %v, want %v", tc.era, again, tc.want)
 		}
 	}
 }

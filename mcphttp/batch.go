@@ -136,7 +136,7 @@ func isInitialize(m jsonrpc.Message) bool {
 // MaxBatchConcurrency at once, taken in the batch's order. With out set
 // each response is written to it as it comes; otherwise they are returned
 // in the order of the requests.
-func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Request, related mcp.Writer, extra *mcp.RequestExtra, out *stream) []*jsonrpc.Response {
+func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Request, related jsonrpc.Writer, extra *mcp.RequestExtra, out *stream) []*jsonrpc.Response {
 	resps := make([]*jsonrpc.Response, len(reqs))
 	workers := len(reqs)
 	if n := h.opts.MaxBatchConcurrency; n > 0 && n < workers {

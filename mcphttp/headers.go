@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,18 +109,21 @@ func headerValue(h http.Header, canonicalKey string) string {
 	return ""
 }
 
+// The versions the server serves, newest first: in the session era, in
+// the stateless era, and in both (as an unsupported version's error lists
+// them).
+var (
+	sessionVersions   = mcp.Versions(mcp.EraSession)
+	statelessVersions = mcp.Versions(mcp.EraStateless)
+	servedVersions    = mcp.Versions(mcp.EraAuto)
+)
+
 // isSessionVersion reports whether v is a session-era version mcp serves.
-func isSessionVersion(v string) bool {
-	era, ok := mcp.VersionEra(v)
-	return ok && era == mcp.EraSession
-}
+func isSessionVersion(v string) bool { return slices.Contains(sessionVersions, v) }
 
 // isStatelessVersion reports whether v is a stateless-era version mcp
 // serves.
-func isStatelessVersion(v string) bool {
-	era, ok := mcp.VersionEra(v)
-	return ok && era == mcp.EraStateless
-}
+func isStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
 
 // isStatelessMessage reports whether msg's params._meta names a protocol
 // version: the message belongs to the stateless era.

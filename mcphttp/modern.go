@@ -106,10 +106,6 @@ func scanModern(req *jsonrpc.Request) (v metaVersion) {
 	return v
 }
 
-// servedVersions is every version the server serves, newest first, as an
-// unsupported version's error lists them.
-var servedVersions = append([]string{mcp.Version20260728}, mcp.SupportedVersions()...)
-
 // versionString is jsonscan.StringValue(raw) (empty if raw is not a
 // string), without a copy for the versions served.
 func versionString(raw []byte) string {
@@ -213,7 +209,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation),
 	// or when the handler is closed.
 	var st *stream
-	var related mcp.Writer = jsonModeWriter{}
+	var related jsonrpc.Writer = jsonModeWriter{}
 	mr := &modernCall{}
 	extra := &mr.extra
 	if streaming {
@@ -282,7 +278,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg jsonrp
 
 // dispatchModern serves req on session e when there is one, and on no
 // session of srv otherwise (or when e has just ended).
-func (h *Handler) dispatchModern(ctx context.Context, e *entry, srv *mcp.Server, req *jsonrpc.Request, related mcp.Writer, extra *mcp.RequestExtra) (*jsonrpc.Response, bool) {
+func (h *Handler) dispatchModern(ctx context.Context, e *entry, srv *mcp.Server, req *jsonrpc.Request, related jsonrpc.Writer, extra *mcp.RequestExtra) (*jsonrpc.Response, bool) {
 	if e != nil {
 		resp, refused, err := e.host().ServeStateless(ctx, e.ss, req, related, extra)
 		if err == nil { // else mcp.ErrSessionClosed

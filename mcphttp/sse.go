@@ -37,7 +37,7 @@ var (
 )
 
 // stream is one SSE stream: a POST's reply stream or a session's standalone
-// GET stream. It implements mcp.Writer.
+// GET stream. It implements jsonrpc.Writer.
 type stream struct {
 	h       *Handler
 	session string     // "" in stateless mode
@@ -446,7 +446,7 @@ func (st *stream) detach(att *attachment) bool {
 	return true
 }
 
-// WriteMessage implements mcp.Writer: it queues msg as the stream's
+// WriteMessage implements jsonrpc.Writer: it queues msg as the stream's
 // next event, keeping it in the EventStore first when there is one, and
 // returns without waiting for the client.
 func (st *stream) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
