@@ -42,10 +42,10 @@ type Handler struct {
 	// and MaxSessionsPerAddress.
 	quotas sessquota.Limits
 	newID  func() string
-	// params caches the Mcp-Param headers tools declare (modern_headers.go).
+	// params caches the Mcp-Param headers tools declare (stateless_headers.go).
 	params paramCache
-	// modern holds the 2026-07-28 requests in flight (modern.go).
-	modern modernInflight
+	// stateless holds the 2026-07-28 requests in flight (stateless.go).
+	stateless statelessInflight
 	// inline ticks the inline reply streams that are slow to answer.
 	inline inlineWatch
 	// bodies times the POST bodies being read (Options.BodyReadTimeout).

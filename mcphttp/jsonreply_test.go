@@ -430,7 +430,7 @@ func TestJSONReplyWithinLeavesStatelessEraAlone(t *testing.T) {
 		ev := &recordingEvents{MemoryEventStore: &MemoryEventStore{}, batch: true}
 		rs := newReplicas(t, 1, true, ev, Options{JSONReplyWithin: window})
 		body := mbody("5", "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`)
-		resp := rs.open(context.Background(), 0, http.MethodPost, "", modernHeaders(body), body)
+		resp := rs.open(context.Background(), 0, http.MethodPost, "", statelessHeaders(body), body)
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		rs.close()

@@ -41,7 +41,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A single message is decoded once, here; one of the 2026-07-28 era
-	// is served on its own path (modern.go), before the session era's
+	// is served on its own path (stateless.go), before the session era's
 	// checks of MCP-Protocol-Version, which name only its own versions.
 	var msg jsonrpc.Message
 	var id jsonrpc.ID
@@ -52,8 +52,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			if req, ok := msg.(*jsonrpc.Request); ok && !h.checkScopes(w, r, req) {
 				return
 			}
-			if v, ok := h.modernOf(r, msg); ok {
-				h.serveModern(w, r, msg, v)
+			if v, ok := h.statelessOf(r, msg); ok {
+				h.serveStateless(w, r, msg, v)
 				return
 			}
 		} else if isStatelessVersion(headerVersion(r.Header)) {
@@ -94,7 +94,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.opts.Stateless {
-		h.serveStateless(w, r, msg)
+		h.serveSessionless(w, r, msg)
 		return
 	}
 	sid := headerValue(r.Header, headerSessionID)

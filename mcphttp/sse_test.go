@@ -320,7 +320,7 @@ func TestKeepAlive(t *testing.T) {
 
 // In stateless mode a request's notifications reach its stream, a
 // server-to-client request fails at once, and no session is kept.
-func TestStatelessStreams(t *testing.T) {
+func TestSessionlessStreams(t *testing.T) {
 	f := newFixture(t, &Options{Stateless: true})
 	r := f.post("", progressCall)
 	if len(dataOf(r.events)) != 5 || r.header.Get("Mcp-Session-Id") != "" {

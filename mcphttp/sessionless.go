@@ -1,0 +1,71 @@
+package mcphttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// serveSessionless serves one message in stateless mode: a request gets a
+// fresh session, closed once it is answered, and nothing is kept.
+// initialize gets a new session each time, so it may repeat; any other
+// request gets a session that starts ready, at the version of the
+// MCP-Protocol-Version header (the latest if absent). Notifications and
+// responses have no session to reach and are acknowledged with 202.
+//
+// Tasks: by default a task belongs to the session that created it
+// (mcp.TaskOptions.Owner nil), and here that session is gone with the
+// answer, so a task could never be read while its result held memory. The
+// session is therefore Ephemeral: initialize does not declare the tasks
+// capability, a task-augmented tools/call of an optional tool runs
+// normally (as the 2025-11-25 tasks spec requires of a server that does
+// not declare tasks), and a tool that requires a task is refused with
+// -32601. Setting TaskOptions.Owner (the authenticated identity) makes
+// tasks outlive sessions, and stateless mode serves them.
+func (h *Handler) serveSessionless(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	// Ephemeral: the session ends with this request, so the server offers
+	// no tasks owned by it, which no later request could reach (unless
+	// TaskOptions.Owner names an owner that outlives sessions).
+	opts := mcp.SessionOptions{Ephemeral: true}
+	if req.Method != "initialize" {
+		opts.Preinitialized = true
+		opts.ProtocolVersion = headerVersion(r.Header)
+	}
+	srv, status, rerr := h.serverFor(r)
+	if rerr != nil {
+		h.refuse(w, r, status, req.ID, rerr)
+		return
+	}
+	host := srv.Host()
+	ss := host.NewSession(opts)
+	stop := context.AfterFunc(h.closed, func() { _ = ss.Close() })
+	ctx := context.WithoutCancel(r.Context())
+	info, _ := h.authOf(r)
+	extra := &mcp.RequestExtra{Header: r.Header, Auth: info}
+	if h.opts.JSONResponse {
+		resp, err := host.HandleRequest(ctx, ss, req, jsonModeWriter{}, extra)
+		stop()
+		_ = ss.Close()
+		h.writeJSONReply(w, r, req.ID, resp, err)
+		return
+	}
+	// The stream carries notifications but no server-to-client requests:
+	// the client's answer would reach another session.
+	st := &stream{h: h}
+	st.openInline(w, r)
+	resp, err := host.HandleRequest(ctx, ss, req, st, extra)
+	stop()
+	_ = ss.Close()
+	reply := responseFor(resp, err)
+	if reply == nil && h.forced.Load() {
+		reply = jsonrpc.NewErrorResponse(req.ID, errShuttingDown)
+	}
+	st.closeInline(ctx, reply)
+}
