@@ -8,22 +8,12 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// serveSessionless serves one message in stateless mode: a request gets a
-// fresh session, closed once it is answered, and nothing is kept.
-// initialize gets a new session each time, so it may repeat; any other
-// request gets a session that starts ready, at the version of the
-// MCP-Protocol-Version header (the latest if absent). Notifications and
-// responses have no session to reach and are acknowledged with 202.
-//
-// Tasks: by default a task belongs to the session that created it
-// (mcp.TaskOptions.Owner nil), and here that session is gone with the
-// answer, so a task could never be read while its result held memory. The
-// session is therefore Ephemeral: initialize does not declare the tasks
-// capability, a task-augmented tools/call of an optional tool runs
-// normally (as the 2025-11-25 tasks spec requires of a server that does
-// not declare tasks), and a tool that requires a task is refused with
-// -32601. Setting TaskOptions.Owner (the authenticated identity) makes
-// tasks outlive sessions, and stateless mode serves them.
+// serveSessionless serves one message in stateless mode
+// (Options.Stateless): a request gets a fresh Ephemeral session, closed
+// once it is answered, ready at the MCP-Protocol-Version header's version
+// unless it is initialize; notifications and responses get 202. Such a
+// session offers no session-owned tasks (docs/design.md, "Stateless mode
+// and tasks").
 func (h *Handler) serveSessionless(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {

@@ -15,15 +15,10 @@ import (
 )
 
 // This file lets several Handlers (replicas) serve the same session-era
-// sessions when the server's SessionStore is shared (its Shared reports
-// true): the state lives in the store, execution stays local
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// A request for a session this Handler does not hold loads it from the
-// store and rebuilds a live session from it; every request of a shared
-// session touches the store first, so that a session deleted or expired
-// anywhere is 404 here too. A store that cannot answer is 503 with
-// Retry-After, never 404 and never a local fallback. Without a shared
-// store none of this runs: a miss is 404 without a store call.
+// sessions through a shared SessionStore: the state lives in the store,
+// execution stays local
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management;
+// docs/design.md, "Streamable HTTP across replicas").
 
 // storeRetryAfter is the Retry-After, in seconds, of a request refused
 // because the session store could not answer: long enough not to hammer

@@ -16,19 +16,10 @@ import (
 )
 
 // This file holds SSE streams
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-// and #listening-for-messages-from-the-server). A stream outlives the HTTP
-// response that first carried it: when the connection breaks, the request's
-// handler keeps running (disconnection is not cancellation), its events go
-// to the EventStore, and a GET with Last-Event-ID attaches a new connection
-// that gets the missed events and then the rest. So a stream and the
-// connection currently carrying it (an attachment) are separate things.
-//
-// Only the goroutine serving an attachment's HTTP request (the pump, or an
-// inline request's own goroutine) waits on it. Events are queued and
-// written by a worker of the Handler's writer pool (writers.go) under the
-// stream's write lock, which the request's goroutine takes before it
-// returns, so no write happens after the ResponseWriter is let go.
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+// A stream outlives the connection carrying it (an attachment): its events
+// go on to the EventStore, and a GET with Last-Event-ID attaches another
+// (docs/design.md, "Stream writes").
 
 var (
 	errNotConnected = errors.New("mcphttp: no connection carries this stream")
@@ -348,16 +339,10 @@ func putFrame(p *[]byte, frame []byte) {
 }
 
 // Writing. Every write to a client's connection happens with the stream's
-// wmu held and a write deadline set (Options.WriteTimeout), so that a
-// client that stops reading holds up nothing but its own stream, and that
-// only for a bounded time. Messages sent while the request's own
-// goroutine is busy elsewhere (every WriteMessage) are queued in the
-// stream's outbox, up to Options.MaxStreamQueueBytes, and written by a
-// worker of the Handler's writerPool, whose goroutines live only while
-// some stream has something to write: no sender
-// (a broadcast of list_changed, a listen notification, another session's
-// API call) ever waits for a client. wmu is taken before mu; mu is never
-// held during a write, so queueing never waits for one either.
+// wmu held and a write deadline set (Options.WriteTimeout). Messages are
+// queued in the stream's outbox, up to Options.MaxStreamQueueBytes, and
+// written by a worker of the Handler's writerPool, so no sender waits for a
+// client. wmu is taken before mu; mu is never held during a write.
 
 var errStreamOverflow = errors.New("mcphttp: the client is not reading its stream; the stream was closed")
 
