@@ -363,7 +363,7 @@ var errNotStateless = errors.New("mcp: not a stateless-era request")
 // requestProtocolVersion tells): the _meta is read again, by the
 // stateless era's own parse, rather than first to tell the era and then
 // again to serve it. modern is false, and nothing was done, when the
-// params name no version after all (IsStatelessRequest would have said
+// params name no version after all (StatelessVersionOf would have said
 // false).
 func (ss *ServerSession) probeModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, modern bool, err error) {
 	c := new(sessionModernCall)

@@ -395,7 +395,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		return
 	}
 	// A resumable stream: the handler runs on a goroutine of its own, so
-	// that the connection can end first (the bridge's SetCloseStream)
+	// that the connection can end first (mcp.RequestExtra.CloseStream)
 	// and the client resume the stream with GET. Only a client at
 	// 2025-11-25 or later is told to resume a closed stream: older ones
 	// get no priming event, so they would be left with no event id to

@@ -74,7 +74,7 @@ func (st *stream) appendEndLocked(ctx context.Context) {
 }
 
 // appendStored stores an event of stream st: once per broadcast key
-// (bridge.BroadcastKey of ctx) for the GET stream of a session
+// (broadcast.Key of ctx) for the GET stream of a session
 // when the EventStore is an EventOnceAppender, for every replica holding
 // the session delivers the same broadcast. appended is false when the
 // key was stored already. st.mu is held.

@@ -472,7 +472,7 @@ func coalesceKind(msg jsonrpc.Message) uint8 {
 func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 	kind := coalesceKind(msg)
 	// qf is what is queued: a pooled buffer, or a broadcast's frame,
-	// encoded once for every stream (internal/bridge's Shared).
+	// encoded once for every stream (broadcast.Shared).
 	var qf qframe
 	var data, frame []byte
 	var err error
@@ -809,7 +809,7 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 
 // closeConnection lets go of the connection carrying the stream without
 // ending the stream, so that the client polls it with GET and
-// Last-Event-ID (the bridge's SetCloseStream). The priming event told the
+// Last-Event-ID (mcp.RequestExtra.CloseStream). The priming event told the
 // client how long to wait. It does nothing while no event id has reached
 // the client (the store failed): there would be nothing to resume from.
 func (st *stream) closeConnection() {

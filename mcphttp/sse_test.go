@@ -394,7 +394,7 @@ func TestCloseLeaksNothing(t *testing.T) {
 	goleak.VerifyNone(t)
 }
 
-// A handler may close its stream's connection (the bridge's SetCloseStream):
+// A handler may close its stream's connection (mcp.RequestExtra.CloseStream):
 // the client polls with GET and Last-Event-ID and gets the response there.
 func TestServerClosesConnection(t *testing.T) {
 	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}, RetryInterval: 5 * time.Second})

@@ -10,7 +10,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// FuzzScanStateless: scanStateless finds the version the bridge's StatelessProtocolVersion
+// FuzzScanStateless: scanStateless finds the version mcp.StatelessVersionOf
 // finds, and the tools/call name and arguments a plain scan of valid
 // params finds.
 func FuzzScanStateless(f *testing.F) {

@@ -20,7 +20,7 @@ import (
 // scenario says otherwise.
 const harnessCaps = `{"sampling":{},"elicitation":{},"roots":{"listChanged":true}}`
 
-// recorder is a bridge.Writer that keeps what a request sends before its
+// recorder is a jsonrpc.Writer that keeps what a request sends before its
 // response.
 type recorder struct {
 	mu   sync.Mutex
