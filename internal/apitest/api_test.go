@@ -2,6 +2,9 @@ package apitest
 
 import (
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -144,4 +147,30 @@ func prefixLines(prefix string, lines []string) string {
 		b.WriteString(prefix + l + "\n")
 	}
 	return b.String()
+}
+
+// TestNoInit: no package of the core or of the JSON-RPC layer has an init
+// function, so nothing is registered across packages behind the reader's
+// back (issue 26): what a transport calls is what go-to-definition finds.
+func TestNoInit(t *testing.T) {
+	for _, pkg := range []string{"mcp", "mcphttp", "mcpsse", "jsonrpc"} {
+		files, err := filepath.Glob(filepath.Join(moduleRoot, pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+					t.Errorf("%s has an init function", filepath.ToSlash(name))
+				}
+			}
+		}
+	}
 }
