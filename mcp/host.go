@@ -8,9 +8,9 @@ import (
 )
 
 // This file is the API for transport authors: what a transport that
-// decodes messages itself (mcphttp, mcpsse, auth's resource server) uses
-// to drive a Server's sessions. A transport of frames implements
-// Transport and Connection and is served with Server.Connect instead.
+// decodes messages itself (mcphttp) uses to drive a Server's sessions. A
+// transport of frames (stdio, mcpsse) implements Transport and Connection
+// and is served with Server.Connect instead.
 
 // A Host is the side of a Server that a transport drives: it creates
 // sessions, feeds them the client's messages and serves stateless-era
@@ -89,7 +89,7 @@ func (h Host) HandleRequest(ctx context.Context, ss *ServerSession, req *jsonrpc
 // Deliver hands ss a notification or a response from the client
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic#notifications).
 // For a response it reports whether a request of ss was waiting for it;
-// for a notification it reports true. Before initialize is answered,
+// for a notification it reports true, for anything else false. Before initialize is answered,
 // notifications other than notifications/cancelled are ignored, as are
 // unknown ones.
 func (h Host) Deliver(ctx context.Context, ss *ServerSession, msg jsonrpc.Message, extra *RequestExtra) bool {
