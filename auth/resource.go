@@ -10,14 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 )
-
-// mcpPort gives the resource server what mcp keeps out of its exported
-// API: the scopes each tool requires (Tool.RequiredScopes).
-var mcpPort = bridge.Get[*mcp.Server, *mcp.ServerSession, *mcp.RequestExtra]()
 
 // This file makes an MCP server an OAuth 2.1 resource server
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization,
@@ -394,9 +389,9 @@ func validToken68(s string) bool {
 func (rs *ResourceServer) RequiredScopes(method, name string) []string {
 	need := rs.cfg.MethodScopes[method]
 	if method == "tools/call" && rs.cfg.Server != nil && name != "" {
-		if ts, ok := mcpPort.ToolRequiredScopes(rs.cfg.Server, name); ok && len(ts) > 0 {
+		if tool, ok := rs.cfg.Server.Host().Tool(name); ok && len(tool.RequiredScopes) > 0 {
 			out := slices.Clone(need)
-			for _, s := range ts {
+			for _, s := range tool.RequiredScopes {
 				if !slices.Contains(out, s) {
 					out = append(out, s)
 				}

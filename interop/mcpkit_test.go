@@ -96,9 +96,9 @@ func mcpkitChecks(stateless bool, transport string) []check {
 			// Over stdio every version mcpkit serves; Streamable HTTP
 			// serves 2025-03-26 and later, so there only the newest two
 			// are asserted.
-			if transport == "stdio" && !slices.Equal(d.SupportedVersions, mcp.ServedVersions()) ||
+			if transport == "stdio" && !slices.Equal(d.SupportedVersions, mcp.Versions(mcp.EraAuto)) ||
 				len(d.SupportedVersions) < 2 || !slices.Equal(d.SupportedVersions[:2], []string{mcp.Version20260728, mcp.Version20251125}) {
-				t.Errorf("supportedVersions %v, want %v", d.SupportedVersions, mcp.ServedVersions())
+				t.Errorf("supportedVersions %v, want %v", d.SupportedVersions, mcp.Versions(mcp.EraAuto))
 			}
 			if caps.Tasks != nil {
 				t.Errorf("core tasks capability %+v in the stateless era", caps.Tasks)

@@ -60,19 +60,3 @@ func authOf(r *Request) *TokenInfo {
 	}
 	return r.Extra.Auth
 }
-
-// toolRequiredScopes returns the scopes the tool named name declared in
-// Tool.RequiredScopes, and whether there is such a tool. An authorization
-// layer reads it to answer a tools/call lacking them with 403
-// insufficient_scope
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling).
-// The slice is the tool's own: callers must not modify it.
-func (s *Server) toolRequiredScopes(name string) ([]string, bool) {
-	s.mu.RLock()
-	t, ok := s.tools.get(name)
-	s.mu.RUnlock()
-	if !ok {
-		return nil, false
-	}
-	return t.tool.RequiredScopes, true
-}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/cpuclock"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -32,7 +31,7 @@ func newBenchServer(b *testing.B) *Server {
 // it: decode the frame, dispatch, run a typed echo tool, encode the reply.
 func BenchmarkToolsCallRoundTrip(b *testing.B) {
 	s := newBenchServer(b)
-	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
+	ss := s.newSession(SessionOptions{Preinitialized: true})
 	defer ss.Close()
 	ctx := context.Background()
 	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`)

@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/broadcast"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
@@ -55,7 +55,7 @@ func broadcastContext(ctx context.Context, key string) context.Context {
 	if key == "" {
 		return ctx
 	}
-	return bridge.WithBroadcastKey(ctx, key)
+	return broadcast.WithKey(ctx, key)
 }
 
 // joinBroadcastBus counts one more session held here, subscribing to the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -17,8 +16,8 @@ func TestSharedSessionRequestIDs(t *testing.T) {
 	shared := &MemorySessionStore{Share: true}
 	a := NewServer(Implementation{Name: "a", Version: "1"}, &ServerOptions{SessionStore: shared})
 	b := NewServer(Implementation{Name: "b", Version: "1"}, &ServerOptions{SessionStore: shared})
-	sa := a.newSession(bridge.SessionOptions{ID: "s1", TransportStores: true})
-	sb := b.newSession(bridge.SessionOptions{ID: "s1", TransportStores: true})
+	sa := a.newSession(SessionOptions{ID: "s1", TransportStores: true})
+	sb := b.newSession(SessionOptions{ID: "s1", TransportStores: true})
 	defer sa.Close()
 	defer sb.Close()
 	ida, _, err := sa.calls.start()
@@ -39,7 +38,7 @@ func TestSharedSessionRequestIDs(t *testing.T) {
 		}
 	}
 	local := NewServer(Implementation{Name: "l", Version: "1"}, nil)
-	sl := local.newSession(bridge.SessionOptions{ID: "s2"})
+	sl := local.newSession(SessionOptions{ID: "s2"})
 	defer sl.Close()
 	if id, _, _ := sl.calls.start(); id != jsonrpc.Int64ID(1) {
 		t.Errorf("unshared session's first id = %v, want 1", id)

@@ -66,7 +66,7 @@ func (cs *ClientSession) initialize(ctx context.Context, version string) error {
 	if err := cs.Call(ctx, "initialize", params, &res); err != nil {
 		return callFailed("initialize", err)
 	}
-	if !IsSupportedVersion(res.ProtocolVersion) {
+	if !isSessionVersion(res.ProtocolVersion) {
 		return fmt.Errorf("%w: server answered %q, client supports %v", ErrUnsupportedVersion, res.ProtocolVersion, sessionVersions)
 	}
 	cs.mu.Lock()

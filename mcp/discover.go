@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"slices"
 )
 
 // DiscoverResult is the answer to server/discover: what a client needs to
@@ -22,7 +23,7 @@ func (s *Server) discover(_ context.Context, r *Request) (any, error) {
 		return nil, errMethodNotFound(r.Method)
 	}
 	return &DiscoverResult{
-		SupportedVersions: ServedVersions(),
+		SupportedVersions: slices.Clone(servedVersions),
 		Capabilities:      s.modernCapabilities(),
 		Instructions:      s.opts.Instructions,
 	}, nil

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -492,7 +491,7 @@ func TestLifecycleInitializeIsNotCancellable(t *testing.T) {
 			return res, err
 		}
 	}}})
-	ss := s.newSession(bridge.SessionOptions{})
+	ss := s.newSession(SessionOptions{})
 	defer ss.Close()
 	ctx := context.Background()
 	msg, _, err := jsonrpc.Decode([]byte(lcInit(1, "2025-11-25", "c")))

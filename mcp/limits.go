@@ -26,8 +26,8 @@ func errTooManyInFlight(limit int) *jsonrpc.Error {
 }
 
 // admitRefusal turns admitLocked's refusal into handleRequest's results: a
-// bound reached is answered with its JSON-RPC error; ErrSessionClosed and
-// ErrDuplicateRequestID are left to the transport.
+// bound reached or a duplicate id is answered with its JSON-RPC error;
+// ErrSessionClosed is left to the transport.
 func admitRefusal(id jsonrpc.ID, err error) (*jsonrpc.Response, error) {
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {

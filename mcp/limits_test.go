@@ -10,7 +10,6 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -126,7 +125,7 @@ func TestInitializeMaxClientStateBytes(t *testing.T) {
 func TestInitializeMaxClientStateBytesSavesNothing(t *testing.T) {
 	store := &MemorySessionStore{}
 	s := lcNewServer(&ServerOptions{MaxClientStateBytes: 100, SessionStore: store})
-	ss := s.newSession(bridge.SessionOptions{ID: "sid"})
+	ss := s.newSession(SessionOptions{ID: "sid"})
 	defer ss.Close()
 	msg, _, err := jsonrpc.Decode([]byte(lcInit(1, "2025-11-25", strings.Repeat("n", 1000))))
 	if err != nil {
@@ -172,7 +171,7 @@ func TestMaxClientStateBytesDefault(t *testing.T) {
 		t.Errorf("default MaxClientStateBytes = %d, want %d", got, 64<<10)
 	}
 	s := lcNewServer(&ServerOptions{MaxClientStateBytes: -1})
-	ss := s.newSession(bridge.SessionOptions{})
+	ss := s.newSession(SessionOptions{})
 	defer ss.Close()
 	msg, _, _ := jsonrpc.Decode([]byte(lcInit(1, "2025-11-25", strings.Repeat("n", 100<<10))))
 	resp, err := ss.handleRequest(context.Background(), msg.(*jsonrpc.Request), nil, nil)

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/cpuclock"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -76,7 +75,7 @@ func BenchmarkToolsList500(b *testing.B) {
 		b.SetBytes(int64(size))
 	}
 	session := func(b *testing.B) func(*jsonrpc.Request) *jsonrpc.Response {
-		ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
+		ss := s.newSession(SessionOptions{Preinitialized: true})
 		b.Cleanup(func() { ss.Close() })
 		return func(req *jsonrpc.Request) *jsonrpc.Response {
 			resp, err := ss.handleRequest(ctx, req, nil, nil)

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -263,7 +262,7 @@ func TestLoggingOutsideRequestsAndBeforeInitialize(t *testing.T) {
 
 func TestLoggingErrors(t *testing.T) {
 	s := lcNewServer(&ServerOptions{Logging: &LoggingOptions{}})
-	ss := s.newSession(bridge.SessionOptions{})
+	ss := s.newSession(SessionOptions{})
 	defer ss.Close()
 	ctx := context.Background()
 	if err := ss.Log(ctx, "verbose", "", "x"); err == nil || err.Error() != `mcp: log level "verbose" is not one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"` {
@@ -287,7 +286,7 @@ func TestLoggingErrors(t *testing.T) {
 func TestLoggingLevelIsSavedInTheSessionStore(t *testing.T) {
 	store := &MemorySessionStore{}
 	s := lcNewServer(&ServerOptions{Logging: &LoggingOptions{}, SessionStore: store})
-	ss := s.newSession(bridge.SessionOptions{ID: "sess-1"})
+	ss := s.newSession(SessionOptions{ID: "sess-1"})
 	defer ss.Close()
 	ctx := context.Background()
 	call := func(method, params string) string {

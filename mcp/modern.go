@@ -81,27 +81,6 @@ func isMRTRMethod(method string) bool {
 	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
 }
 
-// IsStatelessRequest reports whether params carry the stateless era's
-// _meta["io.modelcontextprotocol/protocolVersion"]: such a request is served
-// statelessly whatever the connection did before
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
-func IsStatelessRequest(params json.RawMessage) bool {
-	_, ok := rawProtocolVersion(params)
-	return ok
-}
-
-// statelessProtocolVersion returns the version in req's params._meta, and
-// whether the key is there (with any value). Transports compare it with
-// the MCP-Protocol-Version header.
-func statelessProtocolVersion(req *jsonrpc.Request) (string, bool) {
-	version, found := requestProtocolVersion(req)
-	if !found {
-		return "", false
-	}
-	v, _ := jsonscan.StringValue(version)
-	return v, true
-}
-
 // requestProtocolVersion is rawProtocolVersion(req.Params), read from the
 // members of params jsonrpc.Decode noted (jsonrpc.Request.ParamsMembers)
 // when it noted them: a session-era request, which never names a version,
@@ -121,8 +100,7 @@ func requestProtocolVersion(req *jsonrpc.Request) (version []byte, found bool) {
 }
 
 // rawProtocolVersion returns the raw JSON of the version params._meta
-// names, not decoded, and whether it names one: IsStatelessRequest needs
-// only whether the key is there.
+// names, not decoded, and whether it names one.
 func rawProtocolVersion(params json.RawMessage) (version []byte, found bool) {
 	meta := metaMember(params)
 	if meta == nil {
@@ -365,7 +343,7 @@ type soloCall struct {
 // handleModern serves a stateless-era request on ss, which only lends its
 // in-flight table (so that notifications/cancelled reaches the request on
 // stdio, and ss's end cancels it) and its writers: no session state is
-// read or written. It is the bridge's Port.HandleStatelessRequest, for a
+// read or written. It is Host.ServeStateless with a session, for a
 // Streamable HTTP POST carrying both a live Mcp-Session-Id and the
 // 2026-07-28 _meta
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
@@ -385,7 +363,7 @@ var errNotStateless = errors.New("mcp: not a stateless-era request")
 // requestProtocolVersion tells): the _meta is read again, by the
 // stateless era's own parse, rather than first to tell the era and then
 // again to serve it. modern is false, and nothing was done, when the
-// params name no version after all (IsStatelessRequest would have said
+// params name no version after all (StatelessVersionOf would have said
 // false).
 func (ss *ServerSession) probeModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, modern bool, err error) {
 	c := new(sessionModernCall)
@@ -414,7 +392,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		}
 		return jsonrpc.NewErrorResponse(req.ID, rpcErr), true, nil
 	}
-	if !IsStatelessVersion(m.version) {
+	if !isStatelessVersion(m.version) {
 		return jsonrpc.NewErrorResponse(req.ID, errUnsupportedVersion(m.version)), true, nil
 	}
 	if !s.servesModern(req.Method) {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/cpuclock"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -16,7 +15,7 @@ const benchModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"202
 
 // BenchmarkModernToolsCall is BenchmarkToolsCallRoundTrip for a
 // 2026-07-28 request served outside any session
-// (the bridge's ServeStatelessRequest): decode the frame, check its _meta, run the
+// (Host.ServeStateless): decode the frame, check its _meta, run the
 // typed echo tool, stamp and encode the reply.
 func BenchmarkModernToolsCall(b *testing.B) {
 	s := newBenchServer(b)
@@ -47,7 +46,7 @@ func BenchmarkModernToolsCall(b *testing.B) {
 // stdio.
 func BenchmarkModernToolsCallSession(b *testing.B) {
 	s := newBenchServer(b)
-	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
+	ss := s.newSession(SessionOptions{Preinitialized: true})
 	defer ss.Close()
 	// A session's requests are served under a context that ends with it,
 	// as Server.Connect's does.

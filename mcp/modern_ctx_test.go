@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -68,7 +67,7 @@ func TestModernHandlerContext(t *testing.T) {
 		t.Error("no session, scoped: the transport's cancellation does not reach the handler's context")
 	}
 
-	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
+	ss := s.newSession(SessionOptions{Preinitialized: true})
 	defer ss.Close()
 	if resp, _, err := ss.handleModern(scoped{base}, call(), nil, nil); err != nil || resp.Error != nil {
 		t.Fatal(err, resp.Error)

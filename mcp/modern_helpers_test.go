@@ -3,7 +3,7 @@ package mcp_test
 // This file holds the helpers of the stateless-era tests (modern_test.go,
 // input_test.go): a server whose features exercise the stateless era's
 // core (_meta checks, stamps, multi round-trip input), a way to serve one
-// raw request through the bridge's ServeStatelessRequest and get back the exact
+// raw request through Host.ServeStateless and get back the exact
 // frame, and the 2026-07-28 schema. Every helper is prefixed "mod".
 
 import (
@@ -77,7 +77,7 @@ func (w *modWriter) all() []string {
 	return append([]string(nil), w.frames...)
 }
 
-// modServe serves one raw request frame with the bridge's ServeStatelessRequest,
+// modServe serves one raw request frame with Host.ServeStateless,
 // as a transport does for a request outside any session, and returns the
 // response frame, whether it was refused, and what went on the stream.
 func modServe(t testing.TB, srv *mcp.Server, frame string) (resp string, refused bool, stream []string) {
@@ -98,7 +98,7 @@ func modServeExtra(t testing.TB, srv *mcp.Server, frame string, extra *mcp.Reque
 		t.Fatalf("%s is not a request", frame)
 	}
 	w := &modWriter{}
-	r, refused := port.ServeStatelessRequest(srv, context.Background(), req, w, extra)
+	r, refused, _ := srv.Host().ServeStateless(context.Background(), nil, req, w, extra)
 	if r == nil {
 		t.Fatalf("HandleModernRequest(%s) returned no response", frame)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -80,9 +79,9 @@ func TestModernProtocolVersion(t *testing.T) {
 		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`, "", false},
 		{`{"_meta" "io.modelcontextprotocol/protocolVersion"}`, "", false},
 	} {
-		v, ok := statelessProtocolVersion(&jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "m", Params: json.RawMessage(tc.params)})
+		v, ok := StatelessVersionOf(&jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "m", Params: json.RawMessage(tc.params)})
 		if v != tc.version || ok != tc.modern {
-			t.Errorf("statelessProtocolVersion(%s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
+			t.Errorf("StatelessVersionOf(%s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
 		}
 		// A request jsonrpc.Decode made, whose params' members it noted,
 		// gets the same answers.
@@ -91,19 +90,19 @@ func TestModernProtocolVersion(t *testing.T) {
 			if _, noted := req.ParamsMembers(); !noted && tc.params[0] == '{' {
 				t.Errorf("Decode noted no members of %s", tc.params)
 			}
-			if v, ok := statelessProtocolVersion(req); v != tc.version || ok != tc.modern {
-				t.Errorf("statelessProtocolVersion(decoded %s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
+			if v, ok := StatelessVersionOf(req); v != tc.version || ok != tc.modern {
+				t.Errorf("StatelessVersionOf(decoded %s) = %q, %t; want %q, %t", tc.params, v, ok, tc.version, tc.modern)
 			}
 			var m requestMeta
 			if m.parse(req.Params, req); m.found != tc.modern {
 				t.Errorf("requestMeta.parse(decoded %s) found %t, want %t", tc.params, m.found, tc.modern)
 			}
 		}
-		if IsStatelessRequest(json.RawMessage(tc.params)) != tc.modern {
-			t.Errorf("IsStatelessRequest(%s) != %t", tc.params, tc.modern)
+		if func() bool { _, ok := rawProtocolVersion(json.RawMessage(tc.params)); return ok }() != tc.modern {
+			t.Errorf("rawProtocolVersion(%s) found != %t", tc.params, tc.modern)
 		}
 		// handleRequest tells the era by the stateless era's own parse
-		// (probeModern): it must find what IsStatelessRequest finds.
+		// (probeModern): it must find what rawProtocolVersion finds.
 		var m requestMeta
 		m.parse(json.RawMessage(tc.params), nil)
 		if m.found != tc.modern {
@@ -129,7 +128,7 @@ func FuzzModernMeta(f *testing.F) {
 	}
 	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
 	f.Fuzz(func(t *testing.T, params []byte) {
-		statelessProtocolVersion(&jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: params})
+		StatelessVersionOf(&jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: params})
 		var m requestMeta
 		retry, err := m.parse(params, nil)
 		if _, modern := rawProtocolVersion(params); modern != m.found {
@@ -194,7 +193,7 @@ func TestHandleRequestProbeFallsBack(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ss := s.newSession(bridge.SessionOptions{Preinitialized: true})
+	ss := s.newSession(SessionOptions{Preinitialized: true})
 	defer ss.Close()
 	for _, tc := range []struct {
 		params, want string

@@ -13,7 +13,7 @@ import (
 )
 
 // TestModernErrors checks every error row of the stateless era's request
-// checks at the level of the bridge's ServeStatelessRequest, which Streamable HTTP
+// checks at the level of Host.ServeStateless, which Streamable HTTP
 // uses for a request outside any session: the exact error (code, message,
 // data, id echoed) and whether the request was refused before a handler
 // ran, which HTTP answers with 400 (404 for -32601)
@@ -414,7 +414,7 @@ func TestModernListenSchema(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		resp, refused := port.ServeStatelessRequest(srv, ctx, msg.(*jsonrpc.Request), w, nil)
+		resp, refused, _ := srv.Host().ServeStateless(ctx, nil, msg.(*jsonrpc.Request), w, nil)
 		done <- answer{resp, refused}
 	}()
 	next := func(what string) string {
@@ -599,7 +599,7 @@ func TestModernListenStuckStream(t *testing.T) {
 	defer cancel()
 	listened := make(chan struct{})
 	go func() {
-		port.ServeStatelessRequest(srv, ctx, msg.(*jsonrpc.Request), w, nil)
+		srv.Host().ServeStateless(ctx, nil, msg.(*jsonrpc.Request), w, nil)
 		close(listened)
 	}()
 	wait := func(ch <-chan struct{}, what string) {

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/broadcast"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -118,17 +118,17 @@ func (ss *ServerSession) notifyUnrelated(ctx context.Context, method string, raw
 
 // withSharedNotification returns ctx carrying the notification of method
 // with params raw that a broadcast sends to every session
-// (bridge.Shared), so that it is built once, and encoded once by the
+// (broadcast.Shared), so that it is built once, and encoded once by the
 // transports that can.
 func withSharedNotification(ctx context.Context, method string, raw json.RawMessage) context.Context {
-	return bridge.WithShared(ctx, &bridge.Shared{Msg: &jsonrpc.Notification{Method: method, Params: raw}})
+	return broadcast.WithShared(ctx, &broadcast.Shared{Msg: &jsonrpc.Notification{Method: method, Params: raw}})
 }
 
 // sharedNotification returns the notification withSharedNotification put
 // in ctx if it is the one of method with params raw (the same bytes),
 // else nil.
 func sharedNotification(ctx context.Context, method string, raw json.RawMessage) *jsonrpc.Notification {
-	sh := bridge.SharedIn(ctx)
+	sh := broadcast.SharedIn(ctx)
 	if sh == nil {
 		return nil
 	}

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -121,7 +120,7 @@ func TestProgressRefusesNonFinite(t *testing.T) {
 
 func TestProgressErrorIsErrProgressDecreased(t *testing.T) {
 	s := lcNewServer(nil)
-	ss := s.newSession(bridge.SessionOptions{})
+	ss := s.newSession(SessionOptions{})
 	defer ss.Close()
 	r := &Request{Session: ss}
 	r.setMeta(&RequestMeta{ProgressToken: jsonrpc.StringID("t")})

@@ -41,35 +41,36 @@ var (
 	sessionVersions   = []string{Version20251125, Version20250618, Version20250326, Version20241105}
 )
 
-// StatelessVersions returns the stateless-era versions mcpkit serves, newest
-// first
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
-// The slice is a fresh copy.
-func StatelessVersions() []string { return slices.Clone(statelessVersions) }
+// Versions returns the protocol versions mcpkit serves in era, newest
+// first: for EraSession those initialize negotiates
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation),
+// for EraStateless those a request names in _meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning),
+// for EraAuto both, as server/discover lists them. The slice is a fresh
+// copy.
+func Versions(era ProtocolEra) []string {
+	switch era {
+	case EraSession:
+		return slices.Clone(sessionVersions)
+	case EraStateless:
+		return slices.Clone(statelessVersions)
+	}
+	return slices.Clone(servedVersions)
+}
 
-// ServedVersions returns every version mcpkit serves in either era, newest
-// first: what server/discover reports in supportedVersions and what an
-// UnsupportedProtocolVersion error lists
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning).
-// The slice is a fresh copy.
-func ServedVersions() []string { return slices.Clone(servedVersions) }
+// isStatelessVersion reports whether v is a stateless-era version mcpkit
+// serves.
+func isStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
 
-// IsStatelessVersion reports whether v is one of [StatelessVersions].
-func IsStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
+// isSessionVersion reports whether v is a session-era version mcpkit
+// serves.
+func isSessionVersion(v string) bool { return slices.Contains(sessionVersions, v) }
 
-// SupportedVersions returns the session-era versions, newest first
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation):
-// those initialize negotiates. The slice is a fresh copy.
-func SupportedVersions() []string { return slices.Clone(sessionVersions) }
-
-// IsSupportedVersion reports whether v is one of [SupportedVersions].
-func IsSupportedVersion(v string) bool { return slices.Contains(sessionVersions, v) }
-
-// NegotiateVersion returns the version a server answers to a client that
+// negotiateVersion returns the version a server answers to a client that
 // asked for requested: the same version when it is supported, otherwise
-// [LatestVersion].
-func NegotiateVersion(requested string) string {
-	if IsSupportedVersion(requested) {
+// LatestVersion.
+func negotiateVersion(requested string) string {
+	if isSessionVersion(requested) {
 		return requested
 	}
 	return LatestVersion

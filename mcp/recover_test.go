@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -205,7 +204,7 @@ func TestRecoverSessionStore(t *testing.T) {
 	logger, logs := lcPanicLogger()
 	s := lcNewServer(&ServerOptions{Logger: logger, SessionStore: lcPanickyStore{}})
 	lcAddEcho(t, s)
-	ss := s.newSession(bridge.SessionOptions{ID: "sid"})
+	ss := s.newSession(SessionOptions{ID: "sid"})
 	ctx := context.Background()
 	call := func(frame string) string {
 		t.Helper()

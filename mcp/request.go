@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -68,13 +67,13 @@ type RequestExtra struct {
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#access-token-usage).
 	Auth *TokenInfo
 
-	// closeStream, when not nil, closes the HTTP connection carrying the
-	// request's SSE stream without ending the stream (the bridge's
-	// Port.SetCloseStream): the client reconnects with GET and
-	// Last-Event-ID and receives the rest of the stream, response
-	// included
+	// CloseStream, when not nil, closes the HTTP connection carrying the
+	// request's SSE stream without ending the stream: the client
+	// reconnects with GET and Last-Event-ID and receives the rest,
+	// response included
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
-	closeStream func()
+	// Streamable HTTP sets it when its streams are resumable.
+	CloseStream func()
 }
 
 // ProgressToken returns the token the client sent in _meta.progressToken,
@@ -91,9 +90,8 @@ func (r *Request) setMeta(m *RequestMeta) {
 	}
 }
 
-// messageWriter receives the messages a session sends (see
-// bridge.Writer): transports implement it.
-type messageWriter = bridge.Writer
+// messageWriter is jsonrpc.Writer, under the name the session code uses.
+type messageWriter = jsonrpc.Writer
 
 // A MethodHandler serves one method. The result is encoded as JSON; a nil
 // result encodes as {}. An error that is (or wraps) a *jsonrpc.Error is sent

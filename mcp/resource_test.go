@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -332,7 +331,7 @@ func TestResourceSubscriptionsSaved(t *testing.T) {
 	if err := store.Create(ctx, &SessionState{ID: "sess-1", Lifecycle: StateReady}); err != nil {
 		t.Fatal(err)
 	}
-	ss := s.newSession(bridge.SessionOptions{ID: "sess-1", Preinitialized: true, TransportStores: true})
+	ss := s.newSession(SessionOptions{ID: "sess-1", Preinitialized: true, TransportStores: true})
 	defer ss.Close()
 	call := func(id int64, method, params string) string {
 		t.Helper()

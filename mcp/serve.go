@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -24,7 +23,7 @@ func (s *Server) Connect(ctx context.Context, t Transport) (*ServerSession, erro
 		return nil, fmt.Errorf("mcp: connecting transport: %w", err)
 	}
 	w := newConnWriter(conn)
-	ss := s.newSession(bridge.SessionOptions{Standalone: w})
+	ss := s.newSession(SessionOptions{Standalone: w})
 	ss.loopDone = make(chan struct{})
 	go func() {
 		ss.loopErr = ss.serveConn(ctx, conn, w)
@@ -280,10 +279,7 @@ func (ss *ServerSession) writeResult(ctx context.Context, w *connWriter, req *js
 // refusals into error responses.
 func (ss *ServerSession) answer(ctx context.Context, req *jsonrpc.Request, related messageWriter) *jsonrpc.Response {
 	resp, err := ss.handleRequest(ctx, req, related, nil)
-	switch {
-	case errors.Is(err, bridge.ErrDuplicateRequestID):
-		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("a request with id "+req.ID.String()+" is already in flight"))
-	case err != nil:
+	if err != nil {
 		return nil
 	}
 	return resp

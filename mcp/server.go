@@ -310,13 +310,6 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 // Implementation returns what the server says about itself in initialize.
 func (s *Server) Implementation() Implementation { return s.impl }
 
-// SessionStore returns the store that receives the server's session state
-// (ServerOptions.SessionStore, or the default MemorySessionStore).
-func (s *Server) SessionStore() SessionStore { return s.store }
-
-// Bus returns ServerOptions.Bus, or nil.
-func (s *Server) Bus() Bus { return s.opts.Bus }
-
 // dispatch runs a request through the middleware and the method table,
 // turning a panic into -32603.
 func (s *Server) dispatch(ctx context.Context, r *Request) (result any, err error) {
@@ -414,7 +407,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	}
 
 	ss := r.Session
-	version := NegotiateVersion(p.ProtocolVersion)
+	version := negotiateVersion(p.ProtocolVersion)
 	ss.mu.Lock()
 	if ss.state.Lifecycle != StateNew {
 		// A concurrent initialize won the race.

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -52,9 +51,9 @@ type ServerSession struct {
 	// taskOwner is the random key that owns the tasks of a session without
 	// an id (task.go); guarded by mu.
 	taskOwner string
-	// ephemeral is bridge.SessionOptions.Ephemeral.
+	// ephemeral is SessionOptions.Ephemeral.
 	ephemeral bool
-	// transportStores is bridge.SessionOptions.TransportStores.
+	// transportStores is SessionOptions.TransportStores.
 	transportStores bool
 	// leaveBroadcast ends this session's hold on the server's broadcast
 	// bus subscription (broadcast_bus.go); guarded by mu.
@@ -135,10 +134,10 @@ func (t *inflightTable) cancelAll() {
 	}
 }
 
-// newSession creates a session for a transport to drive (the bridge's
+// newSession creates a session for a transport to drive (Host.NewSession).
 // Port.NewSession). The session is registered with the server (it receives
 // list_changed notifications) until Close.
-func (s *Server) newSession(opts bridge.SessionOptions) *ServerSession {
+func (s *Server) newSession(opts SessionOptions) *ServerSession {
 	now := time.Now()
 	ss := &ServerSession{
 		server:          s,
@@ -153,7 +152,7 @@ func (s *Server) newSession(opts bridge.SessionOptions) *ServerSession {
 			CreatedAt: now, LastActive: now,
 		},
 	}
-	if st, ok := opts.Restore.(*SessionState); ok && st != nil {
+	if st := opts.Restore; st != nil {
 		ss.state = *copyState(*st)
 		ss.state.ID, ss.state.Owner = opts.ID, opts.Owner
 	}
@@ -235,17 +234,17 @@ func (ss *ServerSession) Close() error {
 	return nil
 }
 
-// handleRequest serves one request and returns its response (the
-// bridge's Port.HandleRequest). Messages the handler sends on the way
+// handleRequest serves one request and returns its response
+// (Host.HandleRequest). Messages the handler sends on the way
 // (progress, logs, server-to-client requests) go to related, in order,
 // before it returns; a nil related sends them to the standalone writer.
 //
 // The response is nil when the request was cancelled by
 // notifications/cancelled: the spec forbids answering it. The error is
-// ErrDuplicateRequestID when a request with the same id is still in flight
-// on the session (the first is unaffected), or ErrSessionClosed; the
-// transport then refuses the request in its own way. A request past
-// ServerOptions.MaxInFlightRequests gets an error response at once.
+// ErrSessionClosed; the transport then refuses the request in its own
+// way. A request with the id of one still in flight on the session (the
+// first is unaffected), or past ServerOptions.MaxInFlightRequests, gets
+// an error response at once.
 //
 // handleRequest is safe for concurrent use; requests are served
 // concurrently.
@@ -329,7 +328,7 @@ type sessionCall struct {
 
 // admitLocked refuses a request the session cannot take in flight: the
 // session is closed (ErrSessionClosed), a request with the same id is in
-// flight (ErrDuplicateRequestID), or the session already has
+// flight (-32600), or the session already has
 // ServerOptions.MaxInFlightRequests in flight (a *jsonrpc.Error, the
 // answer to send; limits.go). It is called with ss.mu held; both eras'
 // requests, batched ones among them, pass through it.
@@ -338,7 +337,7 @@ func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
 		return ErrSessionClosed
 	}
 	if _, dup := ss.inflight.get(id); dup {
-		return bridge.ErrDuplicateRequestID
+		return errInvalidRequest("a request with id " + id.String() + " is already in flight")
 	}
 	if limit := ss.server.opts.MaxInFlightRequests; limit > 0 && ss.inflight.len() >= limit {
 		return errTooManyInFlight(limit)
@@ -493,12 +492,10 @@ func (ss *ServerSession) create(ctx context.Context) {
 	}
 }
 
-// syncState is the bridge's SyncState: the protocol state of st (a
-// *SessionState) becomes the session's, except that a closed session
+// syncState is Host.SyncState: the protocol state of st becomes the session's, except that a closed session
 // stays closed.
-func (ss *ServerSession) syncState(v any) {
-	st, ok := v.(*SessionState)
-	if !ok || st == nil {
+func (ss *ServerSession) syncState(st *SessionState) {
+	if st == nil {
 		return
 	}
 	ss.mu.Lock()

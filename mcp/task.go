@@ -433,7 +433,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams
 	wr.related = run.w
 	if r.Extra != nil {
 		extra := *r.Extra
-		extra.closeStream = nil // the request's stream is gone
+		extra.CloseStream = nil // the request's stream is gone
 		wr.Extra = &extra
 	}
 	args := p.Arguments

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -61,7 +60,7 @@ func jsonDeepEqual(a, b any) bool {
 // stream; the standalone stream when there is one.
 func TestTaskWriter(t *testing.T) {
 	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
-	ss := s.newSession(bridge.SessionOptions{}) // no standalone stream
+	ss := s.newSession(SessionOptions{}) // no standalone stream
 	defer ss.Close()
 	w := &taskWriter{id: "T1", ss: ss}
 	ctx := context.Background()

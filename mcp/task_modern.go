@@ -256,7 +256,7 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 	}
 	if r.Extra != nil {
 		extra := *r.Extra
-		extra.closeStream = nil // the request's stream is gone
+		extra.CloseStream = nil // the request's stream is gone
 		wr.Extra = &extra
 	}
 	leave := s.joinTaskBus(ctx) // task_bus.go: tasks/cancel and tasks/update from other replicas

@@ -3,7 +3,7 @@ package mcp_test
 // This file holds the helpers of the tasks-extension tests
 // (task_modern_test.go): a server with a tool for every path of a task,
 // a way to serve one raw stateless-era request with
-// the bridge's ServeStatelessRequest and get back the exact frame, and the
+// Host.ServeStateless and get back the exact frame, and the
 // extension's wire shapes as a JSON Schema (testdata/schema/tasks-extension,
 // written from SEP-2663, since the 2026-07-28 schema does not hold them)
 // merged with the 2026-07-28 schema it refers to. Every helper is

@@ -15,7 +15,7 @@ import (
 )
 
 // Tests of the tasks extension of the stateless era (SEP-2663,
-// io.modelcontextprotocol/tasks), over the bridge's ServeStatelessRequest and the
+// io.modelcontextprotocol/tasks), over Host.ServeStateless and the
 // in-memory transport. Most run in a synctest bubble, where the clock
 // starts at 2000-01-01T00:00:00Z and moves only when every goroutine
 // waits, so that timestamps and TTLs are exact; every frame is compared
@@ -416,7 +416,7 @@ func txListen(t *testing.T, srv *mcp.Server, id int, caps, filter string, extra 
 	w = &modWriter{}
 	done := make(chan string, 1)
 	go func() {
-		resp, _ := port.ServeStatelessRequest(srv, ctx, msg.(*jsonrpc.Request), w, extra)
+		resp, _, _ := srv.Host().ServeStateless(ctx, nil, msg.(*jsonrpc.Request), w, extra)
 		b, _ := jsonrpc.Encode(resp)
 		done <- string(b)
 	}()

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"go.uber.org/goleak"
 )
@@ -68,7 +67,7 @@ func (r *sharedTaskReplicas) open(t *testing.T, s *Server, id string, create boo
 			t.Fatal(err)
 		}
 	}
-	ss := s.newSession(bridge.SessionOptions{ID: id, Preinitialized: true, TransportStores: true})
+	ss := s.newSession(SessionOptions{ID: id, Preinitialized: true, TransportStores: true})
 	t.Cleanup(func() { _ = ss.Close() })
 	return ss
 }
@@ -216,7 +215,7 @@ func recvWithin(t *testing.T, what string, ch <-chan string) string {
 }
 
 // A shared session's DELETE served by replica B (the SessionStore
-// deletes it, then the transport calls the bridge's EndSession) deletes
+// deletes it, then the transport calls Host.EndSession) deletes
 // the tasks it owned, finished and running, from the TaskStore, and
 // ends the one running on A, which still holds its copy of the session,
 // through the Bus; a new session is told the tasks do not exist.
@@ -231,7 +230,7 @@ func TestSharedSessionDeleteEndsItsTasks(t *testing.T) {
 	if err := r.store.Delete(ctx, "", "s1"); err != nil {
 		t.Fatal(err)
 	}
-	bridge.Get[*Server, *ServerSession, *RequestExtra]().EndSession(r.b, ctx, "s1")
+	r.b.Host().EndSession(ctx, "s1")
 
 	for _, id := range []string{finished, running} {
 		if st, err := r.tasks.Get(ctx, "session:s1", id); !errors.Is(err, ErrTaskNotFound) {

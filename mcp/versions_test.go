@@ -8,32 +8,25 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// TestVersionListsAreCopies: the version lists are handed out as fresh
+// TestVersions: each era's versions, newest first, handed out as fresh
 // copies, so a caller that changes one changes nothing mcpkit negotiates.
-func TestVersionListsAreCopies(t *testing.T) {
+func TestVersions(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		list func() []string
+		era  mcp.ProtocolEra
 		want []string
 	}{
-		{"StatelessVersions", mcp.StatelessVersions, []string{"2026-07-28"}},
-		{"SupportedVersions", mcp.SupportedVersions, []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}},
-		{"ServedVersions", mcp.ServedVersions, []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}},
+		{mcp.EraSession, []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}},
+		{mcp.EraStateless, []string{"2026-07-28"}},
+		{mcp.EraAuto, []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}},
 	} {
-		got := tc.list()
+		got := mcp.Versions(tc.era)
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("%s() = %v, want %v", tc.name, got, tc.want)
+			t.Errorf("Versions(%v) = %v, want %v", tc.era, got, tc.want)
 		}
 		got[0] = "1999-01-01"
-		if again := tc.list(); !slices.Equal(again, tc.want) {
-			t.Errorf("after changing its result, %s() = %v, want %v", tc.name, again, tc.want)
+		if again := mcp.Versions(tc.era); !slices.Equal(again, tc.want) {
+			t.Errorf("after changing its result, Versions(%v) = %v, want %v", tc.era, again, tc.want)
 		}
-	}
-	if !mcp.IsStatelessVersion("2026-07-28") || mcp.IsStatelessVersion("2025-11-25") {
-		t.Error("IsStatelessVersion does not follow StatelessVersions")
-	}
-	if !mcp.IsSupportedVersion("2024-11-05") || mcp.IsSupportedVersion("2026-07-28") || mcp.IsSupportedVersion("1999-01-01") {
-		t.Error("IsSupportedVersion does not follow SupportedVersions")
 	}
 }
 

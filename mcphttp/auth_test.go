@@ -256,14 +256,14 @@ func TestAuthTaskOwner(t *testing.T) {
 	}
 }
 
-// TestAuthModernEra: a 2026-07-28 request carries its verified token to
+// TestAuthStatelessEra: a 2026-07-28 request carries its verified token to
 // the handler, and one without a token runs nothing.
-func TestAuthModernEra(t *testing.T) {
+func TestAuthStatelessEra(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	f, ran := authFixture(t, &Options{JSONResponse: true})
 	defer f.done()
 	body := mbody("1", "tools/call", `{"name":"whoami","arguments":{}}`)
-	h := modernHeaders(body)
+	h := statelessHeaders(body)
 	r := f.as("bob", http.MethodPost, "", h, body)
 	if r.status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.status, r.body)
@@ -277,10 +277,10 @@ func TestAuthModernEra(t *testing.T) {
 	}
 }
 
-// TestAuthStatelessTasks: in stateless mode, where every request has a
+// TestAuthSessionlessTasks: in stateless mode, where every request has a
 // session of its own, an authenticated user's tasks outlive the request
 // that created them and are that user's alone.
-func TestAuthStatelessTasks(t *testing.T) {
+func TestAuthSessionlessTasks(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	f, _ := authFixture(t, &Options{Stateless: true, JSONResponse: true})
 	defer f.done()

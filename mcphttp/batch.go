@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -72,12 +71,12 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		}
 		switch m := m.(type) {
 		case *jsonrpc.Notification:
-			mcpPort.HandleNotification(e.ss, ctx, m, h.notificationExtra(r))
+			e.host().Deliver(ctx, e.ss, m, h.notificationExtra(r))
 			if err := h.routeNotification(ctx, e, m); busErr == nil { // shared_routing.go
 				busErr = err
 			}
 		case *jsonrpc.Response:
-			if !mcpPort.HandleResponse(e.ss, ctx, m) {
+			if !e.host().Deliver(ctx, e.ss, m, nil) {
 				if err := h.routeResponse(ctx, e, m); busErr == nil {
 					busErr = err
 				}
@@ -137,7 +136,7 @@ func isInitialize(m jsonrpc.Message) bool {
 // MaxBatchConcurrency at once, taken in the batch's order. With out set
 // each response is written to it as it comes; otherwise they are returned
 // in the order of the requests.
-func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Request, related bridge.Writer, extra *mcp.RequestExtra, out *stream) []*jsonrpc.Response {
+func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Request, related jsonrpc.Writer, extra *mcp.RequestExtra, out *stream) []*jsonrpc.Response {
 	resps := make([]*jsonrpc.Response, len(reqs))
 	workers := len(reqs)
 	if n := h.opts.MaxBatchConcurrency; n > 0 && n < workers {
@@ -153,8 +152,8 @@ func (h *Handler) runBatch(ctx context.Context, e *entry, reqs []*jsonrpc.Reques
 					return
 				}
 				req := reqs[i]
-				resp, err := mcpPort.HandleRequest(e.ss, ctx, req, related, extra)
-				resp = responseFor(req.ID, resp, err)
+				resp, err := e.host().HandleRequest(ctx, e.ss, req, related, extra)
+				resp = responseFor(resp, err)
 				h.reg.endRequest(e, req.ID)
 				if out != nil && resp != nil {
 					_ = out.WriteMessage(ctx, resp)

@@ -167,11 +167,11 @@ func reportCPU(b *testing.B, start time.Duration, n int) {
 	b.ReportMetric(float64(cpuclock.Now()-start)/float64(n), "cpu-ns/op")
 }
 
-// BenchmarkHandlerModernToolsCall is BenchmarkHandlerToolsCall for a
+// BenchmarkHandlerStatelessToolsCall is BenchmarkHandlerToolsCall for a
 // 2026-07-28 request with no session: its headers checked against the
 // body (for route, an Mcp-Param-Region header from x-mcp-header too), then
 // served statelessly.
-func BenchmarkHandlerModernToolsCall(b *testing.B) {
+func BenchmarkHandlerStatelessToolsCall(b *testing.B) {
 	for _, tc := range []struct{ mode, tool, args string }{
 		{"sse", "echo", `{"text":"hello, world"}`},
 		{"json", "echo", `{"text":"hello, world"}`},
@@ -196,7 +196,7 @@ func BenchmarkHandlerModernToolsCall(b *testing.B) {
 			if tc.tool == "route" {
 				req.Header.Set("Mcp-Param-Region", "hello, world")
 			}
-			post := `,"method":"tools/call","params":{"_meta":` + modernMeta + `,"name":"` + tc.tool + `","arguments":` + tc.args + `}}`
+			post := `,"method":"tools/call","params":{"_meta":` + statelessMeta + `,"name":"` + tc.tool + `","arguments":` + tc.args + `}}`
 			w := &benchWriter{hdr: http.Header{}}
 			var body []byte
 			rd := bytes.NewReader(nil)

@@ -5,16 +5,11 @@ import (
 	"time"
 )
 
-// bodyWatch stands in for a read deadline per POST body (Options.
-// BodyReadTimeout). Setting a deadline on the connection before the body
-// is read and clearing it afterwards costs two trips through the
-// runtime's timer heap per request, for a body that almost always is in
-// net/http's buffer already. Every body of a Handler gets the same time,
-// so the order reads start in is the order they fall due: the watch keeps
-// the reads in progress in a list in that order, and one timer, set for
-// the oldest, serves them all. Only a read still in progress when its
-// time is up gets a deadline, one in the past, which ends the read as
-// the deadline set beforehand would have.
+// bodyWatch stands in for a read deadline per POST body
+// (Options.BodyReadTimeout): the reads in progress wait in a list in the
+// order they fall due, and one timer, set for the oldest, serves them all;
+// only a read still in progress when its time is up gets a deadline, one
+// in the past (docs/design.md, "Body read deadlines").
 type bodyWatch struct {
 	dueList[*bodyRead]
 }

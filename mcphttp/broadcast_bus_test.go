@@ -27,7 +27,7 @@ func (b *countingBus) Subscribe(ctx context.Context, channel string, fn func([]b
 // A stateless Handler's per-request session takes no Bus subscription for
 // broadcasts: it ends with its request, and a subscription per request
 // would cost a Redis round trip each.
-func TestStatelessRequestTakesNoBroadcastSubscription(t *testing.T) {
+func TestSessionlessRequestTakesNoBroadcastSubscription(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	bus := &countingBus{}
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{Bus: bus})

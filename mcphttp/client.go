@@ -159,11 +159,11 @@ type clientConn struct {
 	protocolVersion string
 	initID          jsonrpc.ID
 	getStarted      bool
-	// modern are the stateless-era requests awaiting their answer, and
+	// stateless holds the stateless-era requests awaiting their answer, and
 	// tools the Mcp-Param headers of the tools the stateless era's
-	// tools/list results described (client_modern.go).
-	modern map[jsonrpc.ID]*modernRequest
-	tools  map[string][]httpmeta.Param
+	// tools/list results described (client_stateless.go).
+	stateless map[jsonrpc.ID]*statelessRequest
+	tools     map[string][]httpmeta.Param
 	// legacy is the 2024-11-05 HTTP+SSE connection everything goes
 	// through once initialize fell back to it (client_legacy.go).
 	legacy mcp.Connection
@@ -293,8 +293,8 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 	isInitialized := false
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		if version, ok := mcpPort.StatelessProtocolVersion(m); ok {
-			return c.writeModern(ctx, m, version, frame) // client_modern.go
+		if version, ok := mcp.StatelessVersionOf(m); ok {
+			return c.writeStateless(ctx, m, version, frame) // client_stateless.go
 		}
 		reqID, method = m.ID, m.Method
 		if m.Method == "initialize" {
@@ -303,9 +303,9 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 			c.mu.Unlock()
 		}
 	case *jsonrpc.Notification:
-		if m.Method == "notifications/cancelled" && c.cancelModern(m.Params) {
+		if m.Method == "notifications/cancelled" && c.cancelStateless(m.Params) {
 			// The stateless era cancels by closing the request's
-			// stream, which cancelModern did.
+			// stream, which cancelStateless did.
 			return nil
 		}
 		isInitialized = m.Method == "notifications/initialized"

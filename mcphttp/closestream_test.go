@@ -22,7 +22,7 @@ func (failingStore) Replay(context.Context, string, string, string, func(string,
 func (failingStore) DeleteSession(context.Context, string) error { return nil }
 
 // test_reconnection closes its stream before answering
-// (the bridge's SetCloseStream). A session at 2025-11-25 gets a priming event
+// (mcp.RequestExtra.CloseStream). A session at 2025-11-25 gets a priming event
 // first, and its response by resuming with GET and Last-Event-ID; an older
 // session gets no priming event, hence no event id to resume from, so its
 // stream is not closed and the response comes on the POST's stream, as it

@@ -24,13 +24,13 @@ func FuzzHandler(f *testing.F) {
 		f.Add(uint8(i), uint8(i*7), "2025-11-25", "", []byte(s))
 	}
 	// The 2026-07-28 era: headers set (sess&8, sess&128) or not.
-	modern := []string{
+	stateless := []string{
 		mbody("1", "server/discover", ""), mbody("2", "tools/list", ""),
 		mbody("3", "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`),
 		mbody("4", "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`),
 		mbody("5", "ping", ""), `{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{}}`,
 	}
-	for i, s := range modern {
+	for i, s := range stateless {
 		var m struct {
 			Method string `json:"method"`
 		}

@@ -67,7 +67,7 @@ func (h *Handler) standalone(e *entry) *stream {
 		return st
 	})
 	if created {
-		mcpPort.SetStandalone(e.ss, st)
+		e.host().SetStandalone(e.ss, st)
 	}
 	return st
 }

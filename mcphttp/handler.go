@@ -3,14 +3,12 @@ package mcphttp
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -44,10 +42,10 @@ type Handler struct {
 	// and MaxSessionsPerAddress.
 	quotas sessquota.Limits
 	newID  func() string
-	// params caches the Mcp-Param headers tools declare (modern_headers.go).
+	// params caches the Mcp-Param headers tools declare (stateless_headers.go).
 	params paramCache
-	// modern holds the 2026-07-28 requests in flight (modern.go).
-	modern modernInflight
+	// stateless holds the 2026-07-28 requests in flight (stateless.go).
+	stateless statelessInflight
 	// inline ticks the inline reply streams that are slow to answer.
 	inline inlineWatch
 	// bodies times the POST bodies being read (Options.BodyReadTimeout).
@@ -93,7 +91,7 @@ func NewHandler(server *mcp.Server, opts *Options) *Handler {
 	o = o.resolve()
 	h := &Handler{server: server, opts: o, logger: o.Logger, newID: o.SessionID}
 	if server != nil {
-		mcpPort.Serve(server)
+		server.Host()
 	}
 	h.guard = httpguard.Guard{AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins}
 	if h.newID == nil {
@@ -246,11 +244,8 @@ func (h *Handler) newStream(e *entry, track bool) *stream {
 // responseFor turns the outcome of HandleRequest into the response to send
 // on a stream whose headers are already out: nil when there is none to
 // send (a cancelled request, a closed session).
-func responseFor(id jsonrpc.ID, resp *jsonrpc.Response, err error) *jsonrpc.Response {
-	switch {
-	case errors.Is(err, bridge.ErrDuplicateRequestID):
-		return jsonrpc.NewErrorResponse(id, errDuplicateID(id))
-	case err != nil:
+func responseFor(resp *jsonrpc.Response, err error) *jsonrpc.Response {
+	if err != nil {
 		return nil
 	}
 	return resp

@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,7 +88,7 @@ func checkVersion(h http.Header) *jsonrpc.Error {
 	if !ok {
 		return nil
 	}
-	if len(vals) == 1 && mcp.IsSupportedVersion(vals[0]) {
+	if len(vals) == 1 && isSessionVersion(vals[0]) {
 		return nil
 	}
 	return errUnsupportedVersion(strings.Join(vals, ", "))
@@ -106,4 +107,27 @@ func headerValue(h http.Header, canonicalKey string) string {
 		return v[0]
 	}
 	return ""
+}
+
+// The versions the server serves, newest first: in the session era, in
+// the stateless era, and in both (as an unsupported version's error lists
+// them).
+var (
+	sessionVersions   = mcp.Versions(mcp.EraSession)
+	statelessVersions = mcp.Versions(mcp.EraStateless)
+	servedVersions    = mcp.Versions(mcp.EraAuto)
+)
+
+// isSessionVersion reports whether v is a session-era version mcp serves.
+func isSessionVersion(v string) bool { return slices.Contains(sessionVersions, v) }
+
+// isStatelessVersion reports whether v is a stateless-era version mcp
+// serves.
+func isStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
+
+// isStatelessMessage reports whether msg's params._meta names a protocol
+// version: the message belongs to the stateless era.
+func isStatelessMessage(msg jsonrpc.Message) bool {
+	_, ok := mcp.StatelessVersionOf(msg)
+	return ok
 }

@@ -101,7 +101,7 @@ func newTestServer(t testing.TB) (*mcp.Server, *tools) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "stepped"}}}, nil
 	}))
 	must(t, s.AddTool(&mcp.Tool{Name: "reconnect", Description: "reconnect"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
-		closeStream := mcpPort.CloseStream(req.Extra)
+		closeStream := req.Extra.CloseStream
 		if closeStream == nil {
 			return nil, errors.New("no CloseStream")
 		}

@@ -328,7 +328,7 @@ func TestProtoClientGoesAway(t *testing.T) {
 		// The stateless era: the request's end is the handler's.
 		body := mbody("11", "tools/call", `{"name":"block"}`)
 		ctx, cancel := context.WithCancel(context.Background())
-		resp := f.open(ctx, http.MethodPost, modernHeaders(body), body)
+		resp := f.open(ctx, http.MethodPost, statelessHeaders(body), body)
 		<-f.tools.started
 		cancel()
 		resp.Body.Close()

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -46,11 +45,12 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.refuse(w, r, http.StatusInternalServerError, req.ID, errInternal)
 		return
 	}
-	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: id, Owner: owner, TransportStores: true})
+	host := srv.Host()
+	ss := host.NewSession(mcp.SessionOptions{ID: id, Owner: owner, TransportStores: true})
 	ctx := context.WithoutCancel(r.Context())
 	var col collector
 	info, _ := h.authOf(r)
-	resp, err := mcpPort.HandleRequest(ss, ctx, req, &col, &mcp.RequestExtra{Header: r.Header, Auth: info})
+	resp, err := host.HandleRequest(ctx, ss, req, &col, &mcp.RequestExtra{Header: r.Header, Auth: info})
 	if err != nil || resp == nil || resp.Error != nil {
 		h.reg.unreserve(qkey)
 		_ = ss.Close()
@@ -69,7 +69,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		_ = ss.Close()
 		return
 	}
-	shared := srv.SessionStore().Shared()
+	shared := srv.Host().Store.Shared()
 	if shared && h.getServer != nil {
 		h.routeServer(srv) // shared_routing.go
 	}

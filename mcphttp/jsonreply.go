@@ -7,28 +7,10 @@ import (
 	"time"
 )
 
-// This file serves Options.JSONReplyWithin: the server may answer a POSTed
-// request with one application/json object or with an SSE stream
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
-// and a stream costs its EventStore a priming event, the response and,
-// for a shared session, a request marker and an end marker, where a JSON
-// body costs nothing. So a request's reply stream, when the Handler has an
-// EventStore, may start deferred: nothing is sent or stored while its
-// handler runs, and
-//
-//   - a response ready within JSONReplyWithin, with nothing sent before
-//     it, goes as a JSON body, and nothing was stored for it;
-//   - the handler's first message (a notification, progress, a
-//     server-to-client request), the window passing, or the handler
-//     asking to close the connection (CloseStream) starts the stream as
-//     it would have started at once: primed, stored, resumable, leased.
-//
-// A client whose connection breaks within the window gets nothing, as
-// with any JSON reply: the request goes on (disconnection is not
-// cancellation) but its response is not kept, and a message its handler
-// sends afterwards is not kept either (a server-to-client request fails
-// at once), since the client holds no event id to resume from; the
-// client must send the request again.
+// This file serves Options.JSONReplyWithin: a reply stream that may start
+// deferred, answered in JSON when its response comes first and in time
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server;
+// docs/design.md, "Quick replies in JSON").
 
 // openDeferred attaches w to carry a deferred stream: no header is
 // written until the stream starts or ends. primes tells whether the

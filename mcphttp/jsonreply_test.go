@@ -108,7 +108,7 @@ func newReplyServer(t *testing.T, store mcp.SessionStore, tl *replyTools) *mcp.S
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "unblocked"}}}, nil
 	}))
 	must(t, s.AddTool(&mcp.Tool{Name: "reconnect", Description: "reconnect"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
-		mcpPort.CloseStream(req.Extra)()
+		req.Extra.CloseStream()
 		tl.started <- struct{}{}
 		<-tl.gate
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "reconnected"}}}, nil
@@ -430,7 +430,7 @@ func TestJSONReplyWithinLeavesStatelessEraAlone(t *testing.T) {
 		ev := &recordingEvents{MemoryEventStore: &MemoryEventStore{}, batch: true}
 		rs := newReplicas(t, 1, true, ev, Options{JSONReplyWithin: window})
 		body := mbody("5", "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`)
-		resp := rs.open(context.Background(), 0, http.MethodPost, "", modernHeaders(body), body)
+		resp := rs.open(context.Background(), 0, http.MethodPost, "", statelessHeaders(body), body)
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		rs.close()

@@ -21,10 +21,10 @@ func TestLargeResultWrittenInPlace(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	text := strings.Repeat("line \"one\" <two> & three\n", 4000) // > largeResult once escaped
 	for _, c := range []struct {
-		name   string
-		json   bool
-		modern bool
-		size   int
+		name      string
+		json      bool
+		stateless bool
+		size      int
 	}{
 		{"sse small", false, false, 100},
 		{"sse large", false, false, len(text)},
@@ -50,7 +50,7 @@ func TestLargeResultWrittenInPlace(t *testing.T) {
 			}()
 			var r *reply
 			req := `{"jsonrpc":"2.0","id":"r-7","method":"resources/read","params":{"uri":"file:///big"}}`
-			if c.modern {
+			if c.stateless {
 				req = `{"jsonrpc":"2.0","id":"r-7","method":"resources/read","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}},"uri":"file:///big"}}`
 				r = f.do(http.MethodPost, hdrs{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": "file:///big"}, req)
 			} else {
@@ -61,7 +61,7 @@ func TestLargeResultWrittenInPlace(t *testing.T) {
 			}
 			res, err := json.Marshal(&mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file:///big", MIMEType: "text/plain", Text: body}}})
 			must(t, err)
-			if c.modern {
+			if c.stateless {
 				// The stateless era's stamp comes first.
 				res = append([]byte(`{"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}},`), res[1:]...)
 			}

@@ -18,7 +18,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"go.uber.org/goleak"
@@ -361,7 +360,7 @@ func TestBatchConcurrencyAtMostN(t *testing.T) {
 		}))
 		h := NewHandler(s, &Options{MaxBatchLength: 1000, MaxBatchConcurrency: 8, ReapInterval: -1})
 		defer h.Close()
-		ss := mcpPort.NewSession(s, bridge.SessionOptions{Preinitialized: true, ProtocolVersion: mcp.Version20250326})
+		ss := s.Host().NewSession(mcp.SessionOptions{Preinitialized: true, ProtocolVersion: mcp.Version20250326})
 		defer ss.Close()
 		e := &entry{id: "s", ss: ss}
 		msgs, _, err := jsonrpc.DecodeBatch([]byte(batchOf(1000, "wait")))

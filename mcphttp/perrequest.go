@@ -65,10 +65,10 @@ func (h *Handler) serverFor(r *http.Request) (srv *mcp.Server, status int, e *js
 	return srv, 0, nil
 }
 
-// modernServer returns the server of a 2026-07-28 request: that of the
+// statelessServer returns the server of a 2026-07-28 request: that of the
 // live session it names, which keeps its server, or else the one chosen
 // for it.
-func (h *Handler) modernServer(r *http.Request) (*mcp.Server, int, *jsonrpc.Error) {
+func (h *Handler) statelessServer(r *http.Request) (*mcp.Server, int, *jsonrpc.Error) {
 	if !h.opts.Stateless && h.getServer != nil {
 		if sid := headerValue(r.Header, headerSessionID); sid != "" {
 			_, owner := h.authOf(r)

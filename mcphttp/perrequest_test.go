@@ -126,10 +126,10 @@ func TestServerPerRequestSessionEra(t *testing.T) {
 	wantReply(t, "tools/list of a, asking for b", f.do(http.MethodPost, hdrs{"Mcp-Session-Id": sa, "X-Tenant": "b"}, listBody), 200, tenantTools("a"))
 	wantReply(t, "tools/list of b, no tenant", f.do(http.MethodPost, hdrs{"Mcp-Session-Id": sb, "X-Tenant": "nobody"}, listBody), 200, tenantTools("b"))
 	// A 2026-07-28 request on a live session is served by its server too.
-	listModern := mbody("2", "tools/list", "")
-	h := modernHeaders(listModern)
+	listStateless := mbody("2", "tools/list", "")
+	h := statelessHeaders(listStateless)
 	h["Mcp-Session-Id"], h["X-Tenant"] = sa, "b"
-	wantReply(t, "2026-07-28 tools/list on a's session, asking for b", f.do(http.MethodPost, h, listModern), 200, tenantToolsStateless("a"))
+	wantReply(t, "2026-07-28 tools/list on a's session, asking for b", f.do(http.MethodPost, h, listStateless), 200, tenantToolsStateless("a"))
 	wantReply(t, "b's tool on a", f.do(http.MethodPost, hdrs{"Mcp-Session-Id": sa}, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"b_hello"}}`),
 		200, `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params","data":"Unknown tool: b_hello"}}`)
 	if na, nb := len(a.srv.Sessions()), len(b.srv.Sessions()); na != 1 || nb != 1 {
@@ -158,15 +158,15 @@ func TestServerPerRequestSessionEra(t *testing.T) {
 // is asked for each request, and in Options.Stateless mode.
 func TestServerPerRequestStateless(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	listModern := mbody("2", "tools/list", "")
+	listStateless := mbody("2", "tools/list", "")
 	for _, stateless := range []bool{false, true} {
 		f, _, _, asked, stop := tenantFixture(t, &Options{JSONResponse: true, Stateless: stateless})
 		for _, name := range []string{"a", "b", "a"} {
-			h := modernHeaders(listModern)
+			h := statelessHeaders(listStateless)
 			h["X-Tenant"] = name
-			wantReply(t, "2026-07-28 tools/list of "+name, f.do(http.MethodPost, h, listModern), 200, tenantToolsStateless(name))
+			wantReply(t, "2026-07-28 tools/list of "+name, f.do(http.MethodPost, h, listStateless), 200, tenantToolsStateless(name))
 		}
-		h := modernHeaders(mbody("3", "tools/call", `{"name":"b_hello"}`))
+		h := statelessHeaders(mbody("3", "tools/call", `{"name":"b_hello"}`))
 		h["X-Tenant"] = "a"
 		wantReply(t, "b's tool on a", f.do(http.MethodPost, h, mbody("3", "tools/call", `{"name":"b_hello"}`)),
 			200, `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params","data":"Unknown tool: b_hello"}}`)
@@ -195,17 +195,17 @@ func TestServerPerRequestStateless(t *testing.T) {
 func TestServerPerRequestNone(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const noServer = "Not Found: no MCP server for this request"
-	listModern := mbody("2", "tools/list", "")
+	listStateless := mbody("2", "tools/list", "")
 	for _, stateless := range []bool{false, true} {
 		f, a, b, _, stop := tenantFixture(t, &Options{JSONResponse: true, Stateless: stateless})
 		wantReply(t, "initialize for nobody", f.do(http.MethodPost, hdrs{"X-Tenant": "nobody"}, initBody),
 			404, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"`+noServer+`"}}`)
-		h := modernHeaders(listModern)
+		h := statelessHeaders(listStateless)
 		h["X-Tenant"] = "nobody"
-		wantReply(t, "2026-07-28 tools/list for nobody", f.do(http.MethodPost, h, listModern),
+		wantReply(t, "2026-07-28 tools/list for nobody", f.do(http.MethodPost, h, listStateless),
 			404, `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"`+noServer+`"}}`)
 		h["X-Tenant"] = "panic"
-		wantReply(t, "2026-07-28 tools/list, getServer panics", f.do(http.MethodPost, h, listModern),
+		wantReply(t, "2026-07-28 tools/list, getServer panics", f.do(http.MethodPost, h, listStateless),
 			500, `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}`)
 		wantReply(t, "initialize, getServer panics", f.do(http.MethodPost, hdrs{"X-Tenant": "panic"}, initBody),
 			500, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`)
@@ -308,8 +308,8 @@ func TestServerPerRequestByUser(t *testing.T) {
 	wantReply(t, "tools/list of bob", f.do(http.MethodPost, hdrs{"Authorization": "Bearer bob", "Mcp-Session-Id": sids["bob"]}, listBody), 200, tenantTools("b"))
 	// Bob cannot use alice's session.
 	checkRefusal(t, f.do(http.MethodPost, hdrs{"Authorization": "Bearer bob", "Mcp-Session-Id": sids["alice"]}, listBody), http.StatusNotFound, -32001, "Session not found")
-	listModern := mbody("2", "tools/list", "")
-	hd := modernHeaders(listModern)
+	listStateless := mbody("2", "tools/list", "")
+	hd := statelessHeaders(listStateless)
 	hd["Authorization"] = "Bearer bob"
-	wantReply(t, "2026-07-28 tools/list of bob", f.do(http.MethodPost, hd, listModern), 200, tenantToolsStateless("b"))
+	wantReply(t, "2026-07-28 tools/list of bob", f.do(http.MethodPost, hd, listStateless), 200, tenantToolsStateless("b"))
 }

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -42,7 +41,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A single message is decoded once, here; one of the 2026-07-28 era
-	// is served on its own path (modern.go), before the session era's
+	// is served on its own path (stateless.go), before the session era's
 	// checks of MCP-Protocol-Version, which name only its own versions.
 	var msg jsonrpc.Message
 	var id jsonrpc.ID
@@ -53,11 +52,11 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			if req, ok := msg.(*jsonrpc.Request); ok && !h.checkScopes(w, r, req) {
 				return
 			}
-			if v, ok := h.modernOf(r, msg); ok {
-				h.serveModern(w, r, msg, v)
+			if v, ok := h.statelessOf(r, msg); ok {
+				h.serveStateless(w, r, msg, v)
 				return
 			}
-		} else if mcp.IsStatelessVersion(headerVersion(r.Header)) {
+		} else if isStatelessVersion(headerVersion(r.Header)) {
 			// An object that is no message (a member repeated, say)
 			// under a 2026-07-28 header is refused for what it is: the
 			// session era's "unsupported version" would send the
@@ -66,7 +65,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if e := checkVersion(r.Header); e != nil && !(isInitialize(msg) && mcp.IsStatelessVersion(headerVersion(r.Header))) {
+	if e := checkVersion(r.Header); e != nil && !(isInitialize(msg) && isStatelessVersion(headerVersion(r.Header))) {
 		// A client that tried 2026-07-28 first may fall back to
 		// initialize with the header still naming it: initialize
 		// negotiates its version in the body.
@@ -95,7 +94,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.opts.Stateless {
-		h.serveStateless(w, r, msg)
+		h.serveSessionless(w, r, msg)
 		return
 	}
 	sid := headerValue(r.Header, headerSessionID)
@@ -166,7 +165,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithoutCancel(r.Context())
 	switch m := msg.(type) {
 	case *jsonrpc.Notification:
-		mcpPort.HandleNotification(e.ss, ctx, m, h.notificationExtra(r))
+		e.host().Deliver(ctx, e.ss, m, h.notificationExtra(r))
 		err := h.routeNotification(ctx, e, m) // shared_routing.go
 		h.reg.release(e)
 		if err != nil {
@@ -178,7 +177,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		// A response to no pending request of this session (one meant for
 		// another session, say) is ignored.
 		var err error
-		if !mcpPort.HandleResponse(e.ss, ctx, m) {
+		if !e.host().Deliver(ctx, e.ss, m, nil) {
 			err = h.routeResponse(ctx, e, m) // shared_routing.go
 		}
 		h.reg.release(e)
@@ -370,7 +369,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		// already initialized" and changes nothing; it is answered, like
 		// every request in JSON response mode, with a single JSON body.
 		info, _ := h.authOf(r)
-		resp, err := mcpPort.HandleRequest(e.ss, ctx, req, jsonModeWriter{}, &mcp.RequestExtra{Header: r.Header, Auth: info})
+		resp, err := e.host().HandleRequest(ctx, e.ss, req, jsonModeWriter{}, &mcp.RequestExtra{Header: r.Header, Auth: info})
 		h.reg.finishRequest(e, req.ID)
 		if req.Method == "initialize" && err == nil && resp != nil && resp.Error != nil {
 			h.refuse(w, r, http.StatusBadRequest, req.ID, resp.Error)
@@ -388,7 +387,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		// The common case: the handler runs on this goroutine, and a quick
 		// reply goes out in one write.
 		st.openInline(w, r)
-		resp, err := mcpPort.HandleRequest(e.ss, ctx, req, st, extra)
+		resp, err := e.host().HandleRequest(ctx, e.ss, req, st, extra)
 		// The id is free again before the client can see the response
 		// and send its next request.
 		h.reg.finishRequest(e, req.ID)
@@ -396,13 +395,13 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 		return
 	}
 	// A resumable stream: the handler runs on a goroutine of its own, so
-	// that the connection can end first (the bridge's SetCloseStream)
+	// that the connection can end first (mcp.RequestExtra.CloseStream)
 	// and the client resume the stream with GET. Only a client at
 	// 2025-11-25 or later is told to resume a closed stream: older ones
 	// get no priming event, so they would be left with no event id to
 	// resume from, and their handlers get no CloseStream.
 	if e.ss.ProtocolVersion() >= mcp.Version20251125 {
-		mcpPort.SetCloseStream(extra, st.closeConnection)
+		extra.CloseStream = st.closeConnection
 	}
 	// The stream starts at once, or deferred for JSONReplyWithin
 	// (jsonreply.go); a shared session's stream stores the request's id
@@ -420,7 +419,7 @@ func (h *Handler) serveRequest(w http.ResponseWriter, r *http.Request, e *entry,
 	h.reg.wg.Add(1)
 	go func() {
 		defer h.reg.wg.Done()
-		resp, err := mcpPort.HandleRequest(e.ss, ctx, req, st, extra)
+		resp, err := e.host().HandleRequest(ctx, e.ss, req, st, extra)
 		h.reg.endRequest(e, req.ID)
 		st.finish(ctx, h.replyOf(e, req.ID, resp, err))
 		st.stopLease()
@@ -444,17 +443,15 @@ func (h *Handler) replyOf(e *entry, id jsonrpc.ID, resp *jsonrpc.Response, err e
 		}
 		return nil
 	default:
-		return responseFor(id, resp, err)
+		return responseFor(resp, err)
 	}
 }
 
 // writeJSONReply answers a request in JSON response mode: the response as
-// the body, 202 when there is none (the request was cancelled), 409 or 404
-// when the session refused to serve it.
+// the body, 202 when there is none (the request was cancelled), 404 when
+// the session refused to serve it (it has closed).
 func (h *Handler) writeJSONReply(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, resp *jsonrpc.Response, err error) {
 	switch {
-	case errors.Is(err, bridge.ErrDuplicateRequestID):
-		h.refuse(w, r, http.StatusConflict, id, errDuplicateID(id))
 	case err != nil:
 		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
 	case resp == nil:

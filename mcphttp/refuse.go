@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // This file holds the one way the handler refuses a request, and the
@@ -73,7 +72,7 @@ func errCapReached(n int) *jsonrpc.Error {
 }
 
 func errUnsupportedVersion(v string) *jsonrpc.Error {
-	return serverError("Bad Request: Unsupported protocol version: " + v + " (supported versions: " + strings.Join(mcp.SupportedVersions(), ", ") + ")")
+	return serverError("Bad Request: Unsupported protocol version: " + v + " (supported versions: " + strings.Join(sessionVersions, ", ") + ")")
 }
 
 func errDuplicateID(id jsonrpc.ID) *jsonrpc.Error {

@@ -57,6 +57,9 @@ type entry struct {
 	quota string
 }
 
+// host is the mcp.Host of e's session's server.
+func (e *entry) host() mcp.Host { return e.ss.Server().Host() }
+
 type registry struct {
 	mu       sync.Mutex
 	entries  map[string]*entry

@@ -9,22 +9,16 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // This file lets several Handlers (replicas) serve the same session-era
-// sessions when the server's SessionStore is shared (its Shared reports
-// true): the state lives in the store, execution stays local
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// A request for a session this Handler does not hold loads it from the
-// store and rebuilds a live session from it; every request of a shared
-// session touches the store first, so that a session deleted or expired
-// anywhere is 404 here too. A store that cannot answer is 503 with
-// Retry-After, never 404 and never a local fallback. Without a shared
-// store none of this runs: a miss is 404 without a store call.
+// sessions through a shared SessionStore: the state lives in the store,
+// execution stays local
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management;
+// docs/design.md, "Streamable HTTP across replicas").
 
 // storeRetryAfter is the Retry-After, in seconds, of a request refused
 // because the session store could not answer: long enough not to hammer
@@ -50,7 +44,7 @@ func (h *Handler) sharedStore(r *http.Request) (*mcp.Server, mcp.SessionStore) {
 	if srv == nil {
 		return nil, nil
 	}
-	if st := srv.SessionStore(); st != nil && st.Shared() {
+	if st := srv.Host().Store; st != nil && st.Shared() {
 		return srv, st
 	}
 	return nil, nil
@@ -157,7 +151,7 @@ func (h *Handler) rebuild(w http.ResponseWriter, r *http.Request, srv *mcp.Serve
 	if h.getServer != nil {
 		h.routeServer(srv) // shared_routing.go
 	}
-	ss := mcpPort.NewSession(srv, bridge.SessionOptions{ID: sid, Owner: owner, TransportStores: true, Restore: st})
+	ss := srv.Host().NewSession(mcp.SessionOptions{ID: sid, Owner: owner, TransportStores: true, Restore: st})
 	added, closed := h.reg.adopt(sid, ss, owner)
 	if !added {
 		// Another request rebuilt it first (its copy serves), or the
@@ -188,10 +182,10 @@ func (h *Handler) sharedStateless(w http.ResponseWriter, r *http.Request, e *ent
 		if !e.shared {
 			return e, true
 		}
-		st, err := h.touch(r.Context(), e.ss.Server().SessionStore(), e.owner, e.id)
+		st, err := h.touch(r.Context(), e.host().Store, e.owner, e.id)
 		switch {
 		case err == nil:
-			mcpPort.SyncState(e.ss, st)
+			e.host().SyncState(e.ss, st)
 			return e, true
 		case errors.Is(err, mcp.ErrSessionNotFound):
 			h.reg.finishRequest(e, rid)
@@ -238,12 +232,12 @@ func (h *Handler) sharedStateless(w http.ResponseWriter, r *http.Request, e *ent
 // session, drops the local copy once the caller's hold ends: gone reports
 // that, for the caller to call h.dropShared(e) after its release.
 func (h *Handler) touchShared(w http.ResponseWriter, r *http.Request, e *entry, id jsonrpc.ID) (ok, gone bool) {
-	st, err := h.touch(r.Context(), e.ss.Server().SessionStore(), e.owner, e.id)
+	st, err := h.touch(r.Context(), e.host().Store, e.owner, e.id)
 	if err != nil {
 		h.refuseStore(w, r, id, err)
 		return false, errors.Is(err, mcp.ErrSessionNotFound)
 	}
-	mcpPort.SyncState(e.ss, st)
+	e.host().SyncState(e.ss, st)
 	return true, false
 }
 
@@ -255,7 +249,7 @@ func (h *Handler) dropShared(e *entry) {
 	}
 	// Gone from the store, the session has ended for good: so have the
 	// tasks it owned.
-	mcpPort.EndSession(e.ss.Server(), context.Background(), e.id)
+	e.host().EndSession(context.Background(), e.id)
 }
 
 // acquireShared is h.acquire for a request that is not a JSON-RPC
@@ -302,7 +296,7 @@ func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owne
 	var store mcp.SessionStore
 	srv := h.reg.serverOf(sid, owner)
 	if srv != nil { // held here: its server's store
-		if store = srv.SessionStore(); !store.Shared() {
+		if store = srv.Host().Store; !store.Shared() {
 			return false
 		}
 	} else if srv, store = h.sharedStore(r); store == nil {
@@ -325,7 +319,7 @@ func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owne
 	}
 	// The session's end is final: the tasks it owned go, on every replica
 	// (bounded by TaskOptions.SessionEndTimeout).
-	mcpPort.EndSession(srv, r.Context(), sid)
+	srv.Host().EndSession(r.Context(), sid)
 	w.WriteHeader(http.StatusNoContent)
 	return true
 }
@@ -336,7 +330,7 @@ func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owne
 // decide whether the session exists. On failure it answers the request.
 func (h *Handler) createInStore(w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, id jsonrpc.ID) bool {
 	st := ss.State()
-	store := ss.Server().SessionStore()
+	store := ss.Server().Host().Store
 	err := h.storeCall("SessionStore.Create", func() error { return store.Create(r.Context(), &st) })
 	if err != nil {
 		h.refuseStore(w, r, id, err)
@@ -349,7 +343,7 @@ func (h *Handler) createInStore(w http.ResponseWriter, r *http.Request, ss *mcp.
 // alone decides its end: a session that is not shared, or one whose
 // registration failed after Create.
 func (h *Handler) deleteFromStore(e *entry) {
-	store := e.ss.Server().SessionStore()
+	store := e.host().Store
 	err := h.storeCall("SessionStore.Delete", func() error { return store.Delete(context.Background(), e.owner, e.id) })
 	if err != nil && !errors.Is(err, mcp.ErrSessionNotFound) {
 		h.logger.Error("mcphttp: session store delete failed", "session", e.id, "err", err)

@@ -6,19 +6,10 @@ import (
 	"time"
 )
 
-// This file keeps a shared session to one GET stream across replicas
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server):
-// a GET that opens a shared session's GET stream first takes the
-// session's stream lease in the EventStore, when the store is a
-// StreamLeaser, and renews it every Options.StreamLease/3 while it
-// serves; it releases it when the stream ends. A second GET anywhere
-// while the lease runs is refused as on one replica (409). A GET with a
-// Last-Event-ID of the GET stream takes the lease over: the client has
-// lost the stream it resumes, so the replica that served it ends it at
-// its next renewal. A replica that dies keeps the lease until its last
-// renewal lapses, Options.StreamLease after it. With an EventStore that
-// is not a StreamLeaser, or a negative StreamLease, each replica enforces
-// one GET stream for its own connections only.
+// This file keeps a shared session to one GET stream across replicas with
+// a lease in the EventStore
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server;
+// docs/design.md, "Streamable HTTP across replicas").
 
 // A StreamLeaser is an EventStore that keeps, for each session, one lease
 // on its GET stream, so that the replicas sharing a session open at most

@@ -11,19 +11,11 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// This file keeps a client whose request ran on a replica that died from
-// waiting forever
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
-// While a shared session's request runs, its replica stores, in the
-// request's POST stream, a marker naming the request's id right after the
-// priming event, then a heartbeat every Options.StreamLease/3. A replica
-// that serves the stream resumed (GET with Last-Event-ID) without running
-// the request counts the time since the stream's last stored event; past
-// StreamLease it stores a JSON-RPC error for the request, and the
-// stream's end, then sends them as any other events: the client gets its
-// answer, and any other replica resuming the same stream gets the same
-// one (stored once, with an EventOnceAppender). A replica that stops
-// cleanly ends its streams itself, so this is for one that was killed.
+// This file answers, -32603, the request of a shared session whose
+// replica died while it ran: the stream's heartbeats stop, and a replica
+// serving the stream resumed ends it after Options.StreamLease
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery;
+// docs/design.md, "Streamable HTTP across replicas").
 
 // DefaultStreamLease is the Options.StreamLease used when it is zero.
 const DefaultStreamLease = 30 * time.Second

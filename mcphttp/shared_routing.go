@@ -14,18 +14,11 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// This file routes, between replicas that share a SessionStore, the two
-// client messages that must reach the replica where something waits
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections):
-// the response to a server-to-client request (sampling, elicitation,
-// roots), which only the replica that sent the request can deliver, and
-// notifications/cancelled, which only the replica running the request
-// can act on. The replica that receives such a message serves it locally
-// first; a response no local request waited for, and every cancellation,
-// is then published on the server's mcp.Bus, and each other replica
-// holding the session delivers it to its own copy. The bus is at most
-// once: a message it loses leaves the waiting request to its timeout.
-// Nothing here runs without a shared store and a Bus.
+// This file routes over the server's mcp.Bus the client messages that
+// must reach another replica: a response to a server-to-client request
+// no local request waits for, and notifications/cancelled
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections;
+// docs/design.md, "Streamable HTTP across replicas").
 
 // routeChannel is the bus channel of routed client messages.
 const routeChannel = "mcpkit.route"
@@ -60,8 +53,8 @@ func (h *Handler) startRouting() {
 // routeServer subscribes h to srv's Bus, once per Bus, when srv's
 // SessionStore is shared and it has a Bus.
 func (h *Handler) routeServer(srv *mcp.Server) {
-	bus := srv.Bus()
-	if bus == nil || !srv.SessionStore().Shared() {
+	bus := srv.Host().Bus
+	if bus == nil || !srv.Host().Store.Shared() {
 		return
 	}
 	if t := reflect.TypeOf(bus); !t.Comparable() {
@@ -128,7 +121,7 @@ func (h *Handler) routeNotification(ctx context.Context, e *entry, m *jsonrpc.No
 }
 
 func (h *Handler) publishRouted(ctx context.Context, e *entry, m jsonrpc.Message) error {
-	bus := e.ss.Server().Bus()
+	bus := e.host().Bus
 	if bus == nil {
 		return nil
 	}
@@ -198,10 +191,10 @@ func (h *Handler) receiveRouted(b []byte) {
 	ctx := context.WithoutCancel(h.closed)
 	switch x := msg.(type) {
 	case *jsonrpc.Response:
-		mcpPort.HandleResponse(e.ss, ctx, x)
+		e.host().Deliver(ctx, e.ss, x, nil)
 	case *jsonrpc.Notification:
 		if x.Method == "notifications/cancelled" {
-			mcpPort.HandleNotification(e.ss, ctx, x, nil)
+			e.host().Deliver(ctx, e.ss, x, nil)
 		}
 	}
 }

@@ -9,41 +9,16 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/broadcast"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// This file serves the SSE streams of shared sessions (a SessionStore
-// whose Shared reports true) when the Handler has an EventStore: the
-// store, which every replica reaches, is then the source of truth for
-// every stream (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
-//
-//   - Every replica that holds a shared session gives it a GET (standalone)
-//     stream with no connection at once, so that what the server sends
-//     outside any request (ServerSession.Notify and Log, list_changed,
-//     resources/updated) is appended to the session's stream "0" in the
-//     store, whichever replica produced it.
-//   - A GET, fresh or with Last-Event-ID, is served by tailing the store:
-//     the replica writes the events stored after the last one it sent,
-//     woken by the store's Watch (when it has one; polling backs it up
-//     inside the store) or by polling every Options.EventPollInterval. So
-//     the client gets the events in the store's order, each once, whoever
-//     appended them.
-//   - A POST stream's events are stored as they are sent, and its end is
-//     stored as a marker event, so that a client whose POST stream was
-//     cut resumes it on any replica: one that does not run the request
-//     tails the store until the marker.
-//   - While a GET is served that way, the replica touches the session in
-//     the SessionStore every Options.KeepAlive, which keeps it from idling
-//     out there and ends the stream once the session was deleted or
-//     expired on any replica.
-//   - Event ids stay unique across replicas: a shared session's POST
-//     streams are numbered at random (63 bits) rather than counted, and
-//     each replica's GET stream numbers its events from a random base.
-//
-// Without a shared SessionStore, or without an EventStore, none of this
-// runs and streams are served as before, from memory.
+// This file serves the SSE streams of shared sessions from the EventStore,
+// which every replica reaches
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery;
+// docs/design.md, "Streamable HTTP across replicas"). Without a shared
+// SessionStore and an EventStore none of it runs.
 
 // DefaultEventPollInterval is the Options.EventPollInterval used when it
 // is zero.
@@ -99,13 +74,13 @@ func (st *stream) appendEndLocked(ctx context.Context) {
 }
 
 // appendStored stores an event of stream st: once per broadcast key
-// (bridge.BroadcastKey of ctx) for the GET stream of a session
+// (broadcast.Key of ctx) for the GET stream of a session
 // when the EventStore is an EventOnceAppender, for every replica holding
 // the session delivers the same broadcast. appended is false when the
 // key was stored already. st.mu is held.
 func (st *stream) appendStored(ctx context.Context, id string, data []byte) (appended bool, err error) {
 	if st.num == 0 {
-		if key := bridge.BroadcastKey(ctx); key != "" {
+		if key := broadcast.Key(ctx); key != "" {
 			if once, ok := st.store.(EventOnceAppender); ok {
 				return once.AppendOnce(ctx, st.session, st.streamID(), id, key, data)
 			}
@@ -287,7 +262,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 			quiet = true
 			// The session may have ended on another replica; an open
 			// stream also keeps it from idling out in the store.
-			if _, err := h.touch(ctx, e.ss.Server().SessionStore(), e.owner, e.id); errors.Is(err, mcp.ErrSessionNotFound) {
+			if _, err := h.touch(ctx, e.host().Store, e.owner, e.id); errors.Is(err, mcp.ErrSessionNotFound) {
 				return
 			}
 			continue

@@ -43,7 +43,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	for _, r := range h.reg.inflightStreams() {
 		r.st.abortWith(r.id, errShuttingDown)
 	}
-	for _, r := range h.modern.streams() {
+	for _, r := range h.stateless.streams() {
 		r.st.abortWith(r.id, errShuttingDown)
 	}
 	h.closeSessions()
@@ -56,7 +56,7 @@ func (h *Handler) beginShutdown() {
 	h.shutdownOnce.Do(func() {
 		h.reg.stopTaking()
 		close(h.shutdown)
-		h.modern.endListens()
+		h.stateless.endListens()
 	})
 }
 
@@ -86,7 +86,7 @@ type inflightReply struct {
 
 // streams lists the reply streams of the 2026-07-28 requests in
 // flight; endListens ends their listen streams.
-func (m *modernInflight) streams() []inflightReply {
+func (m *statelessInflight) streams() []inflightReply {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []inflightReply
@@ -100,7 +100,7 @@ func (m *modernInflight) streams() []inflightReply {
 
 // endListens cancels the subscriptions/listen requests in flight: each
 // ends with its graceful result.
-func (m *modernInflight) endListens() {
+func (m *statelessInflight) endListens() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for mr, cancel := range m.cancels {

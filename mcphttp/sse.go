@@ -9,26 +9,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
+	"github.com/mcpkit/mcpkit/internal/broadcast"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // This file holds SSE streams
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-// and #listening-for-messages-from-the-server). A stream outlives the HTTP
-// response that first carried it: when the connection breaks, the request's
-// handler keeps running (disconnection is not cancellation), its events go
-// to the EventStore, and a GET with Last-Event-ID attaches a new connection
-// that gets the missed events and then the rest. So a stream and the
-// connection currently carrying it (an attachment) are separate things.
-//
-// Only the goroutine serving an attachment's HTTP request (the pump, or an
-// inline request's own goroutine) waits on it. Events are queued and
-// written by a worker of the Handler's writer pool (writers.go) under the
-// stream's write lock, which the request's goroutine takes before it
-// returns, so no write happens after the ResponseWriter is let go.
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+// A stream outlives the connection carrying it (an attachment): its events
+// go on to the EventStore, and a GET with Last-Event-ID attaches another
+// (docs/design.md, "Stream writes").
 
 var (
 	errNotConnected = errors.New("mcphttp: no connection carries this stream")
@@ -37,7 +28,7 @@ var (
 )
 
 // stream is one SSE stream: a POST's reply stream or a session's standalone
-// GET stream. It implements bridge.Writer.
+// GET stream. It implements jsonrpc.Writer.
 type stream struct {
 	h       *Handler
 	session string     // "" in stateless mode
@@ -348,16 +339,10 @@ func putFrame(p *[]byte, frame []byte) {
 }
 
 // Writing. Every write to a client's connection happens with the stream's
-// wmu held and a write deadline set (Options.WriteTimeout), so that a
-// client that stops reading holds up nothing but its own stream, and that
-// only for a bounded time. Messages sent while the request's own
-// goroutine is busy elsewhere (every WriteMessage) are queued in the
-// stream's outbox, up to Options.MaxStreamQueueBytes, and written by a
-// worker of the Handler's writerPool, whose goroutines live only while
-// some stream has something to write: no sender
-// (a broadcast of list_changed, a listen notification, another session's
-// API call) ever waits for a client. wmu is taken before mu; mu is never
-// held during a write, so queueing never waits for one either.
+// wmu held and a write deadline set (Options.WriteTimeout). Messages are
+// queued in the stream's outbox, up to Options.MaxStreamQueueBytes, and
+// written by a worker of the Handler's writerPool, so no sender waits for a
+// client. wmu is taken before mu; mu is never held during a write.
 
 var errStreamOverflow = errors.New("mcphttp: the client is not reading its stream; the stream was closed")
 
@@ -446,7 +431,7 @@ func (st *stream) detach(att *attachment) bool {
 	return true
 }
 
-// WriteMessage implements bridge.Writer: it queues msg as the stream's
+// WriteMessage implements jsonrpc.Writer: it queues msg as the stream's
 // next event, keeping it in the EventStore first when there is one, and
 // returns without waiting for the client.
 func (st *stream) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
@@ -487,11 +472,11 @@ func coalesceKind(msg jsonrpc.Message) uint8 {
 func (st *stream) send(ctx context.Context, msg jsonrpc.Message) error {
 	kind := coalesceKind(msg)
 	// qf is what is queued: a pooled buffer, or a broadcast's frame,
-	// encoded once for every stream (internal/bridge's Shared).
+	// encoded once for every stream (broadcast.Shared).
 	var qf qframe
 	var data, frame []byte
 	var err error
-	sh := bridge.SharedOf(ctx, msg)
+	sh := broadcast.SharedOf(ctx, msg)
 	switch {
 	case sh != nil && st.store != nil:
 		data, err = sh.Encoded(0, encodeJSON)
@@ -824,7 +809,7 @@ func (st *stream) end(ctx context.Context, resp *jsonrpc.Response, flush bool) {
 
 // closeConnection lets go of the connection carrying the stream without
 // ending the stream, so that the client polls it with GET and
-// Last-Event-ID (the bridge's SetCloseStream). The priming event told the
+// Last-Event-ID (mcp.RequestExtra.CloseStream). The priming event told the
 // client how long to wait. It does nothing while no event id has reached
 // the client (the store failed): there would be nothing to resume from.
 func (st *stream) closeConnection() {

@@ -320,7 +320,7 @@ func TestKeepAlive(t *testing.T) {
 
 // In stateless mode a request's notifications reach its stream, a
 // server-to-client request fails at once, and no session is kept.
-func TestStatelessStreams(t *testing.T) {
+func TestSessionlessStreams(t *testing.T) {
 	f := newFixture(t, &Options{Stateless: true})
 	r := f.post("", progressCall)
 	if len(dataOf(r.events)) != 5 || r.header.Get("Mcp-Session-Id") != "" {
@@ -394,7 +394,7 @@ func TestCloseLeaksNothing(t *testing.T) {
 	goleak.VerifyNone(t)
 }
 
-// A handler may close its stream's connection (the bridge's SetCloseStream):
+// A handler may close its stream's connection (mcp.RequestExtra.CloseStream):
 // the client polls with GET and Last-Event-ID and gets the response there.
 func TestServerClosesConnection(t *testing.T) {
 	f := newFixture(t, &Options{EventStore: &MemoryEventStore{}, RetryInterval: 5 * time.Second})

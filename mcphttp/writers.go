@@ -2,23 +2,11 @@ package mcphttp
 
 import "sync"
 
-// writerPool runs the writes of a Handler's streams: each stream with
-// events queued is drained by one of a few goroutines that live only
-// while some stream has something to write, instead of a goroutine of its
-// own per event. A fan-out to thousands of streams (a broadcast of
-// list_changed, resources/updated, a listen notification) then starts a
-// handful of goroutines, not one per stream, and writes from warm stacks
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server).
-//
-// A client that does not read must delay no other: a worker whose write
-// waits for its client holds up only that stream. So whenever a worker
-// starts on a stream while others wait, and every worker is already
-// writing, it starts one more: while streams wait there is always a
-// worker not inside a write, and a write blocked on a client costs no
-// other stream more than a goroutine switch. With clients that read, the
-// number of workers stays near GOMAXPROCS; with blocked ones, it is one
-// more than the writes blocked at once (each of them bounded by
-// Options.WriteTimeout).
+// writerPool runs the writes of a Handler's streams: a stream with events
+// queued is drained by one of a few goroutines that live only while some
+// stream has something to write, and one more starts whenever all are
+// inside a write, so a client that does not read delays no other
+// (docs/design.md, "Stream writes").
 type writerPool struct {
 	mu sync.Mutex
 	// queue[head:] holds the streams waiting for a worker, each at most

@@ -2,6 +2,9 @@ package apitest
 
 import (
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,14 +59,12 @@ func TestAPI(t *testing.T) {
 	}
 }
 
-// plumbing are the names issue 16 took out of package mcp's exported API:
-// transports of this module reach them through internal/bridge.
+// plumbing are the names issue 16 took out of package mcp's exported API
+// that stay out: what transports need is mcp.Host's (issue 26).
 var plumbing = []string{
-	"NewSession", "SessionOptions", "Preinitialized", "HandleRequest", "HandleRequestExtra",
-	"HandleNotification", "HandleNotificationExtra", "HandleResponse", "HandleModernRequest",
-	"SetStandalone", "ToolInputSchema", "ToolRequiredScopes", "MessageWriter", "OutgoingMessage",
-	"CloseStream", "NewStreamConnection", "ModernProtocolVersion", "StatelessProtocolVersion",
-	"ErrDuplicateRequestID",
+	"HandleRequestExtra", "HandleNotification", "HandleNotificationExtra", "HandleResponse",
+	"HandleModernRequest", "ToolInputSchema", "ToolRequiredScopes", "MessageWriter", "OutgoingMessage",
+	"NewStreamConnection", "ModernProtocolVersion", "StatelessProtocolVersion",
 }
 
 // TestNoPlumbingExported: no name of the transport plumbing, and no name
@@ -146,4 +147,30 @@ func prefixLines(prefix string, lines []string) string {
 		b.WriteString(prefix + l + "\n")
 	}
 	return b.String()
+}
+
+// TestNoInit: no package of the core or of the JSON-RPC layer has an init
+// function, so nothing is registered across packages behind the reader's
+// back (issue 26): what a transport calls is what go-to-definition finds.
+func TestNoInit(t *testing.T) {
+	for _, pkg := range []string{"mcp", "mcphttp", "mcpsse", "jsonrpc"} {
+		files, err := filepath.Glob(filepath.Join(moduleRoot, pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+					t.Errorf("%s has an init function", filepath.ToSlash(name))
+				}
+			}
+		}
+	}
 }

@@ -13,14 +13,14 @@ import (
 )
 
 // The tests in this file serve the fixtures of the 2026-07-28 era with
-// the bridge's ServeStatelessRequest, as Streamable HTTP does for a POST
+// Host.ServeStateless, as Streamable HTTP does for a POST
 // without a session, with the _meta the conformance suite sends.
 
 // harnessCaps are the client capabilities the suite declares unless a
 // scenario says otherwise.
 const harnessCaps = `{"sampling":{},"elicitation":{},"roots":{"listChanged":true}}`
 
-// recorder is a bridge.Writer that keeps what a request sends before its
+// recorder is a jsonrpc.Writer that keeps what a request sends before its
 // response.
 type recorder struct {
 	mu   sync.Mutex
@@ -81,7 +81,7 @@ func modern(t *testing.T, s *mcp.Server, method string, params json.RawMessage) 
 func serve(t *testing.T, s *mcp.Server, method string, params json.RawMessage) (*jsonrpc.Response, []jsonrpc.Message, bool) {
 	t.Helper()
 	rec := &recorder{}
-	resp, refused := port.ServeStatelessRequest(s, context.Background(), &jsonrpc.Request{ID: jsonrpc.Int64ID(7), Method: method, Params: params}, rec, nil)
+	resp, refused, _ := s.Host().ServeStateless(context.Background(), nil, &jsonrpc.Request{ID: jsonrpc.Int64ID(7), Method: method, Params: params}, rec, nil)
 	if resp == nil {
 		t.Fatalf("%s: no response", method)
 	}
@@ -439,7 +439,7 @@ func listen(t *testing.T, s *mcp.Server, filter string) (<-chan jsonrpc.Message,
 	rec := &recorder{ch: make(chan jsonrpc.Message, 16)}
 	done := make(chan *jsonrpc.Response, 1)
 	go func() {
-		resp, _ := port.ServeStatelessRequest(s, ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(99), Method: "subscriptions/listen",
+		resp, _, _ := s.Host().ServeStateless(ctx, nil, &jsonrpc.Request{ID: jsonrpc.Int64ID(99), Method: "subscriptions/listen",
 			Params: withMeta(`{"notifications":`+filter+`}`, `{}`)}, rec, nil)
 		done <- resp
 	}()

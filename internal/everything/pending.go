@@ -5,13 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/bridge"
 	"github.com/mcpkit/mcpkit/mcp"
 )
-
-// mcpPort lends the fixtures what only this module's transports may use:
-// test_reconnection closes its own SSE stream through it.
-var mcpPort = bridge.Get[*mcp.Server, *mcp.ServerSession, *mcp.RequestExtra]()
 
 // JSONSchema202012 is the input schema of json_schema_2020_12_tool, sent
 // verbatim: the conformance suite's json-schema-2020-12 scenario checks that
@@ -57,8 +52,8 @@ func addPendingTools(s *mcp.Server) {
 		Description: "Closes its response stream before answering, so the answer must be fetched by resuming the stream (conformance fixture).",
 		InputSchema: noArgs,
 	}, func(ctx context.Context, r *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
-		if closeStream := mcpPort.CloseStream(r.Extra); closeStream != nil {
-			closeStream()
+		if r.Extra != nil && r.Extra.CloseStream != nil {
+			r.Extra.CloseStream()
 		}
 		t := time.NewTimer(reconnectionDelay)
 		defer t.Stop()

@@ -14,7 +14,7 @@ import (
 )
 
 // Tests of the tasks-* fixtures as the conformance suite drives them: in
-// the stateless era, through the bridge's ServeStatelessRequest, in a synctest
+// the stateless era, through Host.ServeStateless, in a synctest
 // bubble (the clock starts at 2000-01-01T00:00:00Z and moves only when
 // every goroutine waits).
 
@@ -48,7 +48,7 @@ func extCall(t *testing.T, s *mcp.Server, id int, method, caps, rest string) str
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, _ := mcpPort.ServeStatelessRequest(s, context.Background(), msg.(*jsonrpc.Request), nil, nil)
+	resp, _, _ := s.Host().ServeStateless(context.Background(), nil, msg.(*jsonrpc.Request), nil, nil)
 	b, err := jsonrpc.Encode(resp)
 	if err != nil {
 		t.Fatal(err)

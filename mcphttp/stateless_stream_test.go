@@ -42,7 +42,7 @@ func frames(t *testing.T, events []event) []frame {
 
 // A handler's progress and log notifications travel on its POST's stream
 // before the result; without a log level in _meta nothing is logged.
-func TestModernReplyStream(t *testing.T) {
+func TestStatelessReplyStream(t *testing.T) {
 	s := mcp.NewServer(mcp.Implementation{Name: "test", Version: "1"}, &mcp.ServerOptions{Logging: &mcp.LoggingOptions{}})
 	must(t, s.AddTool(&mcp.Tool{Name: "chatty"}, chatty))
 	f := fixtureFor(t, s, nil)
@@ -72,9 +72,9 @@ func TestModernReplyStream(t *testing.T) {
 
 // No server-to-client request travels on a 2026-07-28 stream: a handler
 // that tries one gets an error at once.
-func TestModernNoServerRequests(t *testing.T) {
+func TestStatelessNoServerRequests(t *testing.T) {
 	for _, opts := range []*Options{nil, {JSONResponse: true}} {
-		f := newModernFixture(t, opts)
+		f := newStatelessFixture(t, opts)
 		r := mpost(nil, mbody("9", "tools/call", `{"name":"ask","arguments":{}}`))(f)
 		fs := []frame{}
 		if r.events != nil {
@@ -99,13 +99,13 @@ func TestModernNoServerRequests(t *testing.T) {
 
 // Closing the response stream cancels a 2026-07-28 request (the session
 // era lets its handler run on).
-func TestModernDisconnectCancels(t *testing.T) {
+func TestStatelessDisconnectCancels(t *testing.T) {
 	for _, opts := range []*Options{nil, {JSONResponse: true}, {Stateless: true}} {
-		f := newModernFixture(t, opts)
+		f := newStatelessFixture(t, opts)
 		ctx, cancel := context.WithCancel(context.Background())
 		body := mbody("10", "tools/call", `{"name":"block"}`)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.url, strings.NewReader(body))
-		for k, v := range modernHeaders(body) {
+		for k, v := range statelessHeaders(body) {
 			req.Header.Set(k, v)
 		}
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -163,7 +163,7 @@ func subscriptionID(t *testing.T, params json.RawMessage) string {
 // acknowledgement first, then the notifications asked for, each tagged
 // with the subscription id, keep-alive comments while quiet; it ends when
 // the client leaves or the handler closes, and leaves nothing behind.
-func TestModernListen(t *testing.T) {
+func TestStatelessListen(t *testing.T) {
 	for _, opts := range []*Options{{KeepAlive: time.Millisecond}, {KeepAlive: time.Millisecond, JSONResponse: true}, {KeepAlive: time.Millisecond, Stateless: true}} {
 		t.Run("", func(t *testing.T) { testListen(t, opts) })
 	}
@@ -180,7 +180,7 @@ func testListen(t *testing.T, opts *Options) {
 
 	listen := func(ctx context.Context, id, filter string) (*http.Response, *bufio.Reader) {
 		body := mbody(id, "subscriptions/listen", `{"notifications":`+filter+`}`)
-		resp := f.open(ctx, http.MethodPost, modernHeaders(body), body)
+		resp := f.open(ctx, http.MethodPost, statelessHeaders(body), body)
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" ||
 			resp.Header.Get("X-Accel-Buffering") != "no" || resp.Header.Get("Mcp-Session-Id") != "" {
 			t.Fatalf("listen: %d %v", resp.StatusCode, resp.Header)
@@ -259,10 +259,10 @@ func readComment(t *testing.T, br *bufio.Reader) {
 
 // listen needs an SSE stream: in JSON response mode a client that accepts
 // only JSON is refused.
-func TestModernListenNeedsSSE(t *testing.T) {
-	f := newModernFixture(t, &Options{JSONResponse: true})
+func TestStatelessListenNeedsSSE(t *testing.T) {
+	f := newStatelessFixture(t, &Options{JSONResponse: true})
 	body := mbody("1", "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`)
-	h := modernHeaders(body)
+	h := statelessHeaders(body)
 	h["Accept"] = "application/json"
 	r := f.do(http.MethodPost, h, body)
 	checkRefusal(t, r, 406, -32000, "Not Acceptable: Accept must include application/json and text/event-stream")
@@ -274,8 +274,8 @@ func TestModernListenNeedsSSE(t *testing.T) {
 // One endpoint serves both eras: a session initialized with 2025-11-25,
 // 2026-07-28 POSTs beside it with no session id, then the session's own
 // requests again, each answered in its era.
-func TestModernEraSelection(t *testing.T) {
-	f := newModernFixture(t, nil)
+func TestStatelessEraSelection(t *testing.T) {
+	f := newStatelessFixture(t, nil)
 	sid := f.initialize("2025-11-25")
 
 	for _, body := range []string{
@@ -286,7 +286,7 @@ func TestModernEraSelection(t *testing.T) {
 		r := mpost(nil, body)(f)
 		m := r.message(t)
 		if r.status != 200 || r.header.Get("Mcp-Session-Id") != "" || !strings.Contains(string(m["result"]), `"resultType":"complete"`) {
-			t.Errorf("modern %s: %d %s", body, r.status, r.body)
+			t.Errorf("stateless-era %s: %d %s", body, r.status, r.body)
 		}
 	}
 	// The session era on the session: no resultType, ping served, the
@@ -305,7 +305,7 @@ func TestModernEraSelection(t *testing.T) {
 	// own terms, and the session lives on.
 	r = mpost(hdrs{"Mcp-Session-Id": sid}, mbody("5", "tools/list", ""))(f)
 	if r.status != 200 || !strings.Contains(string(r.message(t)["result"]), `"resultType":"complete"`) {
-		t.Errorf("modern on the session: %d %s", r.status, r.body)
+		t.Errorf("stateless-era on the session: %d %s", r.status, r.body)
 	}
 	r = mpost(hdrs{"Mcp-Session-Id": sid}, mbody("6", "ping", ""))(f)
 	checkRefusal(t, r, 404, -32601, "Method not found")
@@ -323,17 +323,17 @@ func TestModernEraSelection(t *testing.T) {
 
 // Stateless traffic takes no room under the session cap: with room for
 // one session, many 2026-07-28 POSTs come before and after it.
-func TestModernSessionCapUntouched(t *testing.T) {
-	f := newModernFixture(t, &Options{MaxSessions: 1})
+func TestStatelessSessionCapUntouched(t *testing.T) {
+	f := newStatelessFixture(t, &Options{MaxSessions: 1})
 	for i := 0; i < 20; i++ {
 		if r := mpost(nil, mbody("1", "tools/list", ""))(f); r.status != 200 {
-			t.Fatalf("modern request %d: %d %s", i, r.status, r.body)
+			t.Fatalf("stateless-era request %d: %d %s", i, r.status, r.body)
 		}
 	}
 	f.initialize("2025-11-25")
 	for i := 0; i < 20; i++ {
 		if r := mpost(nil, mbody("1", "tools/list", ""))(f); r.status != 200 {
-			t.Fatalf("modern request %d at the cap: %d %s", i, r.status, r.body)
+			t.Fatalf("stateless-era request %d at the cap: %d %s", i, r.status, r.body)
 		}
 	}
 	if r := f.post("", initBody); r.status != 503 {
@@ -347,10 +347,10 @@ func TestModernSessionCapUntouched(t *testing.T) {
 // The conformance suite's dns-rebinding-protection probes with
 // server/discover, and server-sse-multiple-streams POSTs tools/list three
 // times at once.
-func TestModernConformanceProbes(t *testing.T) {
-	f := newModernFixture(t, nil)
+func TestStatelessConformanceProbes(t *testing.T) {
+	f := newStatelessFixture(t, nil)
 	body := mbody("1", "server/discover", "")
-	evil := modernHeaders(body)
+	evil := statelessHeaders(body)
 	evil["Host"] = "evil.example.com"
 	evil["Origin"] = "http://evil.example.com"
 	r := f.do(http.MethodPost, evil, body)
@@ -359,7 +359,7 @@ func TestModernConformanceProbes(t *testing.T) {
 		t.Errorf("discover from the server's own host: %d %s", r.status, r.body)
 	}
 
-	g := newModernFixture(t, &Options{Stateless: true})
+	g := newStatelessFixture(t, &Options{Stateless: true})
 	var wg sync.WaitGroup
 	status := make([]int, 3)
 	for i := range status {
@@ -374,11 +374,11 @@ func TestModernConformanceProbes(t *testing.T) {
 }
 
 // initialize selects the session era even when its MCP-Protocol-Version
-// header names 2026-07-28 (a client falling back after a modern probe):
+// header names 2026-07-28 (a client falling back after a stateless-era probe):
 // it opens a session at the newest session-era version.
-func TestModernInitializeFallback(t *testing.T) {
+func TestStatelessInitializeFallback(t *testing.T) {
 	for _, opts := range []*Options{nil, {Stateless: true}} {
-		f := newModernFixture(t, opts)
+		f := newStatelessFixture(t, opts)
 		r := f.do(http.MethodPost, hdrs{"MCP-Protocol-Version": "2026-07-28"}, initBodyVersion("2026-07-28"))
 		var res struct {
 			ProtocolVersion string `json:"protocolVersion"`

@@ -28,7 +28,7 @@ import (
 
 const watchdog = 30 * time.Second
 
-var modernClientInfo = mcp.Implementation{Name: "modern-client", Version: "1"}
+var statelessClientInfo = mcp.Implementation{Name: "modern-client", Version: "1"}
 
 // seen is one HTTP request a fake server got.
 type seen struct {
@@ -136,9 +136,9 @@ func headerServer(t *testing.T) *fakeHTTP {
 	})
 }
 
-func connectModern(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectStateless(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	cs, err := mcp.NewClient(modernClientInfo, opts).Connect(context.Background(), &mcphttp.ClientTransport{URL: url})
+	cs, err := mcp.NewClient(statelessClientInfo, opts).Connect(context.Background(), &mcphttp.ClientTransport{URL: url})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -175,10 +175,10 @@ func wantHeaders(t *testing.T, what string, got http.Header, want map[string]str
 	}
 }
 
-func TestModernHeadersOnEveryPost(t *testing.T) {
+func TestStatelessHeadersOnEveryPost(t *testing.T) {
 	noLeaks(t)
 	f := headerServer(t)
-	cs := connectModern(t, f.URL, nil)
+	cs := connectStateless(t, f.URL, nil)
 	ctx := context.Background()
 
 	res, err := cs.ListTools(ctx, nil)
@@ -271,9 +271,9 @@ func TestModernHeadersOnEveryPost(t *testing.T) {
 
 // The empty Mcp-Param value travels as an empty header (the conformance
 // suite's EmptyVal check), not as no header.
-func TestModernEmptyParamHeaderIsSent(t *testing.T) {
+func TestStatelessEmptyParamHeaderIsSent(t *testing.T) {
 	f := headerServer(t)
-	cs := connectModern(t, f.URL, nil)
+	cs := connectStateless(t, f.URL, nil)
 	defer cs.Close()
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatal(err)
@@ -290,7 +290,7 @@ func TestModernEmptyParamHeaderIsSent(t *testing.T) {
 
 // A session-era HTTP server refuses the probe in its own ways; the client
 // falls back to initialize unless the body is a stateless-era error.
-func TestModernProbeFallbackOverHTTP(t *testing.T) {
+func TestStatelessProbeFallbackOverHTTP(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		status int
@@ -325,7 +325,7 @@ func TestModernProbeFallbackOverHTTP(t *testing.T) {
 					w.WriteHeader(http.StatusAccepted)
 				}
 			})
-			cs, err := mcp.NewClient(modernClientInfo, nil).Connect(context.Background(), &mcphttp.ClientTransport{URL: f.URL})
+			cs, err := mcp.NewClient(statelessClientInfo, nil).Connect(context.Background(), &mcphttp.ClientTransport{URL: f.URL})
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
@@ -347,7 +347,7 @@ func TestModernProbeFallbackOverHTTP(t *testing.T) {
 
 // A 400 carrying -32022 names a stateless-era server: the client retries
 // with a version both sides speak and never sends initialize.
-func TestModernUnsupportedVersionOverHTTP(t *testing.T) {
+func TestStatelessUnsupportedVersionOverHTTP(t *testing.T) {
 	noLeaks(t)
 	first := true
 	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
@@ -358,7 +358,7 @@ func TestModernUnsupportedVersionOverHTTP(t *testing.T) {
 		}
 		writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+idOf(body)+`,"result":`+fakeDiscover+`}`)
 	})
-	cs := connectModern(t, f.URL, nil)
+	cs := connectStateless(t, f.URL, nil)
 	cs.Close()
 	if n := len(f.requests()); n != 2 {
 		t.Errorf("%d requests, want two server/discover", n)
@@ -367,7 +367,7 @@ func TestModernUnsupportedVersionOverHTTP(t *testing.T) {
 
 // A probe that gets no answer in ProbeTimeout falls back; the probe's
 // POST is abandoned, not followed by notifications/cancelled.
-func TestModernProbeTimeoutOverHTTP(t *testing.T) {
+func TestStatelessProbeTimeoutOverHTTP(t *testing.T) {
 	noLeaks(t)
 	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		switch methodOf(body) {
@@ -379,7 +379,7 @@ func TestModernProbeTimeoutOverHTTP(t *testing.T) {
 			w.WriteHeader(http.StatusAccepted)
 		}
 	})
-	cs, err := mcp.NewClient(modernClientInfo, &mcp.ClientOptions{ProbeTimeout: 20 * time.Millisecond}).
+	cs, err := mcp.NewClient(statelessClientInfo, &mcp.ClientOptions{ProbeTimeout: 20 * time.Millisecond}).
 		Connect(context.Background(), &mcphttp.ClientTransport{URL: f.URL, NoStandaloneStream: true})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -468,7 +468,7 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 	return zero
 }
 
-func TestModernAgainstMcpkitHandler(t *testing.T) {
+func TestStatelessAgainstMcpkitHandler(t *testing.T) {
 	noLeaks(t)
 	s, h, url := mcpkitServer(t)
 	progress := make(chan string, 8)
@@ -480,7 +480,7 @@ func TestModernAgainstMcpkitHandler(t *testing.T) {
 		posted = append(posted, methodOf(body)+" "+idOf(body))
 		mu.Unlock()
 	}}
-	cs, err := mcp.NewClient(modernClientInfo, &mcp.ClientOptions{
+	cs, err := mcp.NewClient(statelessClientInfo, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: json.RawMessage(`{"name":"Gopher"}`)}, nil
 		},
@@ -557,7 +557,7 @@ func TestModernAgainstMcpkitHandler(t *testing.T) {
 
 // Cancelling a stateless-era call closes its stream, which the server
 // takes as the cancellation; no notifications/cancelled is posted.
-func TestModernCancelClosesStream(t *testing.T) {
+func TestStatelessCancelClosesStream(t *testing.T) {
 	noLeaks(t)
 	_, _, url := mcpkitServer(t)
 	var mu sync.Mutex
@@ -568,7 +568,7 @@ func TestModernCancelClosesStream(t *testing.T) {
 		mu.Unlock()
 	}}
 	progress := make(chan struct{}, 1)
-	cs, err := mcp.NewClient(modernClientInfo, &mcp.ClientOptions{
+	cs, err := mcp.NewClient(statelessClientInfo, &mcp.ClientOptions{
 		ProgressHandler: func(context.Context, *mcp.ClientSession, *mcp.ProgressParams) { progress <- struct{}{} },
 	}).Connect(context.Background(), &mcphttp.ClientTransport{URL: url, HTTPClient: &http.Client{Transport: rec}})
 	if err != nil {
@@ -599,7 +599,7 @@ func TestModernCancelClosesStream(t *testing.T) {
 
 // A stream that ends before its response fails the call rather than leave
 // it waiting: the stateless era has no resumption.
-func TestModernLostStream(t *testing.T) {
+func TestStatelessLostStream(t *testing.T) {
 	noLeaks(t)
 	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if methodOf(body) == "server/discover" {
@@ -609,7 +609,7 @@ func TestModernLostStream(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
 	})
-	cs := connectModern(t, f.URL, nil)
+	cs := connectStateless(t, f.URL, nil)
 	defer cs.Close()
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "t"})
 	want := "mcp: tools/call: mcphttp: the response stream ended before the response; the stateless era cannot resume it, and the request may be sent again"

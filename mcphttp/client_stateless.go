@@ -28,8 +28,8 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// modernRequest is a stateless-era request awaiting its answer.
-type modernRequest struct {
+// statelessRequest is a stateless-era request awaiting its answer.
+type statelessRequest struct {
 	method string
 	// cancel closes the request's HTTP exchange: its stream, if the
 	// server answered with one.
@@ -40,25 +40,25 @@ type modernRequest struct {
 // remembers; past it, the map starts afresh.
 const maxKnownTools = 4096
 
-// writeModern POSTs a stateless-era request. It returns once the answer
+// writeStateless POSTs a stateless-era request. It returns once the answer
 // has been delivered (JSON) or its stream has opened (SSE), which is then
 // read in the background until the response; an HTTP refusal (4xx, 5xx)
 // is the returned error, a *StatusError carrying the body's JSON-RPC
 // error.
-func (c *clientConn) writeModern(ctx context.Context, req *jsonrpc.Request, version string, frame []byte) error {
+func (c *clientConn) writeStateless(ctx context.Context, req *jsonrpc.Request, version string, frame []byte) error {
 	rctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(c.bg, cancel) // Close ends every stream
-	mr := &modernRequest{method: req.Method, cancel: cancel}
+	mr := &statelessRequest{method: req.Method, cancel: cancel}
 	c.mu.Lock()
-	if c.modern == nil {
-		c.modern = make(map[jsonrpc.ID]*modernRequest)
+	if c.stateless == nil {
+		c.stateless = make(map[jsonrpc.ID]*statelessRequest)
 	}
-	c.modern[req.ID] = mr
+	c.stateless[req.ID] = mr
 	c.mu.Unlock()
 	finish := func() {
 		c.mu.Lock()
-		if c.modern[req.ID] == mr {
-			delete(c.modern, req.ID)
+		if c.stateless[req.ID] == mr {
+			delete(c.stateless, req.ID)
 		}
 		c.mu.Unlock()
 		stop()
@@ -66,7 +66,7 @@ func (c *clientConn) writeModern(ctx context.Context, req *jsonrpc.Request, vers
 	}
 
 	body := bytes.Clone(frame)
-	resp, err := c.postModern(rctx, req, version, body)
+	resp, err := c.postStateless(rctx, req, version, body)
 	if err == nil && resp.StatusCode == http.StatusBadRequest && req.Method == "tools/call" {
 		// A -32020 on a tools/call may mean the transport did not know
 		// the tool's x-mcp-header arguments: it learns them from
@@ -75,7 +75,7 @@ func (c *clientConn) writeModern(ctx context.Context, req *jsonrpc.Request, vers
 		serr := c.checkStatus(resp)
 		var se *StatusError
 		if errors.As(serr, &se) && se.RPCError != nil && se.RPCError.Code == jsonrpc.CodeHeaderMismatch && c.relearnTool(rctx, req, version) {
-			resp, err = c.postModern(rctx, req, version, body)
+			resp, err = c.postStateless(rctx, req, version, body)
 		} else {
 			finish()
 			return serr
@@ -96,7 +96,7 @@ func (c *clientConn) writeModern(ctx context.Context, req *jsonrpc.Request, vers
 		go func() {
 			defer c.wg.Done()
 			defer finish()
-			st := c.consumeWith(resp.Body, req.ID, func(f []byte) bool { return c.deliverModern(f, req.Method) })
+			st := c.consumeWith(resp.Body, req.ID, func(f []byte) bool { return c.deliverStateless(f, req.Method) })
 			resp.Body.Close()
 			switch {
 			case st.answered || rctx.Err() != nil || c.isClosed():
@@ -117,7 +117,7 @@ func (c *clientConn) writeModern(ctx context.Context, req *jsonrpc.Request, vers
 			return fmt.Errorf("mcphttp: reading the response to %s: %w", req.Method, err)
 		}
 		if data = bytes.TrimSpace(data); len(data) > 0 {
-			c.deliverModern(data, req.Method)
+			c.deliverStateless(data, req.Method)
 			return nil
 		}
 		return fmt.Errorf("%w: %s got HTTP %d with an empty body", ErrNoResponse, req.Method, resp.StatusCode)
@@ -131,10 +131,10 @@ func (c *clientConn) writeModern(ctx context.Context, req *jsonrpc.Request, vers
 	}
 }
 
-// postModern sends one stateless-era POST with the request metadata
+// postStateless sends one stateless-era POST with the request metadata
 // headers
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
-func (c *clientConn) postModern(ctx context.Context, req *jsonrpc.Request, version string, body []byte) (*http.Response, error) {
+func (c *clientConn) postStateless(ctx context.Context, req *jsonrpc.Request, version string, body []byte) (*http.Response, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.t.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("mcphttp: %w", err)
@@ -213,10 +213,10 @@ func stringMember(obj json.RawMessage, name string) (string, bool) {
 	return v, found
 }
 
-// deliverModern hands a frame of a stateless-era exchange to the session,
+// deliverStateless hands a frame of a stateless-era exchange to the session,
 // first dropping from a tools/list result the tools whose x-mcp-header
 // annotations are invalid and learning the others' Mcp-Param headers.
-func (c *clientConn) deliverModern(frame []byte, method string) bool {
+func (c *clientConn) deliverStateless(frame []byte, method string) bool {
 	if method == "tools/list" {
 		frame = c.learnTools(frame)
 	}
@@ -384,7 +384,7 @@ func (c *clientConn) internalCall(ctx context.Context, req *jsonrpc.Request, ver
 	if err != nil {
 		return nil, false
 	}
-	resp, err := c.postModern(ctx, req, version, frame)
+	resp, err := c.postStateless(ctx, req, version, frame)
 	if err != nil {
 		return nil, false
 	}
@@ -424,21 +424,21 @@ func (c *clientConn) internalCall(ctx context.Context, req *jsonrpc.Request, ver
 	return r.Result, true
 }
 
-// cancelModern handles the session's notifications/cancelled in the
+// cancelStateless handles the session's notifications/cancelled in the
 // stateless era, which defines no client notification over Streamable
 // HTTP: closing a request's stream is its cancellation
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages).
 // It closes the named request's exchange and reports true when the
 // request is a stateless-era one (in flight or already answered, on a
 // connection without a session).
-func (c *clientConn) cancelModern(params json.RawMessage) bool {
+func (c *clientConn) cancelStateless(params json.RawMessage) bool {
 	var p mcp.CancelledParams
 	if exactjson.Unmarshal(params, &p) != nil || !p.RequestID.IsValid() {
 		return false
 	}
 	c.mu.Lock()
-	mr, ok := c.modern[p.RequestID]
-	sessionless := c.sessionID == "" && c.modern != nil
+	mr, ok := c.stateless[p.RequestID]
+	sessionless := c.sessionID == "" && c.stateless != nil
 	c.mu.Unlock()
 	if ok {
 		mr.cancel()

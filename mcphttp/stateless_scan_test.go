@@ -7,15 +7,16 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// FuzzScanModern: scanModern finds the version the bridge's StatelessProtocolVersion
+// FuzzScanStateless: scanStateless finds the version mcp.StatelessVersionOf
 // finds, and the tools/call name and arguments a plain scan of valid
 // params finds.
-func FuzzScanModern(f *testing.F) {
+func FuzzScanStateless(f *testing.F) {
 	for _, seed := range []string{
 		``, `{}`, `[]`, `{"_meta":{}}`,
-		`{"_meta":` + modernMeta + `,"name":"echo","arguments":{"a":1}}`,
+		`{"_meta":` + statelessMeta + `,"name":"echo","arguments":{"a":1}}`,
 		`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":7},"name":"b","arguments":null}`,
 		`{"_meta":"io.modelcontextprotocol/protocolVersion","name":"x"}`,
 		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"},"_meta":{}} `,
@@ -27,21 +28,21 @@ func FuzzScanModern(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, params []byte) {
 		req := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: params}
-		v := scanModern(req)
-		version, present := mcpPort.StatelessProtocolVersion(req)
+		v := scanStateless(req)
+		version, present := mcp.StatelessVersionOf(req)
 		if v.version != version || v.present != present {
-			t.Fatalf("scanModern(%q) = %q, %v; StatelessProtocolVersion %q, %v", params, v.version, v.present, version, present)
+			t.Fatalf("scanStateless(%q) = %q, %v; StatelessProtocolVersion %q, %v", params, v.version, v.present, version, present)
 		}
 		// The same params in a request jsonrpc.Decode made, which notes
 		// their members, give the same answers.
 		frame := append(append([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`), params...), '}')
 		if msg, _, err := jsonrpc.Decode(frame); err == nil {
 			if decoded, ok := msg.(*jsonrpc.Request); ok && bytes.Equal(decoded.Params, params) {
-				got := scanModern(decoded)
-				dv, dp := mcpPort.StatelessProtocolVersion(decoded)
+				got := scanStateless(decoded)
+				dv, dp := mcp.StatelessVersionOf(decoded)
 				if got.version != v.version || got.present != v.present || dv != version || dp != present ||
 					!bytes.Equal(got.call.name, v.call.name) || !bytes.Equal(got.call.args, v.call.args) {
-					t.Fatalf("decoded %q: scanModern = %+v, StatelessProtocolVersion %q, %v; want %+v, %q, %v", params, got, dv, dp, v, version, present)
+					t.Fatalf("decoded %q: scanStateless = %+v, StatelessProtocolVersion %q, %v; want %+v, %q, %v", params, got, dv, dp, v, version, present)
 				}
 			}
 		}
@@ -58,25 +59,25 @@ func FuzzScanModern(f *testing.F) {
 			})
 		}
 		if !bytes.Equal(v.call.name, want.name) || !bytes.Equal(v.call.args, want.args) {
-			t.Fatalf("scanModern(%q) call = %s, %s; want %s, %s", params, v.call.name, v.call.args, want.name, want.args)
+			t.Fatalf("scanStateless(%q) call = %s, %s; want %s, %s", params, v.call.name, v.call.args, want.name, want.args)
 		}
 	})
 }
 
-// TestScanModernSessionEra: a request without the era's _meta key costs
+// TestScanStatelessSessionEra: a request without the era's _meta key costs
 // no allocation, and names no version.
-func TestScanModernSessionEra(t *testing.T) {
+func TestScanStatelessSessionEra(t *testing.T) {
 	msg, _, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"},"_meta":{"progressToken":1}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	byHand := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: json.RawMessage(`{"name":"echo","arguments":{"text":"hello, world"}}`)}
 	for _, req := range []*jsonrpc.Request{msg.(*jsonrpc.Request), byHand} {
-		if n := testing.AllocsPerRun(100, func() { scanModern(req) }); n != 0 {
+		if n := testing.AllocsPerRun(100, func() { scanStateless(req) }); n != 0 {
 			t.Errorf("%s: %v allocations", req.Params, n)
 		}
-		if v := scanModern(req); v.present || v.call.name != nil {
-			t.Errorf("%s: scanModern = %+v", req.Params, v)
+		if v := scanStateless(req); v.present || v.call.name != nil {
+			t.Errorf("%s: scanStateless = %+v", req.Params, v)
 		}
 	}
 }

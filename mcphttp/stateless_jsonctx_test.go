@@ -13,13 +13,13 @@ import (
 )
 
 // Close cancels a 2026-07-28 request answered with one JSON body, as the
-// client's leaving does (TestModernDisconnectCancels).
-func TestModernJSONCloseCancels(t *testing.T) {
+// client's leaving does (TestStatelessDisconnectCancels).
+func TestStatelessJSONCloseCancels(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	f := newModernFixture(t, &Options{JSONResponse: true})
+	f := newStatelessFixture(t, &Options{JSONResponse: true})
 	body := mbody("11", "tools/call", `{"name":"block"}`)
 	req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(body))
-	for k, v := range modernHeaders(body) {
+	for k, v := range statelessHeaders(body) {
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")

@@ -14,9 +14,9 @@ import (
 	"github.com/mcpkit/mcpkit/mcphttp"
 )
 
-// statelessTasksServer serves, in stateless mode with JSON responses, a
+// sessionlessTasksServer serves, in stateless mode with JSON responses, a
 // server with an optional task tool "quick" and a required one "must".
-func statelessTasksServer(t *testing.T, topts mcp.TaskOptions) (*mcp.Server, func(body string) string) {
+func sessionlessTasksServer(t *testing.T, topts mcp.TaskOptions) (*mcp.Server, func(body string) string) {
 	t.Helper()
 	s := mcp.NewServer(mcp.Implementation{Name: "stateless-tasks", Version: "1"}, &mcp.ServerOptions{Tasks: topts})
 	text := func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
@@ -57,16 +57,16 @@ func statelessTasksServer(t *testing.T, topts mcp.TaskOptions) (*mcp.Server, fun
 	return s, post
 }
 
-const statelessInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+const sessionlessInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 
-// TestStatelessModeOffersNoSessionTasks: in stateless mode every POST has
+// TestSessionlessOffersNoSessionTasks: in stateless mode every POST has
 // a session of its own, so a session-owned task could never be read while
 // its result held memory. The server does not declare tasks, runs an
 // optional tool's task-augmented call normally, refuses a required one,
 // and keeps nothing.
-func TestStatelessModeOffersNoSessionTasks(t *testing.T) {
-	s, post := statelessTasksServer(t, mcp.TaskOptions{})
-	if got := post(statelessInit); strings.Contains(got, `"tasks"`) || !strings.Contains(got, `"capabilities":{"tools":{"listChanged":true}}`) {
+func TestSessionlessOffersNoSessionTasks(t *testing.T) {
+	s, post := sessionlessTasksServer(t, mcp.TaskOptions{})
+	if got := post(sessionlessInit); strings.Contains(got, `"tasks"`) || !strings.Contains(got, `"capabilities":{"tools":{"listChanged":true}}`) {
 		t.Errorf("initialize = %s, want capabilities without tasks", got)
 	}
 	want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"done"}]}}`
@@ -82,11 +82,11 @@ func TestStatelessModeOffersNoSessionTasks(t *testing.T) {
 	}
 }
 
-// TestStatelessModeTasksWithOwner: with TaskOptions.Owner tasks outlive
+// TestSessionlessTasksWithOwner: with TaskOptions.Owner tasks outlive
 // sessions, so stateless mode declares and serves them.
-func TestStatelessModeTasksWithOwner(t *testing.T) {
-	_, post := statelessTasksServer(t, mcp.TaskOptions{Owner: func(r *mcp.Request) string { return r.Extra.Header.Get("X-User") }})
-	if got := post(statelessInit); !strings.Contains(got, `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`) {
+func TestSessionlessTasksWithOwner(t *testing.T) {
+	_, post := sessionlessTasksServer(t, mcp.TaskOptions{Owner: func(r *mcp.Request) string { return r.Extra.Header.Get("X-User") }})
+	if got := post(sessionlessInit); !strings.Contains(got, `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`) {
 		t.Errorf("initialize = %s, want the tasks capability", got)
 	}
 	created := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"must","arguments":{},"task":{}}}`)

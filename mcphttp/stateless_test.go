@@ -17,14 +17,14 @@ import (
 // The 2026-07-28 era on the endpoint that serves sessions: header checks,
 // refusals and their statuses, replies, and that no session is made.
 
-// modernMeta is the _meta of the conformance suite's server-stateless
+// statelessMeta is the _meta of the conformance suite's server-stateless
 // scenario.
-const modernMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"conformance-client","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}`
+const statelessMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"conformance-client","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}`
 
-// mbody is a request with params (an object, "" for {}) and modernMeta as
+// mbody is a request with params (an object, "" for {}) and statelessMeta as
 // params._meta.
 func mbody(id, method, params string) string {
-	return mbodyMeta(id, method, params, modernMeta)
+	return mbodyMeta(id, method, params, statelessMeta)
 }
 
 // mbodyMeta is mbody with another _meta.
@@ -36,10 +36,10 @@ func mbodyMeta(id, method, params, meta string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + p + `}`
 }
 
-// modernHeaders are the headers a 2026-07-28 client sends with body:
+// statelessHeaders are the headers a 2026-07-28 client sends with body:
 // MCP-Protocol-Version, Mcp-Method and, for the methods that have one,
 // Mcp-Name.
-func modernHeaders(body string) hdrs {
+func statelessHeaders(body string) hdrs {
 	var m struct {
 		Method string `json:"method"`
 		Params struct {
@@ -67,10 +67,10 @@ func modernHeaders(body string) hdrs {
 	return h
 }
 
-// mpost POSTs body with modernHeaders overridden by h ("-" removes one).
+// mpost POSTs body with statelessHeaders overridden by h ("-" removes one).
 func mpost(h hdrs, body string) func(f *fixture) *reply {
 	return func(f *fixture) *reply {
-		all := modernHeaders(body)
+		all := statelessHeaders(body)
 		for k, v := range h {
 			all[k] = v
 		}
@@ -114,7 +114,7 @@ func (f *fixture) raw(body string, lines ...string) *reply {
 	return f.read(resp)
 }
 
-// newModernFixture is newFixture with the tools, prompt and resource the
+// newStatelessFixture is newFixture with the tools, prompt and resource the
 // 2026-07-28 rows call besides the test server's own:
 //   - route, whose region argument is mirrored into Mcp-Param-Region
 //     (x-mcp-header), as the conformance suite's custom-header scenario
@@ -123,7 +123,7 @@ func (f *fixture) raw(body string, lines ...string) *reply {
 //   - chatty, which reports progress twice and logs at info, then
 //     answers;
 //   - the prompt greet and the resource test://doc.
-func newModernFixture(t *testing.T, opts *Options) *fixture {
+func newStatelessFixture(t *testing.T, opts *Options) *fixture {
 	t.Helper()
 	f := newFixture(t, opts)
 	s := f.h.server
@@ -182,9 +182,9 @@ func fixtureFor(t *testing.T, s *mcp.Server, opts *Options) *fixture {
 	return f
 }
 
-// modernRow is one line of the 2026-07-28 table: what is sent and
+// statelessRow is one line of the 2026-07-28 table: what is sent and
 // everything the handler must answer.
-type modernRow struct {
+type statelessRow struct {
 	name string
 	opts *Options
 	run  func(f *fixture) *reply
@@ -220,7 +220,7 @@ func hdrData(field string) string { return `{"header":"` + field + `"}` }
 // first.
 const supportedData = `"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`
 
-func TestModernTable(t *testing.T) {
+func TestStatelessTable(t *testing.T) {
 	call := func(id, args string) string {
 		return mbody(id, "tools/call", `{"name":"route","arguments":`+args+`}`)
 	}
@@ -266,7 +266,7 @@ func TestModernTable(t *testing.T) {
 	}
 	listTools := mbody("1", "tools/list", "")
 	discover := mbody("201", "server/discover", "")
-	rows := []modernRow{
+	rows := []statelessRow{
 		// Served.
 		{name: "discover", run: mpost(nil, discover), status: 200, id: "201", result: discovered},
 		{name: "tools-list", run: mpost(nil, listTools), status: 200, id: "1", result: listed},
@@ -276,10 +276,10 @@ func TestModernTable(t *testing.T) {
 		{name: "json-mode", opts: &Options{JSONResponse: true}, run: mpost(nil, listTools), status: 200, id: "1", result: listed, contentType: "application/json"},
 		{name: "string-id", run: mpost(nil, mbody(`"s-1"`, "tools/list", "")), status: 200, id: `"s-1"`, result: listed},
 		// The _meta key written with an escaped '/' is the same key.
-		{name: "escaped-meta-key", run: mpost(nil, `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":`+strings.Replace(modernMeta, `modelcontextprotocol/protocolVersion`, `modelcontextprotocol\/protocolVersion`, 1)+`}}`), status: 200, id: "5", result: listed},
+		{name: "escaped-meta-key", run: mpost(nil, `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":`+strings.Replace(statelessMeta, `modelcontextprotocol/protocolVersion`, `modelcontextprotocol\/protocolVersion`, 1)+`}}`), status: 200, id: "5", result: listed},
 		{name: "unknown-session-ignored", run: mpost(hdrs{"Mcp-Session-Id": "nope"}, listTools), status: 200, id: "1", result: listed},
 		{name: "stateless-mode", opts: &Options{Stateless: true}, run: mpost(hdrs{"Mcp-Session-Id": "x"}, discover), status: 200, id: "201", result: discovered},
-		{name: "notification", run: mpost(nil, `{"jsonrpc":"2.0","method":"notifications/x","params":{"_meta":`+modernMeta+`}}`), status: 202, empty: true},
+		{name: "notification", run: mpost(nil, `{"jsonrpc":"2.0","method":"notifications/x","params":{"_meta":`+statelessMeta+`}}`), status: 202, empty: true},
 		{name: "notification-by-header", run: mpost(nil, `{"jsonrpc":"2.0","method":"notifications/x"}`), status: 202, empty: true},
 
 		// _meta (server-stateless 1): -32602 and 400, before any header
@@ -298,9 +298,9 @@ func TestModernTable(t *testing.T) {
 		// Versions (server-stateless 3).
 		{name: "version/unsupported-both", run: mpost(hdrs{"MCP-Protocol-Version": "v999.0.0"}, mbodyMeta("301", "server/discover", "", `{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}`)),
 			status: 400, code: -32022, message: "Unsupported protocol version", data: `{` + supportedData + `,"requested":"v999.0.0"}`, id: "301"},
-		{name: "version/header-modern-meta-v999", run: mpost(nil, mbodyMeta("302", "server/discover", "", `{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}`)),
+		{name: "version/header-stateless-meta-v999", run: mpost(nil, mbodyMeta("302", "server/discover", "", `{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}`)),
 			status: 400, code: -32020, message: `Header mismatch: MCP-Protocol-Version header value '2026-07-28' does not match body value 'v999.0.0'`, data: hdrData("MCP-Protocol-Version"), id: "302"},
-		{name: "version/header-v999-meta-modern", run: mpost(hdrs{"MCP-Protocol-Version": "v999.0.0"}, mbody("303", "server/discover", "")),
+		{name: "version/header-v999-meta-stateless", run: mpost(hdrs{"MCP-Protocol-Version": "v999.0.0"}, mbody("303", "server/discover", "")),
 			status: 400, code: -32020, message: `Header mismatch: MCP-Protocol-Version header value 'v999.0.0' does not match body value '2026-07-28'`, data: hdrData("MCP-Protocol-Version"), id: "303"},
 		{name: "version/header-legacy", run: mpost(hdrs{"MCP-Protocol-Version": "2025-11-25"}, listTools),
 			status: 400, code: -32020, message: `Header mismatch: MCP-Protocol-Version header value '2025-11-25' does not match body value '2026-07-28'`, data: hdrData("MCP-Protocol-Version"), id: "1"},
@@ -327,7 +327,7 @@ func TestModernTable(t *testing.T) {
 		{name: "method/name-lower-case", run: mraw(listTools, "mcp-protocol-version: 2026-07-28", "mcp-method: tools/list"), status: 200, id: "1", result: listed},
 		{name: "method/name-upper-case", run: mraw(listTools, "MCP-PROTOCOL-VERSION: 2026-07-28", "MCP-METHOD: tools/list"), status: 200, id: "1", result: listed},
 		{name: "method/ows", run: mraw(listTools, "MCP-Protocol-Version: \t2026-07-28 ", "Mcp-Method:   tools/list\t"), status: 200, id: "1", result: listed},
-		{name: "method/on-notification-unchecked", run: mpost(hdrs{"Mcp-Method": "-"}, `{"jsonrpc":"2.0","method":"notifications/x","params":{"_meta":`+modernMeta+`}}`), status: 202, empty: true},
+		{name: "method/on-notification-unchecked", run: mpost(hdrs{"Mcp-Method": "-"}, `{"jsonrpc":"2.0","method":"notifications/x","params":{"_meta":`+statelessMeta+`}}`), status: 202, empty: true},
 
 		// Mcp-Name (http-header-validation).
 		{name: "name/wrong-tool", run: mpost(hdrs{"Mcp-Name": "wrong_tool_name"}, mbody("6", "tools/call", `{"name":"echo","arguments":{}}`)),
@@ -378,7 +378,7 @@ func TestModernTable(t *testing.T) {
 		// A body that is no message under a 2026-07-28 header is refused
 		// for what it is, not as a session-era version the handler does
 		// not know (issue 25).
-		{name: "undecodable/method-twice", run: mpost(hdrs{"Mcp-Method": "tools/call", "Mcp-Name": "echo"}, `{"jsonrpc":"2.0","id":30,"method":"ping","method":"tools/call","params":{"_meta":`+modernMeta+`,"name":"echo"}}`),
+		{name: "undecodable/method-twice", run: mpost(hdrs{"Mcp-Method": "tools/call", "Mcp-Name": "echo"}, `{"jsonrpc":"2.0","id":30,"method":"ping","method":"tools/call","params":{"_meta":`+statelessMeta+`,"name":"echo"}}`),
 			status: 400, code: -32600, message: "Invalid Request", data: `"Invalid Request: duplicate member \"method\""`, id: "30"},
 		{name: "undecodable/name-twice", run: mpost(hdrs{"Mcp-Name": "echo"}, mbody("31", "tools/call", `{"name":"echo","name":"route"}`)),
 			status: 400, code: -32602, message: "Invalid params", data: `"Invalid params: duplicate member \"name\" in /params"`, id: "31"},
@@ -405,14 +405,14 @@ func TestModernTable(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			f := newModernFixture(t, row.opts)
+			f := newStatelessFixture(t, row.opts)
 			r := row.run(f)
-			checkModernRow(t, f, &row, r)
+			checkStatelessRow(t, f, &row, r)
 		})
 	}
 }
 
-func checkModernRow(t *testing.T, f *fixture, row *modernRow, r *reply) {
+func checkStatelessRow(t *testing.T, f *fixture, row *statelessRow, r *reply) {
 	t.Helper()
 	if r.status != row.status {
 		t.Fatalf("status %d, want %d; body %s", r.status, row.status, r.body)
@@ -479,8 +479,8 @@ func checkModernRow(t *testing.T, f *fixture, row *modernRow, r *reply) {
 // The header checks also hold for a request that reaches the handler with
 // white space left in its values (a server other than net/http's, or a
 // proxy), and a value with a control character is refused.
-func TestModernHeadersUntrimmed(t *testing.T) {
-	f := newModernFixture(t, nil)
+func TestStatelessHeadersUntrimmed(t *testing.T) {
+	f := newStatelessFixture(t, nil)
 	body := mbody("1", "tools/call", `{"name":"route","arguments":{"region":"eu"}}`)
 	for _, tc := range []struct {
 		name   string
@@ -512,8 +512,8 @@ func TestModernHeadersUntrimmed(t *testing.T) {
 // The Mcp-Param headers checked are those of the tool as it is now: a
 // tool replaced under the same name is checked by its new schema, and one
 // whose annotations break the spec's rules has its headers unchecked.
-func TestModernParamHeadersFollowTools(t *testing.T) {
-	f := newModernFixture(t, nil)
+func TestStatelessParamHeadersFollowTools(t *testing.T) {
+	f := newStatelessFixture(t, nil)
 	body := mbody("1", "tools/call", `{"name":"route","arguments":{"region":"eu"}}`)
 	if r := mpost(hdrs{"Mcp-Param-Region": "eu"}, body)(f); r.status != 200 {
 		t.Fatalf("before: %d %s", r.status, r.body)

@@ -27,7 +27,7 @@ import (
 // error messages.
 const fieldProtocolVersion = "MCP-Protocol-Version"
 
-// checkModernHeaders returns the -32020 error for req's headers, or nil;
+// checkStatelessHeaders returns the -32020 error for req's headers, or nil;
 // v is the version req's _meta names.
 //
 // The version header is checked first, so that a header naming one
@@ -36,7 +36,7 @@ const fieldProtocolVersion = "MCP-Protocol-Version"
 // _meta names no version is left to package mcp, which refuses it with
 // -32602; one naming a version of no era served is refused there with
 // -32022, and defines no other header to check.
-func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v metaVersion, srv *mcp.Server) *jsonrpc.Error {
+func (h *Handler) checkStatelessHeaders(r *http.Request, req *jsonrpc.Request, v metaVersion, srv *mcp.Server) *jsonrpc.Error {
 	version := v.version
 	if !v.present || version == "" {
 		return nil
@@ -52,7 +52,7 @@ func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v me
 		return headerMismatch(&httpmeta.Error{Field: fieldProtocolVersion,
 			Reason: "value " + quoteValue(v) + " does not match body value " + quoteValue(version)})
 	}
-	if !mcp.IsStatelessVersion(version) {
+	if !isStatelessVersion(version) {
 		return nil
 	}
 	value, present, err = httpmeta.FieldValue(httpmeta.HeaderMethod, r.Header[httpmeta.HeaderMethod])
@@ -62,7 +62,7 @@ func (h *Handler) checkModernHeaders(r *http.Request, req *jsonrpc.Request, v me
 	if err != nil {
 		return headerMismatch(err)
 	}
-	// tools/call params were read with the version (scanModern), for
+	// tools/call params were read with the version (scanStateless), for
 	// Mcp-Name and Mcp-Param-*.
 	call := v.call
 	isCall := req.Method == "tools/call"
@@ -111,8 +111,12 @@ func (h *Handler) checkParamHeaders(header http.Header, call toolCall, srv *mcp.
 		s, _ := jsonscan.StringValue(call.name)
 		name = []byte(s)
 	}
-	schema, ok := mcpPort.ToolInputSchema(srv, string(name))
-	if !ok || !containsSplit(schema, `"`, annotationTail) {
+	tool, ok := srv.Host().Tool(string(name))
+	if !ok {
+		return nil
+	}
+	schema := tool.InputSchema
+	if !containsSplit(schema, `"`, annotationTail) {
 		return nil
 	}
 	ps, err := h.params.of(name, schema)
