@@ -1,8 +1,16 @@
 package mcp
 
+// The task engine: what both eras' tasks share. A task-augmented tools/call
+// creates a task in the TaskStore, runs its tool in a goroutine under the
+// TaskOptions bounds and its ttl, records the outcome and tells the
+// requestor; tasks/cancel and the end of a session stop it. Each era's
+// adapter (task_session.go for the 2025-11-25 tasks utility,
+// task_ext.go for the 2026-07-28 tasks extension, SEP-2663) decodes the
+// params, shapes the results and notifications (taskWire) and declares
+// which methods exist.
+
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,17 +18,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
-	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
-
-// This file is the server side of tasks
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks):
-// task-augmented tools/call, tasks/get, tasks/result, tasks/list,
-// tasks/cancel and notifications/tasks/status. The task's state lives in a
-// TaskStore; what runs it (a goroutine per task while its tool works, its
-// cancel function, the tasks/result calls waiting for it) lives in the
-// Server's taskRuntime.
 
 // TaskOptions configures the tasks a Server runs for task-augmented
 // requests. The zero value is a useful configuration.
@@ -145,24 +144,49 @@ type taskRuntime struct {
 	runningTotal int
 	ledger       taskLedger // kept tasks (task_bounds.go)
 	// sessionOwners is the owner key of each open session that created
-	// tasks, when TaskOptions.Owner is nil: its tasks are deleted when it
-	// closes.
+	// tasks it owns (taskRun.endsWithSession): they are deleted when it
+	// closes (task_session_end.go).
 	sessionOwners map[*ServerSession]string
 }
 
-// taskRun is one task whose work runs in this process.
+// taskWire is what differs between the eras' tasks once the engine runs
+// them: what a result is kept as, which statuses a handler sets, and how
+// the requestor hears of a change. sessionTaskWire (task_session.go) and
+// extTaskWire (task_ext.go) implement it.
+type taskWire interface {
+	// result is what a completed tool call keeps: the result's JSON, the
+	// status it ends in and that status's message.
+	result(res *CallToolResult) (raw json.RawMessage, status TaskStatus, msg string, err error)
+	// toolError is err, returned by the tool, as the era answers it.
+	toolError(err error) error
+	// setStatus checks RunningTask.SetStatus's status, and reports
+	// whether the task takes it (else only the message changes).
+	setStatus(status TaskStatus) (set bool, err error)
+	// notify tells the requestor that run's task, which was before, is
+	// now st. It is called in the order the changes are stored.
+	notify(ctx context.Context, s *Server, run *taskRun, before TaskStatus, st *TaskState)
+}
+
+// taskRun is one task whose work runs in this process, or the handle a
+// request updates a task through when its work runs elsewhere.
 type taskRun struct {
 	id, owner string
 	acct      string // its ledger account (task_bounds.go)
+	wire      taskWire
 	ss        *ServerSession
 	w         *taskWriter
 	cancel    context.CancelCauseFunc
+	// endsWithSession is set when the task belongs to its session: the
+	// session's end stops and deletes it (task_session_end.go).
+	endsWithSession bool
 	// terminal is closed when this server moves the task to a terminal
 	// status (or forgets it), waking tasks/result calls.
 	terminal     chan struct{}
 	terminalOnce sync.Once
-	// ext is set for a task of the stateless era's tasks extension
-	// (task_modern.go).
+	// publish orders the task's store updates with their notifications.
+	publish sync.Mutex
+	// ext is the input requests of a task of the tasks extension
+	// (task_ext.go).
 	ext *extRun
 
 	// What the task holds in the ledger (task_bounds.go), guarded by
@@ -171,6 +195,14 @@ type taskRun struct {
 	// (keepOutcome) in place of all it held while it ran.
 	msgBytes, inputBytes int64
 	settled              bool
+}
+
+func newTaskRun(id, owner, acct string, ss *ServerSession, wire taskWire) *taskRun {
+	return &taskRun{
+		id: id, owner: owner, acct: acct, wire: wire, ss: ss,
+		w:        &taskWriter{id: id, ss: ss},
+		terminal: make(chan struct{}),
+	}
 }
 
 func (run *taskRun) markTerminal() { run.terminalOnce.Do(func() { close(run.terminal) }) }
@@ -227,58 +259,6 @@ func (s *Server) taskRT() *taskRuntime {
 // Part of the experimental tasks API.
 func (s *Server) TaskStore() TaskStore { return s.taskRT().store }
 
-// taskOwner returns who the request's tasks belong to.
-func (s *Server) taskOwner(r *Request) string {
-	if s.opts.Tasks.Owner != nil {
-		return s.opts.Tasks.Owner(r)
-	}
-	if a := authOf(r); a != nil {
-		// The authenticated user: tasks follow the user, whatever the
-		// session
-		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control).
-		return a.OwnerKey()
-	}
-	ss := r.Session
-	if id := ss.ID(); id != "" {
-		return "session:" + id
-	}
-	// A session without an id (stdio, in-memory) gets a random key.
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.taskOwner == "" {
-		ss.taskOwner = "conn:" + rand.Text()
-	}
-	return ss.taskOwner
-}
-
-// sessionTasks reports whether the session's tasks can be reached by a
-// later request: not on an ephemeral session (Streamable HTTP in stateless
-// mode) when tasks belong to their session (TaskOptions.Owner nil).
-// A request with a verified token (auth non-nil) has its user as owner.
-func (s *Server) sessionTasks(ss *ServerSession, auth *TokenInfo) bool {
-	return s.opts.Tasks.Owner != nil || auth != nil || ss == nil || !ss.ephemeral
-}
-
-// sessionOwned reports whether the tasks r creates belong to its session
-// (TaskOptions.Owner nil and no verified token), and so end with it.
-func (s *Server) sessionOwned(r *Request) bool {
-	return s.opts.Tasks.Owner == nil && authOf(r) == nil
-}
-
-// sessionCapabilities is what initialize declares on ss: the server's
-// capabilities, without tasks where they could not be served. A server
-// MUST NOT declare what it cannot serve, and a receiver that does not
-// declare task support for tools/call processes a task-augmented request
-// normally
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-support-and-handling).
-func (s *Server) sessionCapabilities(ss *ServerSession, auth *TokenInfo) ServerCapabilities {
-	c := s.capabilities()
-	if !s.sessionTasks(ss, auth) {
-		c.Tasks = nil
-	}
-	return c
-}
-
 // taskSupport returns a tool's execution.taskSupport, "forbidden" if unset.
 func taskSupport(t *Tool) string {
 	if t.Execution == nil || t.Execution.TaskSupport == "" {
@@ -307,207 +287,105 @@ func (s *Server) hasTaskTools() bool {
 	return false
 }
 
-// tasksCapability declares tasks{list, cancel, requests.tools.call} when
-// a tool may run as a task
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#server-capabilities).
-// tasks/list is declared because tasks are bound to their owner (the
-// session, by default), so the list shows only the caller's own.
-// It is called with s.mu read-locked.
-func (s *Server) tasksCapability() json.RawMessage {
-	if !s.hasTaskTools() {
-		return nil
-	}
-	return json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
-}
-
-// tasksDeclareToolCall reports whether a tasks capability declares
-// task-augmented tools/call (requests.tools.call present and not null)
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#capabilities).
-func tasksDeclareToolCall(tasks json.RawMessage) bool {
-	if len(tasks) == 0 {
-		return false
-	}
-	var c struct {
-		Requests struct {
-			Tools struct {
-				Call json.RawMessage `json:"call"`
-			} `json:"tools"`
-		} `json:"requests"`
-	}
-	return exactjson.Unmarshal(tasks, &c) == nil && len(c.Requests.Tools.Call) > 0 && string(c.Requests.Tools.Call) != "null"
-}
-
-// declaresToolTasks reports whether the server declares task-augmented
-// tools/call: in ServerOptions.Capabilities when set, else because a tool
-// supports tasks.
-func (s *Server) declaresToolTasks() bool {
-	if c := s.opts.Capabilities; c != nil {
-		return tasksDeclareToolCall(c.Tasks)
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.hasTaskTools()
-}
-
-// callToolTask serves a tools/call that is task-augmented or whose tool
-// requires a task
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#tool-level-negotiation).
-func (s *Server) callToolTask(ctx context.Context, r *Request, p *CallToolParams, t *serverTool) (any, error) {
-	if !s.sessionTasks(r.Session, authOf(r)) {
-		// Tasks are not declared on an ephemeral session
-		// (sessionCapabilities): an optional tool runs normally, as below;
-		// one that requires a task cannot run.
-		if taskSupport(t.tool) == TaskSupportRequired {
-			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found",
-				"Tool "+p.Name+" must be called as a task, and this server keeps no tasks here: every request has a session of its own (stateless mode) and tasks belong to their session")
-		}
-		return runTool(ctx, r, t, p.Arguments)
-	}
-	if !s.declaresToolTasks() {
-		// A receiver that does not declare task support for tools/call
-		// MUST process the request normally, ignoring params.task
-		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-support-and-handling).
-		return runTool(ctx, r, t, p.Arguments)
-	}
-	if p.Task == nil {
-		// Only a "required" tool gets here: the spec says MUST -32601.
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found",
-			"Tool "+p.Name+" must be called as a task (params.task); its execution.taskSupport is \"required\"")
-	}
-	if taskSupport(t.tool) == TaskSupportForbidden {
-		// SHOULD -32601.
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found",
-			"Tool "+p.Name+" cannot be called as a task; its execution.taskSupport is \"forbidden\"")
-	}
-
+// createTask stores a new working task for run, a tools/call, if its
+// account has room for one more running task and the server for one more
+// task, and both for the held bytes its work keeps (its request).
+func (s *Server) createTask(ctx context.Context, run *taskRun, ttl time.Duration, held int) (*TaskState, error) {
 	rt := s.taskRT()
-	owner := s.taskOwner(r)
-	acct := ownerAccount(owner)
-	ttl := rt.defaultTTL
-	if asked := p.Task.TTL; asked != nil && *asked > 0 {
-		ttl = rt.maxTTL
-		if *asked < ttl.Milliseconds() { // compared in ms: no overflow
-			ttl = time.Duration(*asked) * time.Millisecond
-		}
+	acct := run.acct
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	ttlMS := ttl.Milliseconds()
+	st := &TaskState{
+		Task: Task{
+			TaskID:        run.id,
+			Status:        TaskWorking,
+			CreatedAt:     now,
+			LastUpdatedAt: now,
+			TTL:           &ttlMS,
+			PollInterval:  rt.poll.Milliseconds(),
+		},
+		Owner:     run.owner,
+		Method:    "tools/call",
+		ExpiresAt: now.Add(ttl),
 	}
-	// The work keeps the request (wr, below) and the arguments.
-	held := len(r.Params) + len(p.Arguments)
-	st, err := s.createTask(ctx, rt, rand.Text(), owner, acct, ttl, held)
+
+	rt.mu.Lock()
+	_, _, maxRunning := rt.accountBounds(acct)
+	switch {
+	case rt.running[acct] >= maxRunning && acct == poolAccount:
+		rt.mu.Unlock()
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", maxRunning))
+	case rt.running[acct] >= maxRunning:
+		rt.mu.Unlock()
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", maxRunning))
+	case rt.runningTotal >= rt.maxRunningTotal:
+		rt.mu.Unlock()
+		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", rt.maxRunningTotal))
+	}
+	evicted, err := rt.reserveTask(acct, run.owner, run.id, st.ExpiresAt, now, int64(held))
 	if err != nil {
+		rt.mu.Unlock()
+		s.deleteTasks(ctx, evicted)
 		return nil, err
 	}
-	if s.sessionOwned(r) {
-		// The session owns the task: its end frees it (task_bounds.go).
-		rt.mu.Lock()
-		if rt.sessionOwners == nil {
-			rt.sessionOwners = make(map[*ServerSession]string)
-		}
-		rt.sessionOwners[r.Session] = owner
-		select {
-		case <-r.Session.done:
-			// Closed already, endSessionTasks perhaps done: the task's own
-			// watch of the session deletes it (runTask).
-			delete(rt.sessionOwners, r.Session)
-		default:
-		}
-		rt.mu.Unlock()
+	if rt.running == nil {
+		rt.running = make(map[string]int)
+		rt.runs = make(map[string]*taskRun)
 	}
+	rt.running[acct]++
+	rt.runningTotal++
+	rt.mu.Unlock()
+	s.deleteTasks(ctx, evicted)
 
-	// The work is detached from the request (which is answered at once)
-	// but keeps its values; tasks/cancel, the ttl and (for session-owned
-	// tasks) the session's end stop it.
-	run := &taskRun{
-		id: st.Task.TaskID, owner: owner, acct: acct, ss: r.Session,
-		w:        &taskWriter{id: st.Task.TaskID, ss: r.Session},
-		terminal: make(chan struct{}),
+	if err := rt.store.Create(ctx, st); err != nil {
+		rt.mu.Lock()
+		rt.forgetTask(acct, run.id)
+		rt.mu.Unlock()
+		rt.release(nil, acct)
+		s.logger.Error("mcp: creating a task", "err", err)
+		return nil, errInternal()
 	}
+	return st, nil
+}
+
+// startTask runs the tool of run, a task createTask stored, in a goroutine
+// of its own: wr is the task's own Request and related the stream its
+// messages go to. The work keeps the request's values but not its
+// cancellation: tasks/cancel, the ttl and (endsWithSession) the session's
+// end stop it.
+func (s *Server) startTask(ctx context.Context, run *taskRun, wr *Request, related messageWriter, t *serverTool, args json.RawMessage, ttl time.Duration) {
+	rt := s.taskRT()
 	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run.cancel = cancel
-	wctx = context.WithValue(wctx, relatedKey{}, messageWriter(run.w))
+	wctx = context.WithValue(wctx, relatedKey{}, related)
 	wctx = context.WithValue(wctx, runningTaskKey{}, &RunningTask{s: s, run: run})
 	rt.mu.Lock()
 	rt.runs[run.id] = run
+	if run.endsWithSession {
+		rt.ownSessionTasks(run.ss, run.owner) // task_session_end.go
+	}
 	rt.mu.Unlock()
-
-	wr := *r
-	wr.related = run.w
-	if r.Extra != nil {
-		extra := *r.Extra
+	if wr.Extra != nil {
+		extra := *wr.Extra
 		extra.closeStream = nil // the request's stream is gone
 		wr.Extra = &extra
 	}
-	args := p.Arguments
-	leave := s.joinTaskBus(ctx) // task_bus.go: tasks/cancel from other replicas
+	leave := s.joinTaskBus(ctx) // task_bus.go: operations from other replicas
 	go func() {
 		defer leave()
-		s.runTask(wctx, run, &wr, t, args, ttl)
+		stopped := make(chan struct{})
+		defer close(stopped)
+		if run.endsWithSession {
+			go s.watchTaskSession(run, stopped) // task_session_end.go
+		}
+		s.runTask(wctx, run, wr, t, args, ttl)
 	}()
-
-	return &CreateTaskResult{Task: st.Task}, nil
 }
 
-// runTask runs a task's tool and records its outcome. Without an Owner,
-// a task lives no longer than its session. When the SessionStore is
-// shared, the session outlives this replica's copy of it (closed when
-// idle here or when the transport closes), so the task then runs until
-// the store no longer has the session (deleted or expired on any
-// replica), which it checks every TaskOptions.PollInterval.
+// runTask runs a task's tool under its ttl, a panic becoming an error as
+// in any handler, and records the outcome. The ttl runs until the outcome
+// is recorded: a task that outlives it is cancelled and marked terminal.
 func (s *Server) runTask(ctx context.Context, run *taskRun, r *Request, t *serverTool, args json.RawMessage, ttl time.Duration) {
-	stopped := make(chan struct{})
-	defer close(stopped)
-	if s.sessionOwned(r) {
-		go func() {
-			select {
-			case <-run.ss.done:
-				if s.store.Shared() && run.ss.state.ID != "" {
-					s.awaitSharedEnd(run, stopped)
-					return
-				}
-				run.cancel(errTaskSessionEnded)
-			case <-stopped:
-			}
-		}()
-	}
-	s.runTaskTool(ctx, run, r, t, args, ttl, s.finishTask)
-}
-
-// awaitSharedEnd cancels session-owned task run once its shared session,
-// whose local copy has closed, is gone from the SessionStore: at once if
-// it is already, or at the first check, every TaskOptions.PollInterval,
-// that finds it gone. A store that cannot answer leaves the task
-// running until a later check. It returns when the task stops.
-func (s *Server) awaitSharedEnd(run *taskRun, stopped <-chan struct{}) {
-	owner, id := run.ss.state.Owner, run.ss.state.ID
-	tick := time.NewTicker(s.taskRT().poll)
-	defer tick.Stop()
-	for {
-		var err error
-		func() {
-			defer recoverCallback(s.logger, "SessionStore.Load", "") // recover.go
-			_, err = s.store.Load(context.Background(), owner, id)
-		}()
-		if errors.Is(err, ErrSessionNotFound) {
-			// Gone from the store: the session's end is final, and all
-			// its tasks go with it (task_session_end.go).
-			s.endSharedSession(context.Background(), id)
-			run.cancel(errTaskSessionEnded)
-			return
-		}
-		select {
-		case <-tick.C:
-		case <-stopped:
-			return
-		}
-	}
-}
-
-// runTaskTool runs a task's tool under its TTL, a panic becoming an error
-// as in any handler, and hands the outcome to finish, which records it
-// (finishTask, or finishExtTask in the stateless era). The TTL runs until
-// finish returns: a task that outlives it is cancelled and marked
-// terminal.
-func (s *Server) runTaskTool(ctx context.Context, run *taskRun, r *Request, t *serverTool, args json.RawMessage, ttl time.Duration,
-	finish func(ctx context.Context, run *taskRun, res *CallToolResult, err error)) {
 	expiry := time.AfterFunc(ttl, func() {
 		run.cancel(errTaskExpired)
 		run.markTerminal()
@@ -521,60 +399,36 @@ func (s *Server) runTaskTool(ctx context.Context, run *taskRun, r *Request, t *s
 		defer s.recoverHandler("tools/call", &err)
 		res, err = runTool(ctx, r, t, args)
 	}()
-	finish(ctx, run, res, err)
+	s.finishTask(ctx, run, res, err)
 }
 
-// finishTask moves a task to its terminal status from the tool's outcome.
-// A task already terminal (cancelled while its tool ran) stays as it is.
+// finishTask moves a task to its terminal status from the tool's outcome:
+// a result as the era keeps it (taskWire.result), a JSON-RPC error fails
+// it. A task stopped while its tool ran (cancelled, expired) stays as it
+// is; one whose session ended is deleted.
 func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResult, err error) {
 	rt := s.taskRT()
 	defer rt.release(run, run.acct)
 	defer run.markTerminal()
 
 	if errors.Is(context.Cause(ctx), errTaskSessionEnded) {
-		// Its session is gone, and with it every way to reach the task.
-		s.dropSessionTask(ctx, run)
+		s.dropSessionTask(ctx, run) // no request can reach it any more
 		return
 	}
-	var apply func(st *TaskState)
-	var rpcErr *jsonrpc.Error
 	fail := func(e *jsonrpc.Error) func(st *TaskState) {
 		return func(st *TaskState) {
 			st.Task.Status, st.Error = TaskFailed, e
 			st.Task.StatusMessage = errorStatusMessage(e)
 		}
 	}
+	var apply func(st *TaskState)
 	switch {
-	case err != nil && errors.As(err, &rpcErr):
-		if kerr := s.keepOutcome(ctx, run, errBytes(rpcErr), len(errorStatusMessage(rpcErr))); kerr != nil {
-			rpcErr = kerr
-		}
-		apply = fail(rpcErr)
-	case err != nil && ctx.Err() != nil:
-		return // cancelled by tasks/cancel, or forgotten at its ttl
-	case err != nil:
-		// runTool turns other errors into results; this is a safety net.
-		if kerr := s.keepOutcome(ctx, run, len(err.Error()), len(err.Error())); kerr != nil {
-			apply = fail(kerr)
-			break
-		}
-		apply = func(st *TaskState) {
-			st.Task.Status, st.Error = TaskFailed, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-			st.Task.StatusMessage = err.Error()
-		}
-	default:
-		raw, mErr := jsonenc.Marshal(res)
+	case err == nil:
+		raw, status, msg, mErr := run.wire.result(res)
 		if mErr != nil {
 			s.logger.Error("mcp: encoding a task's result", "task", run.id, "err", mErr)
-			apply = func(st *TaskState) {
-				st.Task.Status, st.Error = TaskFailed, errInternal()
-				st.Task.StatusMessage = "Internal error"
-			}
+			apply = fail(errInternal())
 			break
-		}
-		msg := ""
-		if res.IsError {
-			msg = toolErrorStatusMessage(res)
 		}
 		if kerr := s.keepOutcome(ctx, run, len(raw), len(msg)); kerr != nil {
 			apply = fail(kerr)
@@ -582,29 +436,36 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 		}
 		apply = func(st *TaskState) {
 			st.Result = raw
-			st.Task.Status = TaskCompleted
-			st.Task.StatusMessage = "" // a message the work set says nothing now
-			if res.IsError {
-				// For tool calls, a result with isError means the task
-				// failed.
-				st.Task.Status = TaskFailed
-				st.Task.StatusMessage = msg
-			}
+			st.Task.Status, st.Task.StatusMessage = status, msg
 		}
+	case ctx.Err() != nil:
+		return // cancelled, or forgotten at its ttl
+	default:
+		var rpcErr *jsonrpc.Error
+		if !errors.As(run.wire.toolError(err), &rpcErr) {
+			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		if kerr := s.keepOutcome(ctx, run, errBytes(rpcErr), len(errorStatusMessage(rpcErr))); kerr != nil {
+			rpcErr = kerr
+		}
+		apply = fail(rpcErr)
 	}
 	s.updateTask(context.WithoutCancel(ctx), run, func(st *TaskState) error {
-		if !st.Task.Status.CanMoveTo(TaskCompleted) {
+		if st.Task.Status.Terminal() {
 			return ErrInvalidTaskTransition
 		}
 		apply(st)
+		st.InputRequests = nil
 		return nil
 	})
 }
 
-// updateTask changes a task in the store and, when its status changed,
-// tells the requestor with notifications/tasks/status. It returns the new
-// state, or nil and the error.
+// updateTask changes a task in the store and tells the requestor
+// (taskWire.notify), then wakes the tasks/result calls of a task now
+// terminal. It returns the new state, or nil and the error.
 func (s *Server) updateTask(ctx context.Context, run *taskRun, fn func(st *TaskState) error) (*TaskState, error) {
+	run.publish.Lock()
+	defer run.publish.Unlock()
 	var before TaskStatus
 	st, err := s.taskRT().store.Update(ctx, run.owner, run.id, func(st *TaskState) error {
 		before = st.Task.Status
@@ -615,27 +476,54 @@ func (s *Server) updateTask(ctx context.Context, run *taskRun, fn func(st *TaskS
 		return nil
 	})
 	if err != nil {
-		if !errors.Is(err, ErrInvalidTaskTransition) && !errors.Is(err, ErrTaskNotFound) {
+		if !errors.Is(err, ErrInvalidTaskTransition) && !errors.Is(err, ErrTaskNotFound) && !errors.Is(err, errTaskUnchanged) {
 			s.logger.Error("mcp: updating a task", "task", run.id, "err", err)
 		}
 		return nil, err
 	}
-	if st.Task.Status != before {
-		// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-status-notification
-		// (MAY): the whole task, without related-task _meta. It is sent
-		// before a waiting tasks/result is woken, so that it travels on
-		// that call's stream.
-		if err := run.w.WriteMessage(ctx, &jsonrpc.Notification{
-			Method: "notifications/tasks/status",
-			Params: mustMarshal(&TaskStatusNotificationParams{Task: st.Task}),
-		}); err != nil {
-			s.logger.Debug("mcp: task status notification not delivered", "task", run.id, "err", err)
-		}
-	}
+	run.wire.notify(ctx, s, run, before, st)
 	if st.Task.Status.Terminal() {
 		run.markTerminal()
 	}
 	return st, nil
+}
+
+// errTaskUnchanged tells updateTask that an update changes nothing.
+var errTaskUnchanged = errors.New("mcp: task unchanged")
+
+// stopTask moves owner's task id to cancelled and stops its work, here or
+// on the replica running it (task_bus.go). detached is the run the update
+// goes through when the work does not run here. A terminal task is left
+// as it is: the error wraps ErrInvalidTaskTransition and terminal is its
+// status.
+func (s *Server) stopTask(ctx context.Context, id, owner string, detached *taskRun) (st *TaskState, terminal TaskStatus, err error) {
+	local := s.taskRT().run(id)
+	if local != nil && local.owner != owner {
+		local = nil
+	}
+	run := local
+	if run == nil {
+		run = detached
+	}
+	st, err = s.updateTask(ctx, run, func(st *TaskState) error {
+		if st.Task.Status.Terminal() {
+			terminal = st.Task.Status
+			return ErrInvalidTaskTransition
+		}
+		st.Task.Status = TaskCancelled
+		st.Task.StatusMessage = taskCancelledMessage
+		st.InputRequests = nil
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrInvalidTaskTransition) {
+		return nil, "", err
+	}
+	if local == nil {
+		s.publishTaskOp(ctx, taskOp{Op: "cancel", Task: id, Owner: owner})
+	} else if local.cancel != nil {
+		local.cancel(errTaskCancelledByRequest)
+	}
+	return st, terminal, err
 }
 
 // release forgets a run and frees its account's running slot.
@@ -664,6 +552,7 @@ func (rt *taskRuntime) run(id string) *taskRun {
 	return rt.runs[id]
 }
 
+// errorStatusMessage is the status message of a task failed with e.
 func errorStatusMessage(e *jsonrpc.Error) string {
 	var detail string
 	if len(e.Data) > 0 && exactjson.Unmarshal(e.Data, &detail) == nil && detail != "" {
@@ -672,25 +561,16 @@ func errorStatusMessage(e *jsonrpc.Error) string {
 	return e.Message
 }
 
-func toolErrorStatusMessage(res *CallToolResult) string {
-	for _, c := range res.Content {
-		if t, ok := c.(*TextContent); ok && t.Text != "" {
-			return "Tool execution failed: " + t.Text
-		}
-	}
-	return "Tool execution failed."
-}
-
-// errTaskNotFound is what tasks/get, tasks/result and tasks/cancel answer
-// for an unknown, expired or foreign task: -32602, as the spec requires
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#protocol-errors).
+// errTaskNotFound is what tasks/get, tasks/result, tasks/update and
+// tasks/cancel answer for an unknown, expired or foreign task: -32602, as
+// both eras require (2025-11-25 tasks#protocol-errors; SEP-2663).
 func errTaskNotFound(verb string) *jsonrpc.Error {
 	return errInvalidParams("Failed to " + verb + " task: Task not found")
 }
 
-// taskID decodes the params of tasks/get, tasks/result and tasks/cancel.
-// Any related-task _meta is ignored: the taskId param is the source of
-// truth.
+// taskIDParam decodes the params of tasks/get, tasks/result and
+// tasks/cancel. Any related-task _meta is ignored: the taskId param is the
+// source of truth.
 func taskIDParam(params json.RawMessage) (string, *jsonrpc.Error) {
 	var p GetTaskParams
 	if len(params) == 0 {
@@ -705,10 +585,7 @@ func taskIDParam(params json.RawMessage) (string, *jsonrpc.Error) {
 	return p.TaskID, nil
 }
 
-// loadTask returns owner's task, or the -32602 both eras' specs require
-// for an unknown one (2025-11-25 tasks; SEP-2663, "Protocol Errors").
-// owner is taskOwner(r) in the session era, extTaskOwner(r) in the
-// extension's.
+// loadTask returns owner's task, or errTaskNotFound.
 func (s *Server) loadTask(ctx context.Context, owner, id, verb string) (*TaskState, error) {
 	st, err := s.taskRT().store.Get(ctx, owner, id)
 	if errors.Is(err, ErrTaskNotFound) {
@@ -719,284 +596,6 @@ func (s *Server) loadTask(ctx context.Context, owner, id, verb string) (*TaskSta
 		return nil, errInternal()
 	}
 	return st, nil
-}
-
-// getTask implements tasks/get
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#getting-tasks).
-func (s *Server) getTask(ctx context.Context, r *Request) (any, error) {
-	id, perr := taskIDParam(r.Params)
-	if perr != nil {
-		return nil, perr
-	}
-	st, err := s.loadTask(ctx, s.taskOwner(r), id, "retrieve")
-	if err != nil {
-		return nil, err
-	}
-	return &GetTaskResult{Task: st.Task}, nil
-}
-
-// getTaskResult implements tasks/result
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#result-retrieval):
-// it waits until the task is terminal, then answers exactly what the
-// underlying request would have, with the related-task _meta added to a
-// result. While it waits, the messages the task sends (elicitation or
-// sampling requests, progress) travel on this request's stream.
-func (s *Server) getTaskResult(ctx context.Context, r *Request) (any, error) {
-	id, perr := taskIDParam(r.Params)
-	if perr != nil {
-		return nil, perr
-	}
-	rt := s.taskRT()
-	for {
-		st, err := s.loadTask(ctx, s.taskOwner(r), id, "retrieve")
-		if err != nil {
-			return nil, err
-		}
-		if st.Task.Status.Terminal() {
-			return taskPayload(st)
-		}
-		if run := rt.run(id); run != nil {
-			var detach func()
-			if r.related != nil {
-				detach = run.w.attach(ctx, r.related)
-			}
-			select {
-			case <-run.terminal:
-			case <-ctx.Done():
-			}
-			if detach != nil {
-				detach()
-			}
-		} else {
-			// The work runs elsewhere (another replica sharing the store):
-			// poll the store.
-			timer := time.NewTimer(rt.poll)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				timer.Stop()
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
-}
-
-// taskPayload is tasks/result's answer for a terminal task.
-func taskPayload(st *TaskState) (any, error) {
-	switch {
-	case st.Error != nil:
-		return nil, st.Error
-	case st.Result != nil:
-		raw, err := withMeta(st.Result, RelatedTaskMetaKey, relatedTaskMeta(st.Task.TaskID))
-		if err != nil {
-			return nil, errInternal()
-		}
-		return raw, nil
-	}
-	// Cancelled before the request had an outcome: there is no result to
-	// give, and the spec names no error for it. -32602 says that this
-	// taskId has no result, as for a task that cannot be found.
-	return nil, errInvalidParams("Failed to retrieve task result: Task " + st.Task.TaskID + " was cancelled")
-}
-
-// listTasks implements tasks/list
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#listing-tasks):
-// the caller's tasks only, a page at a time.
-func (s *Server) listTasks(ctx context.Context, r *Request) (any, error) {
-	return serveList(s, r, func(cursor string, size int) (*listPage[*Task], error) {
-		states, next, err := s.taskRT().store.List(ctx, s.taskOwner(r), cursor, size)
-		if errors.Is(err, ErrInvalidTaskCursor) {
-			return nil, errInvalidCursor(r.Method)
-		}
-		if err != nil {
-			s.logger.Error("mcp: listing tasks", "err", err)
-			return nil, errInternal()
-		}
-		pg := &listPage[*Task]{items: make([]*Task, len(states)), next: next}
-		for i, st := range states {
-			pg.items[i] = &st.Task
-		}
-		return pg, nil
-	}, func(pg *listPage[*Task]) any { return &ListTasksResult{Tasks: pg.items, NextCursor: pg.next} })
-}
-
-// cancelTask implements tasks/cancel
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-cancellation):
-// a terminal task is refused with -32602; any other moves to cancelled
-// before the answer, for good, and its work is told to stop.
-func (s *Server) cancelTask(ctx context.Context, r *Request) (any, error) {
-	id, perr := taskIDParam(r.Params)
-	if perr != nil {
-		return nil, perr
-	}
-	rt := s.taskRT()
-	owner := s.taskOwner(r)
-	run := rt.run(id)
-	elsewhere := run == nil
-	if run == nil || run.owner != owner {
-		// Not running here: update the store alone (and tell the replica
-		// running it, below).
-		run = &taskRun{id: id, owner: owner, ss: r.Session, w: &taskWriter{id: id, ss: r.Session}, terminal: make(chan struct{})}
-	}
-	var terminal TaskStatus
-	st, err := s.updateTask(ctx, run, func(st *TaskState) error {
-		if st.Task.Status.Terminal() {
-			terminal = st.Task.Status
-			return ErrInvalidTaskTransition
-		}
-		st.Task.Status = TaskCancelled
-		st.Task.StatusMessage = taskCancelledMessage
-		return nil
-	})
-	switch {
-	case errors.Is(err, ErrTaskNotFound):
-		return nil, errTaskNotFound("cancel")
-	case errors.Is(err, ErrInvalidTaskTransition):
-		return nil, errInvalidParams("Cannot cancel task: already in terminal status '" + string(terminal) + "'")
-	case err != nil:
-		return nil, errInternal()
-	}
-	if run.cancel != nil {
-		run.cancel(errTaskCancelledByRequest)
-	} else if elsewhere {
-		// Its work may run on another replica (task_bus.go).
-		s.publishTaskOp(ctx, taskOp{Op: "cancel", Task: id, Owner: owner})
-	}
-	return &CancelTaskResult{Task: st.Task}, nil
-}
-
-// withMeta returns the JSON object raw with _meta[key] set to value,
-// keeping its other members and _meta keys.
-func withMeta(raw json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if len(raw) == 0 || string(raw) == "null" {
-		obj = map[string]json.RawMessage{}
-	} else if err := exactjson.Unmarshal(raw, &obj); err != nil {
-		return nil, err
-	}
-	var meta map[string]json.RawMessage
-	if m, ok := obj["_meta"]; ok && string(m) != "null" {
-		if err := exactjson.Unmarshal(m, &meta); err != nil {
-			return nil, err
-		}
-	}
-	if meta == nil {
-		meta = map[string]json.RawMessage{}
-	}
-	meta[key] = value
-	var err error
-	if obj["_meta"], err = jsonenc.Marshal(meta); err != nil {
-		return nil, err
-	}
-	return jsonenc.Marshal(obj)
-}
-
-// A taskWriter sends the messages of a task's work: to the stream of a
-// tasks/result call waiting for the task if there is one, else on the
-// session's standalone stream; with neither open (Streamable HTTP without
-// a GET stream), requests and notifications wait, up to a limit, for the
-// next tasks/result call. It adds the related-task _meta that the spec
-// requires on every message of a task
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#associating-task-related-messages),
-// except notifications/tasks/status, which SHOULD NOT carry it.
-type taskWriter struct {
-	id string
-	ss *ServerSession
-
-	mu      sync.Mutex
-	waiters []messageWriter
-	queue   []jsonrpc.Message
-}
-
-// taskQueueLimit bounds the messages a task may have waiting for a
-// stream.
-const taskQueueLimit = 64
-
-func (w *taskWriter) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
-	msg, err := w.tag(msg)
-	if err != nil {
-		return err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if n := len(w.waiters); n > 0 {
-		return w.waiters[n-1].WriteMessage(ctx, msg)
-	}
-	w.ss.mu.Lock()
-	standalone, closed := w.ss.standalone, w.ss.closed
-	w.ss.mu.Unlock()
-	if closed {
-		return ErrSessionClosed
-	}
-	if standalone != nil {
-		return standalone.WriteMessage(ctx, msg)
-	}
-	if n, ok := msg.(*jsonrpc.Notification); ok && n.Method == "notifications/tasks/status" {
-		return nil // optional, and stale by the time a stream opens
-	}
-	if len(w.queue) >= taskQueueLimit {
-		return fmt.Errorf("mcp: task %s: no stream to the client is open and %d messages already wait for one", w.id, taskQueueLimit)
-	}
-	w.queue = append(w.queue, msg)
-	return nil
-}
-
-// attach sends the task's messages to dst (the stream of a tasks/result
-// call), first those that were waiting, until detach is called.
-func (w *taskWriter) attach(ctx context.Context, dst messageWriter) (detach func()) {
-	w.mu.Lock()
-	queued := w.queue
-	w.queue = nil
-	for i, msg := range queued {
-		if err := dst.WriteMessage(ctx, msg); err != nil {
-			w.queue = append(w.queue, queued[i:]...)
-			break
-		}
-	}
-	w.waiters = append(w.waiters, dst)
-	w.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			for i := len(w.waiters) - 1; i >= 0; i-- {
-				if w.waiters[i] == dst {
-					w.waiters = append(w.waiters[:i], w.waiters[i+1:]...)
-					break
-				}
-			}
-		})
-	}
-}
-
-// tag adds the related-task _meta to a request's or notification's
-// params.
-func (w *taskWriter) tag(msg jsonrpc.Message) (jsonrpc.Message, error) {
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
-		params, err := withMeta(m.Params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
-		if err != nil {
-			return nil, fmt.Errorf("mcp: tagging %s with its task: %w", m.Method, err)
-		}
-		c := *m
-		c.Params = params
-		return &c, nil
-	case *jsonrpc.Notification:
-		if m.Method == "notifications/tasks/status" {
-			return m, nil
-		}
-		params, err := withMeta(m.Params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
-		if err != nil {
-			return nil, fmt.Errorf("mcp: tagging %s with its task: %w", m.Method, err)
-		}
-		c := *m
-		c.Params = params
-		return &c, nil
-	}
-	return msg, nil
 }
 
 // runningTaskKey carries the RunningTask in the context of a task's work.
@@ -1033,90 +632,33 @@ func (t *RunningTask) ID() string { return t.run.id }
 
 // SetStatus moves the task to working or input_required with a status
 // message ("" for none), and sends notifications/tasks/status if the
-// status changed. The spec says a receiver SHOULD move a task to
-// input_required while it needs the requestor's input
+// status changed
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#input-required-status).
-// It returns ErrInvalidTaskTransition for a terminal status, or when the
-// task is already terminal (cancelled), and ErrTaskNotFound once the
-// task has expired.
+// In the stateless era's tasks extension only working may be set: there
+// input_required follows Request.Input. It returns ErrInvalidTaskTransition
+// for a terminal status, or when the task is already terminal (cancelled),
+// ErrTaskNotFound once the task has expired, and ErrTaskTooLarge when the
+// message cannot be held.
 func (t *RunningTask) SetStatus(ctx context.Context, status TaskStatus, message string) error {
-	if t.run.ext != nil {
-		return t.s.setExtStatus(ctx, t.run, status, message) // task_modern_input.go
+	run := t.run
+	set, err := run.wire.setStatus(status)
+	if err != nil {
+		return err
 	}
-	if status != TaskWorking && status != TaskInputRequired {
-		return fmt.Errorf("%w: a handler may set only working or input_required, not %q", ErrInvalidTaskTransition, status)
-	}
-	gone, err := t.s.resizeRun(t.run, &t.run.msgBytes, len(message), "the task's status message")
+	gone, err := t.s.resizeRun(run, &run.msgBytes, len(message), "the task's status message")
 	t.s.deleteTasks(ctx, gone)
 	if err != nil {
 		return err
 	}
-	_, err = t.s.updateTask(context.WithoutCancel(ctx), t.run, func(st *TaskState) error {
+	_, err = t.s.updateTask(context.WithoutCancel(ctx), run, func(st *TaskState) error {
 		if !st.Task.Status.CanMoveTo(status) {
 			return fmt.Errorf("%w: from %s to %s", ErrInvalidTaskTransition, st.Task.Status, status)
 		}
-		st.Task.Status, st.Task.StatusMessage = status, message
+		if set {
+			st.Task.Status = status
+		}
+		st.Task.StatusMessage = message
 		return nil
 	})
 	return err
-}
-
-// createTask stores a new working task id for a tools/call of owner's,
-// in either era, if its account (ownerAccount(owner), or poolAccount) has
-// room for one more running task and the server for one more task, and
-// both for the held bytes its work keeps (its request).
-func (s *Server) createTask(ctx context.Context, rt *taskRuntime, id, owner, acct string, ttl time.Duration, held int) (*TaskState, error) {
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	ttlMS := ttl.Milliseconds()
-	st := &TaskState{
-		Task: Task{
-			TaskID:        id,
-			Status:        TaskWorking,
-			CreatedAt:     now,
-			LastUpdatedAt: now,
-			TTL:           &ttlMS,
-			PollInterval:  rt.poll.Milliseconds(),
-		},
-		Owner:     owner,
-		Method:    "tools/call",
-		ExpiresAt: now.Add(ttl),
-	}
-
-	rt.mu.Lock()
-	_, _, maxRunning := rt.accountBounds(acct)
-	switch {
-	case rt.running[acct] >= maxRunning && acct == poolAccount:
-		rt.mu.Unlock()
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", maxRunning))
-	case rt.running[acct] >= maxRunning:
-		rt.mu.Unlock()
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once", maxRunning))
-	case rt.runningTotal >= rt.maxRunningTotal:
-		rt.mu.Unlock()
-		return nil, errInvalidRequest(fmt.Sprintf("too many tasks running: at most %d at once on this server (TaskOptions.MaxRunningTotal)", rt.maxRunningTotal))
-	}
-	evicted, err := rt.reserveTask(acct, owner, id, st.ExpiresAt, now, int64(held))
-	if err != nil {
-		rt.mu.Unlock()
-		s.deleteTasks(ctx, evicted)
-		return nil, err
-	}
-	if rt.running == nil {
-		rt.running = make(map[string]int)
-		rt.runs = make(map[string]*taskRun)
-	}
-	rt.running[acct]++
-	rt.runningTotal++
-	rt.mu.Unlock()
-	s.deleteTasks(ctx, evicted)
-
-	if err := rt.store.Create(ctx, st); err != nil {
-		rt.mu.Lock()
-		rt.forgetTask(acct, id)
-		rt.mu.Unlock()
-		rt.release(nil, acct)
-		s.logger.Error("mcp: creating a task", "err", err)
-		return nil, errInternal()
-	}
-	return st, nil
 }

@@ -1,41 +1,28 @@
 package mcp
 
-// This file is the server side of the tasks extension of the stateless era
-// (SEP-2663, io.modelcontextprotocol/tasks,
-// https://modelcontextprotocol.io/extensions/tasks/overview), which
-// replaces the session era's core tasks (task.go). A client that declares
-// the extension in the clientCapabilities of its request's _meta may get,
-// for a tool whose execution.taskSupport is "optional" or "required", a
-// CreateTaskResult (resultType "task") instead of the tool's result; it
-// polls tasks/get for a DetailedTask, answers the task's input requests
-// with tasks/update and cancels it with tasks/cancel, and may follow it
-// with notifications/tasks on a subscriptions/listen stream.
-//
-// The extension shares the session era's runtime and TaskStore: the same
-// limits, TTL and poll interval (TaskOptions), the same state record
-// (TaskState) and the same run table. What differs lives here: the wire
-// shapes, who a task belongs to, the outcome of a tool error, and how a
-// running task asks the client for input (task_modern_input.go).
-//
-// Scope: the stateless era has no session to bind a task to. A task
-// belongs to TaskOptions.Owner(request) when the server sets it (the
-// authorization context, such as the authenticated principal); when it
-// does not, each stateless-era task is a scope of its own ("task:" + its
-// id) and its id, 130 bits from crypto/rand, is the bearer handle that
-// reaches it, as SEP-2663 allows ("Task ID unguessability"). Such tasks
-// are counted together against the server-wide bounds (poolAccount in
-// task_bounds.go), not against one shared owner's MaxRunning. Servers
-// that authenticate callers should set Owner.
+// The stateless era's tasks extension (SEP-2663,
+// io.modelcontextprotocol/tasks,
+// https://modelcontextprotocol.io/extensions/tasks/overview), on the engine
+// of task_engine.go: a client that declares the extension may get, for a
+// tool whose execution.taskSupport is "optional" or "required", a
+// CreateTaskResult instead of the tool's result; it polls tasks/get,
+// answers the task's input requests with tasks/update, cancels it with
+// tasks/cancel, and may follow it with notifications/tasks on a
+// subscriptions/listen stream. docs/design.md says who owns such a task.
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -101,6 +88,45 @@ type UpdateTaskParams struct {
 	Meta           *RequestMeta   `json:"_meta,omitempty"`
 	TaskID         string         `json:"taskId"`
 	InputResponses InputResponses `json:"inputResponses"`
+}
+
+// extTaskWire is the taskWire of the tasks extension.
+type extTaskWire struct{}
+
+// result keeps the tool's result, isError included, as a 2026-07-28
+// result: it completes the task (SEP-2663, "Task Execution Errors").
+func (extTaskWire) result(res *CallToolResult) (json.RawMessage, TaskStatus, string, error) {
+	raw, err := res.MarshalJSON()
+	return withCompleteResultType(raw), TaskCompleted, "", err
+}
+
+func (extTaskWire) toolError(err error) error { return modernError(err) }
+
+func (extTaskWire) setStatus(status TaskStatus) (bool, error) {
+	if status != TaskWorking {
+		return false, fmt.Errorf("%w: in the tasks extension a handler sets only working; input_required follows Request.Input", ErrInvalidTaskTransition)
+	}
+	return false, nil
+}
+
+// notify sends notifications/tasks with the task's new state to the
+// listen streams that follow it (SEP-2663, "Task Status Notifications").
+func (extTaskWire) notify(ctx context.Context, s *Server, run *taskRun, _ TaskStatus, st *TaskState) {
+	s.notifyListeners(ctx, "notifications/tasks", run.id, extTaskView(st))
+}
+
+// withCompleteResultType returns a result object with resultType
+// "complete" first, as a 2026-07-28 result carries it.
+func withCompleteResultType(raw []byte) json.RawMessage {
+	if len(raw) < 2 || raw[0] != '{' {
+		return raw
+	}
+	out := make([]byte, 0, len(raw)+26)
+	out = append(out, `{"resultType":"complete"`...)
+	if len(raw) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, raw[1:]...)
 }
 
 // tasksExtensionEnabled reports whether the server offers the tasks
@@ -182,22 +208,6 @@ func (s *Server) extTaskOwner(r *Request, id string) (owner, acct string) {
 	return ownerlessTaskPrefix + id, poolAccount
 }
 
-// extRun is the stateless-era side of a taskRun: the input requests its
-// work waits on (task_modern_input.go) and the order of its updates.
-type extRun struct {
-	s   *Server
-	run *taskRun
-
-	// publish serializes a task's store updates with their
-	// notifications, so that listeners see them in the order stored.
-	publish sync.Mutex
-
-	mu      sync.Mutex
-	used    map[string]bool          // every input key issued over the task's life
-	pending map[string]*extInputWait // outstanding input keys
-	order   []string                 // pending keys in the order asked
-}
-
 // callToolExt serves a stateless-era tools/call of a tool that may run as
 // a task (execution.taskSupport "optional" or "required"). A request that
 // declares the tasks extension gets a task at once, created before the
@@ -215,35 +225,19 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		return runTool(ctx, r, t, args)
 	}
 
-	rt := s.taskRT()
 	id := rand.Text()
 	owner, acct := s.extTaskOwner(r, id)
-	ttl := rt.defaultTTL
-	// The work keeps copies of the params and the arguments (wr, below).
-	st, err := s.createTask(ctx, rt, id, owner, acct, ttl, len(r.Params)+len(args))
+	run := newTaskRun(id, owner, acct, r.Session, extTaskWire{})
+	run.ext = &extRun{s: s, run: run}
+	ttl := s.taskRT().defaultTTL
+	// The work keeps copies of the params and the arguments.
+	st, err := s.createTask(ctx, run, ttl, len(r.Params)+len(args))
 	if err != nil {
 		return nil, err
 	}
-
-	run := &taskRun{
-		id: id, owner: owner, acct: acct, ss: r.Session,
-		w:        &taskWriter{id: id, ss: r.Session},
-		terminal: make(chan struct{}),
-	}
-	run.ext = &extRun{s: s, run: run}
-	// The work outlives the request, which is answered at once: it keeps
-	// the request's values but not its cancellation, and has no stream to
-	// the client (SEP-2663: no progress or log messages for a task).
-	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	run.cancel = cancel
-	wctx = context.WithValue(wctx, relatedKey{}, messageWriter(noStream{}))
-	wctx = context.WithValue(wctx, runningTaskKey{}, &RunningTask{s: s, run: run})
-	rt.mu.Lock()
-	rt.runs[id] = run
-	rt.mu.Unlock()
-
-	// The task's own Request: the transport may reuse the message's
-	// bytes once the request is answered, so params are copied.
+	// The transport may reuse the message's bytes once the request is
+	// answered, so params are copied. The work has no stream to the
+	// client (SEP-2663: no progress or log messages for a task).
 	wr := &Request{
 		Method:             r.Method,
 		ID:                 r.ID,
@@ -252,19 +246,10 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		ProtocolVersion:    r.ProtocolVersion,
 		ClientInfo:         r.ClientInfo,
 		ClientCapabilities: r.ClientCapabilities,
+		Extra:              r.Extra,
 		modern:             &modernState{task: run.ext},
 	}
-	if r.Extra != nil {
-		extra := *r.Extra
-		extra.closeStream = nil // the request's stream is gone
-		wr.Extra = &extra
-	}
-	leave := s.joinTaskBus(ctx) // task_bus.go: tasks/cancel and tasks/update from other replicas
-	go func() {
-		defer leave()
-		s.runTaskTool(wctx, run, wr, t, slices.Clone(args), ttl, s.finishExtTask)
-	}()
-
+	s.startTask(ctx, run, wr, noStream{}, t, slices.Clone(args), ttl)
 	created := extTaskView(st)
 	created.ResultType = ResultTypeTask
 	return created, nil
@@ -277,106 +262,6 @@ type noStream struct{}
 var errNoTaskStream = errors.New("mcp: a task of the stateless era has no stream to the client; ask for input with Request.Input")
 
 func (noStream) WriteMessage(context.Context, jsonrpc.Message) error { return errNoTaskStream }
-
-// finishExtTask moves a task to its terminal status from the tool's
-// outcome: a result, isError included, completes it; a JSON-RPC error
-// fails it (SEP-2663, "Task Execution Errors"). A task cancelled or
-// expired while its tool ran stays as it is.
-func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolResult, err error) {
-	rt := s.taskRT()
-	defer rt.release(run, run.acct)
-	defer run.markTerminal()
-
-	var apply func(st *TaskState)
-	fail := func(e *jsonrpc.Error) func(st *TaskState) {
-		return func(st *TaskState) {
-			st.Task.Status, st.Error = TaskFailed, e
-			st.Task.StatusMessage = errorStatusMessage(e)
-		}
-	}
-	switch {
-	case err == nil:
-		raw, mErr := res.MarshalJSON()
-		if mErr != nil {
-			s.logger.Error("mcp: encoding a task's result", "task", run.id, "err", mErr)
-			apply = fail(errInternal())
-			break
-		}
-		raw = withCompleteResultType(raw)
-		if kerr := s.keepOutcome(ctx, run, len(raw), 0); kerr != nil {
-			apply = fail(kerr)
-			break
-		}
-		apply = func(st *TaskState) {
-			st.Result = raw
-			st.Task.Status = TaskCompleted
-			st.Task.StatusMessage = ""
-		}
-	case ctx.Err() != nil:
-		// Stopped by tasks/cancel (the task is already cancelled) or by
-		// its TTL (the task is gone).
-		return
-	default:
-		var rpcErr *jsonrpc.Error
-		if !errors.As(modernError(err), &rpcErr) {
-			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-		}
-		if kerr := s.keepOutcome(ctx, run, errBytes(rpcErr), len(errorStatusMessage(rpcErr))); kerr != nil {
-			rpcErr = kerr
-		}
-		apply = fail(rpcErr)
-	}
-	s.updateExtTask(context.WithoutCancel(ctx), run, func(st *TaskState) error {
-		if st.Task.Status.Terminal() {
-			return ErrInvalidTaskTransition
-		}
-		apply(st)
-		st.InputRequests = nil
-		return nil
-	})
-}
-
-// withCompleteResultType returns a result object with resultType
-// "complete" first, as a 2026-07-28 result carries it.
-func withCompleteResultType(raw []byte) json.RawMessage {
-	if len(raw) < 2 || raw[0] != '{' {
-		return raw
-	}
-	out := make([]byte, 0, len(raw)+26)
-	out = append(out, `{"resultType":"complete"`...)
-	if len(raw) > 2 {
-		out = append(out, ',')
-	}
-	return append(out, raw[1:]...)
-}
-
-// updateExtTask changes a task in the store and sends notifications/tasks
-// with its new state to the listen streams that follow it (SEP-2663,
-// "Task Status Notifications"). It returns the new state, or nil and the
-// error.
-func (s *Server) updateExtTask(ctx context.Context, run *taskRun, fn func(st *TaskState) error) (*TaskState, error) {
-	x := run.ext
-	x.publish.Lock()
-	defer x.publish.Unlock()
-	st, err := s.taskRT().store.Update(ctx, run.owner, run.id, func(st *TaskState) error {
-		if err := fn(st); err != nil {
-			return err
-		}
-		st.Task.LastUpdatedAt = time.Now().UTC().Truncate(time.Millisecond)
-		return nil
-	})
-	if err != nil {
-		if !errors.Is(err, ErrInvalidTaskTransition) && !errors.Is(err, ErrTaskNotFound) && !errors.Is(err, errTaskUnchanged) {
-			s.logger.Error("mcp: updating a task", "task", run.id, "err", err)
-		}
-		return nil, err
-	}
-	if st.Task.Status.Terminal() {
-		run.markTerminal()
-	}
-	s.notifyListeners(ctx, "notifications/tasks", run.id, extTaskView(st))
-	return st, nil
-}
 
 // extTaskView is a task's state as tasks/get answers it: the payload of
 // its status inline, nothing else.
@@ -448,39 +333,12 @@ func (s *Server) cancelTaskExt(ctx context.Context, r *Request) (any, error) {
 		return nil, perr
 	}
 	owner, _ := s.extTaskOwner(r, id)
-	local := s.taskRT().run(id)
-	if local != nil && local.owner != owner {
-		local = nil
-	}
-	run := local
-	if run == nil || run.ext == nil {
-		// Not running here, or a session-era task (TaskOptions.Owner
-		// shared by both eras): the store alone, then its work stops.
-		run = &taskRun{id: id, owner: owner, terminal: make(chan struct{})}
-		run.ext = &extRun{s: s, run: run}
-	}
-	_, err := s.updateExtTask(ctx, run, func(st *TaskState) error {
-		if st.Task.Status.Terminal() {
-			return ErrInvalidTaskTransition
-		}
-		st.Task.Status = TaskCancelled
-		st.Task.StatusMessage = taskCancelledMessage
-		st.InputRequests = nil
-		return nil
-	})
+	_, _, err := s.stopTask(ctx, id, owner, newTaskRun(id, owner, "", nil, extTaskWire{}))
 	switch {
 	case errors.Is(err, ErrTaskNotFound):
 		return nil, errTaskNotFound("cancel")
-	case errors.Is(err, ErrInvalidTaskTransition):
-		// Already terminal: cancelling is idempotent.
-	case err != nil:
+	case err != nil && !errors.Is(err, ErrInvalidTaskTransition): // terminal: idempotent
 		return nil, errInternal()
-	}
-	if local != nil && local.cancel != nil {
-		local.cancel(errTaskCancelledByRequest)
-	} else if local == nil {
-		// Its work may run on another replica (task_bus.go).
-		s.publishTaskOp(ctx, taskOp{Op: "cancel", Task: id, Owner: owner})
 	}
 	return emptyObject, nil
 }
@@ -509,4 +367,263 @@ func (s *Server) listenTaskIDs(ctx context.Context, r *Request, ids []string) ([
 		}
 	}
 	return out, nil
+}
+
+// extRun is how a task's work asks its client for input. The work calls
+// Request.Input (or Elicit, CreateMessage, ListRoots) as any handler does;
+// in a task the call parks: the task moves to input_required, tasks/get
+// shows the outstanding requests in inputRequests, and the call returns
+// once tasks/update has answered all of them, the task back to working
+// (SEP-2663, "Task Update Requests").
+type extRun struct {
+	s   *Server
+	run *taskRun
+
+	mu      sync.Mutex
+	used    map[string]bool          // every input key issued over the task's life
+	pending map[string]*extInputWait // outstanding input keys
+	order   []string                 // pending keys in the order asked
+}
+
+// extInputWait is one Request.Input call of a task's work, waiting for
+// its answers.
+type extInputWait struct {
+	wire    map[string]string          // the handler's key → the key on the wire
+	reqs    map[string]*InputRequest   // by wire key
+	answers map[string]json.RawMessage // by wire key
+	left    int
+	done    chan struct{}
+}
+
+// input asks for requests (keys sorted, capabilities checked by
+// Request.Input) on behalf of the task's work and waits for the answers.
+// Each request gets a key never used before in the task's life: the
+// handler's own, or the handler's with "#2", "#3"... when the task already
+// asked under it, as SEP-2663 forbids reusing a key. The answers come back
+// under the handler's keys. If the work's context ends first (tasks/cancel,
+// TTL), its error is returned.
+func (x *extRun) input(ctx context.Context, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
+	w := &extInputWait{
+		wire:    make(map[string]string, len(keys)),
+		reqs:    make(map[string]*InputRequest, len(keys)),
+		answers: make(map[string]json.RawMessage, len(keys)),
+		left:    len(keys),
+		done:    make(chan struct{}),
+	}
+	x.mu.Lock()
+	if x.used == nil {
+		x.used = make(map[string]bool)
+		x.pending = make(map[string]*extInputWait)
+	}
+	for _, k := range keys {
+		wk := k
+		for n := 2; x.used[wk]; n++ {
+			wk = k + "#" + strconv.Itoa(n)
+		}
+		x.used[wk] = true
+		w.wire[k] = wk
+		w.reqs[wk] = requests[k]
+		x.pending[wk] = w
+		x.order = append(x.order, wk)
+	}
+	x.mu.Unlock()
+	if len(keys) == 0 {
+		return InputResponses{}, nil
+	}
+
+	withdraw := func() {
+		x.mu.Lock()
+		for _, wk := range w.wire {
+			if x.pending[wk] == w {
+				delete(x.pending, wk)
+				x.order = slices.DeleteFunc(x.order, func(k string) bool { return k == wk })
+			}
+		}
+		x.mu.Unlock()
+	}
+	pctx := context.WithoutCancel(ctx)
+	if err := x.s.publishInput(pctx, x.run); errors.Is(err, ErrTaskTooLarge) {
+		// Not stored: the task stays as it was, without these requests.
+		withdraw()
+		return nil, err
+	}
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		withdraw()
+		x.s.publishInput(pctx, x.run)
+		return nil, ctx.Err()
+	}
+	out := make(InputResponses, len(keys))
+	for k, wk := range w.wire {
+		out[k] = w.answers[wk]
+	}
+	return out, nil
+}
+
+// answer delivers a tasks/update's responses to the requests they answer.
+// Keys that are not outstanding (never issued, already answered) are
+// ignored, as SEP-2663 advises. The answers to outstanding keys are checked
+// as an input_required retry's are; if one is malformed none is taken and
+// the update gets -32602. It reports whether any request was answered, and
+// returns the Input calls now fully answered: the caller wakes them (wake)
+// once the task's new state is stored, so that the work's next input
+// request is stored after it.
+func (x *extRun) answer(responses map[string]json.RawMessage) (answered bool, done []*extInputWait, _ *jsonrpc.Error) {
+	keys := make([]string, 0, len(responses))
+	for k := range responses {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, k := range keys {
+		w, ok := x.pending[k]
+		if !ok {
+			continue
+		}
+		if err := checkInputResponse(w.reqs[k], responses[k]); err != nil {
+			return false, nil, errInvalidParams("inputResponses[" + strconv.Quote(k) + "]: " + err.Error())
+		}
+	}
+	for _, k := range keys {
+		w, ok := x.pending[k]
+		if !ok {
+			continue
+		}
+		w.answers[k] = responses[k]
+		delete(x.pending, k)
+		x.order = slices.DeleteFunc(x.order, func(o string) bool { return o == k })
+		if w.left--; w.left == 0 {
+			done = append(done, w)
+		}
+		answered = true
+	}
+	return answered, done, nil
+}
+
+// wake lets the Input calls of done return.
+func wake(done []*extInputWait) {
+	for _, w := range done {
+		close(w.done)
+	}
+}
+
+// outstanding returns the object of the requests still waiting, by key in
+// the order asked, or nil when none waits.
+func (x *extRun) outstanding() (json.RawMessage, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.order) == 0 {
+		return nil, nil
+	}
+	b := []byte{'{'}
+	for i, k := range x.order {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonenc.AppendString(b, k)
+		b = append(b, ':')
+		q, err := jsonenc.Marshal(x.pending[k].reqs[k])
+		if err != nil {
+			return nil, fmt.Errorf("mcp: encoding input request %q: %w", k, err)
+		}
+		b = append(b, q...)
+	}
+	return append(b, '}'), nil
+}
+
+// publishInput records the task's outstanding input requests: status
+// input_required with them, or working when none is left. A terminal task
+// is left as it is. The requests count against the task's byte bounds:
+// when they cannot be held, nothing is stored and the error wraps
+// ErrTaskTooLarge.
+func (s *Server) publishInput(ctx context.Context, run *taskRun) error {
+	var gone []*keptTask
+	defer func() { s.deleteTasks(ctx, gone) }() // after the store's update: never inside it
+	_, err := s.updateTask(ctx, run, func(st *TaskState) error {
+		if st.Task.Status.Terminal() {
+			return ErrInvalidTaskTransition
+		}
+		reqs, err := run.ext.outstanding()
+		if err != nil {
+			return err
+		}
+		evicted, err := s.resizeRun(run, &run.inputBytes, len(reqs), "the task's inputRequests object")
+		gone = append(gone, evicted...)
+		if err != nil {
+			return err
+		}
+		switch {
+		case reqs != nil:
+			st.Task.Status, st.InputRequests = TaskInputRequired, reqs
+		case st.Task.Status == TaskInputRequired:
+			st.Task.Status, st.InputRequests = TaskWorking, nil
+		default:
+			return errTaskUnchanged
+		}
+		return nil
+	})
+	return err
+}
+
+// updateTaskExt implements tasks/update: the answers go to the task's
+// outstanding input requests and the update is acknowledged with an empty
+// result; the task's new state shows on the next tasks/get (SEP-2663,
+// "Task Update Requests"). An unknown task is -32602.
+func (s *Server) updateTaskExt(ctx context.Context, r *Request) (any, error) {
+	if !declaresTasksExtension(r) {
+		return nil, errTasksExtensionRequired()
+	}
+	var p struct {
+		TaskID         json.RawMessage `json:"taskId"`
+		InputResponses json.RawMessage `json:"inputResponses"`
+	}
+	if len(r.Params) == 0 {
+		return nil, errInvalidParams("missing params: taskId and inputResponses are required")
+	}
+	if err := unmarshalParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	var id string
+	if !isJSONString(p.TaskID) || exactjson.Unmarshal(p.TaskID, &id) != nil || id == "" {
+		return nil, errInvalidParams("taskId is required and must be a string")
+	}
+	if len(p.InputResponses) == 0 || p.InputResponses[0] != '{' {
+		return nil, errInvalidParams("inputResponses is required and must be an object of input responses")
+	}
+	var responses map[string]json.RawMessage
+	if err := exactjson.Unmarshal(p.InputResponses, &responses); err != nil {
+		return nil, errInvalidParams("inputResponses: " + err.Error())
+	}
+	owner, _ := s.extTaskOwner(r, id)
+	if _, err := s.loadTask(ctx, owner, id, "update"); err != nil {
+		return nil, err
+	}
+	run := s.taskRT().run(id)
+	if run == nil || run.ext == nil || run.owner != owner {
+		// Its work does not run here: the replica running it, if any,
+		// gets the responses through the bus (task_bus.go); without one
+		// no request of it is outstanding, so every response is ignored.
+		s.publishTaskOp(ctx, taskOp{Op: "update", Task: id, Owner: owner, Responses: p.InputResponses})
+		return emptyObject, nil
+	}
+	if rpcErr := s.answerExtTask(ctx, run, responses); rpcErr != nil {
+		return nil, rpcErr
+	}
+	return emptyObject, nil
+}
+
+// answerExtTask gives responses to the outstanding input requests of
+// run, whose work runs here.
+func (s *Server) answerExtTask(ctx context.Context, run *taskRun, responses map[string]json.RawMessage) *jsonrpc.Error {
+	answered, done, rpcErr := run.ext.answer(responses)
+	if rpcErr != nil {
+		return rpcErr
+	}
+	if answered {
+		_ = s.publishInput(context.WithoutCancel(ctx), run) // fewer requests: never too large
+	}
+	wake(done)
+	return nil
 }
