@@ -1,20 +1,12 @@
 package mcp
 
-// This file bounds what tasks keep: how many tasks, running and finished,
-// an owner and the server hold, and how many bytes they hold (a running
-// task's request, status message and input requests; a finished one's
-// result or error and status message). The spec
-// says receivers SHOULD enforce limits per requestor and clean up promptly
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management);
-// it lets them delete a task after its ttl, or a cancelled one at any time
-// (#ttl-and-resource-management, #task-cancellation), and names no error
-// for a refused task, so a refusal is -32600 like MaxRunning's.
-//
-// The bounds are kept in a ledger of the tasks this Server created, beside
-// the TaskStore: with a store shared by replicas, each replica bounds the
-// tasks it created. When a bound is reached the owner's own oldest
-// finished tasks are deleted first; running tasks, and other owners'
-// tasks, are never evicted.
+// The task ledger: how many tasks, running and finished, each owner and
+// the server keep, and the bytes they hold (TaskOptions bounds;
+// docs/limits.md). It counts the tasks this Server created, beside the
+// TaskStore. When a bound is reached the owner's own oldest finished tasks
+// are deleted first; running tasks, and other owners' tasks, are never
+// evicted
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
 
 import (
 	"context"

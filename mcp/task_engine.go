@@ -22,7 +22,8 @@ import (
 )
 
 // TaskOptions configures the tasks a Server runs for task-augmented
-// requests. The zero value is a useful configuration.
+// requests, in both eras. The zero value is a useful configuration;
+// docs/limits.md ("Tasks") gives each bound's refusal.
 //
 // # Experimental
 //
@@ -35,91 +36,55 @@ type TaskOptions struct {
 	// request asks for no ttl (or for one of 0 or less). If zero, one hour.
 	DefaultTTL time.Duration
 	// MaxTTL caps the ttl a request may ask for: longer ones are shortened
-	// to it, as the spec allows
+	// to it
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#ttl-and-resource-management).
 	// If zero, 24 hours.
 	MaxTTL time.Duration
-	// PollInterval is the pollInterval suggested to requestors. It is
-	// also how often a session-owned task (Owner nil, no authenticated
-	// user) whose replica's copy of a shared session has closed checks
-	// the SessionStore, to end once the session is gone there. If zero,
-	// one second.
+	// PollInterval is the pollInterval suggested to requestors, and how
+	// often a task whose session's copy on this replica closed checks the
+	// shared SessionStore for the session's end. If zero, one second.
 	PollInterval time.Duration
-	// SessionEndTimeout bounds the cleanup when a session that owns its
-	// tasks (Owner nil, no authenticated user) ends for good on a shared
-	// SessionStore: its DELETE served by this replica, or this replica
-	// finding it gone from the store. Its tasks, finished and running,
-	// are listed and deleted from the TaskStore then, as the spec lets a
-	// receiver clean up tasks no request can reach
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
-	// When the bound is reached the cleanup stops, logs "mcp: deleting
-	// the tasks of an ended session" with an error wrapping
-	// context.DeadlineExceeded that names this option, and the tasks
-	// left go at their ttl; the DELETE is answered all the same. If zero,
-	// 5 seconds.
+	// SessionEndTimeout bounds the deletion of an ended session's tasks
+	// from the TaskStore (its DELETE, or this replica finding it gone from
+	// a shared SessionStore); past it the cleanup stops, logs "mcp:
+	// deleting the tasks of an ended session", and the tasks left go at
+	// their ttl. If zero, 5 seconds.
 	SessionEndTimeout time.Duration
-	// MaxRunning bounds the tasks one owner may have working at once; a
-	// task-augmented request past it is refused with -32600, as the spec
-	// advises limits per requestor
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management):
-	// data "Invalid Request: too many tasks running: at most N at once".
-	// The stateless era's tasks without an Owner are bounded by
-	// MaxRunningTotal instead. If zero, 16.
+	// MaxRunning bounds the tasks one owner may have working at once
+	// (-32600 past it). If zero, 16.
 	MaxRunning int
 	// MaxRunningTotal bounds the tasks working at once on the server, all
-	// owners together; a task-augmented request past it is refused with
-	// -32600, data "Invalid Request: too many tasks running: at most N at
-	// once on this server (TaskOptions.MaxRunningTotal)". It is also the
-	// running bound of the stateless era's tasks when Owner is nil, which
-	// have no requestor to count per (see Owner). If zero, 1024.
+	// owners together, and the stateless era's tasks without an owner
+	// (-32600 past it). If zero, 1024.
 	MaxRunningTotal int
 	// MaxTasksPerOwner bounds the tasks one owner keeps, running and
-	// finished (until their ttl). A new task past it first deletes the
-	// owner's oldest finished task; when all of them run, the request is
-	// refused with -32600 "Invalid Request", data "Invalid Request: too
-	// many tasks: at most N per requestor, running and finished
-	// (TaskOptions.MaxTasksPerOwner), and M of yours are running". The
-	// spec lets a receiver delete a task after its ttl, and a cancelled
-	// one at any time; deleting a finished one early is the price of a
-	// bounded server
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
-	// Another owner's tasks are never deleted to make room. If zero, 100.
+	// finished: a new task past it deletes the owner's oldest finished
+	// task, or is refused (-32600) when all of them run. If zero, 100.
 	MaxTasksPerOwner int
-	// MaxTasks bounds the tasks the server keeps for all owners together.
-	// A new task past it deletes its own owner's oldest finished tasks
-	// (never another owner's); when the owner has none to give, the
-	// request is refused with -32600, data "Invalid Request: too many
-	// tasks: the server keeps at most N (TaskOptions.MaxTasks), and M of
-	// yours have finished". If zero, 10000.
+	// MaxTasks bounds the tasks the server keeps for all owners together:
+	// a new task past it deletes its own owner's oldest finished tasks
+	// (never another owner's), or is refused (-32600). If zero, 10000.
 	MaxTasks int
 	// MaxResultBytes bounds the JSON of one task's result (or error): a
-	// task whose result is longer fails, and tasks/result answers -32603
-	// "Internal error", data "the task's result is N bytes, over the limit
-	// of M (TaskOptions.MaxResultBytes)". If zero, 4 MiB.
+	// task whose result is longer fails with -32603. If zero, 4 MiB.
 	MaxResultBytes int64
 	// MaxStoredBytesPerOwner bounds the bytes one owner's tasks hold,
 	// running (request, status message, input requests) and finished
 	// (result or error, status message). Growth past it first deletes the
-	// owner's oldest finished tasks; when that cannot make room, the new
-	// task, result, SetStatus or Request.Input is refused with the error
-	// docs/limits.md gives (ErrTaskTooLarge for SetStatus and Input). If
-	// zero, 16 MiB.
+	// owner's oldest finished tasks, then is refused (ErrTaskTooLarge for
+	// SetStatus and Request.Input). If zero, 16 MiB.
 	MaxStoredBytesPerOwner int64
-	// MaxStoredBytes bounds the bytes all tasks hold together, counted as
-	// for MaxStoredBytesPerOwner; growth past it deletes its own owner's
-	// oldest finished tasks (never another owner's), then is refused as
-	// MaxStoredBytesPerOwner's is. Each replica bounds the tasks it
-	// created. If zero, 256 MiB.
+	// MaxStoredBytes bounds the bytes all tasks this replica created hold
+	// together, counted and enforced as MaxStoredBytesPerOwner's. If zero,
+	// 256 MiB.
 	MaxStoredBytes int64
 	// Owner names who a request's tasks belong to: only requests with the
 	// same owner see them
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control).
-	// If nil: a request's verified token (RequestExtra.Auth) gives
-	// TokenInfo.OwnerKey; otherwise the session, whose tasks are deleted
-	// when it ends; a 2026-07-28 task without either is its own scope,
-	// reached by its unguessable id alone. Return the authenticated
-	// identity to let tasks outlive sessions. docs/limits.md ("Tasks")
-	// says how each choice is bounded, docs/design.md why.
+	// If nil: the verified token's TokenInfo.OwnerKey, else the session,
+	// whose end deletes its tasks; a 2026-07-28 task without either is its
+	// own scope, reached by its unguessable id alone. docs/design.md says
+	// why.
 	Owner func(r *Request) string
 }
 

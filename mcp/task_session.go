@@ -434,26 +434,25 @@ func (w *taskWriter) attach(ctx context.Context, dst messageWriter) (detach func
 // tag adds the related-task _meta to a request's or notification's
 // params.
 func (w *taskWriter) tag(msg jsonrpc.Message) (jsonrpc.Message, error) {
+	var params *json.RawMessage
+	var method string
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		params, err := withMeta(m.Params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
-		if err != nil {
-			return nil, fmt.Errorf("mcp: tagging %s with its task: %w", m.Method, err)
-		}
 		c := *m
-		c.Params = params
-		return &c, nil
+		msg, params, method = &c, &c.Params, m.Method
 	case *jsonrpc.Notification:
 		if m.Method == "notifications/tasks/status" {
 			return m, nil
 		}
-		params, err := withMeta(m.Params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
-		if err != nil {
-			return nil, fmt.Errorf("mcp: tagging %s with its task: %w", m.Method, err)
-		}
 		c := *m
-		c.Params = params
-		return &c, nil
+		msg, params, method = &c, &c.Params, m.Method
+	default:
+		return msg, nil
 	}
+	tagged, err := withMeta(*params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tagging %s with its task: %w", method, err)
+	}
+	*params = tagged
 	return msg, nil
 }
