@@ -148,8 +148,10 @@ type taskRun struct {
 	// status (or forgets it), waking tasks/result calls.
 	terminal     chan struct{}
 	terminalOnce sync.Once
-	// publish orders the task's store updates with their notifications.
+	// publish orders the task's store updates with their notifications;
+	// before is the status an update found, guarded by it.
 	publish sync.Mutex
+	before  TaskStatus
 	// ext is the input requests of a task of the tasks extension
 	// (task_ext.go).
 	ext *extRun
@@ -338,9 +340,9 @@ func (s *Server) startTask(ctx context.Context, run *taskRun, wr *Request, relat
 	leave := s.joinTaskBus(ctx) // task_bus.go: operations from other replicas
 	go func() {
 		defer leave()
-		stopped := make(chan struct{})
-		defer close(stopped)
 		if run.endsWithSession {
+			stopped := make(chan struct{})
+			defer close(stopped)
 			go s.watchTaskSession(run, stopped) // task_session_end.go
 		}
 		s.runTask(wctx, run, wr, t, args, ttl)
@@ -431,9 +433,8 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 func (s *Server) updateTask(ctx context.Context, run *taskRun, fn func(st *TaskState) error) (*TaskState, error) {
 	run.publish.Lock()
 	defer run.publish.Unlock()
-	var before TaskStatus
 	st, err := s.taskRT().store.Update(ctx, run.owner, run.id, func(st *TaskState) error {
-		before = st.Task.Status
+		run.before = st.Task.Status
 		if err := fn(st); err != nil {
 			return err
 		}
@@ -446,7 +447,7 @@ func (s *Server) updateTask(ctx context.Context, run *taskRun, fn func(st *TaskS
 		}
 		return nil, err
 	}
-	run.wire.notify(ctx, s, run, before, st)
+	run.wire.notify(ctx, s, run, run.before, st)
 	if st.Task.Status.Terminal() {
 		run.markTerminal()
 	}
