@@ -254,6 +254,19 @@ func (s *Server) hasTaskTools() bool {
 	return false
 }
 
+// boundOwner returns who r's tasks belong to when that is not its session
+// or, in the tasks extension, the task itself: TaskOptions.Owner's answer,
+// else the verified token's TokenInfo.OwnerKey.
+func (s *Server) boundOwner(r *Request) (string, bool) {
+	if s.opts.Tasks.Owner != nil {
+		return s.opts.Tasks.Owner(r), true
+	}
+	if a := authOf(r); a != nil {
+		return a.OwnerKey(), true
+	}
+	return "", false
+}
+
 // createTask stores a new working task for run, a tools/call, if its
 // account has room for one more running task and the server for one more
 // task, and both for the held bytes its work keeps (its request).

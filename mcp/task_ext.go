@@ -138,11 +138,8 @@ func (s *Server) tasksExtensionEnabled() bool {
 		if _, ok := c.Extensions[TasksExtensionID]; ok {
 			return true
 		}
-		return s.declaresToolTasks()
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.hasTaskTools()
+	return s.declaresToolTasks()
 }
 
 // tasksExtensionMethod reports whether method belongs to the tasks
@@ -197,12 +194,7 @@ func (s *Server) taskMethod(session, ext MethodHandler) MethodHandler {
 // to, and its ledger account: TaskOptions.Owner's answer, or without it
 // the task itself, in the pool of ownerless tasks.
 func (s *Server) extTaskOwner(r *Request, id string) (owner, acct string) {
-	if s.opts.Tasks.Owner != nil {
-		owner = s.opts.Tasks.Owner(r)
-		return owner, ownerAccount(owner)
-	}
-	if a := authOf(r); a != nil {
-		owner = a.OwnerKey()
+	if owner, ok := s.boundOwner(r); ok {
 		return owner, ownerAccount(owner)
 	}
 	return ownerlessTaskPrefix + id, poolAccount

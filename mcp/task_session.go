@@ -71,11 +71,8 @@ func toolErrorStatusMessage(res *CallToolResult) string {
 // answer, else the authenticated user, else the session
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-isolation-and-access-control).
 func (s *Server) taskOwner(r *Request) string {
-	if s.opts.Tasks.Owner != nil {
-		return s.opts.Tasks.Owner(r)
-	}
-	if a := authOf(r); a != nil {
-		return a.OwnerKey()
+	if owner, ok := s.boundOwner(r); ok {
+		return owner
 	}
 	ss := r.Session
 	if id := ss.ID(); id != "" {
