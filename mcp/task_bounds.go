@@ -1,20 +1,12 @@
 package mcp
 
-// This file bounds what tasks keep: how many tasks, running and finished,
-// an owner and the server hold, and how many bytes they hold (a running
-// task's request, status message and input requests; a finished one's
-// result or error and status message). The spec
-// says receivers SHOULD enforce limits per requestor and clean up promptly
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management);
-// it lets them delete a task after its ttl, or a cancelled one at any time
-// (#ttl-and-resource-management, #task-cancellation), and names no error
-// for a refused task, so a refusal is -32600 like MaxRunning's.
-//
-// The bounds are kept in a ledger of the tasks this Server created, beside
-// the TaskStore: with a store shared by replicas, each replica bounds the
-// tasks it created. When a bound is reached the owner's own oldest
-// finished tasks are deleted first; running tasks, and other owners'
-// tasks, are never evicted.
+// The task ledger: how many tasks, running and finished, each owner and
+// the server keep, and the bytes they hold (TaskOptions bounds;
+// docs/limits.md). It counts the tasks this Server created, beside the
+// TaskStore. When a bound is reached the owner's own oldest finished tasks
+// are deleted first; running tasks, and other owners' tasks, are never
+// evicted
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
 
 import (
 	"context"
@@ -56,7 +48,7 @@ type ownerLedger struct {
 }
 
 // poolAccount is the account of the stateless era's tasks when
-// TaskOptions.Owner is nil (task_modern.go).
+// TaskOptions.Owner is nil (task_ext.go).
 const poolAccount = "pool"
 
 // ownerAccount is the ledger account of owner's tasks.
@@ -378,45 +370,6 @@ func (s *Server) deleteTasks(ctx context.Context, tasks []*keptTask) {
 	}
 }
 
-// endSessionTasks frees the tasks of a session that owned them
-// (TaskOptions.Owner nil): once the session is closed no request can
-// reach them again, so keeping them until their ttl would only hold
-// memory. Running tasks are cancelled by their own watch of the session
-// (runTask) and deleted when their tool returns. Called by
-// ServerSession.Close. With a shared SessionStore the closing session
-// may be one replica's copy of a session that lives on: its tasks stay
-// in the TaskStore until the session ends for good, when
-// endSharedSession deletes them (or until their ttl).
-func (s *Server) endSessionTasks(ss *ServerSession) {
-	if s.opts.Tasks.Owner != nil {
-		return
-	}
-	rt := s.taskRT()
-	rt.mu.Lock()
-	owner, ok := rt.sessionOwners[ss]
-	delete(rt.sessionOwners, ss)
-	acct := ownerAccount(owner)
-	var gone []*keptTask
-	if o := rt.ledger.owners[acct]; ok && o != nil {
-		if s.store.Shared() && ss.state.ID != "" {
-			// Only this replica's copy of the session closed: the
-			// session, and its tasks, live on in the stores. Forget the
-			// finished ones here (other replicas reach them in the
-			// TaskStore until their ttl); running ones stay until they
-			// return (runTask).
-			rt.forgetFinished(acct, o)
-			rt.mu.Unlock()
-			return
-		}
-		gone = slices.Clone(o.tasks)
-		for len(o.tasks) > 0 {
-			rt.removeAt(acct, o, len(o.tasks)-1)
-		}
-	}
-	rt.mu.Unlock()
-	s.deleteTasks(context.Background(), gone)
-}
-
 // resizeRun changes one part of what a running task holds (*part, its
 // status message or input requests, guarded by rt.mu) to n bytes. It
 // returns the tasks evicted for it, which the caller deletes from the
@@ -465,13 +418,3 @@ func (s *Server) keepOutcome(ctx context.Context, run *taskRun, resultBytes, msg
 
 // errBytes is what a JSON-RPC error kept as a task's outcome weighs.
 func errBytes(e *jsonrpc.Error) int { return len(e.Message) + len(e.Data) }
-
-// dropSessionTask deletes a task whose session ended while it ran: no
-// request can reach it any more.
-func (s *Server) dropSessionTask(ctx context.Context, run *taskRun) {
-	rt := s.taskRT()
-	rt.mu.Lock()
-	rt.forgetTask(run.acct, run.id)
-	rt.mu.Unlock()
-	s.deleteTasks(ctx, []*keptTask{{id: run.id, owner: run.owner}})
-}

@@ -1,29 +1,17 @@
 package mcp
 
+// Task operations across replicas (ServerOptions.Bus, with a TaskStore
+// the replicas share): tasks/cancel and tasks/update for a task whose
+// work runs on another replica, and the end for good of a session that
+// owned tasks (task_session_end.go). Delivery is the bus's, at most once
+// (docs/design.md, "The Bus is at most once").
+
 import (
 	"context"
 	"encoding/json"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
-
-// With ServerOptions.Bus set and a TaskStore the replicas share, a task
-// can be driven from any replica while its work runs on the one that
-// created it: tasks/get reads the store; tasks/cancel (both eras) moves
-// the task to cancelled in the store and, when the work runs elsewhere,
-// publishes the cancellation so that the replica running it stops it;
-// tasks/update (the 2026-07-28 tasks extension) publishes the input
-// responses so that they reach the work waiting for them
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#cancelling-tasks;
-// SEP-2663, "Task Update Requests" and "Task Cancellation"); and the end
-// for good of a session that owned its tasks (its DELETE on any replica)
-// is published so that the replicas running its tasks stop them
-// (task_session_end.go).
-// A replica subscribes while tasks run on it. Delivery is the bus's: at
-// most once; an update whose message is lost leaves the task
-// input_required for the client to answer again, a lost cancellation
-// leaves the work to run to its end (its outcome is not stored over the
-// cancelled status).
 
 // taskChannel is the bus channel of task operations.
 const taskChannel = "mcpkit.tasks"

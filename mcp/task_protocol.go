@@ -1,14 +1,8 @@
 package mcp
 
-// This file holds the protocol's data types for tasks
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks),
-// shared by the server (the receiver of task-augmented tools/call) and the
-// client (the requestor).
-//
-// # Experimental
-//
-// Tasks are experimental in the 2025-11-25 specification, and so is this
-// API: it may change in incompatible ways in a later release.
+// The tasks' data types, shared by the server and the client
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks).
+// They are experimental, as tasks are in the specification.
 
 import (
 	"encoding/json"

@@ -1,18 +1,19 @@
 package mcp
 
-// This file ends the tasks of a shared session when the session ends for
-// good. With a SessionStore shared by replicas, a replica's copy of a
-// session closing says nothing of the session (endSessionTasks keeps its
-// tasks); its DELETE, or the store no longer having it, does. Then no
-// request can reach the tasks it owned (TaskOptions.Owner nil, no
-// verified token: owner "session:" + id), and the spec lets a receiver
-// clean them up rather than keep them until their ttl
+// What ends with a session: the tasks it owns (taskRun.endsWithSession:
+// TaskOptions.Owner nil, no verified token). Once the session is gone no
+// request can reach them, and the spec lets a receiver clean them up
+// rather than keep them until their ttl
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#resource-management).
+// With a shared SessionStore, a replica's copy of a session closing says
+// nothing of the session; its DELETE, or the store no longer having it,
+// does.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -128,3 +129,101 @@ func (s *Server) deleteOwnerTasks(ctx context.Context, owner string) {
 // errStorePanic stands for the outcome of a store call that panicked
 // (the panic itself is logged by recoverCallback).
 var errStorePanic = errors.New("mcp: the store panicked")
+
+// ownSessionTasks records that ss owns its tasks, as owner, so that its
+// end deletes them (endSessionTasks). rt.mu is held.
+func (rt *taskRuntime) ownSessionTasks(ss *ServerSession, owner string) {
+	if rt.sessionOwners == nil {
+		rt.sessionOwners = make(map[*ServerSession]string)
+	}
+	rt.sessionOwners[ss] = owner
+	select {
+	case <-ss.done:
+		// Closed already, endSessionTasks perhaps done: the task's own
+		// watch of the session deletes it (watchTaskSession).
+		delete(rt.sessionOwners, ss)
+	default:
+	}
+}
+
+// watchTaskSession stops run, a task its session owns, when the session
+// ends, until stopped is closed. When the SessionStore is shared, the
+// session outlives this replica's copy of it, so the task then runs until
+// the store no longer has the session (deleted or expired on any
+// replica), which it checks every TaskOptions.PollInterval; a store that
+// cannot answer leaves the task running until a later check.
+func (s *Server) watchTaskSession(run *taskRun, stopped <-chan struct{}) {
+	select {
+	case <-run.ss.done:
+	case <-stopped:
+		return
+	}
+	if !s.store.Shared() || run.ss.state.ID == "" {
+		run.cancel(errTaskSessionEnded)
+		return
+	}
+	owner, id := run.ss.state.Owner, run.ss.state.ID
+	tick := time.NewTicker(s.taskRT().poll)
+	defer tick.Stop()
+	for {
+		var err error
+		func() {
+			defer recoverCallback(s.logger, "SessionStore.Load", "") // recover.go
+			_, err = s.store.Load(context.Background(), owner, id)
+		}()
+		if errors.Is(err, ErrSessionNotFound) {
+			// Gone from the store: the session's end is final.
+			s.endSharedSession(context.Background(), id)
+			run.cancel(errTaskSessionEnded)
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-stopped:
+			return
+		}
+	}
+}
+
+// endSessionTasks frees the tasks of a session that owned them, called by
+// ServerSession.Close. Running tasks are cancelled by their own watch
+// (watchTaskSession) and deleted when their tool returns. With a shared
+// SessionStore the closing session may be one replica's copy of a session
+// that lives on: its tasks stay in the TaskStore until the session ends
+// for good (endSharedSession) or their ttl.
+func (s *Server) endSessionTasks(ss *ServerSession) {
+	if s.opts.Tasks.Owner != nil {
+		return
+	}
+	rt := s.taskRT()
+	rt.mu.Lock()
+	owner, ok := rt.sessionOwners[ss]
+	delete(rt.sessionOwners, ss)
+	acct := ownerAccount(owner)
+	var gone []*keptTask
+	if o := rt.ledger.owners[acct]; ok && o != nil {
+		if s.store.Shared() && ss.state.ID != "" {
+			// Only this replica's copy closed: forget the finished tasks
+			// here (other replicas reach them in the TaskStore until their
+			// ttl); running ones stay until they return.
+			rt.forgetFinished(acct, o)
+			rt.mu.Unlock()
+			return
+		}
+		gone = slices.Clone(o.tasks)
+		for len(o.tasks) > 0 {
+			rt.removeAt(acct, o, len(o.tasks)-1)
+		}
+	}
+	rt.mu.Unlock()
+	s.deleteTasks(context.Background(), gone)
+}
+
+// dropSessionTask deletes a task whose session ended while it ran.
+func (s *Server) dropSessionTask(ctx context.Context, run *taskRun) {
+	rt := s.taskRT()
+	rt.mu.Lock()
+	rt.forgetTask(run.acct, run.id)
+	rt.mu.Unlock()
+	s.deleteTasks(ctx, []*keptTask{{id: run.id, owner: run.owner}})
+}

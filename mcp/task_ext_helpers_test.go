@@ -1,7 +1,7 @@
 package mcp_test
 
 // This file holds the helpers of the tasks-extension tests
-// (task_modern_test.go): a server with a tool for every path of a task,
+// (task_ext_test.go): a server with a tool for every path of a task,
 // a way to serve one raw stateless-era request with
 // Host.ServeStateless and get back the exact frame, and the
 // extension's wire shapes as a JSON Schema (testdata/schema/tasks-extension,
