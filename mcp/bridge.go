@@ -15,7 +15,7 @@ func init() {
 		HandleRequest:            (*ServerSession).handleRequest,
 		HandleNotification:       (*ServerSession).handleNotification,
 		HandleResponse:           (*ServerSession).handleResponse,
-		HandleStatelessRequest:   (*ServerSession).handleModern,
+		HandleStatelessRequest:   (*ServerSession).handleStateless,
 		ServeStatelessRequest:    (*Server).serveStateless,
 		SetStandalone:            (*ServerSession).setStandalone,
 		SyncState:                (*ServerSession).syncState,

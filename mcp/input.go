@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
@@ -191,80 +190,22 @@ func (r *Request) Input(ctx context.Context, requests map[string]*InputRequest) 
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	return r.inEra().input(ctx, r, keys, requests)
+}
+
+// checkInputs refuses, before anything is asked, the first request the
+// client cannot be asked (InputRequest.check).
+func checkInputs(r *Request, keys []string, requests map[string]*InputRequest, stateless bool) error {
 	caps := r.ClientCapabilities
 	if caps == nil {
 		caps = &ClientCapabilities{}
 	}
 	for _, k := range keys {
-		if err := requests[k].check(caps, r.modern != nil); err != nil {
-			return nil, err
+		if err := requests[k].check(caps, stateless); err != nil {
+			return err
 		}
 	}
-	if r.modern == nil {
-		return r.askSession(ctx, keys, requests)
-	}
-	if r.modern.task != nil {
-		return r.modern.task.input(ctx, keys, requests) // task_modern_input.go
-	}
-	st := r.modern
-	missing := false
-	for _, k := range keys {
-		if raw, ok := st.answers[k]; ok {
-			// Checked at once, even while other answers are missing: a
-			// bad answer is not carried to the next round.
-			if err := checkInputResponse(requests[k], raw); err != nil {
-				return nil, fmt.Errorf("mcp: %w", errInvalidParams("inputResponses["+strconv.Quote(k)+"]: "+err.Error()))
-			}
-			if st.kept == nil {
-				st.kept = make(map[string]bool)
-			}
-			st.kept[k] = true
-			continue
-		}
-		missing = true
-		if st.pendingReqs == nil {
-			st.pendingReqs = make(map[string]*InputRequest)
-		}
-		if _, dup := st.pendingReqs[k]; !dup {
-			st.pending = append(st.pending, k)
-		}
-		st.pendingReqs[k] = requests[k]
-	}
-	if missing {
-		return nil, ErrInputRequired
-	}
-	out := make(InputResponses, len(keys))
-	for _, k := range keys {
-		out[k] = st.answers[k]
-	}
-	return out, nil
-}
-
-// askSession sends the requests to a session-era client one by one.
-func (r *Request) askSession(ctx context.Context, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
-	out := make(InputResponses, len(keys))
-	for _, k := range keys {
-		q := requests[k]
-		var res any
-		var err error
-		switch q.Method {
-		case "elicitation/create":
-			res, err = r.Elicit(ctx, q.elicit)
-		case "sampling/createMessage":
-			res, err = r.CreateMessage(ctx, q.sample)
-		case "roots/list":
-			res, err = r.ListRoots(ctx, q.roots)
-		}
-		if err != nil {
-			return nil, err
-		}
-		raw, err := jsonenc.Marshal(res)
-		if err != nil {
-			return nil, fmt.Errorf("mcp: encoding the answer to %s: %w", q.Method, err)
-		}
-		out[k] = raw
-	}
-	return out, nil
+	return nil
 }
 
 // checkInputResponse checks one answer as the session era checks the
@@ -311,22 +252,10 @@ func checkInputResponse(q *InputRequest, raw json.RawMessage) error {
 	return nil
 }
 
-// askOne is how Request.Elicit, CreateMessage and ListRoots ask in the
-// stateless era: one input request under an automatic key.
-func (r *Request) askOne(ctx context.Context, q *InputRequest) (json.RawMessage, error) {
-	r.modern.auto++
-	key := q.Method + "#" + strconv.Itoa(r.modern.auto)
-	rs, err := r.Input(ctx, map[string]*InputRequest{key: q})
-	if err != nil {
-		return nil, err
-	}
-	return rs[key], nil
-}
-
 // inputRequiredResponse is the input_required result for what the handler
 // asked and found unanswered, with a signed requestState carrying the
 // answers it asked for and got so far.
-func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *jsonrpc.Response {
+func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *statelessRequest) *jsonrpc.Response {
 	var b []byte
 	b = append(b, `{"resultType":"input_required","inputRequests":{`...)
 	for i, k := range st.pending {

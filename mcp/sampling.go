@@ -361,17 +361,11 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessag
 // the handler must return as it is (or wrapped)
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
-	if r.modern != nil {
-		raw, err := r.askOne(ctx, SamplingInput(params))
-		if err != nil {
-			return nil, err
-		}
-		return InputResponses{"": raw}.Sampling("")
+	res, err := r.inEra().ask(ctx, r, SamplingInput(params))
+	if err != nil {
+		return nil, err
 	}
-	if r.Session == nil {
-		return nil, errNoSession
-	}
-	return r.Session.CreateMessage(r.relatedContext(ctx), params)
+	return res.(*CreateMessageResult), nil
 }
 
 // errNoSession is returned by the Request methods that reach the client

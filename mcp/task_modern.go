@@ -153,20 +153,6 @@ func errTasksExtensionRequired() *jsonrpc.Error {
 	}
 }
 
-// taskMethod serves a tasks/ method in both eras: the session era's
-// handler (or -32601 when it has none) and the extension's.
-func (s *Server) taskMethod(session, ext MethodHandler) MethodHandler {
-	return func(ctx context.Context, r *Request) (any, error) {
-		if r.modern != nil {
-			return ext(ctx, r)
-		}
-		if session == nil {
-			return nil, errMethodNotFound(r.Method)
-		}
-		return session(ctx, r)
-	}
-}
-
 // extTaskOwner returns who the stateless-era task id of a request belongs
 // to, and its ledger account: TaskOptions.Owner's answer, or without it
 // the task itself, in the pool of ownerless tasks.
@@ -252,7 +238,7 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		ProtocolVersion:    r.ProtocolVersion,
 		ClientInfo:         r.ClientInfo,
 		ClientCapabilities: r.ClientCapabilities,
-		modern:             &modernState{task: run.ext},
+		era:                &statelessRequest{task: run.ext},
 	}
 	if r.Extra != nil {
 		extra := *r.Extra
@@ -318,7 +304,7 @@ func (s *Server) finishExtTask(ctx context.Context, run *taskRun, res *CallToolR
 		return
 	default:
 		var rpcErr *jsonrpc.Error
-		if !errors.As(modernError(err), &rpcErr) {
+		if !errors.As(statelessError(err), &rpcErr) {
 			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
 		if kerr := s.keepOutcome(ctx, run, errBytes(rpcErr), len(errorStatusMessage(rpcErr))); kerr != nil {

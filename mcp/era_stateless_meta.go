@@ -36,7 +36,7 @@ type requestMeta struct {
 	whole, oneMeta, plain bool
 	// found says params name a protocol version in their first _meta (an
 	// object): the request belongs to the stateless era, even when parse
-	// refuses it. probe, set before parse, asks serveModern to hand a
+	// refuses it. probe, set before parse, asks serveStatelessCall to hand a
 	// request that does not back to the session era (errNotStateless).
 	found, probe bool
 	// maxState is ServerOptions.MaxClientStateBytes, set before parse;
@@ -474,7 +474,7 @@ func equalFoldASCII(key []byte, name string) bool {
 // toolCallParams is decodeCallToolParams (tool.go) from what parse found,
 // for the params it parsed: false when st has none (st may be nil) or
 // the fast path does not apply, and tools/call decodes params itself.
-func (st *modernState) toolCallParams(params json.RawMessage, p *CallToolParams) bool {
+func (st *statelessRequest) toolCallParams(params json.RawMessage, p *CallToolParams) bool {
 	if st == nil || st.meta == nil {
 		return false
 	}
