@@ -111,7 +111,7 @@ type ElicitationCompleteParams struct {
 // as a *jsonrpc.Error.
 func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	const method = "elicitation/create"
-	if err := checkStatelessCall(ctx, method); err != nil { // modern.go
+	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
 		return nil, err
 	}
 	if params == nil {

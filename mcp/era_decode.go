@@ -26,19 +26,11 @@ func decodeToolCall(r *Request, p *CallToolParams) error {
 	return nil
 }
 
-// decodeCallToolParams decodes the usual tools/call params (an object
-// with "name", "arguments" and perhaps "_meta", spelled exactly so) in place
-// with jsonscan, without encoding/json's reflection. It reports false,
-// leaving p as it was, for anything else (another member, a name that is
-// not a plain string, params that are not an object), which is then left to
-// unmarshalParams so that every answer, error text included, stays
-// encoding/json's. Arguments alias params, as params alias the message.
-//
-// What it accepts it decodes as encoding/json does, but for one thing: a
-// _meta object from which encoding/json would take no progressToken (an
-// empty RequestMeta, as on every stateless-era call) may leave p.Meta nil
-// rather than costing an allocation. The two mean the same: Meta is read
-// only by Request.setMeta, which ignores a RequestMeta without a token.
+// decodeCallToolParams decodes the usual tools/call params (an object with
+// "name", "arguments" and perhaps "_meta", spelled exactly so) in place,
+// as encoding/json would, and reports false, leaving p as it was, for
+// anything else. A _meta without progressToken may leave p.Meta nil
+// (docs/design.md). Arguments alias params.
 func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
 	if len(params) == 0 || params[0] != '{' {
 		return false

@@ -25,7 +25,7 @@ func (sessionRequest) protocolToolError(error) bool { return false }
 
 // input sends the requests to the client one by one, in key order.
 func (e sessionRequest) input(ctx context.Context, r *Request, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
-	if err := checkInputs(r, keys, requests, false); err != nil {
+	if err := checkInputs(r, keys, requests, (*InputRequest).check); err != nil {
 		return nil, err
 	}
 	out := make(InputResponses, len(keys))

@@ -1,10 +1,7 @@
 package mcp
 
-// This file serves the stateless era (2026-07-28 and later) beside the
-// session era on the same Server, session and transport: a request whose
-// params._meta carries io.modelcontextprotocol/protocolVersion is served on
-// its own, with the version, capabilities and client identity it carries,
-// whatever happened before on the connection
+// The stateless era (2026-07-28 and later): *statelessRequest, its era
+// operations, and the path that serves a request carrying the era's _meta
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 
 import (
@@ -85,10 +82,7 @@ func statelessProtocolVersion(req *jsonrpc.Request) (string, bool) {
 }
 
 // requestProtocolVersion is rawProtocolVersion(req.Params), read from the
-// members of params jsonrpc.Decode noted (jsonrpc.Request.ParamsMembers)
-// when it noted them: a session-era request, which never names a version,
-// costs a look at the names of params and at the members of its _meta,
-// however long its other members are.
+// members of params jsonrpc.Decode noted, when it noted them.
 func requestProtocolVersion(req *jsonrpc.Request) (version []byte, found bool) {
 	n, ok := req.ParamsMembers()
 	if !ok {
@@ -214,26 +208,12 @@ func capabilityObject(dotted string) json.RawMessage {
 }
 
 // serveStateless serves one stateless-era request that arrived outside
-// any session, as on a Streamable HTTP POST without Mcp-Session-Id: the
-// request stands alone, and its messages (progress, log, subscription
-// notifications) go to related. Cancellation is ctx's: the transport
-// cancels it when the client goes away.
-//
-// refused reports that the request was turned away rather than served,
-// which Streamable HTTP answers with 400, or 404 for -32601, rather than
-// 200
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata):
-// before any handler ran (bad _meta → -32602, unsupported version →
-// -32022, unknown or removed method → -32601), or by the method's handler
-// for a method the server does not offer (-32601, as prompts/list on a
-// server without prompts) or a capability the request did not declare
-// (-32021). Such a handler may have sent notifications on related first;
-// a transport that already started its reply can no longer change the
-// status.
+// any session (a Streamable HTTP POST without Mcp-Session-Id) on a session
+// of its own; its messages go to related, and ctx's end cancels it.
+// refused reports -32602, -32022, -32601 or -32021, which Streamable HTTP
+// answers with 400 or 404
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
 func (s *Server) serveStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, refused bool) {
-	// The request's session lives and dies with it: nothing can reach it
-	// but the handler (through Request.Session), so it needs no in-flight
-	// table, and it shares the request's allocation.
 	s.markServing()
 	c := &soloCall{}
 	c.ss.server = s
@@ -259,23 +239,17 @@ type sessionStatelessCall struct {
 	lc   lazyCancelCtx
 }
 
-// soloCall is a statelessCall served outside any session, in one allocation
-// with the session and the Request its handler sees, and no in-flight
-// entry (the entry's cancel function and related context would go
-// unused): 1,144 bytes, in the allocator's 1,152-byte class rather than
-// its 1,280-byte one.
+// soloCall is a statelessCall served outside any session, in one
+// allocation with its session and Request, and no in-flight entry
+// (docs/design.md).
 type soloCall struct {
 	ss   ServerSession
 	req  Request
 	call statelessCall
 }
 
-// handleStateless serves a stateless-era request on ss, which only lends its
-// in-flight table (so that notifications/cancelled reaches the request on
-// stdio, and ss's end cancels it) and its writers: no session state is
-// read or written. It is the bridge's Port.HandleStatelessRequest, for a
-// Streamable HTTP POST carrying both a live Mcp-Session-Id and the
-// 2026-07-28 _meta
+// handleStateless serves a stateless-era request on ss, which lends only
+// its in-flight table and writers, no session state
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 // refused and err are as for serveStateless and handleRequest.
 func (ss *ServerSession) handleStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
@@ -303,14 +277,10 @@ func (ss *ServerSession) serveIfStateless(ctx context.Context, req *jsonrpc.Requ
 // in _meta after all: handleRequest serves it in the session era.
 var errNotStateless = errors.New("mcp: not a stateless-era request")
 
-// probeStateless is handleStateless for a request that only may belong to the
-// stateless era (its params' _meta names a protocol version, as
-// requestProtocolVersion tells): the _meta is read again, by the
-// stateless era's own parse, rather than first to tell the era and then
-// again to serve it. modern is false, and nothing was done, when the
-// params name no version after all (IsStatelessRequest would have said
-// false).
-func (ss *ServerSession) probeStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, modern bool, err error) {
+// probeStateless is handleStateless for a request whose noted _meta names
+// a protocol version: the era's own parse decides. served is false, and
+// nothing was done, when the params name no version after all.
+func (ss *ServerSession) probeStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, served bool, err error) {
 	c := new(sessionStatelessCall)
 	c.call.meta.probe = true
 	resp, _, err = ss.serveStatelessCall(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
@@ -320,11 +290,10 @@ func (ss *ServerSession) probeStateless(ctx context.Context, req *jsonrpc.Reques
 	return resp, true, err
 }
 
-// serveStatelessCall is handleStateless with the request's allocation: c, the
-// in-flight entry in, and r, the handler's Request. A solo session
-// (serveStateless's own, in nil) is reachable by nobody else: the request
-// is not entered in its in-flight table. lc, given with in, is the
-// request's cancelable context.
+// serveStatelessCall is handleStateless with the request's allocation: c,
+// the in-flight entry in (nil for serveStateless's solo session, which
+// nobody else reaches), r, the handler's Request, and lc, given with in,
+// the request's cancelable context.
 func (ss *ServerSession) serveStatelessCall(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra, c *statelessCall, in *inflightRequest, r *Request, lc *lazyCancelCtx) (*jsonrpc.Response, bool, error) {
 	solo := in == nil
 	s := ss.server
@@ -521,7 +490,7 @@ func (*statelessRequest) protocolToolError(err error) bool {
 // ErrInputRequired. A task's work waits for tasks/update instead
 // (task_modern_input.go).
 func (st *statelessRequest) input(ctx context.Context, r *Request, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
-	if err := checkInputs(r, keys, requests, true); err != nil {
+	if err := checkInputs(r, keys, requests, checkStatelessInput); err != nil {
 		return nil, err
 	}
 	if st.task != nil {
@@ -592,4 +561,56 @@ func (st *statelessRequest) log(ctx context.Context, r *Request, level LoggingLe
 func (st *statelessRequest) logEnabled(r *Request, level LoggingLevel) bool {
 	l := st.logLevel
 	return l != "" && r.related != nil && r.Session.server.loggingEnabled() && level.rank() >= l.rank()
+}
+
+// checkStatelessInput is InputRequest.check in the stateless era, where a
+// URL-mode elicitation needs no elicitationId.
+func checkStatelessInput(q *InputRequest, caps *ClientCapabilities) error {
+	if q.Method == "elicitation/create" && q.elicit != nil && q.elicit.IsURL() && q.elicit.ElicitationID == "" {
+		p := *q.elicit
+		p.ElicitationID = "stateless" // checked as the session era would
+		q = &InputRequest{Method: q.Method, elicit: &p}
+	}
+	return q.check(caps)
+}
+
+// inputRequiredResponse is the input_required result for what the handler
+// asked and found unanswered, with a signed requestState carrying the
+// answers it asked for and got so far.
+func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *statelessRequest) *jsonrpc.Response {
+	var b []byte
+	b = append(b, `{"resultType":"input_required","inputRequests":{`...)
+	for i, k := range st.pending {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := jsonenc.Marshal(k)
+		b = append(b, kb...)
+		b = append(b, ':')
+		qb, err := jsonenc.Marshal(st.pendingReqs[k])
+		if err != nil {
+			s.logger.Error("mcp: encoding an input request", "key", k, "err", err)
+			return jsonrpc.NewErrorResponse(req.ID, errInternal())
+		}
+		b = append(b, qb...)
+	}
+	b = append(b, `},"requestState":`...)
+	// The state carries the answers the handler used, not whatever else
+	// the client sent.
+	var carried map[string]json.RawMessage
+	for k := range st.kept {
+		if carried == nil {
+			carried = make(map[string]json.RawMessage, len(st.kept))
+		}
+		carried[k] = st.answers[k]
+	}
+	state, err := s.signState(req, carried)
+	if err != nil {
+		s.logger.Error("mcp: encoding requestState", "err", err)
+		return jsonrpc.NewErrorResponse(req.ID, errInternal())
+	}
+	sb, _ := jsonenc.Marshal(state)
+	b = append(b, sb...)
+	b = append(b, '}')
+	return &jsonrpc.Response{ID: req.ID, Result: s.stampResult(req.Method, b)}
 }

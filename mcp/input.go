@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // ErrInputRequired is what Request.Input (and Request.Elicit,
@@ -90,9 +89,7 @@ func (q *InputRequest) MarshalJSON() ([]byte, error) {
 // check refuses, without asking, input the client did not declare it can
 // give: the server must not ask for it
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-//
-// In the stateless era a URL-mode elicitation needs no elicitationId.
-func (q *InputRequest) check(caps *ClientCapabilities, stateless bool) error {
+func (q *InputRequest) check(caps *ClientCapabilities) error {
 	switch q.Method {
 	case "elicitation/create":
 		if q.elicit == nil {
@@ -100,11 +97,6 @@ func (q *InputRequest) check(caps *ClientCapabilities, stateless bool) error {
 		}
 		if err := checkElicitationCapability(caps.Elicitation, q.elicit.Mode); err != nil {
 			return err
-		}
-		if stateless && q.elicit.IsURL() && q.elicit.ElicitationID == "" {
-			p := *q.elicit
-			p.ElicitationID = "stateless" // checked as the session era would
-			return p.validate()
 		}
 		return q.elicit.validate()
 	case "sampling/createMessage":
@@ -194,14 +186,14 @@ func (r *Request) Input(ctx context.Context, requests map[string]*InputRequest) 
 }
 
 // checkInputs refuses, before anything is asked, the first request the
-// client cannot be asked (InputRequest.check).
-func checkInputs(r *Request, keys []string, requests map[string]*InputRequest, stateless bool) error {
+// client cannot be asked, with the era's check.
+func checkInputs(r *Request, keys []string, requests map[string]*InputRequest, check func(*InputRequest, *ClientCapabilities) error) error {
 	caps := r.ClientCapabilities
 	if caps == nil {
 		caps = &ClientCapabilities{}
 	}
 	for _, k := range keys {
-		if err := requests[k].check(caps, stateless); err != nil {
+		if err := check(requests[k], caps); err != nil {
 			return err
 		}
 	}
@@ -250,45 +242,4 @@ func checkInputResponse(q *InputRequest, raw json.RawMessage) error {
 		}
 	}
 	return nil
-}
-
-// inputRequiredResponse is the input_required result for what the handler
-// asked and found unanswered, with a signed requestState carrying the
-// answers it asked for and got so far.
-func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *statelessRequest) *jsonrpc.Response {
-	var b []byte
-	b = append(b, `{"resultType":"input_required","inputRequests":{`...)
-	for i, k := range st.pending {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		kb, _ := jsonenc.Marshal(k)
-		b = append(b, kb...)
-		b = append(b, ':')
-		qb, err := jsonenc.Marshal(st.pendingReqs[k])
-		if err != nil {
-			s.logger.Error("mcp: encoding an input request", "key", k, "err", err)
-			return jsonrpc.NewErrorResponse(req.ID, errInternal())
-		}
-		b = append(b, qb...)
-	}
-	b = append(b, `},"requestState":`...)
-	// The state carries the answers the handler used, not whatever else
-	// the client sent.
-	var carried map[string]json.RawMessage
-	for k := range st.kept {
-		if carried == nil {
-			carried = make(map[string]json.RawMessage, len(st.kept))
-		}
-		carried[k] = st.answers[k]
-	}
-	state, err := s.signState(req, carried)
-	if err != nil {
-		s.logger.Error("mcp: encoding requestState", "err", err)
-		return jsonrpc.NewErrorResponse(req.ID, errInternal())
-	}
-	sb, _ := jsonenc.Marshal(state)
-	b = append(b, sb...)
-	b = append(b, '}')
-	return &jsonrpc.Response{ID: req.ID, Result: s.stampResult(req.Method, b)}
 }
