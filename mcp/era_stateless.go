@@ -257,19 +257,26 @@ func (ss *ServerSession) handleStateless(ctx context.Context, req *jsonrpc.Reque
 	return ss.serveStatelessCall(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
 }
 
-// serveIfStateless serves req in the stateless era when it belongs there
-// (its method exists only there, or its params' _meta names a protocol
-// version), whatever the session did before; served is false otherwise,
-// and nothing was done.
+// mayBeStateless reports whether req may belong to the stateless era: its
+// method exists only there, or its params' noted _meta names a protocol
+// version. It inlines into handleRequest.
+func mayBeStateless(req *jsonrpc.Request) bool {
+	if isStatelessOnlyMethod(req.Method) {
+		return true
+	}
+	_, found := requestProtocolVersion(req)
+	return found
+}
+
+// serveIfStateless serves in the stateless era a request mayBeStateless
+// let through, whatever the session did before; served is false, and
+// nothing was done, when its parse finds no version after all.
 func (ss *ServerSession) serveIfStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, served bool, err error) {
 	if isStatelessOnlyMethod(req.Method) {
 		resp, _, err = ss.handleStateless(ctx, req, related, extra)
 		return resp, true, err
 	}
-	if _, found := requestProtocolVersion(req); found {
-		return ss.probeStateless(ctx, req, related, extra)
-	}
-	return nil, false, nil
+	return ss.probeStateless(ctx, req, related, extra)
 }
 
 // errNotStateless is serveStatelessCall's answer, when asked to probe

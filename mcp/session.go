@@ -251,8 +251,10 @@ func (ss *ServerSession) Close() error {
 // handleRequest is safe for concurrent use; requests are served
 // concurrently.
 func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
-	if resp, served, err := ss.serveIfStateless(ctx, req, related, extra); served {
-		return resp, err
+	if mayBeStateless(req) { // era_stateless.go
+		if resp, served, err := ss.serveIfStateless(ctx, req, related, extra); served {
+			return resp, err
+		}
 	}
 	// ping is answered at any time, without bookkeeping.
 	if req.Method == "ping" && ss.server.handler == nil {
