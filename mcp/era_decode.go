@@ -107,7 +107,7 @@ func plainMeta(meta []byte) bool {
 	}
 	plain := true
 	jsonscan.Members(meta, func(key, _ []byte) bool {
-		plain = ignoredKey(key, "progressToken") // modern_meta.go
+		plain = ignoredKey(key, "progressToken") // era_stateless_meta.go
 		return plain
 	})
 	return plain

@@ -167,7 +167,7 @@ type statelessRequest struct {
 	// extension: Request.Input waits for tasks/update (task_modern_input.go).
 	task *extRun
 	// meta is the request's _meta and what else parsing params found
-	// (modern_meta.go); nil for a task's work.
+	// (era_stateless_meta.go); nil for a task's work.
 	meta *requestMeta
 }
 
