@@ -12,16 +12,11 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
-// argDecoder decodes the arguments of a typed tool without encoding/json:
-// tool arguments are decoded on every tools/call. The work of walking the
-// argument type is done once, when the tool is added. It takes structs of
-// plainly named fields holding strings, booleans, numbers, further such
-// structs, slices, maps with string keys and pointers, and handles only
-// what it can decode exactly as encoding/json would: it declines (decode
-// reports false) anything else, such as a key that matches a field only
-// case-insensitively, a value of another type, a number out of range or a
-// repeated key holding an object or array. The caller then uses
-// encoding/json, so results and errors never differ.
+// argDecoder decodes a typed tool's arguments without encoding/json, from
+// a plan compiled once when the tool is added, for structs of plainly named
+// fields of strings, booleans, numbers, structs, slices, string-keyed maps
+// and pointers. decode reports false for anything it could not decode
+// exactly as encoding/json would (docs/design.md, "Fast decoders").
 type argDecoder struct {
 	root decodeFn
 }

@@ -9,22 +9,10 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// With ServerOptions.Bus set, a server's broadcasts to its sessions
-// (tools, prompts and resources list_changed, and ResourceUpdated) cross
-// replicas: the replica the call is made on delivers it to the sessions
-// it holds and publishes it on the bus, and every other replica delivers
-// it to the sessions it holds
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server).
-// A replica is subscribed while it holds at least one session.
-//
-// A shared session may be held by several replicas at once; each then
-// delivers the broadcast to it. Every delivery carries the broadcast's
-// random id, and a transport whose session events live in a store every
-// replica appends to (Streamable HTTP with an EventStore that implements
-// mcphttp.EventOnceAppender) keeps one event per id and session, so the
-// client's GET stream gets the notification once. A session held by no
-// replica when the broadcast is made misses it, as does a replica whose
-// bus subscription lost the message (the bus is at most once).
+// With ServerOptions.Bus set, a server's broadcasts (list_changed and
+// ResourceUpdated) cross replicas: the calling replica delivers them to the
+// sessions it holds and publishes them; every other replica delivers them to
+// its own (docs/design.md, "What crosses replicas with ServerOptions.Bus").
 
 // broadcastChannel is the bus channel of broadcasts to sessions.
 const broadcastChannel = "mcpkit.broadcast"

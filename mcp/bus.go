@@ -11,13 +11,10 @@ import (
 )
 
 // A Bus carries short messages between the replicas of one server, for
-// what the shared stores cannot do alone: a client's response to a
-// server-to-client request, notifications/cancelled for a request running
-// elsewhere
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections),
-// the changes subscriptions/listen streams follow, and tasks/update and
-// tasks/cancel for a task whose work runs elsewhere. Delivery is at most
-// once, like Redis pub/sub; no waiter depends on it alone (docs/design.md).
+// what the shared stores cannot do alone
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections).
+// Delivery is at most once, like Redis pub/sub (docs/design.md, "The Bus is
+// at most once").
 // Implementations must be safe for concurrent use.
 //
 // # Experimental

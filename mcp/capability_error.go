@@ -12,12 +12,8 @@ var ErrCapabilityNotDeclared = errors.New("mcp: the client did not declare the c
 
 // A CapabilityError is what ServerSession.CreateMessage, Elicit, ListRoots
 // and NotifyElicitationComplete return, without sending anything, when the
-// client did not declare the capability the request needs. The spec forbids
-// such requests: for example a server "MUST NOT send tool-enabled sampling
-// requests to Clients that have not declared support for tool use"
-// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#tools-in-sampling)
-// and "MUST NOT send elicitation requests with modes that are not supported
-// by the client"
+// client did not declare the capability the request needs, which the spec
+// forbids
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#capabilities).
 type CapabilityError struct {
 	// Method is the method that was not sent, such as

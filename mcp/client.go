@@ -35,7 +35,7 @@ type Client struct {
 	// sessions to tell when it changes (client_roots.go).
 	roots rootsState
 	// metaTail is the clientCapabilities and clientInfo members of every
-	// stateless-era request's _meta, encoded once (client_modern.go).
+	// stateless-era request's _meta, encoded once (client_era_stateless.go).
 	metaOnce sync.Once
 	metaTail []byte
 }
@@ -240,7 +240,6 @@ func NewClient(impl Implementation, opts *ClientOptions) *Client {
 	c.addSamplingMethods()
 	c.addElicitationMethods()
 	c.addRootsMethods()
-	c.addTaskMethods()
 	c.send = c.sendingChain()          // send.go
 	c.receive = c.clientReceiveChain() // middleware.go
 	return c
@@ -260,7 +259,6 @@ func (c *Client) capabilities() *ClientCapabilities {
 	c.samplingCapability(caps)
 	c.elicitationCapability(caps)
 	c.rootsCapability(caps)
-	c.taskCapability(caps)
 	return caps
 }
 
@@ -284,44 +282,9 @@ func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, erro
 	cs := newClientSession(ctx, c, conn)
 	go cs.readLoop()
 
-	switch c.opts.ProtocolEra {
-	case EraSession:
-		err = cs.initialize(ctx, LatestVersion)
-	case EraStateless:
-		err = cs.startModern(ctx)
-	default:
-		err = cs.startAuto(ctx)
-	}
-	if err != nil {
+	if err := cs.start(ctx); err != nil { // client_era.go
 		cs.Close()
 		return nil, err
 	}
 	return cs, nil
-}
-
-// initialize performs the session era's initialization phase, asking for
-// version
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
-func (cs *ClientSession) initialize(ctx context.Context, version string) error {
-	c := cs.client
-	var res InitializeResult
-	params := &InitializeParams{
-		ProtocolVersion: version,
-		Capabilities:    c.capabilities(),
-		ClientInfo:      &c.impl,
-	}
-	if err := cs.Call(ctx, "initialize", params, &res); err != nil {
-		return callFailed("initialize", err)
-	}
-	if !IsSupportedVersion(res.ProtocolVersion) {
-		return fmt.Errorf("%w: server answered %q, client supports %v", ErrUnsupportedVersion, res.ProtocolVersion, sessionVersions)
-	}
-	cs.mu.Lock()
-	cs.initResult = &res
-	cs.mu.Unlock()
-	if err := cs.notify(ctx, "notifications/initialized", emptyObject); err != nil {
-		return fmt.Errorf("mcp: sending notifications/initialized: %w", err)
-	}
-	c.roots.track(cs) // client_roots.go
-	return nil
 }

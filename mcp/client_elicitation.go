@@ -63,10 +63,7 @@ func (c *Client) elicit(ctx context.Context, cs *ClientSession, params json.RawM
 		if h == nil {
 			return nil, errInvalidParams("this client does not support URL-mode elicitation")
 		}
-		// The stateless era dropped elicitationId: the server learns
-		// of completion from requestState
-		// (https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation).
-		if p.URL == "" || (p.ElicitationID == "" && !cs.Stateless()) {
+		if p.URL == "" || (p.ElicitationID == "" && cs.era().urlElicitationID()) {
 			return nil, errInvalidParams("URL-mode elicitation requires elicitationId and url")
 		}
 	default:

@@ -1,10 +1,10 @@
 package mcp
 
-// This file decides which protocol era a ClientSession speaks: the session
-// era (initialize, 2025-11-25 and earlier) or the stateless era (2026-07-28,
-// no handshake), by the probe and fallback the spec gives dual-era clients
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
-// The stateless era's requests themselves are in client_modern.go.
+// This file chooses a ClientSession's protocol era when it starts, by the
+// probe and fallback the spec gives dual-era clients
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions),
+// and declares clientEra, the operations that differ by era:
+// client_era_session.go and client_era_stateless.go implement them.
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
-	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -24,17 +23,8 @@ import (
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#terminology):
 // the session era of initialize and sessions, 2025-11-25 and earlier, or
 // the stateless era of 2026-07-28, where every request carries the
-// client's version, capabilities and info.
-//
-// The default, EraAuto, is what the spec asks of a client that must work
-// with both kinds of servers, and what a demanding user wants: it speaks
-// the current revision to every server that does, and still reaches every
-// session-era server, at the cost of one server/discover round trip when
-// the server is of the session era (one more timeout, ProbeTimeout, for the
-// rare server that never answers a request sent before initialize). Pin
-// EraSession to keep a session, with what only sessions offer: ping,
-// logging/setLevel, resources/subscribe and requests from the server while
-// a call runs. Pin EraStateless for a server known to be of the stateless era.
+// client's version, capabilities and info. docs/design.md says when to pin
+// one.
 type ProtocolEra int
 
 const (
@@ -79,6 +69,60 @@ var (
 	ErrStatelessEraOnly = errors.New("mcp: only available in the stateless era (2026-07-28)")
 )
 
+// clientEra is what a ClientSession does differently in each era:
+// clientSessionEra (client_era_session.go) and *clientStatelessEra
+// (client_era_stateless.go).
+type clientEra interface {
+	// call sends a request and returns its complete result.
+	call(ctx context.Context, cs *ClientSession, method string, params json.RawMessage) (json.RawMessage, error)
+	// params returns a request's params as the era sends them.
+	params(params json.RawMessage) (json.RawMessage, error)
+	// lacks returns the error of a method the era does not have (one
+	// wrapping ErrSessionEraOnly or ErrStatelessEraOnly), nil otherwise.
+	lacks(method string) error
+	// pingMethod is the request Ping sends.
+	pingMethod() string
+	// setLogLevel is SetLogLevel.
+	setLogLevel(ctx context.Context, cs *ClientSession, params *SetLevelParams) error
+	// discover is Discover.
+	discover(ctx context.Context, cs *ClientSession) (*DiscoverResult, error)
+	// hello is what the server said about itself when the session started.
+	hello(cs *ClientSession) serverHello
+	// urlElicitationID reports whether a URL-mode elicitation/create must
+	// carry an elicitationId.
+	urlElicitationID() bool
+}
+
+// serverHello is what a server told the client about itself, in
+// initialize or server/discover.
+type serverHello struct {
+	version      string
+	info         *Implementation
+	capabilities *ServerCapabilities
+	instructions string
+	discover     *DiscoverResult
+}
+
+// era returns the era the session speaks.
+func (cs *ClientSession) era() clientEra {
+	if e := cs.stateless.Load(); e != nil {
+		return e
+	}
+	return clientSessionEra{}
+}
+
+// start starts the session in the era ClientOptions.ProtocolEra chooses.
+func (cs *ClientSession) start(ctx context.Context) error {
+	switch cs.client.opts.ProtocolEra {
+	case EraSession:
+		return cs.initialize(ctx, LatestVersion)
+	case EraStateless:
+		return cs.startStateless(ctx)
+	default:
+		return cs.startAuto(ctx)
+	}
+}
+
 // defaultProbeTimeout is ClientOptions.ProbeTimeout's zero value: long
 // enough for a server started by npx or uvx to read its first line.
 const defaultProbeTimeout = 10 * time.Second
@@ -92,19 +136,6 @@ func (c *Client) probeTimeout() time.Duration {
 	default:
 		return d
 	}
-}
-
-// sessionEra is what a stateless-era session knows of its server. It is
-// replaced whole (ClientSession.era), never changed in place.
-type sessionEra struct {
-	// version is the stateless-era version every request carries.
-	version string
-	// meta holds the _meta members every request carries:
-	// protocolVersion, clientCapabilities and clientInfo, encoded.
-	meta     []byte
-	discover *DiscoverResult
-	// serverInfo is the identity the discover result carried.
-	serverInfo *Implementation
 }
 
 // discovered is what server/discover told the client.
@@ -125,11 +156,10 @@ type discovered struct {
 // before initialize.
 type probeKey struct{}
 
-// isModernError reports whether err is a JSON-RPC error only a stateless-era
-// server sends (https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes):
-// it identifies such a server, so the client must not fall back to
-// initialize.
-func isModernError(err error) bool {
+// isStatelessEraError reports whether err is a JSON-RPC error only a
+// stateless-era server sends
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes).
+func isStatelessEraError(err error) bool {
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) {
 		return false
@@ -175,7 +205,8 @@ func newestShared(theirs, ours []string) string {
 func (cs *ClientSession) discover(ctx context.Context) (*discovered, error) {
 	version := statelessVersions[0]
 	for retried := false; ; retried = true {
-		raw, err := cs.call(ctx, "server/discover", cs.client.discoverParams(version))
+		params, _ := cs.client.statelessEra(version).params(nil)
+		raw, err := cs.call(ctx, "server/discover", params)
 		if err != nil {
 			supported, ok := unsupportedVersionData(err)
 			if !ok || retried {
@@ -225,8 +256,8 @@ func parseDiscover(raw json.RawMessage) (*discovered, error) {
 	return d, nil
 }
 
-// startModern starts a session pinned to the stateless era.
-func (cs *ClientSession) startModern(ctx context.Context) error {
+// startStateless starts a session pinned to the stateless era.
+func (cs *ClientSession) startStateless(ctx context.Context) error {
 	d, err := cs.discover(ctx)
 	if err != nil {
 		return err
@@ -251,9 +282,8 @@ type probeAnswer struct {
 
 // startAuto probes with server/discover and falls back to initialize
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
-// The probe runs on its own goroutine so that, when it times out, a late
-// answer can still rescue a slow modern server whose refusal of initialize
-// arrives after it; the goroutine always ends before startAuto returns.
+// The probe runs on its own goroutine, which always ends before startAuto
+// returns, so that a late answer is still used if initialize fails.
 func (cs *ClientSession) startAuto(ctx context.Context) error {
 	pctx, stop := context.WithCancel(context.WithValue(ctx, probeKey{}, true))
 	defer stop()
@@ -280,7 +310,7 @@ func (cs *ClientSession) startAuto(ctx context.Context) error {
 	}
 
 	// No answer in time: a session-era server that ignores requests before
-	// initialize, or a modern one still starting.
+	// initialize, or a stateless-era one still starting.
 	initErr := cs.initialize(ctx, LatestVersion)
 	if initErr == nil {
 		stop()
@@ -323,7 +353,7 @@ func (cs *ClientSession) afterProbe(ctx context.Context, a probeAnswer) error {
 		// A DiscoverResult without a version the client speaks in the
 		// stateless era: a session-era server that answers
 		// server/discover (go-sdk#1025).
-	case isModernError(a.err):
+	case isStatelessEraError(a.err):
 		return a.err
 	case ctx.Err() != nil:
 		return a.err
@@ -347,8 +377,8 @@ func callFailed(method string, err error) error {
 }
 
 // rootCause is the innermost error of err's chain of single wraps: the
-// probe's failure is worth reporting next to initialize's only when
-// their causes differ (not when, say, both found the server unreachable).
+// probe's failure is reported next to initialize's only when their causes
+// differ.
 func rootCause(err error) error {
 	for {
 		next := errors.Unwrap(err)
@@ -357,162 +387,4 @@ func rootCause(err error) error {
 		}
 		err = next
 	}
-}
-
-// adopt makes cs a stateless-era session.
-func (cs *ClientSession) adopt(d *discovered) {
-	cs.era.Store(&sessionEra{
-		version:    d.version,
-		meta:       cs.client.metaMembers(d.version),
-		discover:   d.result,
-		serverInfo: d.serverInfo,
-	})
-}
-
-// setVersion switches a stateless-era session to version, which a -32022
-// error named.
-func (cs *ClientSession) setVersion(version string) {
-	for {
-		old := cs.era.Load()
-		if old == nil || old.version == version {
-			return
-		}
-		e := *old
-		e.version = version
-		e.meta = cs.client.metaMembers(version)
-		if cs.era.CompareAndSwap(old, &e) {
-			return
-		}
-	}
-}
-
-// Stateless reports whether the session speaks the stateless era
-// (2026-07-28): no initialize, every request carrying the client's version,
-// capabilities and info in _meta
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
-// It is false for a session started with initialize.
-func (cs *ClientSession) Stateless() bool { return cs.era.Load() != nil }
-
-// ProtocolVersion returns the protocol version the session speaks: the one
-// initialize negotiated, or the stateless-era version its requests carry.
-func (cs *ClientSession) ProtocolVersion() string {
-	if e := cs.era.Load(); e != nil {
-		return e.version
-	}
-	if res := cs.InitializeResult(); res != nil {
-		return res.ProtocolVersion
-	}
-	return ""
-}
-
-// DiscoverResult returns what the server answered to the server/discover
-// that started a stateless-era session: its versions, capabilities and
-// instructions
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
-// It is nil for a session started with initialize (see InitializeResult).
-func (cs *ClientSession) DiscoverResult() *DiscoverResult {
-	if e := cs.era.Load(); e != nil {
-		return e.discover
-	}
-	return nil
-}
-
-// ServerInfo returns the server's identity, from initialize or from the
-// _meta of server/discover's result, in either era; nil if the server
-// gave none.
-func (cs *ClientSession) ServerInfo() *Implementation {
-	if e := cs.era.Load(); e != nil {
-		return e.serverInfo
-	}
-	if res := cs.InitializeResult(); res != nil {
-		info := res.ServerInfo
-		return &info
-	}
-	return nil
-}
-
-// ServerCapabilities returns the capabilities the server declared, in
-// initialize or server/discover, in either era. It is nil only for a
-// session that failed to start.
-func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
-	if e := cs.era.Load(); e != nil {
-		if e.discover != nil {
-			return &e.discover.Capabilities
-		}
-		return nil
-	}
-	if res := cs.InitializeResult(); res != nil {
-		return &res.Capabilities
-	}
-	return nil
-}
-
-// Instructions returns the instructions the server gave for using it, in
-// initialize or server/discover, in either era.
-func (cs *ClientSession) Instructions() string {
-	if e := cs.era.Load(); e != nil {
-		if e.discover != nil {
-			return e.discover.Instructions
-		}
-		return ""
-	}
-	if res := cs.InitializeResult(); res != nil {
-		return res.Instructions
-	}
-	return ""
-}
-
-// Discover calls server/discover again on a stateless-era session and
-// returns the server's current versions, capabilities and instructions
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
-// The session keeps the result as its DiscoverResult. On a session-era
-// session it returns ErrStatelessEraOnly.
-func (cs *ClientSession) Discover(ctx context.Context) (*DiscoverResult, error) {
-	if !cs.Stateless() {
-		return nil, ErrStatelessEraOnly
-	}
-	raw, err := cs.callModern(ctx, "server/discover", nil)
-	if err != nil {
-		return nil, err
-	}
-	d, err := parseDiscover(raw)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		old := cs.era.Load()
-		e := *old
-		e.discover = d.result
-		if d.serverInfo != nil {
-			e.serverInfo = d.serverInfo
-		}
-		if cs.era.CompareAndSwap(old, &e) {
-			return d.result, nil
-		}
-	}
-}
-
-// resultTypeOf returns a result's resultType, "" when it has none (a
-// session-era server's result, which counts as complete)
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
-func resultTypeOf(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || raw[0] != '{' {
-		return "", nil
-	}
-	var rt []byte
-	if _, err := jsonscan.ScanObject(raw, 0, func(key, value []byte) {
-		if jsonscan.KeyEquals(key, "resultType") {
-			rt = value
-		}
-	}); err != nil {
-		return "", fmt.Errorf("result is not valid JSON: %w", err)
-	}
-	if rt == nil {
-		return "", nil
-	}
-	s, ok := jsonscan.StringValue(rt)
-	if !ok {
-		return "", fmt.Errorf("%w: resultType %s is not a string", ErrUnknownResultType, rt)
-	}
-	return s, nil
 }

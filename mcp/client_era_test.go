@@ -19,8 +19,8 @@ import (
 
 // The frames a client with no handlers sends in the stateless era.
 const (
-	modernMeta     = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test-client","version":"0.0.1"}}`
-	discoverFrame1 = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`
+	statelessMeta     = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test-client","version":"0.0.1"}}`
+	discoverFrame1 = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + statelessMeta + `}}`
 	initFrame2     = `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test-client","version":"0.0.1"}}}`
 	initializedNtf = `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`
 	discoverResult = `{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{"listChanged":true}},"instructions":"Use the tools.","ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"modern","version":"9"}}}`
@@ -78,7 +78,7 @@ func legacyInit(f string) []string {
 	return []string{`{"jsonrpc":"2.0","id":` + id + `,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"legacy","version":"1"}}}`}
 }
 
-func TestEraAutoProbeFindsModernServer(t *testing.T) {
+func TestEraAutoProbeFindsStatelessServer(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ct, fake := newFakeServer(t)
 	run := runFake(fake, func(f string) []string {
@@ -114,7 +114,7 @@ func TestEraAutoProbeFindsModernServer(t *testing.T) {
 	cs.Close()
 	wantFrames(t, run.frames(),
 		discoverFrame1,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+modernMeta+`}}`)
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+statelessMeta+`}}`)
 }
 
 // A session-era server answers the probe in many ways; every one that is
@@ -128,7 +128,7 @@ func TestEraAutoFallsBackToInitialize(t *testing.T) {
 		{"implementation-defined", `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}`},
 		// go-sdk#1025: a stateful server answers server/discover
 		// without listing 2026-07-28.
-		{"discover without a modern version", `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2025-06-18"],"capabilities":{}}}`},
+		{"discover without a stateless-era version", `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2025-06-18"],"capabilities":{}}}`},
 		{"unknown resultType", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"other","supportedVersions":["2026-07-28"],"capabilities":{}}}`},
 		{"result that is not an object", `{"jsonrpc":"2.0","id":1,"result":"hello"}`},
 	} {
@@ -156,7 +156,7 @@ func TestEraAutoFallsBackToInitialize(t *testing.T) {
 }
 
 // Stateless-era errors name a stateless-era server: no fallback.
-func TestEraAutoDoesNotFallBackOnModernErrors(t *testing.T) {
+func TestEraAutoDoesNotFallBackOnStatelessErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, answer string
 		code         int64
@@ -294,7 +294,7 @@ func TestEraAutoProbeTimeoutOption(t *testing.T) {
 	})
 }
 
-// A modern server slow to start answers the probe after the client has
+// A stateless-era server slow to start answers the probe after the client has
 // fallen back; its refusal of initialize then comes after the late
 // DiscoverResult, which the client takes.
 func TestEraAutoLateDiscoverAnswer(t *testing.T) {
@@ -339,7 +339,7 @@ func TestEraAutoNoAnswerAtAll(t *testing.T) {
 	})
 }
 
-func TestEraModernPinned(t *testing.T) {
+func TestEraStatelessPinned(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		ct, fake := newFakeServer(t)
@@ -350,7 +350,7 @@ func TestEraModernPinned(t *testing.T) {
 		wantRPCError(t, err, jsonrpc.CodeMethodNotFound, "Method not found", "")
 		wantFrames(t, run.frames(), discoverFrame1)
 	})
-	t.Run("no modern version", func(t *testing.T) {
+	t.Run("no stateless-era version", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		ct, fake := newFakeServer(t)
 		run := runFake(fake, func(string) []string {

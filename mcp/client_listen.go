@@ -49,24 +49,17 @@ type Subscription struct {
 // Listen opens a subscriptions/listen stream asking for the notifications
 // filter opts in to, and returns once the server has acknowledged it
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment).
-// The acknowledgement lists what the server will send (Acknowledged); a
-// kind it left out (one it does not support) will not arrive. Every
-// notification on the stream is checked to carry the subscription's id and
-// then goes to the Client's callbacks; a notification naming a
+// The acknowledgement lists what the server will send (Acknowledged). The
+// stream's notifications go to the Client's callbacks; one naming a
 // subscription that is no longer open is dropped.
 //
-// The subscription lasts until ctx ends or Close is called: the client then
-// closes the stream (Streamable HTTP) or sends notifications/cancelled
-// (stdio). No request timeout applies to it; ClientOptions.RequestTimeout
-// (or WithRequestTimeout) bounds the wait for the acknowledgement.
-//
-// On a session-era session Listen returns ErrStatelessEraOnly: there the
-// server sends list_changed notifications unasked, and Subscribe asks for a
-// resource's updates.
+// The subscription lasts until ctx ends or Close is called; the request
+// timeout bounds only the wait for the acknowledgement. On a session-era
+// session Listen returns ErrStatelessEraOnly (use Subscribe there).
 func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter) (*Subscription, error) {
-	era := cs.era.Load()
-	if era == nil {
-		return nil, fmt.Errorf("mcp: Listen: %w", ErrStatelessEraOnly)
+	era := cs.era()
+	if err := era.lacks("subscriptions/listen"); err != nil {
+		return nil, fmt.Errorf("mcp: Listen: %w", err)
 	}
 	if filter == nil {
 		filter = &SubscriptionFilter{}
@@ -75,7 +68,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: Listen: encoding the filter: %w", err)
 	}
-	params, err := modernParams(body, era.meta, "", nil, nil)
+	params, err := era.params(body)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: Listen: %w", err)
 	}

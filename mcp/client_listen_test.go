@@ -14,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 )
 
-const listenFrame2 = `{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{` + modernMeta + `,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a"]}}}`
+const listenFrame2 = `{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{` + statelessMeta + `,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a"]}}}`
 
 // listenOptions reports list_changed and updated notifications on the
 // returned channel.
@@ -34,7 +34,7 @@ func listenOptions() (*mcp.ClientOptions, chan string) {
 func TestListen(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	opts, got := listenOptions()
-	cs, run := connectModernFake(t, opts, func(f string) []string {
+	cs, run := connectStatelessFake(t, opts, func(f string) []string {
 		if f != listenFrame2 {
 			return nil
 		}
@@ -83,7 +83,7 @@ func TestListenEndedByServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 			ended := make(chan struct{})
-			cs, run := connectModernFake(t, nil, func(f string) []string {
+			cs, run := connectStatelessFake(t, nil, func(f string) []string {
 				if strings.Contains(f, "subscriptions/listen") {
 					return []string{`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{}}}`}
 				}
@@ -117,7 +117,7 @@ func TestListenEndedByServer(t *testing.T) {
 
 func TestListenRefused(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, run := connectModernFake(t, nil, func(f string) []string {
+	cs, run := connectStatelessFake(t, nil, func(f string) []string {
 		return []string{`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`}
 	})
 	_, err := cs.Listen(context.Background(), &mcp.SubscriptionFilter{ToolsListChanged: true})
@@ -128,7 +128,7 @@ func TestListenRefused(t *testing.T) {
 
 func TestListenSessionEnds(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, run := connectModernFake(t, nil, func(f string) []string {
+	cs, run := connectStatelessFake(t, nil, func(f string) []string {
 		return []string{`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"toolsListChanged":true}}}`}
 	})
 	sub, err := cs.Listen(context.Background(), &mcp.SubscriptionFilter{ToolsListChanged: true})

@@ -7,7 +7,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
 )
 
 // SetLogLevel asks the server to send only log messages at params.Level or
@@ -27,14 +26,5 @@ func (cs *ClientSession) SetLogLevel(ctx context.Context, params *SetLevelParams
 	if params == nil {
 		return errors.New("mcp: SetLogLevel: params with the level are required")
 	}
-	if cs.Stateless() {
-		if !params.Level.IsValid() {
-			return fmt.Errorf("mcp: SetLogLevel: %q is not a log level", params.Level)
-		}
-		cs.mu.Lock()
-		cs.level = params.Level
-		cs.mu.Unlock()
-		return nil
-	}
-	return cs.Call(ctx, "logging/setLevel", params, nil)
+	return cs.era().setLogLevel(ctx, cs, params) // client_era*.go
 }

@@ -73,8 +73,8 @@ func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams)
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Subscribe: params with the resource's URI are required")
 	}
-	if cs.Stateless() {
-		return fmt.Errorf("mcp: Subscribe: %w: use Listen", ErrSessionEraOnly)
+	if err := cs.era().lacks("resources/subscribe"); err != nil {
+		return fmt.Errorf("mcp: Subscribe: %w: use Listen", err)
 	}
 	return cs.Call(ctx, "resources/subscribe", params, nil)
 }
@@ -86,8 +86,8 @@ func (cs *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribePar
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Unsubscribe: params with the resource's URI are required")
 	}
-	if cs.Stateless() {
-		return fmt.Errorf("mcp: Unsubscribe: %w: close the Listen subscription", ErrSessionEraOnly)
+	if err := cs.era().lacks("resources/unsubscribe"); err != nil {
+		return fmt.Errorf("mcp: Unsubscribe: %w: close the Listen subscription", err)
 	}
 	return cs.Call(ctx, "resources/unsubscribe", params, nil)
 }

@@ -18,17 +18,13 @@ import (
 // A ClientSession is one connection from a Client to a server, once
 // Connect has started it: by initialize in the session era, or by
 // server/discover in the stateless era (see Stateless). Its methods send
-// requests and wait for their answers; one goroutine (the read loop) reads
-// what the server sends, delivers responses to the calls waiting for them,
-// answers the server's requests (ping, sampling, elicitation and roots,
-// through the ClientOptions handlers) and passes notifications to the
-// Client's callbacks. In the stateless era the server asks for sampling,
-// elicitation and roots with input_required results instead, which the
-// session answers through the same handlers and retries the call.
+// requests and wait for their answers; the server's requests (or, in the
+// stateless era, input_required results) are answered through the
+// ClientOptions handlers, and its notifications go to the Client's
+// callbacks.
 //
-// A ClientSession is safe for concurrent use: calls may be made from any
-// number of goroutines. Close it when done, to end the read loop and
-// release the transport.
+// A ClientSession is safe for concurrent use. Close it when done, to end
+// the read loop and release the transport.
 type ClientSession struct {
 	client *Client
 	conn   Connection
@@ -41,9 +37,10 @@ type ClientSession struct {
 
 	calls outgoing
 
-	// era is set when the session speaks the stateless era
-	// (client_era.go); nil for a session started with initialize.
-	era atomic.Pointer[sessionEra]
+	// stateless is set when the session speaks the stateless era
+	// (client_era_stateless.go); nil for a session started with
+	// initialize. era() reads it.
+	stateless atomic.Pointer[clientStatelessEra]
 
 	mu         sync.Mutex
 	initResult *InitializeResult
@@ -106,6 +103,48 @@ func (cs *ClientSession) InitializeResult() *InitializeResult {
 // Client returns the client the session belongs to.
 func (cs *ClientSession) Client() *Client { return cs.client }
 
+// ProtocolVersion returns the protocol version the session speaks: the one
+// initialize negotiated, or the stateless-era version its requests carry.
+func (cs *ClientSession) ProtocolVersion() string { return cs.era().hello(cs).version }
+
+// DiscoverResult returns what the server answered to the server/discover
+// that started a stateless-era session, or to the latest Discover: its
+// versions, capabilities and instructions
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
+// It is nil for a session started with initialize (see InitializeResult).
+func (cs *ClientSession) DiscoverResult() *DiscoverResult { return cs.era().hello(cs).discover }
+
+// ServerInfo returns the server's identity, from initialize or from the
+// _meta of server/discover's result, in either era; nil if the server
+// gave none.
+func (cs *ClientSession) ServerInfo() *Implementation {
+	if info := cs.era().hello(cs).info; info != nil {
+		c := *info
+		return &c
+	}
+	return nil
+}
+
+// ServerCapabilities returns the capabilities the server declared, in
+// initialize or server/discover, in either era. It is nil only for a
+// session that failed to start.
+func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
+	return cs.era().hello(cs).capabilities
+}
+
+// Instructions returns the instructions the server gave for using it, in
+// initialize or server/discover, in either era.
+func (cs *ClientSession) Instructions() string { return cs.era().hello(cs).instructions }
+
+// Discover calls server/discover again on a stateless-era session and
+// returns the server's current versions, capabilities and instructions
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
+// The session keeps the result as its DiscoverResult. On a session-era
+// session it returns ErrStatelessEraOnly.
+func (cs *ClientSession) Discover(ctx context.Context) (*DiscoverResult, error) {
+	return cs.era().discover(ctx, cs)
+}
+
 // Close ends the session: it closes the connection (for a CommandTransport
 // this is the stdio shutdown sequence, see CommandTransport) and waits for
 // the read loop, the handlers of the server's requests and the open
@@ -155,12 +194,7 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 	if err != nil {
 		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
 	}
-	var res json.RawMessage
-	if cs.Stateless() {
-		res, err = cs.callModern(ctx, method, raw) // client_modern.go
-	} else {
-		res, err = cs.call(ctx, method, raw) // send.go
-	}
+	res, err := cs.era().call(ctx, cs, method, raw) // client_era*.go
 	if err != nil {
 		return err
 	}
@@ -210,10 +244,7 @@ func (cs *ClientSession) notify(ctx context.Context, method string, params any) 
 // instead, the cheapest request every server of that era serves
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
 func (cs *ClientSession) Ping(ctx context.Context) error {
-	if cs.Stateless() {
-		return cs.Call(ctx, "server/discover", nil, nil)
-	}
-	return cs.Call(ctx, "ping", nil, nil)
+	return cs.Call(ctx, cs.era().pingMethod(), nil, nil)
 }
 
 // ListTools returns one page of the server's tools
@@ -438,8 +469,8 @@ func (cs *ClientSession) deliverNotification(n *jsonrpc.Notification) {
 				in.cancel()
 			}
 			cs.mu.Unlock()
-			if !ok && cs.Stateless() {
-				cs.endSubscription(p.RequestID)
+			if !ok {
+				cs.endSubscription(p.RequestID) // client_listen.go
 			}
 		}
 	case "notifications/progress":

@@ -1,28 +1,14 @@
 package mcp
 
+// The client side of tasks
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks):
+// the client is a requestor only (docs/design.md).
+
 import (
 	"context"
 	"errors"
 	"iter"
 )
-
-// This file is the client side of tasks
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks):
-// the client as requestor of task-augmented tools/call, polling with
-// tasks/get, waiting with tasks/result, listing and cancelling.
-//
-// The client is not a task receiver: it runs no server-to-client request
-// (sampling/createMessage, elicitation/create) as a task, so it declares no
-// tasks capability and answers the server's tasks/* requests with -32601.
-
-// addTaskMethods would register tasks/get, tasks/result, tasks/list and
-// tasks/cancel for tasks the client runs; it runs none yet.
-func (c *Client) addTaskMethods() {}
-
-// taskCapability declares nothing: the client supports no task-augmented
-// request (capabilities.tasks.requests is exhaustive, and the client
-// would have to run sampling or elicitation as tasks to list them).
-func (c *Client) taskCapability(*ClientCapabilities) {}
 
 // ErrTasksNotSupported is returned by CallToolAsTask when the server did
 // not declare tasks.requests.tools.call: the spec says a client MUST NOT

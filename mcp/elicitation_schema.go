@@ -146,7 +146,7 @@ func (s *ElicitSchema) MarshalJSON() ([]byte, error) {
 	b.WriteByte('{')
 	if s.Schema != "" {
 		b.WriteString(`"$schema":`)
-		writeJSONString(&b, s.Schema)
+		b.Write(jsonenc.AppendString(nil, s.Schema))
 		b.WriteByte(',')
 	}
 	b.WriteString(`"type":"object","properties":{`)
@@ -154,7 +154,7 @@ func (s *ElicitSchema) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeJSONString(&b, p.Name)
+		b.Write(jsonenc.AppendString(nil, p.Name))
 		b.WriteByte(':')
 		if p.Schema == nil {
 			b.WriteString("null")
@@ -177,11 +177,6 @@ func (s *ElicitSchema) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
-}
-
-func writeJSONString(b *bytes.Buffer, s string) {
-	raw, _ := jsonenc.Marshal(s) // a string always encodes
-	b.Write(raw)
 }
 
 // UnmarshalJSON reads a schema, keeping the order of its properties and
@@ -476,17 +471,7 @@ func validValues(member string, values []string) error {
 }
 
 func validOptions(member string, opts []EnumOption) error {
-	if len(opts) == 0 {
-		return fmt.Errorf("%s is empty", member)
-	}
-	for i, o := range opts {
-		for _, prev := range opts[:i] {
-			if prev.Const == o.Const {
-				return fmt.Errorf("%s lists %q twice", member, o.Const)
-			}
-		}
-	}
-	return nil
+	return validValues(member, optionValues(opts))
 }
 
 func validBounds(minName, maxName string, lo, hi *int) error {

@@ -9,15 +9,10 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// With ServerOptions.Bus set, the notifications that subscriptions/listen
-// streams receive (list_changed, resources/updated, tasks) cross
-// replicas: each change is published on the bus, and a replica with
-// listen streams open is subscribed and hands what other replicas
-// publish to its own streams
+// With ServerOptions.Bus set, the changes subscriptions/listen streams
+// follow cross replicas: each is published on the bus, and a replica with a
+// listen stream open subscribes and hands what others publish to its streams
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
-// A replica subscribes while it has at least one listen stream open, so
-// an idle replica holds no subscription. Delivery is the bus's: at most
-// once.
 
 // listenChannel is the bus channel of listen notifications.
 const listenChannel = "mcpkit.listen"

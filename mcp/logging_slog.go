@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // The slog levels of the MCP severities that slog does not name, for
@@ -147,10 +146,10 @@ func (h *LoggingHandler) Handle(ctx context.Context, r slog.Record) error {
 	buf = append(buf, '{')
 	if !r.Time.IsZero() {
 		buf = appendJSONKey(buf, slog.TimeKey)
-		buf = appendJSONString(buf, r.Time.Format(time.RFC3339Nano))
+		buf = jsonenc.AppendString(buf, r.Time.Format(time.RFC3339Nano))
 	}
 	buf = appendJSONKey(buf, slog.MessageKey)
-	buf = appendJSONString(buf, r.Message)
+	buf = jsonenc.AppendString(buf, r.Message)
 	var attrs []slog.Attr
 	if r.NumAttrs() > 0 {
 		attrs = make([]slog.Attr, 0, r.NumAttrs())
@@ -253,7 +252,7 @@ func appendAttr(buf []byte, a slog.Attr) []byte {
 func appendValue(buf []byte, v slog.Value) []byte {
 	switch v.Kind() {
 	case slog.KindString:
-		return appendJSONString(buf, v.String())
+		return jsonenc.AppendString(buf, v.String())
 	case slog.KindInt64:
 		return strconv.AppendInt(buf, v.Int64(), 10)
 	case slog.KindUint64:
@@ -262,7 +261,7 @@ func appendValue(buf []byte, v slog.Value) []byte {
 		f := v.Float64()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			// JSON has no NaN or infinity.
-			return appendJSONString(buf, strconv.FormatFloat(f, 'g', -1, 64))
+			return jsonenc.AppendString(buf, strconv.FormatFloat(f, 'g', -1, 64))
 		}
 		return strconv.AppendFloat(buf, f, 'g', -1, 64)
 	case slog.KindBool:
@@ -270,17 +269,17 @@ func appendValue(buf []byte, v slog.Value) []byte {
 	case slog.KindDuration:
 		return strconv.AppendInt(buf, int64(v.Duration()), 10)
 	case slog.KindTime:
-		return appendJSONString(buf, v.Time().Format(time.RFC3339Nano))
+		return jsonenc.AppendString(buf, v.Time().Format(time.RFC3339Nano))
 	}
 	x := v.Any()
 	if err, ok := x.(error); ok {
 		if _, isMarshaler := x.(json.Marshaler); !isMarshaler {
-			return appendJSONString(buf, err.Error())
+			return jsonenc.AppendString(buf, err.Error())
 		}
 	}
 	raw, err := jsonenc.Marshal(x)
 	if err != nil {
-		return appendJSONString(buf, fmt.Sprintf("%+v", x))
+		return jsonenc.AppendString(buf, fmt.Sprintf("%+v", x))
 	}
 	return append(buf, raw...)
 }
@@ -291,12 +290,6 @@ func appendJSONKey(buf []byte, key string) []byte {
 	if buf[len(buf)-1] != '{' {
 		buf = append(buf, ',')
 	}
-	buf = appendJSONString(buf, key)
+	buf = jsonenc.AppendString(buf, key)
 	return append(buf, ':')
-}
-
-// appendJSONString appends s as a JSON string (a string ID's JSON form is
-// exactly that, with every escape JSON requires).
-func appendJSONString(buf []byte, s string) []byte {
-	return jsonrpc.StringID(s).AppendJSON(buf)
 }

@@ -12,14 +12,11 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// This file keeps a client that does not read from holding up anyone
-// else. Notifications that a server API call sends to many clients
-// (list_changed from AddTool and the like, resources/updated, listen
-// notifications) are handed to each client's writer without waiting for
-// it: a writer that queues by itself (Streamable HTTP's streams) is
-// called directly; any other (a stdio or custom Connection, whose write
-// waits for the client to read) gets a bounded queue of its own, written
-// by a goroutine that lives only while the queue is not empty.
+// This file hands a notification sent to many clients (list_changed,
+// resources/updated, listen) to each client's writer without waiting for
+// it, so that a client that does not read holds up no one: a writer that
+// queues by itself is called directly; any other gets a bounded queue
+// drained by a goroutine that lives while the queue is not empty.
 
 // nonBlockingWriter is a messageWriter whose WriteMessage queues and
 // returns at once, never waiting for the client, and keeps nothing of the

@@ -103,19 +103,13 @@ type GetPromptResult struct {
 }
 
 // A PromptHandler serves prompts/get for one prompt
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
-// The server has already checked that every required argument is present
-// in params.Arguments (-32602 "Invalid params" otherwise, as for an unknown
-// prompt).
-//
-// Unlike a tool's, a prompt's error is always a JSON-RPC error, since
-// prompts/get has no isError result: a *jsonrpc.Error (anywhere in the
-// chain, as errors.As finds it) is sent as it is, so return
-// jsonrpc.NewError(jsonrpc.CodeInvalidParams, ...) for bad arguments; any
-// other error becomes -32603 with the error's text as its message, so it
-// must not carry what the client should not see. In the stateless era a
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt),
+// once the server has checked that every required argument is present.
+// Its error is a JSON-RPC error: a *jsonrpc.Error in the chain is sent as
+// it is; any other becomes -32603 with its text, so it must not carry what
+// the client should not see (in the stateless era a
 // *CapabilityError becomes -32021 and ErrInputRequired an input_required
-// result. A nil result is sent as no messages.
+// result). A nil result is sent as no messages.
 type PromptHandler func(ctx context.Context, req *Request, params *GetPromptParams) (*GetPromptResult, error)
 
 // A TypedPromptHandler serves a prompt whose arguments decode into In, a

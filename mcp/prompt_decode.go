@@ -9,17 +9,10 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
-// decodeGetPromptParams decodes the usual prompts/get params (an object
-// with "name", "arguments" of string values and perhaps "_meta", spelled
-// exactly so) in one pass with jsonscan, as decodeCallToolParams does for
-// tools/call: encoding/json's reflection over the params, the _meta every
-// stateless-era request carries included, was most of a prompts/get's
-// cost. It reports false, leaving p as it was, for anything else (another
-// member, a name or an argument that is not a string, params that are not
-// an object), which is then left to unmarshalParams so that every answer,
-// error text included, stays encoding/json's. What it accepts it decodes
-// exactly as encoding/json does, since the handler sees p
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
+// decodeGetPromptParams decodes the usual prompts/get params ("name",
+// string "arguments", perhaps "_meta") in one jsonscan pass, exactly as
+// encoding/json would (docs/design.md, "Fast decoders"). It reports false,
+// leaving p as it was, for anything else, which unmarshalParams then reads.
 func decodeGetPromptParams(params json.RawMessage, p *GetPromptParams) bool {
 	if len(params) == 0 || params[0] != '{' {
 		return false

@@ -91,15 +91,7 @@ func (w *connWriter) writeResponse(ctx context.Context, resp *jsonrpc.Response, 
 	if !more || w.holder == nil {
 		return w.WriteMessage(ctx, resp)
 	}
-	p := framePool.Get().(*[]byte)
-	frame, err := jsonrpc.AppendEncode((*p)[:0], resp)
-	if err == nil {
-		err = w.holder.hold(frame) // copied
-	}
-	if cap(frame) <= 64<<10 {
-		*p = frame[:0]
-		framePool.Put(p)
-	}
+	err := encodeFrame(resp, w.holder.hold) // hold copies the frame
 	w.mu.Lock()
 	if !w.armed {
 		w.armed = true
@@ -137,11 +129,16 @@ func (w *connWriter) stop() {
 }
 
 func (w *connWriter) WriteMessage(ctx context.Context, msg jsonrpc.Message) error {
+	return encodeFrame(msg, func(frame []byte) error { return w.conn.Write(ctx, frame) })
+}
+
+// encodeFrame encodes msg in a pooled buffer and passes it to write, which
+// must not keep it.
+func encodeFrame(msg jsonrpc.Message, write func(frame []byte) error) error {
 	p := framePool.Get().(*[]byte)
 	frame, err := jsonrpc.AppendEncode((*p)[:0], msg)
 	if err == nil {
-		// A Connection does not keep the frame, so the buffer is reused.
-		err = w.conn.Write(ctx, frame)
+		err = write(frame)
 	}
 	if cap(frame) <= 64<<10 {
 		*p = frame[:0]

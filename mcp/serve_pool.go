@@ -14,18 +14,10 @@ import (
 const workerIdle = time.Second
 
 // workPool runs the requests of one stream session (Server.Connect) on
-// workers that are reused from one request to the next, rather than on a
-// goroutine each: a fresh goroutine starts with a small stack that every
-// request grows again (encoding/json is deep), which costs more than the
-// request itself. A request is picked up at once by an idle worker, or by
-// a new one while fewer than max run, so that no request waits behind a
-// slow one while a slot is free; past max it waits in the queue.
-//
-// Once every worker is idle, a timer ends them after workerIdle; close ends
-// them at once when the session ends. The timer is not set again for each
-// idle spell (on a busy session, one per request or so): it is set once,
-// and when it fires for a spell that began later, it is set for the rest
-// of that spell's time.
+// reused workers (docs/design.md, "Stream sessions"): an idle worker, or a
+// new one while fewer than max run, picks a request up at once; past max it
+// waits in the queue. Once every worker is idle, a timer (set once, not per
+// idle spell) ends them after workerIdle; close ends them at once.
 type workPool struct {
 	ctx context.Context // jobs are dropped once it is done
 	max int

@@ -29,12 +29,9 @@ const (
 type LoggingLevel string
 
 // SessionState is the protocol state of one session: plain, serializable
-// data and nothing else. Open streams, pending requests and cancel
-// functions live beside it in the ServerSession, never inside it, so that a
-// SessionStore can keep it anywhere. The live ServerSession serves
-// requests; the store holds a copy of its state, from which a transport
-// whose store is shared rebuilds the session on another replica (see
-// SessionStore).
+// data that a SessionStore keeps, from which a transport whose store is
+// shared rebuilds the session on another replica. Streams, pending requests
+// and cancel functions live beside it in the ServerSession.
 type SessionState struct {
 	ID                 string             `json:"id"`
 	ProtocolVersion    string             `json:"protocolVersion,omitempty"`
@@ -64,21 +61,17 @@ var ErrSessionNotFound = errors.New("mcp: session not found")
 var ErrSessionLimit = errors.New("mcp: session limit reached")
 
 // ErrOwnerSessionLimit is wrapped by the error of SessionStore.Create when
-// the session's owner (an authenticated principal) holds as many sessions
-// as the store lets one owner hold (MemorySessionStore.MaxSessionsPerOwner,
-// or a shared store's quota across every replica). Streamable HTTP
-// answers it 429 with Retry-After, as its own per-principal quota: one
-// user cannot take the sessions every user shares
+// the session's owner holds as many sessions as the store lets one owner
+// hold (MemorySessionStore.MaxSessionsPerOwner, or a shared store's quota).
+// Streamable HTTP answers it 429 with Retry-After; an error with a method
+// RetryAfter() time.Duration says when a session of the owner may next end
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// An error that also has a method RetryAfter() time.Duration says when a
-// session of the owner may next end.
 var ErrOwnerSessionLimit = errors.New("mcp: session limit per owner reached")
 
-// ErrStoreUnavailable is wrapped (or matched through errors.Is) by every
-// error a SessionStore returns because it could not be reached or could
-// not answer in time. It never means that the session does not exist:
-// Streamable HTTP answers it with 503 and Retry-After, never 404, since
-// a 404 makes a session-era client start a new session
+// ErrStoreUnavailable is matched (errors.Is) by every error a SessionStore
+// returns because it could not be reached or answer in time; it never means
+// the session does not exist, so Streamable HTTP answers it 503 with
+// Retry-After, never 404
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
 var ErrStoreUnavailable = errors.New("mcp: session store unavailable")
 

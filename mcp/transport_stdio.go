@@ -125,22 +125,15 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 
 // Write implements Connection. Frames held (see hold) go out first, in
 // the same write.
-func (c *streamConn) Write(_ context.Context, frame []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	select {
-	case <-c.closed:
-		return ErrConnectionClosed
-	default:
-	}
-	c.wbuf = append(append(c.wbuf, frame...), '\n')
-	return c.writeLocked()
-}
+func (c *streamConn) Write(_ context.Context, frame []byte) error { return c.add(frame, 0) }
 
 // hold keeps frame to be written with the next Write or flush, so that
-// replies finishing together go out in one write. More than maxHeld bytes
-// are written at once.
-func (c *streamConn) hold(frame []byte) error {
+// replies finishing together go out in one write.
+func (c *streamConn) hold(frame []byte) error { return c.add(frame, maxHeld) }
+
+// add appends frame to the frames held and writes them all once they are
+// more than limit bytes.
+func (c *streamConn) add(frame []byte, limit int) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	select {
@@ -149,7 +142,7 @@ func (c *streamConn) hold(frame []byte) error {
 	default:
 	}
 	c.wbuf = append(append(c.wbuf, frame...), '\n')
-	if len(c.wbuf) > maxHeld {
+	if len(c.wbuf) > limit {
 		return c.writeLocked()
 	}
 	return nil

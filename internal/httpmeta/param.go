@@ -114,11 +114,11 @@ func (w *walker) schema(s []byte, ptr string, path []string, reachable bool) err
 		case "properties":
 			err = w.members(value, ptr+"/properties", path, reachable)
 		case "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
-			err = w.members(value, ptr+"/"+escapePointer(k), nil, false)
+			err = w.members(value, ptr+"/"+jsonscan.PointerToken(k), nil, false)
 		case "items", "prefixItems", "additionalItems", "additionalProperties",
 			"unevaluatedItems", "unevaluatedProperties", "contains", "propertyNames",
 			"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "contentSchema":
-			err = w.subschemas(value, ptr+"/"+escapePointer(k))
+			err = w.subschemas(value, ptr+"/"+jsonscan.PointerToken(k))
 		}
 		return err == nil
 	})
@@ -140,7 +140,7 @@ func (w *walker) members(m []byte, ptr string, path []string, reachable bool) er
 		if reachable {
 			sub = append(path[:len(path):len(path)], name)
 		}
-		err = w.schema(value, ptr+"/"+escapePointer(name), sub, reachable)
+		err = w.schema(value, ptr+"/"+jsonscan.PointerToken(name), sub, reachable)
 		return err == nil
 	})
 	return err
@@ -279,14 +279,6 @@ func unquoteKey(key []byte) (string, bool) {
 		}
 	}
 	return string(key), true
-}
-
-// escapePointer escapes a JSON Pointer reference token (RFC 6901).
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // pathString renders a property chain for messages: region, target.region.

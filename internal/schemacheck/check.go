@@ -358,7 +358,7 @@ func fail(format string, args ...any) *Error {
 
 // within prefixes the location of a failure inside a member or element.
 func within(err *Error, segment string) *Error {
-	err.Path = "/" + escapePointer(segment) + err.Path
+	err.Path = "/" + jsonscan.PointerToken(segment) + err.Path
 	return err
 }
 
@@ -556,11 +556,4 @@ func describe(v []byte, k jsonscan.Kind) string {
 		return "integer"
 	}
 	return k.String()
-}
-
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }

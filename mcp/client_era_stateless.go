@@ -1,7 +1,7 @@
 package mcp
 
-// This file sends the requests of a stateless-era session (2026-07-28):
-// each carries the client's version, capabilities and info in _meta
+// The stateless era on the client side (2026-07-28): every request carries
+// the client's version, capabilities and info in _meta
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta), its
 // result's resultType is checked
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype),
@@ -50,19 +50,133 @@ type logLevelKey struct{}
 // log messages of that request at level or more severe to
 // ClientOptions.LoggingMessageHandler
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
-// It overrides the level set with ClientSession.SetLogLevel and
-// ClientOptions.LogLevel. Session-era
-// requests ignore it: there the level is the session's, set with
-// SetLogLevel.
+// It overrides ClientSession.SetLogLevel and ClientOptions.LogLevel.
+// Session-era requests ignore it.
 func WithLogLevel(ctx context.Context, level LoggingLevel) context.Context {
 	return context.WithValue(ctx, logLevelKey{}, level)
 }
 
-// modernCapabilities is what the client declares in the stateless era: the
+// clientStatelessEra is the clientEra of a stateless-era session: what it
+// knows of its server. It is replaced whole (ClientSession.stateless),
+// never changed in place.
+type clientStatelessEra struct {
+	// version is the stateless-era version every request carries.
+	version string
+	// meta holds the _meta members every request carries:
+	// protocolVersion, clientCapabilities and clientInfo, encoded.
+	meta       []byte
+	result     *DiscoverResult
+	serverInfo *Implementation
+}
+
+// statelessEra returns the era of requests carrying version.
+func (c *Client) statelessEra(version string) *clientStatelessEra {
+	return &clientStatelessEra{version: version, meta: c.metaMembers(version)}
+}
+
+func (e *clientStatelessEra) call(ctx context.Context, cs *ClientSession, method string, params json.RawMessage) (json.RawMessage, error) {
+	return cs.callStateless(ctx, method, params)
+}
+
+func (e *clientStatelessEra) params(params json.RawMessage) (json.RawMessage, error) {
+	return e.merge(params, "", nil, nil)
+}
+
+func (e *clientStatelessEra) lacks(method string) error {
+	switch method {
+	case "resources/subscribe", "resources/unsubscribe":
+		return ErrSessionEraOnly
+	}
+	return nil
+}
+
+// pingMethod is server/discover, the cheapest request every server of the
+// era serves: the era removed ping.
+func (e *clientStatelessEra) pingMethod() string { return "server/discover" }
+
+// setLogLevel sends nothing: the era removed logging/setLevel, and the
+// level goes with every later request of the session.
+func (e *clientStatelessEra) setLogLevel(_ context.Context, cs *ClientSession, params *SetLevelParams) error {
+	if !params.Level.IsValid() {
+		return fmt.Errorf("mcp: SetLogLevel: %q is not a log level", params.Level)
+	}
+	cs.mu.Lock()
+	cs.level = params.Level
+	cs.mu.Unlock()
+	return nil
+}
+
+func (e *clientStatelessEra) discover(ctx context.Context, cs *ClientSession) (*DiscoverResult, error) {
+	raw, err := cs.callStateless(ctx, "server/discover", nil)
+	if err != nil {
+		return nil, err
+	}
+	d, err := parseDiscover(raw)
+	if err != nil {
+		return nil, err
+	}
+	cs.updateStateless(func(e *clientStatelessEra) {
+		e.result = d.result
+		if d.serverInfo != nil {
+			e.serverInfo = d.serverInfo
+		}
+	})
+	return d.result, nil
+}
+
+func (e *clientStatelessEra) hello(*ClientSession) serverHello {
+	h := serverHello{version: e.version, info: e.serverInfo, discover: e.result}
+	if e.result != nil {
+		h.capabilities = &e.result.Capabilities
+		h.instructions = e.result.Instructions
+	}
+	return h
+}
+
+// urlElicitationID is false: the era dropped elicitationId, the server
+// learns of completion from requestState
+// (https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation).
+func (e *clientStatelessEra) urlElicitationID() bool { return false }
+
+// Stateless reports whether the session speaks the stateless era
+// (2026-07-28): no initialize, every request carrying the client's version,
+// capabilities and info in _meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+// It is false for a session started with initialize.
+func (cs *ClientSession) Stateless() bool { return cs.stateless.Load() != nil }
+
+// adopt makes cs a stateless-era session.
+func (cs *ClientSession) adopt(d *discovered) {
+	e := cs.client.statelessEra(d.version)
+	e.result, e.serverInfo = d.result, d.serverInfo
+	cs.stateless.Store(e)
+}
+
+// setVersion switches a stateless-era session to version, which a -32022
+// error named.
+func (cs *ClientSession) setVersion(version string) {
+	cs.updateStateless(func(e *clientStatelessEra) {
+		e.version, e.meta = version, cs.client.metaMembers(version)
+	})
+}
+
+// updateStateless replaces the session's era with a copy that f changed.
+func (cs *ClientSession) updateStateless(f func(*clientStatelessEra)) {
+	for {
+		old := cs.stateless.Load()
+		e := *old
+		f(&e)
+		if cs.stateless.CompareAndSwap(old, &e) {
+			return
+		}
+	}
+}
+
+// statelessCapabilities is what the client declares in the stateless era: the
 // session era's declaration without what 2026-07-28 removed, the tasks
 // capability and roots.listChanged
 // (https://modelcontextprotocol.io/specification/2026-07-28/schema#clientcapabilities).
-func (c *Client) modernCapabilities() *ClientCapabilities {
+func (c *Client) statelessCapabilities() *ClientCapabilities {
 	caps := *c.capabilities()
 	caps.Tasks = nil
 	if caps.Roots != nil {
@@ -76,7 +190,7 @@ func (c *Client) modernCapabilities() *ClientCapabilities {
 // clientInfo. The capabilities and info are encoded once per client.
 func (c *Client) metaMembers(version string) []byte {
 	c.metaOnce.Do(func() {
-		caps, err := jsonenc.Marshal(c.modernCapabilities())
+		caps, err := jsonenc.Marshal(c.statelessCapabilities())
 		if err != nil {
 			caps = emptyObject
 		}
@@ -98,16 +212,6 @@ func (c *Client) metaMembers(version string) []byte {
 	return append(b, c.metaTail...)
 }
 
-// discoverParams is the params of server/discover for version: _meta only
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
-func (c *Client) discoverParams(version string) json.RawMessage {
-	m := c.metaMembers(version)
-	b := make([]byte, 0, len(m)+11)
-	b = append(b, `{"_meta":{`...)
-	b = append(b, m...)
-	return append(b, "}}"...)
-}
-
 // logLevel is the level a stateless-era request made under ctx carries, ""
 // for none.
 func (cs *ClientSession) logLevel(ctx context.Context) LoggingLevel {
@@ -122,11 +226,11 @@ func (cs *ClientSession) logLevel(ctx context.Context) LoggingLevel {
 	return cs.client.opts.LogLevel
 }
 
-// callModern sends a stateless-era request and returns its complete
+// callStateless sends a stateless-era request and returns its complete
 // result. It answers input_required results through the client's handlers
 // and retries, each time as a new request with a new id; a -32022 error
 // naming another version the client speaks is retried once with it.
-func (cs *ClientSession) callModern(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (cs *ClientSession) callStateless(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	max := cs.client.opts.MaxInputRounds
 	if max == 0 {
 		max = defaultMaxInputRounds
@@ -135,8 +239,7 @@ func (cs *ClientSession) callModern(ctx context.Context, method string, params j
 	var responses, state json.RawMessage
 	versionRetried := false
 	for rounds := 0; ; {
-		era := cs.era.Load()
-		p, err := modernParams(params, era.meta, level, responses, state)
+		p, err := cs.stateless.Load().merge(params, level, responses, state)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: %s: %w", method, err)
 		}
@@ -179,12 +282,12 @@ func (cs *ClientSession) callModern(ctx context.Context, method string, params j
 	}
 }
 
-// modernParams returns params (an object, or empty for none) with the
-// stateless era's keys merged into its _meta (ahead of the caller's own
-// _meta members, replacing those of the same name), and with
+// merge returns params (an object, or empty for none) with the era's
+// _meta members and level merged into its _meta (ahead of the caller's
+// own _meta members, replacing those of the same name), and with
 // inputResponses and requestState set when not nil, replacing any the
 // params had.
-func modernParams(params json.RawMessage, meta []byte, level LoggingLevel, responses, state json.RawMessage) (json.RawMessage, error) {
+func (e *clientStatelessEra) merge(params json.RawMessage, level LoggingLevel, responses, state json.RawMessage) (json.RawMessage, error) {
 	params = bytes.TrimSpace(params)
 	if len(params) == 0 || string(params) == "null" {
 		params = emptyObject
@@ -214,9 +317,9 @@ func modernParams(params json.RawMessage, meta []byte, level LoggingLevel, respo
 	if err != nil {
 		return nil, fmt.Errorf("params must be a JSON object: %w", err)
 	}
-	out := make([]byte, 0, len(params)+len(meta)+len(responses)+len(state)+96)
+	out := make([]byte, 0, len(params)+len(e.meta)+len(responses)+len(state)+96)
 	out = append(out, `{"_meta":{`...)
-	out = append(out, meta...)
+	out = append(out, e.meta...)
 	if level != "" {
 		out = append(out, `,"`+MetaLogLevel+`":`...)
 		lb, _ := jsonenc.Marshal(string(level))
@@ -350,4 +453,29 @@ func (cs *ClientSession) answerInput(ctx context.Context, key string, raw json.R
 		return nil, fmt.Errorf("%s: encoding the answer: %w", q.Method, err)
 	}
 	return b, nil
+}
+
+// resultTypeOf returns a result's resultType, "" when it has none (a
+// session-era server's result, which counts as complete)
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
+func resultTypeOf(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return "", nil
+	}
+	var rt []byte
+	if _, err := jsonscan.ScanObject(raw, 0, func(key, value []byte) {
+		if jsonscan.KeyEquals(key, "resultType") {
+			rt = value
+		}
+	}); err != nil {
+		return "", fmt.Errorf("result is not valid JSON: %w", err)
+	}
+	if rt == nil {
+		return "", nil
+	}
+	s, ok := jsonscan.StringValue(rt)
+	if !ok {
+		return "", fmt.Errorf("%w: resultType %s is not a string", ErrUnknownResultType, rt)
+	}
+	return s, nil
 }

@@ -17,10 +17,10 @@ import (
 	"go.uber.org/goleak"
 )
 
-// connectModernFake connects a client with copts to a fake server that
+// connectStatelessFake connects a client with copts to a fake server that
 // answers the probe with discoverResult and every later frame with
 // answer. The caller closes the session, then reads run.frames().
-func connectModernFake(t *testing.T, copts *mcp.ClientOptions, answer func(frame string) []string) (*mcp.ClientSession, *fakeRun) {
+func connectStatelessFake(t *testing.T, copts *mcp.ClientOptions, answer func(frame string) []string) (*mcp.ClientSession, *fakeRun) {
 	t.Helper()
 	ct, fake := newFakeServer(t)
 	run := runFake(fake, func(f string) []string {
@@ -83,7 +83,7 @@ func TestMRTRAgainstFakeServer(t *testing.T) {
 	sample := `{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Capital of France?"}}],"systemPrompt":"geo","maxTokens":10}}`
 	roots := `{"method":"roots/list"}`
 	round := 0
-	cs, run := connectModernFake(t, mrtrOptions(&asked, &mu), func(f string) []string {
+	cs, run := connectStatelessFake(t, mrtrOptions(&asked, &mu), func(f string) []string {
 		id := idOf(f)
 		if !strings.Contains(f, `"method":"tools/call"`) {
 			return []string{`{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[]}}`}
@@ -114,11 +114,11 @@ func TestMRTRAgainstFakeServer(t *testing.T) {
 	}
 	cs.Close()
 
-	meta := strings.Replace(modernMeta, `"io.modelcontextprotocol/clientCapabilities":{}`, mrtrCaps, 1)
+	meta := strings.Replace(statelessMeta, `"io.modelcontextprotocol/clientCapabilities":{}`, mrtrCaps, 1)
 	answers := `"inputResponses":{"a_name":{"action":"accept","content":{"name":"Gopher"}},"b_sample":{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"m","stopReason":"endTurn"},"c_roots":{"roots":[{"uri":"file:///work","name":"work"}]}}`
 	args := `"name":"book","arguments":{"city":"Paris"}`
 	wantFrames(t, run.frames(),
-		strings.Replace(discoverFrame1, modernMeta, meta, 1),
+		strings.Replace(discoverFrame1, statelessMeta, meta, 1),
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{`+meta+`,`+args+`}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{`+meta+`,`+answers+`,"requestState":"s\u00e9-1",`+args+`}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{`+meta+`,"requestState":"s-2",`+args+`}}`,
@@ -140,7 +140,7 @@ func TestMRTRParallelIsolation(t *testing.T) {
 	var mu sync.Mutex
 	elicit := `{"method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}`
 	var calls sync.Map
-	cs, run := connectModernFake(t, mrtrOptions(&asked, &mu), func(f string) []string {
+	cs, run := connectStatelessFake(t, mrtrOptions(&asked, &mu), func(f string) []string {
 		id := idOf(f)
 		var p struct {
 			Params struct {
@@ -179,9 +179,9 @@ func TestMRTRParallelIsolation(t *testing.T) {
 // A result without resultType is complete (a session-era server's result
 // or a lenient one); one naming a type the client does not know is an
 // error.
-func TestClientModernResultTypes(t *testing.T) {
+func TestClientStatelessResultTypes(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, run := connectModernFake(t, nil, func(f string) []string {
+	cs, run := connectStatelessFake(t, nil, func(f string) []string {
 		id := idOf(f)
 		switch {
 		case strings.Contains(f, `"name":"plain"`):
@@ -238,7 +238,7 @@ func TestMRTRRoundLimit(t *testing.T) {
 		t.Run(fmt.Sprint(tc.max), func(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 			n := 0
-			cs, run := connectModernFake(t, &mcp.ClientOptions{MaxInputRounds: tc.max}, func(f string) []string {
+			cs, run := connectStatelessFake(t, &mcp.ClientOptions{MaxInputRounds: tc.max}, func(f string) []string {
 				n++
 				return []string{`{"jsonrpc":"2.0","id":` + idOf(f) + `,"result":{"resultType":"input_required","requestState":"again"}}`}
 			})
@@ -259,7 +259,7 @@ func TestMRTRRoundLimit(t *testing.T) {
 // an error back.
 func TestMRTRHandlerError(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, run := connectModernFake(t, &mcp.ClientOptions{
+	cs, run := connectStatelessFake(t, &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return nil, mcp.UserRejectedSamplingError()
 		},
@@ -325,9 +325,9 @@ func TestMRTRAgainstMcpkitServer(t *testing.T) {
 	}
 }
 
-func TestClientModernLogLevel(t *testing.T) {
+func TestClientStatelessLogLevel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, run := connectModernFake(t, &mcp.ClientOptions{LogLevel: mcp.LevelInfo}, func(f string) []string {
+	cs, run := connectStatelessFake(t, &mcp.ClientOptions{LogLevel: mcp.LevelInfo}, func(f string) []string {
 		return []string{`{"jsonrpc":"2.0","id":` + idOf(f) + `,"result":{"prompts":[]}}`}
 	})
 	ctx := context.Background()
@@ -342,7 +342,7 @@ func TestClientModernLogLevel(t *testing.T) {
 	}
 	cs.Close()
 	level := func(l string) string {
-		return strings.Replace(modernMeta, `}}`, `},"io.modelcontextprotocol/logLevel":"`+l+`"}`, 1)
+		return strings.Replace(statelessMeta, `}}`, `},"io.modelcontextprotocol/logLevel":"`+l+`"}`, 1)
 	}
 	wantFrames(t, run.frames(),
 		discoverFrame1,
@@ -355,9 +355,9 @@ func TestClientModernLogLevel(t *testing.T) {
 // The methods 2026-07-28 removed: ping becomes server/discover,
 // subscribe is refused without sending anything, _meta keys of the caller
 // are kept beside the era's.
-func TestClientModernRemovedMethods(t *testing.T) {
+func TestClientStatelessRemovedMethods(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cs, run := connectModernFake(t, &mcp.ClientOptions{Roots: []*mcp.Root{}}, func(f string) []string {
+	cs, run := connectStatelessFake(t, &mcp.ClientOptions{Roots: []*mcp.Root{}}, func(f string) []string {
 		return []string{`{"jsonrpc":"2.0","id":` + idOf(f) + `,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"contents":[]}}`}
 	})
 	ctx := context.Background()
@@ -385,9 +385,9 @@ func TestClientModernRemovedMethods(t *testing.T) {
 	cs.Close()
 	// The roots capability is declared without listChanged, which the
 	// stateless era removed.
-	meta := strings.Replace(modernMeta, `clientCapabilities":{}`, `clientCapabilities":{"roots":{}}`, 1)
+	meta := strings.Replace(statelessMeta, `clientCapabilities":{}`, `clientCapabilities":{"roots":{}}`, 1)
 	wantFrames(t, run.frames(),
-		strings.Replace(discoverFrame1, modernMeta, meta, 1),
+		strings.Replace(discoverFrame1, statelessMeta, meta, 1),
 		`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{`+meta+`}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{`+strings.TrimSuffix(meta, "}")+`,"progressToken":"p"},"uri":"file:///a"}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{`+meta+`}}`,
@@ -396,10 +396,10 @@ func TestClientModernRemovedMethods(t *testing.T) {
 
 // A -32022 on a later request switches the session to a version the
 // server names, once.
-func TestClientModernVersionRetry(t *testing.T) {
+func TestClientStatelessVersionRetry(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	n := 0
-	cs, run := connectModernFake(t, nil, func(f string) []string {
+	cs, run := connectStatelessFake(t, nil, func(f string) []string {
 		n++
 		if n <= 2 {
 			return []string{`{"jsonrpc":"2.0","id":` + idOf(f) + `,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}`}
