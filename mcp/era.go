@@ -3,10 +3,11 @@ package mcp
 import "context"
 
 // era is what differs between the two protocol eras once a request is
-// being served: the session era's (sessionRequest, era_session.go, a zero-size value) and the
-// stateless era's (*statelessRequest, era_stateless.go). Feature files
-// call these operations through Request.inEra and never ask which era
-// they are in; docs/architecture.md draws the path.
+// being served: the session era's (sessionEra, era_session.go, a
+// zero-size value) and the stateless era's (*statelessRequest,
+// era_stateless.go). Feature files call these operations through
+// Request.inEra and never ask which era they are in;
+// docs/architecture.md draws the path.
 type era interface {
 	// methods is the era's method table, built in NewServer.
 	methods(s *Server) map[string]MethodHandler
@@ -30,7 +31,7 @@ type era interface {
 // test, say) is the session era's.
 func (r *Request) inEra() era {
 	if r.era == nil {
-		return sessionRequest{}
+		return sessionEra{}
 	}
 	return r.era
 }

@@ -7,13 +7,13 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// sessionRequest is the era of a session-era request (2025-11-25 and earlier):
+// sessionEra is the era of a session-era request (2025-11-25 and earlier):
 // what the request needs lives in its session.
-type sessionRequest struct{}
+type sessionEra struct{}
 
-func (sessionRequest) methods(s *Server) map[string]MethodHandler { return s.methods }
+func (sessionEra) methods(s *Server) map[string]MethodHandler { return s.methods }
 
-func (sessionRequest) callTool(ctx context.Context, s *Server, r *Request, p CallToolParams, t *serverTool) (any, error) {
+func (sessionEra) callTool(ctx context.Context, s *Server, r *Request, p CallToolParams, t *serverTool) (any, error) {
 	if p.Task != nil || taskSupport(t.tool) == TaskSupportRequired {
 		tp := p // only this copy escapes, to task.go
 		return s.callToolTask(ctx, r, &tp, t)
@@ -21,10 +21,10 @@ func (sessionRequest) callTool(ctx context.Context, s *Server, r *Request, p Cal
 	return runTool(ctx, r, t, p.Arguments)
 }
 
-func (sessionRequest) protocolToolError(error) bool { return false }
+func (sessionEra) protocolToolError(error) bool { return false }
 
 // input sends the requests to the client one by one, in key order.
-func (e sessionRequest) input(ctx context.Context, r *Request, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
+func (e sessionEra) input(ctx context.Context, r *Request, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
 	if err := checkInputs(r, keys, requests, (*InputRequest).check); err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (e sessionRequest) input(ctx context.Context, r *Request, keys []string, re
 }
 
 // ask sends q on the request's session and stream.
-func (sessionRequest) ask(ctx context.Context, r *Request, q *InputRequest) (any, error) {
+func (sessionEra) ask(ctx context.Context, r *Request, q *InputRequest) (any, error) {
 	if r.Session == nil {
 		return nil, errNoSession
 	}
@@ -61,10 +61,10 @@ func (sessionRequest) ask(ctx context.Context, r *Request, q *InputRequest) (any
 	return nil, fmt.Errorf("mcp: %q cannot be asked of the client", q.Method)
 }
 
-func (sessionRequest) log(ctx context.Context, r *Request, level LoggingLevel, logger string, data any) error {
+func (sessionEra) log(ctx context.Context, r *Request, level LoggingLevel, logger string, data any) error {
 	return r.Session.log(ctx, r.related, level, logger, data)
 }
 
-func (sessionRequest) logEnabled(r *Request, level LoggingLevel) bool {
+func (sessionEra) logEnabled(r *Request, level LoggingLevel) bool {
 	return r.Session.LogEnabled(level)
 }

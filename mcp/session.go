@@ -295,7 +295,7 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		ClientCapabilities: &ss.state.ClientCapabilities,
 		Extra:              extra,
 		related:            related,
-		era:                sessionRequest{},
+		era:                sessionEra{},
 	}
 	ss.mu.Unlock()
 
@@ -486,7 +486,7 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 		ClientInfo:         &ss.state.ClientInfo,
 		ClientCapabilities: &ss.state.ClientCapabilities,
 		Extra:              extra,
-		era:                sessionRequest{},
+		era:                sessionEra{},
 	}
 	ss.mu.Unlock()
 	if ready {
