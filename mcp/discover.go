@@ -18,22 +18,19 @@ type DiscoverResult struct {
 }
 
 // discover implements server/discover.
-func (s *Server) discover(_ context.Context, r *Request) (any, error) {
-	if r.modern == nil {
-		return nil, errMethodNotFound(r.Method)
-	}
+func (s *Server) discover(context.Context, *Request) (any, error) {
 	return &DiscoverResult{
 		SupportedVersions: slices.Clone(servedVersions),
-		Capabilities:      s.modernCapabilities(),
+		Capabilities:      s.statelessCapabilities(),
 		Instructions:      s.opts.Instructions,
 	}, nil
 }
 
-// modernCapabilities are the capabilities as the stateless era declares
+// statelessCapabilities are the capabilities as the stateless era declares
 // them: tasks are no longer a core capability but the
 // io.modelcontextprotocol/tasks extension
 // (https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities).
-func (s *Server) modernCapabilities() ServerCapabilities {
+func (s *Server) statelessCapabilities() ServerCapabilities {
 	c := s.capabilities()
 	c.Tasks = nil
 	if s.tasksExtensionEnabled() {

@@ -111,7 +111,7 @@ type ElicitationCompleteParams struct {
 // as a *jsonrpc.Error.
 func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	const method = "elicitation/create"
-	if err := checkStatelessCall(ctx, method); err != nil { // modern.go
+	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
 		return nil, err
 	}
 	if params == nil {
@@ -155,17 +155,11 @@ func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*Eli
 // the handler must return as it is (or wrapped)
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
-	if r.modern != nil {
-		raw, err := r.askOne(ctx, ElicitationInput(params))
-		if err != nil {
-			return nil, err
-		}
-		return InputResponses{"": raw}.Elicitation("")
+	res, err := r.inEra().ask(ctx, r, ElicitationInput(params))
+	if err != nil {
+		return nil, err
 	}
-	if r.Session == nil {
-		return nil, errNoSession
-	}
-	return r.Session.Elicit(r.relatedContext(ctx), params)
+	return res.(*ElicitResult), nil
 }
 
 // elicitationModes reports which modes a declared elicitation capability

@@ -117,7 +117,7 @@ func (h Host) ServeStateless(ctx context.Context, ss *ServerSession, req *jsonrp
 		resp, refused = h.s.serveStateless(ctx, req, related, extra)
 		return resp, refused, nil
 	}
-	return ss.handleModern(ctx, req, related, extra)
+	return ss.handleStateless(ctx, req, related, extra)
 }
 
 // SetStandalone sets where ss sends the messages unrelated to any request

@@ -14,11 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // ErrInputRequired is what Request.Input (and Request.Elicit,
@@ -91,9 +89,7 @@ func (q *InputRequest) MarshalJSON() ([]byte, error) {
 // check refuses, without asking, input the client did not declare it can
 // give: the server must not ask for it
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-//
-// In the stateless era a URL-mode elicitation needs no elicitationId.
-func (q *InputRequest) check(caps *ClientCapabilities, stateless bool) error {
+func (q *InputRequest) check(caps *ClientCapabilities) error {
 	switch q.Method {
 	case "elicitation/create":
 		if q.elicit == nil {
@@ -101,11 +97,6 @@ func (q *InputRequest) check(caps *ClientCapabilities, stateless bool) error {
 		}
 		if err := checkElicitationCapability(caps.Elicitation, q.elicit.Mode); err != nil {
 			return err
-		}
-		if stateless && q.elicit.IsURL() && q.elicit.ElicitationID == "" {
-			p := *q.elicit
-			p.ElicitationID = "stateless" // checked as the session era would
-			return p.validate()
 		}
 		return q.elicit.validate()
 	case "sampling/createMessage":
@@ -191,80 +182,22 @@ func (r *Request) Input(ctx context.Context, requests map[string]*InputRequest) 
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	return r.inEra().input(ctx, r, keys, requests)
+}
+
+// checkInputs refuses, before anything is asked, the first request the
+// client cannot be asked, with the era's check.
+func checkInputs(r *Request, keys []string, requests map[string]*InputRequest, check func(*InputRequest, *ClientCapabilities) error) error {
 	caps := r.ClientCapabilities
 	if caps == nil {
 		caps = &ClientCapabilities{}
 	}
 	for _, k := range keys {
-		if err := requests[k].check(caps, r.modern != nil); err != nil {
-			return nil, err
+		if err := check(requests[k], caps); err != nil {
+			return err
 		}
 	}
-	if r.modern == nil {
-		return r.askSession(ctx, keys, requests)
-	}
-	if r.modern.task != nil {
-		return r.modern.task.input(ctx, keys, requests) // task_modern_input.go
-	}
-	st := r.modern
-	missing := false
-	for _, k := range keys {
-		if raw, ok := st.answers[k]; ok {
-			// Checked at once, even while other answers are missing: a
-			// bad answer is not carried to the next round.
-			if err := checkInputResponse(requests[k], raw); err != nil {
-				return nil, fmt.Errorf("mcp: %w", errInvalidParams("inputResponses["+strconv.Quote(k)+"]: "+err.Error()))
-			}
-			if st.kept == nil {
-				st.kept = make(map[string]bool)
-			}
-			st.kept[k] = true
-			continue
-		}
-		missing = true
-		if st.pendingReqs == nil {
-			st.pendingReqs = make(map[string]*InputRequest)
-		}
-		if _, dup := st.pendingReqs[k]; !dup {
-			st.pending = append(st.pending, k)
-		}
-		st.pendingReqs[k] = requests[k]
-	}
-	if missing {
-		return nil, ErrInputRequired
-	}
-	out := make(InputResponses, len(keys))
-	for _, k := range keys {
-		out[k] = st.answers[k]
-	}
-	return out, nil
-}
-
-// askSession sends the requests to a session-era client one by one.
-func (r *Request) askSession(ctx context.Context, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
-	out := make(InputResponses, len(keys))
-	for _, k := range keys {
-		q := requests[k]
-		var res any
-		var err error
-		switch q.Method {
-		case "elicitation/create":
-			res, err = r.Elicit(ctx, q.elicit)
-		case "sampling/createMessage":
-			res, err = r.CreateMessage(ctx, q.sample)
-		case "roots/list":
-			res, err = r.ListRoots(ctx, q.roots)
-		}
-		if err != nil {
-			return nil, err
-		}
-		raw, err := jsonenc.Marshal(res)
-		if err != nil {
-			return nil, fmt.Errorf("mcp: encoding the answer to %s: %w", q.Method, err)
-		}
-		out[k] = raw
-	}
-	return out, nil
+	return nil
 }
 
 // checkInputResponse checks one answer as the session era checks the
@@ -309,61 +242,4 @@ func checkInputResponse(q *InputRequest, raw json.RawMessage) error {
 		}
 	}
 	return nil
-}
-
-// askOne is how Request.Elicit, CreateMessage and ListRoots ask in the
-// stateless era: one input request under an automatic key.
-func (r *Request) askOne(ctx context.Context, q *InputRequest) (json.RawMessage, error) {
-	r.modern.auto++
-	key := q.Method + "#" + strconv.Itoa(r.modern.auto)
-	rs, err := r.Input(ctx, map[string]*InputRequest{key: q})
-	if err != nil {
-		return nil, err
-	}
-	return rs[key], nil
-}
-
-// inputRequiredResponse is the input_required result for what the handler
-// asked and found unanswered, with a signed requestState carrying the
-// answers it asked for and got so far.
-func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *modernState) *jsonrpc.Response {
-	var b []byte
-	// The server's identity in _meta, as on every stateless-era result
-	// (era_stateless_result.go).
-	b = append(b, `{"_meta":{`...)
-	b = append(b, s.serverInfoMember()...)
-	b = append(b, `},"resultType":"input_required","inputRequests":{`...)
-	for i, k := range st.pending {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		kb, _ := jsonenc.Marshal(k)
-		b = append(b, kb...)
-		b = append(b, ':')
-		qb, err := jsonenc.Marshal(st.pendingReqs[k])
-		if err != nil {
-			s.logger.Error("mcp: encoding an input request", "key", k, "err", err)
-			return jsonrpc.NewErrorResponse(req.ID, errInternal())
-		}
-		b = append(b, qb...)
-	}
-	b = append(b, `},"requestState":`...)
-	// The state carries the answers the handler used, not whatever else
-	// the client sent.
-	var carried map[string]json.RawMessage
-	for k := range st.kept {
-		if carried == nil {
-			carried = make(map[string]json.RawMessage, len(st.kept))
-		}
-		carried[k] = st.answers[k]
-	}
-	state, err := s.signState(req, carried)
-	if err != nil {
-		s.logger.Error("mcp: encoding requestState", "err", err)
-		return jsonrpc.NewErrorResponse(req.ID, errInternal())
-	}
-	sb, _ := jsonenc.Marshal(state)
-	b = append(b, sb...)
-	b = append(b, '}')
-	return &jsonrpc.Response{ID: req.ID, Result: b}
 }

@@ -155,7 +155,7 @@ func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]jso
 // raw params members, nil when absent; requestMeta.parse finds them) into
 // st.answers: the answers of earlier rounds from the verified state, and
 // this round's for the keys the state does not answer yet.
-func (s *Server) readInputValues(req *jsonrpc.Request, st *modernState, responses, state []byte) *jsonrpc.Error {
+func (s *Server) readInputValues(req *jsonrpc.Request, st *statelessRequest, responses, state []byte) *jsonrpc.Error {
 	if state != nil {
 		str, ok := jsonscan.StringValue(state)
 		if !ok {

@@ -244,7 +244,7 @@ func (s *Server) notifyLocal(method, subject string, params any, raw json.RawMes
 // notifications/cancelled on stdio) or the session ends
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
 func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
-	if r.modern == nil || r.related == nil {
+	if r.related == nil {
 		return nil, errMethodNotFound(r.Method)
 	}
 	var p SubscriptionsListenParams
@@ -254,7 +254,7 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	if p.Notifications == nil {
 		return nil, errInvalidParams("notifications is required: the filter of what to listen for")
 	}
-	caps := s.modernCapabilities()
+	caps := s.statelessCapabilities()
 	var honoured SubscriptionFilter
 	honoured.ToolsListChanged = p.Notifications.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged
 	honoured.PromptsListChanged = p.Notifications.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged

@@ -234,26 +234,13 @@ func (ss *ServerSession) Log(ctx context.Context, level LoggingLevel, logger str
 // sent no log messages
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
 func (r *Request) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
-	if r.modern != nil {
-		if !level.IsValid() {
-			return fmt.Errorf("mcp: log level %q is not one of %s", level, levelList())
-		}
-		if !r.LogEnabled(level) {
-			return nil
-		}
-		return r.Session.sendLog(ctx, r.related, level, logger, data)
-	}
-	return r.Session.log(ctx, r.related, level, logger, data)
+	return r.inEra().log(ctx, r, level, logger, data)
 }
 
 // LogEnabled reports whether a log message at level would be sent for
 // this request; see ServerSession.LogEnabled.
 func (r *Request) LogEnabled(level LoggingLevel) bool {
-	if r.modern != nil {
-		l := r.modern.logLevel
-		return l != "" && r.related != nil && r.Session.server.loggingEnabled() && level.rank() >= l.rank()
-	}
-	return r.Session.LogEnabled(level)
+	return r.inEra().logEnabled(r, level)
 }
 
 func (ss *ServerSession) log(ctx context.Context, w messageWriter, level LoggingLevel, logger string, data any) error {

@@ -69,7 +69,7 @@ func TestModernHandlerContext(t *testing.T) {
 
 	ss := s.newSession(SessionOptions{Preinitialized: true})
 	defer ss.Close()
-	if resp, _, err := ss.handleModern(scoped{base}, call(), nil, nil); err != nil || resp.Error != nil {
+	if resp, _, err := ss.handleStateless(scoped{base}, call(), nil, nil); err != nil || resp.Error != nil {
 		t.Fatal(err, resp.Error)
 	}
 	check("on a session, scoped", true)

@@ -102,7 +102,7 @@ func TestModernProtocolVersion(t *testing.T) {
 			t.Errorf("rawProtocolVersion(%s) found != %t", tc.params, tc.modern)
 		}
 		// handleRequest tells the era by the stateless era's own parse
-		// (probeModern): it must find what rawProtocolVersion finds.
+		// (probeStateless): it must find what rawProtocolVersion finds.
 		var m requestMeta
 		m.parse(json.RawMessage(tc.params), nil)
 		if m.found != tc.modern {
@@ -135,7 +135,7 @@ func FuzzModernMeta(f *testing.F) {
 			t.Fatalf("requestMeta.parse(%q) found %t, rawProtocolVersion %t", params, m.found, modern)
 		}
 		if err == nil {
-			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, &modernState{}, retry.responses, retry.state)
+			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, &statelessRequest{}, retry.responses, retry.state)
 		}
 		requestBinding("tools/call", params)
 		requestBinding("resources/read", params)

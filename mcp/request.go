@@ -41,16 +41,9 @@ type Request struct {
 	// share it.
 	progress *progressState
 	related  messageWriter
-	// modern is set for a stateless-era request (modern.go).
-	modern *modernState
+	// era serves what differs by protocol era (era.go).
+	era era
 }
-
-// Stateless reports whether the request belongs to the stateless era
-// (2026-07-28 and later): it carries its version and the client's
-// capabilities in _meta, and input from the client arrives by multi
-// round-trip requests rather than server-to-client requests
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-func (r *Request) Stateless() bool { return r.modern != nil }
 
 // RequestExtra is what a transport adds to a request: for Streamable HTTP
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http),

@@ -42,7 +42,7 @@ type ListRootsResult struct {
 // the session's read loop, so call ListRoots from a goroutine there.
 func (ss *ServerSession) ListRoots(ctx context.Context, params *ListRootsParams) (*ListRootsResult, error) {
 	const method = "roots/list"
-	if err := checkStatelessCall(ctx, method); err != nil { // modern.go
+	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
 		return nil, err
 	}
 	caps := ss.clientCapabilities()
@@ -77,15 +77,9 @@ func (ss *ServerSession) ListRoots(ctx context.Context, params *ListRootsParams)
 // the handler must return as it is (or wrapped)
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) ListRoots(ctx context.Context, params *ListRootsParams) (*ListRootsResult, error) {
-	if r.modern != nil {
-		raw, err := r.askOne(ctx, RootsInput())
-		if err != nil {
-			return nil, err
-		}
-		return InputResponses{"": raw}.Roots("")
+	res, err := r.inEra().ask(ctx, r, &InputRequest{Method: "roots/list", roots: params})
+	if err != nil {
+		return nil, err
 	}
-	if r.Session == nil {
-		return nil, errNoSession
-	}
-	return r.Session.ListRoots(r.relatedContext(ctx), params)
+	return res.(*ListRootsResult), nil
 }

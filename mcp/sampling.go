@@ -329,7 +329,7 @@ type CreateMessageResult struct {
 // *jsonrpc.Error (code CodeUserRejectedSampling when the user said no).
 func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	const method = "sampling/createMessage"
-	if err := checkStatelessCall(ctx, method); err != nil { // modern.go
+	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
 		return nil, err
 	}
 	if params == nil {
@@ -361,17 +361,11 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessag
 // the handler must return as it is (or wrapped)
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
-	if r.modern != nil {
-		raw, err := r.askOne(ctx, SamplingInput(params))
-		if err != nil {
-			return nil, err
-		}
-		return InputResponses{"": raw}.Sampling("")
+	res, err := r.inEra().ask(ctx, r, SamplingInput(params))
+	if err != nil {
+		return nil, err
 	}
-	if r.Session == nil {
-		return nil, errNoSession
-	}
-	return r.Session.CreateMessage(r.relatedContext(ctx), params)
+	return res.(*CreateMessageResult), nil
 }
 
 // errNoSession is returned by the Request methods that reach the client

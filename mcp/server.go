@@ -28,8 +28,9 @@ type Server struct {
 	logger *slog.Logger
 	store  SessionStore
 
-	// methods is the method table, built once in NewServer.
-	methods map[string]MethodHandler
+	// methods and statelessMethods are the session era's and the
+	// stateless era's method tables, built once in NewServer.
+	methods, statelessMethods map[string]MethodHandler
 	// handler is the dispatcher wrapped in the configured middleware, or
 	// nil when there is none (the fast path).
 	handler MethodHandler
@@ -273,28 +274,37 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	if s.opts.RequestStateTTL <= 0 {
 		s.opts.RequestStateTTL = time.Hour
 	}
+	// Each feature's methods live in the feature's own file.
 	s.methods = map[string]MethodHandler{
+		"initialize":            s.initialize,
+		"ping":                  func(context.Context, *Request) (any, error) { return emptyObject, nil },
+		"resources/subscribe":   s.subscribeResource,
+		"resources/unsubscribe": s.unsubscribeResource,
+		"logging/setLevel":      s.setLogLevel,
+		"tasks/get":             s.getTask, // task.go
+		"tasks/result":          s.getTaskResult,
+		"tasks/list":            s.listTasks,
+		"tasks/cancel":          s.cancelTask,
+	}
+	// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata
+	s.statelessMethods = map[string]MethodHandler{
 		"server/discover":      s.discover,
 		"subscriptions/listen": s.listen,
-		"initialize":           s.initialize,
-		"ping":                 func(context.Context, *Request) (any, error) { return emptyObject, nil },
-		"tools/list":           s.listTools,
-		"tools/call":           s.callTool,
-		// Each feature's methods live in the feature's own file.
+		"tasks/get":            s.getTaskExt, // task_modern.go
+		"tasks/update":         s.updateTaskExt,
+		"tasks/cancel":         s.cancelTaskExt,
+	}
+	for method, h := range map[string]MethodHandler{
+		"tools/list":               s.listTools,
+		"tools/call":               s.callTool,
 		"resources/list":           s.listResources,
 		"resources/templates/list": s.listResourceTemplates,
 		"resources/read":           s.readResource,
-		"resources/subscribe":      s.subscribeResource,
-		"resources/unsubscribe":    s.unsubscribeResource,
 		"prompts/list":             s.listPrompts,
 		"prompts/get":              s.getPrompt,
 		"completion/complete":      s.complete,
-		"logging/setLevel":         s.setLogLevel,
-		"tasks/get":                s.taskMethod(s.getTask, s.getTaskExt), // task_modern.go
-		"tasks/update":             s.taskMethod(nil, s.updateTaskExt),
-		"tasks/result":             s.getTaskResult,
-		"tasks/list":               s.listTasks,
-		"tasks/cancel":             s.taskMethod(s.cancelTask, s.cancelTaskExt),
+	} {
+		s.methods[method], s.statelessMethods[method] = h, h
 	}
 	if len(s.opts.Middleware) > 0 {
 		h := MethodHandler(s.route)
@@ -320,14 +330,15 @@ func (s *Server) dispatch(ctx context.Context, r *Request) (result any, err erro
 	return s.route(ctx, r)
 }
 
-// route finds the method's handler in the method table.
+// route finds the method's handler in the method table of the request's
+// era.
 func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 	if !r.ID.IsValid() {
 		// Notifications reach here only through middleware; they have no
 		// handlers of their own yet.
 		return nil, nil
 	}
-	h, ok := s.methods[r.Method]
+	h, ok := r.inEra().methods(s)[r.Method]
 	if !ok {
 		return nil, errMethodNotFound(r.Method)
 	}

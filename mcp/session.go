@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
@@ -249,16 +250,8 @@ func (ss *ServerSession) Close() error {
 // handleRequest is safe for concurrent use; requests are served
 // concurrently.
 func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
-	// A request carrying the stateless era's _meta is served on its own,
-	// whatever the session did before (modern.go).
-	if isModernOnlyMethod(req.Method) {
-		resp, _, err := ss.handleModern(ctx, req, related, extra)
-		return resp, err
-	}
-	if _, found := requestProtocolVersion(req); found {
-		// The stateless era's: its parse of _meta checks it, and serves
-		// it.
-		if resp, modern, err := ss.probeModern(ctx, req, related, extra); modern {
+	if mayBeStateless(req) { // era_stateless.go
+		if resp, served, err := ss.serveIfStateless(ctx, req, related, extra); served {
 			return resp, err
 		}
 	}
@@ -286,9 +279,6 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		c.rctx = relatedCtx{Context: ctx, w: related}
 		ctx = &c.rctx
 	}
-	// context.WithCancel(ctx), made only if the handler asks for Done
-	// (modern.go): most handlers never wait, and a context of their own
-	// was a tenth of a pipelined stdio tools/call's CPU.
 	c.lc.Context = ctx
 	ctx, cancel := &c.lc, c.lc.cancel
 	in.cancel = cancel
@@ -304,6 +294,7 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		ClientCapabilities: &ss.state.ClientCapabilities,
 		Extra:              extra,
 		related:            related,
+		era:                sessionEra{},
 	}
 	ss.mu.Unlock()
 
@@ -324,6 +315,76 @@ type sessionCall struct {
 	in   inflightRequest
 	rctx relatedCtx
 	lc   lazyCancelCtx
+}
+
+// lazyCancelCtx is context.WithCancel(Context) for a request served on a
+// session, made only when someone asks for Done (docs/design.md).
+type lazyCancelCtx struct {
+	context.Context
+	cancelled atomic.Bool
+	mu        sync.Mutex
+	merged    atomic.Pointer[cancelPair]
+}
+
+// cancelPair is a lazyCancelCtx's cancelable context, once made.
+type cancelPair struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// merge returns c's cancelable context, making it on first call
+// (cancelled already if c is).
+func (c *lazyCancelCtx) merge() *cancelPair {
+	if m := c.merged.Load(); m != nil {
+		return m
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.merged.Load(); m != nil {
+		return m
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	m := &cancelPair{ctx: ctx, cancel: cancel}
+	if c.cancelled.Load() {
+		cancel()
+	}
+	c.merged.Store(m)
+	return m
+}
+
+// cancel is c's context.CancelFunc.
+func (c *lazyCancelCtx) cancel() {
+	c.mu.Lock()
+	c.cancelled.Store(true)
+	m := c.merged.Load()
+	c.mu.Unlock()
+	if m != nil {
+		m.cancel()
+	}
+}
+
+func (c *lazyCancelCtx) Done() <-chan struct{} { return c.merge().ctx.Done() }
+
+func (c *lazyCancelCtx) Err() error {
+	if m := c.merged.Load(); m != nil {
+		return m.ctx.Err()
+	}
+	if c.cancelled.Load() {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+func (c *lazyCancelCtx) Value(key any) any {
+	// Once cancelled or merged, the merged context answers, so that
+	// context.Cause and the contexts derived from this one see it.
+	if m := c.merged.Load(); m != nil {
+		return m.ctx.Value(key)
+	}
+	if c.cancelled.Load() {
+		return c.merge().ctx.Value(key)
+	}
+	return c.Context.Value(key)
 }
 
 // admitLocked refuses a request the session cannot take in flight: the
@@ -424,6 +485,7 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 		ClientInfo:         &ss.state.ClientInfo,
 		ClientCapabilities: &ss.state.ClientCapabilities,
 		Extra:              extra,
+		era:                sessionEra{},
 	}
 	ss.mu.Unlock()
 	if ready {

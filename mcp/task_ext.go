@@ -100,7 +100,7 @@ func (extTaskWire) result(res *CallToolResult) (json.RawMessage, TaskStatus, str
 	return withCompleteResultType(raw), TaskCompleted, "", err
 }
 
-func (extTaskWire) toolError(err error) error { return modernError(err) }
+func (extTaskWire) toolError(err error) error { return statelessError(err) }
 
 func (extTaskWire) setStatus(status TaskStatus) (bool, error) {
 	if status != TaskWorking {
@@ -176,20 +176,6 @@ func errTasksExtensionRequired() *jsonrpc.Error {
 	}
 }
 
-// taskMethod serves a tasks/ method in both eras: the session era's
-// handler (or -32601 when it has none) and the extension's.
-func (s *Server) taskMethod(session, ext MethodHandler) MethodHandler {
-	return func(ctx context.Context, r *Request) (any, error) {
-		if r.modern != nil {
-			return ext(ctx, r)
-		}
-		if session == nil {
-			return nil, errMethodNotFound(r.Method)
-		}
-		return session(ctx, r)
-	}
-}
-
 // extTaskOwner returns who the stateless-era task id of a request belongs
 // to, and its ledger account: TaskOptions.Owner's answer, or without it
 // the task itself, in the pool of ownerless tasks.
@@ -239,7 +225,7 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		ClientInfo:         r.ClientInfo,
 		ClientCapabilities: r.ClientCapabilities,
 		Extra:              r.Extra,
-		modern:             &modernState{task: run.ext},
+		era:                &statelessRequest{task: run.ext},
 	}
 	s.startTask(ctx, run, wr, noStream{}, t, slices.Clone(args), ttl)
 	created := extTaskView(st)

@@ -1,20 +1,17 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/schemacheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -278,14 +275,9 @@ func (s *Server) listTools(_ context.Context, r *Request) (any, error) {
 
 // callTool implements tools/call.
 func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
-	// p stays on the stack: only copies reach encoding/json and task.go.
-	var p CallToolParams
-	if !r.modern.toolCallParams(r.Params, &p) && !decodeCallToolParams(r.Params, &p) {
-		q := new(CallToolParams)
-		if err := unmarshalParams(r.Params, q); err != nil {
-			return nil, err
-		}
-		p = *q
+	var p CallToolParams // stays on the stack (docs/design.md)
+	if err := decodeToolCall(r, &p); err != nil {
+		return nil, err
 	}
 	r.setMeta(p.Meta)
 	s.mu.RLock()
@@ -294,114 +286,7 @@ func (s *Server) callTool(ctx context.Context, r *Request) (any, error) {
 	if !ok {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params", "Unknown tool: "+p.Name)
 	}
-	if r.modern != nil {
-		// The stateless era: tasks are the tasks extension's, and the
-		// session era's task param is ignored (SEP-2663).
-		if taskSupport(t.tool) != TaskSupportForbidden {
-			return s.callToolExt(ctx, r, p.Arguments, t) // task_modern.go
-		}
-		return runTool(ctx, r, t, p.Arguments)
-	}
-	if p.Task != nil || taskSupport(t.tool) == TaskSupportRequired {
-		tp := p
-		return s.callToolTask(ctx, r, &tp, t) // task.go
-	}
-	return runTool(ctx, r, t, p.Arguments)
-}
-
-// decodeCallToolParams decodes the usual tools/call params (an object
-// with "name", "arguments" and perhaps "_meta", spelled exactly so) in place
-// with jsonscan, without encoding/json's reflection. It reports false,
-// leaving p as it was, for anything else (another member, a name that is
-// not a plain string, params that are not an object), which is then left to
-// unmarshalParams so that every answer, error text included, stays
-// encoding/json's. Arguments alias params, as params alias the message.
-//
-// What it accepts it decodes as encoding/json does, but for one thing: a
-// _meta object from which encoding/json would take no progressToken (an
-// empty RequestMeta, as on every stateless-era call) may leave p.Meta nil
-// rather than costing an allocation. The two mean the same: Meta is read
-// only by Request.setMeta, which ignores a RequestMeta without a token.
-func decodeCallToolParams(params json.RawMessage, p *CallToolParams) bool {
-	if len(params) == 0 || params[0] != '{' {
-		return false
-	}
-	var c callMembers
-	end, err := jsonscan.ScanObject(params, 0, func(key, value []byte) { c.add(key, value) })
-	if err != nil || jsonscan.SkipSpace(params, end) != len(params) {
-		return false
-	}
-	return c.decode(p, c.meta == nil || plainMeta(c.meta))
-}
-
-// callMembers are the members of tools/call params that
-// decodeCallToolParams (and decodeGetPromptParams) read, the last of each
-// name.
-type callMembers struct {
-	name, args, meta []byte
-	// other is set by a member other than name, arguments and _meta
-	// (spelled exactly so); twice by one of those seen twice.
-	other, twice bool
-}
-
-func (c *callMembers) add(key, value []byte) {
-	var dst *[]byte
-	switch string(key) {
-	case "name":
-		dst = &c.name
-	case "arguments":
-		dst = &c.args
-	case "_meta":
-		dst = &c.meta
-	default:
-		c.other = true
-		return
-	}
-	c.twice = c.twice || *dst != nil
-	*dst = value
-}
-
-// decode is decodeCallToolParams once the members of valid params are
-// known; plain says that _meta is absent or plainMeta.
-func (c *callMembers) decode(p *CallToolParams, plain bool) bool {
-	if c.other || len(c.name) < 2 || c.name[0] != '"' {
-		return false
-	}
-	inner := c.name[1 : len(c.name)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
-		return false
-	}
-	var m *RequestMeta
-	if !plain {
-		var mp *RequestMeta // escapes, so declared only when needed
-		if exactjson.Unmarshal(c.meta, &mp) != nil {
-			return false
-		}
-		m = mp
-	}
-	p.Name = string(inner)
-	p.Meta = m
-	if c.args != nil {
-		p.Arguments = json.RawMessage(c.args)
-	}
-	return true
-}
-
-// plainMeta reports whether the params' _meta (valid JSON) is an object
-// that RequestMeta takes nothing from: no member encoding/json would match
-// with progressToken. Stateless-era requests carry such a _meta on every
-// call, and decoding it would leave only a RequestMeta without a token,
-// which is as good as none.
-func plainMeta(meta []byte) bool {
-	if meta[0] != '{' {
-		return false
-	}
-	plain := true
-	jsonscan.Members(meta, func(key, _ []byte) bool {
-		plain = ignoredKey(key, "progressToken") // modern_meta.go
-		return plain
-	})
-	return plain
+	return r.inEra().callTool(ctx, s, r, p, t)
 }
 
 // runTool runs a tool's handler and makes its result: a Go error becomes
@@ -417,13 +302,8 @@ func runTool(ctx context.Context, r *Request, t *serverTool, args json.RawMessag
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
 		}
-		if r.modern != nil {
-			// Asking the client for input, or for what it did not
-			// declare, is the protocol's business, not the model's.
-			var capErr *CapabilityError
-			if errors.Is(err, ErrInputRequired) || errors.As(err, &capErr) {
-				return nil, err
-			}
+		if r.inEra().protocolToolError(err) {
+			return nil, err
 		}
 		return toolError(err.Error()), nil
 	}

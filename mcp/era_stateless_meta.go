@@ -1,13 +1,9 @@
 package mcp
 
-// This file reads the _meta every stateless-era request carries
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
-// It is read on every request, so the usual shapes (empty capabilities or
-// roots, sampling and elicitation with their flags; a clientInfo of plain
-// strings) are decoded in place with jsonscan; anything else (other
-// members, case variants of the known names, escapes in keys, repeated
-// members, values of another type) is left to encoding/json, so that every
-// result, refusals included, stays what encoding/json gives.
+// The stateless era's request _meta, decoded
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta):
+// the usual shapes in place with jsonscan, anything else by encoding/json
+// (docs/design.md).
 
 import (
 	"encoding/json"
@@ -36,7 +32,7 @@ type requestMeta struct {
 	whole, oneMeta, plain bool
 	// found says params name a protocol version in their first _meta (an
 	// object): the request belongs to the stateless era, even when parse
-	// refuses it. probe, set before parse, asks serveModern to hand a
+	// refuses it. probe, set before parse, asks serveStatelessCall to hand a
 	// request that does not back to the session era (errNotStateless).
 	found, probe bool
 	// maxState is ServerOptions.MaxClientStateBytes, set before parse;
@@ -50,13 +46,10 @@ type retryMembers struct {
 	responses, state []byte
 }
 
-// parse reads and checks the _meta every stateless-era request must carry
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta),
-// scanning params once, or only their first _meta when noted, the request
-// they came with (which may be nil), notes their members
-// (jsonrpc.Request.ParamsMembers); it returns the members a multi
-// round-trip retry carries, found on the way. noted.Params, when noted is
-// not nil, are params.
+// parse reads and checks the _meta every stateless-era request must carry,
+// in one scan of params (of their first _meta only when noted, the
+// request they came with, which may be nil, noted their members), and
+// returns the members a multi round-trip retry carries.
 func (m *requestMeta) parse(params json.RawMessage, noted *jsonrpc.Request) (retryMembers, *jsonrpc.Error) {
 	var retry retryMembers
 	if len(params) == 0 || params[0] != '{' {
@@ -353,9 +346,7 @@ func decodeImplementation(raw []byte, impl *Implementation) bool {
 }
 
 // clientInfos remembers the plain clientInfo objects decoded lately, by
-// their bytes: a client sends the same one on every request, and decoding
-// it allocated its strings every time. Decoding is a pure function of the
-// bytes, so the memo serves every Server.
+// their bytes, for every Server (docs/design.md).
 var clientInfos = infoCache{seed: maphash.MakeSeed()}
 
 // infoCache is a direct-mapped memo of plain Implementation decodes: a
@@ -474,7 +465,7 @@ func equalFoldASCII(key []byte, name string) bool {
 // toolCallParams is decodeCallToolParams (tool.go) from what parse found,
 // for the params it parsed: false when st has none (st may be nil) or
 // the fast path does not apply, and tools/call decodes params itself.
-func (st *modernState) toolCallParams(params json.RawMessage, p *CallToolParams) bool {
+func (st *statelessRequest) toolCallParams(params json.RawMessage, p *CallToolParams) bool {
 	if st == nil || st.meta == nil {
 		return false
 	}

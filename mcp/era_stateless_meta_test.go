@@ -155,7 +155,7 @@ func TestModernToolCallParams(t *testing.T) {
 			t.Errorf("%s: %v", params, err)
 			continue
 		}
-		st := &modernState{meta: &m}
+		st := &statelessRequest{meta: &m}
 		var got, want CallToolParams
 		ok := st.toolCallParams(raw, &got)
 		if ok != fast {
@@ -172,7 +172,7 @@ func TestModernToolCallParams(t *testing.T) {
 			t.Errorf("%s: fast path taken for a copy of params", params)
 		}
 	}
-	if (*modernState)(nil).toolCallParams(json.RawMessage(`{"name":"x"}`), new(CallToolParams)) {
+	if (*statelessRequest)(nil).toolCallParams(json.RawMessage(`{"name":"x"}`), new(CallToolParams)) {
 		t.Error("fast path taken without a parse")
 	}
 }

@@ -1,10 +1,7 @@
 package mcp
 
-// This file serves the stateless era (2026-07-28 and later) beside the
-// session era on the same Server, session and transport: a request whose
-// params._meta carries io.modelcontextprotocol/protocolVersion is served on
-// its own, with the version, capabilities and client identity it carries,
-// whatever happened before on the connection
+// The stateless era (2026-07-28 and later): *statelessRequest, its era
+// operations, and the path that serves a request carrying the era's _meta
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 
 import (
@@ -12,9 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/ctxscope"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
@@ -41,28 +37,11 @@ const (
 	ResultTypeTask          = "task"
 )
 
-// modernOnlyMethods exist only in the stateless era: a request for one is
-// served on the modern path even without _meta, so that it is refused with
-// -32602 for the missing _meta rather than as a session-era request.
-func isModernOnlyMethod(method string) bool {
+// isStatelessOnlyMethod reports whether method exists only in the stateless
+// era: a request for one is served there even without _meta, and refused
+// with -32602 for the missing _meta.
+func isStatelessOnlyMethod(method string) bool {
 	return method == "server/discover" || method == "subscriptions/listen"
-}
-
-// modernMethods are the methods the stateless era serves; every other
-// method, initialize, ping, logging/setLevel and resources/subscribe among
-// them, is -32601
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
-var modernMethods = map[string]bool{
-	"server/discover":          true,
-	"subscriptions/listen":     true,
-	"tools/list":               true,
-	"tools/call":               true,
-	"resources/list":           true,
-	"resources/templates/list": true,
-	"resources/read":           true,
-	"prompts/list":             true,
-	"prompts/get":              true,
-	"completion/complete":      true,
 }
 
 // cacheableMethods carry ttlMs and cacheScope on their complete results
@@ -82,10 +61,7 @@ func isMRTRMethod(method string) bool {
 }
 
 // requestProtocolVersion is rawProtocolVersion(req.Params), read from the
-// members of params jsonrpc.Decode noted (jsonrpc.Request.ParamsMembers)
-// when it noted them: a session-era request, which never names a version,
-// costs a look at the names of params and at the members of its _meta,
-// however long its other members are.
+// members of params jsonrpc.Decode noted, when it noted them.
 func requestProtocolVersion(req *jsonrpc.Request) (version []byte, found bool) {
 	n, ok := req.ParamsMembers()
 	if !ok {
@@ -146,10 +122,10 @@ func metaMember(params json.RawMessage) []byte {
 	return meta
 }
 
-// modernState is what a stateless-era request carries besides its params:
+// statelessRequest is what a stateless-era request carries besides its params:
 // the per-request log level and the multi round-trip bookkeeping
 // (input.go).
-type modernState struct {
+type statelessRequest struct {
 	logLevel LoggingLevel
 	// answers are the input responses known for this attempt: those the
 	// signed requestState carried from earlier rounds plus the retry's
@@ -169,7 +145,7 @@ type modernState struct {
 	// extension: Request.Input waits for tasks/update (task_modern_input.go).
 	task *extRun
 	// meta is the request's _meta and what else parsing params found
-	// (modern_meta.go); nil for a task's work.
+	// (era_stateless_meta.go); nil for a task's work.
 	meta *requestMeta
 }
 
@@ -210,177 +186,100 @@ func capabilityObject(dotted string) json.RawMessage {
 }
 
 // serveStateless serves one stateless-era request that arrived outside
-// any session, as on a Streamable HTTP POST without Mcp-Session-Id: the
-// request stands alone, and its messages (progress, log, subscription
-// notifications) go to related. Cancellation is ctx's: the transport
-// cancels it when the client goes away.
-//
-// refused reports that the request was turned away rather than served,
-// which Streamable HTTP answers with 400, or 404 for -32601, rather than
-// 200
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata):
-// before any handler ran (bad _meta → -32602, unsupported version →
-// -32022, unknown or removed method → -32601), or by the method's handler
-// for a method the server does not offer (-32601, as prompts/list on a
-// server without prompts) or a capability the request did not declare
-// (-32021). Such a handler may have sent notifications on related first;
-// a transport that already started its reply can no longer change the
-// status.
+// any session (a Streamable HTTP POST without Mcp-Session-Id) on a session
+// of its own; its messages go to related, and ctx's end cancels it.
+// refused reports -32602, -32022, -32601 or -32021, which Streamable HTTP
+// answers with 400 or 404
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
 func (s *Server) serveStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, refused bool) {
-	// The request's session lives and dies with it: nothing can reach it
-	// but the handler (through Request.Session), so it needs no in-flight
-	// table, and it shares the request's allocation.
 	s.markServing()
 	c := &soloCall{}
 	c.ss.server = s
 	c.ss.state.Lifecycle = StateReady
-	resp, refused, _ = c.ss.serveModern(ctx, req, related, extra, &c.call, nil, &c.req, nil)
+	resp, refused, _ = c.ss.serveStatelessCall(ctx, req, related, extra, &c.call, nil, &c.req, nil)
 	return resp, refused
 }
 
-// modernCall is what a stateless-era request needs while it is served,
+// statelessCall is what a stateless-era request needs while it is served,
 // besides its Request: its multi round-trip state, its decoded _meta and
 // its context values.
-type modernCall struct {
-	st   modernState
+type statelessCall struct {
+	st   statelessRequest
 	meta requestMeta
 	ctx  statelessCtx
 }
 
-// sessionModernCall is a modernCall served on a session, in one
+// sessionStatelessCall is a statelessCall served on a session, in one
 // allocation with its in-flight entry, which holds the handler's Request.
-type sessionModernCall struct {
+type sessionStatelessCall struct {
 	in   inflightRequest
-	call modernCall
+	call statelessCall
 	lc   lazyCancelCtx
 }
 
-// lazyCancelCtx is context.WithCancel(Context) for a request served on a
-// session, where notifications/cancelled or the session's end must be
-// able to cancel it, with the cancelable context made only when someone
-// asks for Done (a handler that waits, or a context derived from this
-// one): a handler that never waits costs no context of its own, and no
-// entry in the parent's table of children to add and remove.
-type lazyCancelCtx struct {
-	context.Context
-	cancelled atomic.Bool
-	mu        sync.Mutex
-	merged    atomic.Pointer[cancelPair]
-}
-
-// cancelPair is a lazyCancelCtx's cancelable context, once made.
-type cancelPair struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-}
-
-// merge returns c's cancelable context, making it on first call
-// (cancelled already if c is).
-func (c *lazyCancelCtx) merge() *cancelPair {
-	if m := c.merged.Load(); m != nil {
-		return m
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m := c.merged.Load(); m != nil {
-		return m
-	}
-	ctx, cancel := context.WithCancel(c.Context)
-	m := &cancelPair{ctx: ctx, cancel: cancel}
-	if c.cancelled.Load() {
-		cancel()
-	}
-	c.merged.Store(m)
-	return m
-}
-
-// cancel is c's context.CancelFunc.
-func (c *lazyCancelCtx) cancel() {
-	c.mu.Lock()
-	c.cancelled.Store(true)
-	m := c.merged.Load()
-	c.mu.Unlock()
-	if m != nil {
-		m.cancel()
-	}
-}
-
-func (c *lazyCancelCtx) Done() <-chan struct{} { return c.merge().ctx.Done() }
-
-func (c *lazyCancelCtx) Err() error {
-	if m := c.merged.Load(); m != nil {
-		return m.ctx.Err()
-	}
-	if c.cancelled.Load() {
-		return context.Canceled
-	}
-	return c.Context.Err()
-}
-
-func (c *lazyCancelCtx) Value(key any) any {
-	// Once cancelled or merged, the merged context answers, so that
-	// context.Cause and the contexts derived from this one see it.
-	if m := c.merged.Load(); m != nil {
-		return m.ctx.Value(key)
-	}
-	if c.cancelled.Load() {
-		return c.merge().ctx.Value(key)
-	}
-	return c.Context.Value(key)
-}
-
-// soloCall is a modernCall served outside any session, in one allocation
-// with the session and the Request its handler sees, and no in-flight
-// entry (the entry's cancel function and related context would go
-// unused): 1,144 bytes, in the allocator's 1,152-byte class rather than
-// its 1,280-byte one.
+// soloCall is a statelessCall served outside any session, in one
+// allocation with its session and Request, and no in-flight entry
+// (docs/design.md).
 type soloCall struct {
 	ss   ServerSession
 	req  Request
-	call modernCall
+	call statelessCall
 }
 
-// handleModern serves a stateless-era request on ss, which only lends its
-// in-flight table (so that notifications/cancelled reaches the request on
-// stdio, and ss's end cancels it) and its writers: no session state is
-// read or written. It is Host.ServeStateless with a session, for a
-// Streamable HTTP POST carrying both a live Mcp-Session-Id and the
-// 2026-07-28 _meta
+// handleStateless serves a stateless-era request on ss, which lends only
+// its in-flight table and writers, no session state; it is Host.ServeStateless with a session
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 // refused and err are as for serveStateless and handleRequest.
-func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
-	c := new(sessionModernCall)
-	return ss.serveModern(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
+func (ss *ServerSession) handleStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
+	c := new(sessionStatelessCall)
+	return ss.serveStatelessCall(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
 }
 
-// errNotStateless is serveModern's answer, when asked to probe
+// mayBeStateless reports whether req may belong to the stateless era: its
+// method exists only there, or its params' noted _meta names a protocol
+// version. It inlines into handleRequest.
+func mayBeStateless(req *jsonrpc.Request) bool {
+	if isStatelessOnlyMethod(req.Method) {
+		return true
+	}
+	_, found := requestProtocolVersion(req)
+	return found
+}
+
+// serveIfStateless serves in the stateless era a request mayBeStateless
+// let through, whatever the session did before; served is false, and
+// nothing was done, when its parse finds no version after all.
+func (ss *ServerSession) serveIfStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, served bool, err error) {
+	if isStatelessOnlyMethod(req.Method) {
+		resp, _, err = ss.handleStateless(ctx, req, related, extra)
+		return resp, true, err
+	}
+	return ss.probeStateless(ctx, req, related, extra)
+}
+
+// errNotStateless is serveStatelessCall's answer, when asked to probe
 // (requestMeta.probe), for a request whose params name no protocol version
 // in _meta after all: handleRequest serves it in the session era.
 var errNotStateless = errors.New("mcp: not a stateless-era request")
 
-// probeModern is handleModern for a request that only may belong to the
-// stateless era (its params' _meta names a protocol version, as
-// requestProtocolVersion tells): the _meta is read again, by the
-// stateless era's own parse, rather than first to tell the era and then
-// again to serve it. modern is false, and nothing was done, when the
-// params name no version after all (StatelessVersionOf would have said
-// false).
-func (ss *ServerSession) probeModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, modern bool, err error) {
-	c := new(sessionModernCall)
+// probeStateless is handleStateless for a request whose noted _meta names
+// a protocol version: the era's own parse decides. served is false, and
+// nothing was done, when the params name no version after all.
+func (ss *ServerSession) probeStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, served bool, err error) {
+	c := new(sessionStatelessCall)
 	c.call.meta.probe = true
-	resp, _, err = ss.serveModern(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
+	resp, _, err = ss.serveStatelessCall(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
 	if err == errNotStateless {
 		return nil, false, nil
 	}
 	return resp, true, err
 }
 
-// serveModern is handleModern with the request's allocation: c, the
-// in-flight entry in, and r, the handler's Request. A solo session
-// (serveStateless's own, in nil) is reachable by nobody else: the request
-// is not entered in its in-flight table. lc, given with in, is the
-// request's cancelable context.
-func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra, c *modernCall, in *inflightRequest, r *Request, lc *lazyCancelCtx) (*jsonrpc.Response, bool, error) {
+// serveStatelessCall is handleStateless with the request's allocation: c,
+// the in-flight entry in (nil for serveStateless's solo session, which
+// nobody else reaches), r, the handler's Request, and lc, given with in,
+// the request's cancelable context.
+func (ss *ServerSession) serveStatelessCall(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra, c *statelessCall, in *inflightRequest, r *Request, lc *lazyCancelCtx) (*jsonrpc.Response, bool, error) {
 	solo := in == nil
 	s := ss.server
 	m := &c.meta
@@ -395,7 +294,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 	if !isStatelessVersion(m.version) {
 		return jsonrpc.NewErrorResponse(req.ID, errUnsupportedVersion(m.version)), true, nil
 	}
-	if !s.servesModern(req.Method) {
+	if !s.servesStateless(req.Method) {
 		return jsonrpc.NewErrorResponse(req.ID, errMethodNotFound(req.Method)), true, nil
 	}
 	st := &c.st
@@ -442,7 +341,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 		ClientCapabilities: &m.caps,
 		Extra:              extra,
 		related:            related,
-		modern:             st,
+		era:                st,
 	}
 
 	result, err := s.dispatch(ctx, r)
@@ -460,7 +359,7 @@ func (ss *ServerSession) serveModern(ctx context.Context, req *jsonrpc.Request, 
 			}
 			return s.inputRequiredResponse(req, st), false, nil
 		}
-		err = modernError(err)
+		err = statelessError(err)
 	} else {
 		return s.statelessResponse(req.ID, req.Method, result), false, nil // era_stateless_result.go
 	}
@@ -508,19 +407,20 @@ func checkStatelessCall(ctx context.Context, method string) error {
 	return nil
 }
 
-// servesModern reports whether method is served in the stateless era.
-func (s *Server) servesModern(method string) bool {
-	if modernMethods[method] {
-		return true
+// servesStateless reports whether method is in the stateless era's table,
+// the tasks extension's methods only while it is enabled (task_modern.go).
+func (s *Server) servesStateless(method string) bool {
+	if _, ok := s.statelessMethods[method]; !ok {
+		return false
 	}
-	return s.tasksExtensionMethod(method)
+	return !strings.HasPrefix(method, "tasks/") || s.tasksExtensionMethod(method)
 }
 
-// modernError rewrites the session era's error shapes into the stateless
+// statelessError rewrites the session era's error shapes into the stateless
 // era's: a capability the client did not declare is -32021, and a missing
 // resource is -32602 (with data.uri kept), no longer -32002
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling).
-func modernError(err error) error {
+func statelessError(err error) error {
 	var capErr *CapabilityError
 	if errors.As(err, &capErr) {
 		return MissingCapabilityError(capErr.Capability)
@@ -530,4 +430,166 @@ func modernError(err error) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: rpcErr.Message, Data: rpcErr.Data}
 	}
 	return err
+}
+
+// Stateless reports whether the request belongs to the stateless era
+// (2026-07-28 and later): it carries its version and the client's
+// capabilities in _meta, and input from the client arrives by multi
+// round-trip requests rather than server-to-client requests
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+func (r *Request) Stateless() bool {
+	_, ok := r.era.(*statelessRequest)
+	return ok
+}
+
+func (*statelessRequest) methods(s *Server) map[string]MethodHandler { return s.statelessMethods }
+
+// callTool runs a tool that may be a task as the tasks extension's; the
+// session era's task param is ignored (SEP-2663).
+func (*statelessRequest) callTool(ctx context.Context, s *Server, r *Request, p CallToolParams, t *serverTool) (any, error) {
+	if taskSupport(t.tool) != TaskSupportForbidden {
+		return s.callToolExt(ctx, r, p.Arguments, t) // task_modern.go
+	}
+	return runTool(ctx, r, t, p.Arguments)
+}
+
+// protocolToolError: asking the client for input, or for what it did not
+// declare, is the protocol's business, not the model's.
+func (*statelessRequest) protocolToolError(err error) bool {
+	var capErr *CapabilityError
+	return errors.Is(err, ErrInputRequired) || errors.As(err, &capErr)
+}
+
+// input returns the answers the retry carries; while any is missing it
+// notes what to ask in the input_required result and returns
+// ErrInputRequired. A task's work waits for tasks/update instead
+// (task_modern_input.go).
+func (st *statelessRequest) input(ctx context.Context, r *Request, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
+	if err := checkInputs(r, keys, requests, checkStatelessInput); err != nil {
+		return nil, err
+	}
+	if st.task != nil {
+		return st.task.input(ctx, keys, requests)
+	}
+	missing := false
+	for _, k := range keys {
+		if raw, ok := st.answers[k]; ok {
+			// Checked at once, even while other answers are missing: a
+			// bad answer is not carried to the next round.
+			if err := checkInputResponse(requests[k], raw); err != nil {
+				return nil, fmt.Errorf("mcp: %w", errInvalidParams("inputResponses["+strconv.Quote(k)+"]: "+err.Error()))
+			}
+			if st.kept == nil {
+				st.kept = make(map[string]bool)
+			}
+			st.kept[k] = true
+			continue
+		}
+		missing = true
+		if st.pendingReqs == nil {
+			st.pendingReqs = make(map[string]*InputRequest)
+		}
+		if _, dup := st.pendingReqs[k]; !dup {
+			st.pending = append(st.pending, k)
+		}
+		st.pendingReqs[k] = requests[k]
+	}
+	if missing {
+		return nil, ErrInputRequired
+	}
+	out := make(InputResponses, len(keys))
+	for _, k := range keys {
+		out[k] = st.answers[k]
+	}
+	return out, nil
+}
+
+// ask is one input request under an automatic key.
+func (st *statelessRequest) ask(ctx context.Context, r *Request, q *InputRequest) (any, error) {
+	st.auto++
+	key := q.Method + "#" + strconv.Itoa(st.auto)
+	rs, err := st.input(ctx, r, []string{key}, map[string]*InputRequest{key: q})
+	if err != nil {
+		return nil, err
+	}
+	switch q.Method {
+	case "elicitation/create":
+		return rs.Elicitation(key)
+	case "sampling/createMessage":
+		return rs.Sampling(key)
+	}
+	return rs.Roots(key)
+}
+
+// log sends at the request's own _meta logLevel, nothing without one
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+func (st *statelessRequest) log(ctx context.Context, r *Request, level LoggingLevel, logger string, data any) error {
+	if !level.IsValid() {
+		return fmt.Errorf("mcp: log level %q is not one of %s", level, levelList())
+	}
+	if !st.logEnabled(r, level) {
+		return nil
+	}
+	return r.Session.sendLog(ctx, r.related, level, logger, data)
+}
+
+func (st *statelessRequest) logEnabled(r *Request, level LoggingLevel) bool {
+	l := st.logLevel
+	return l != "" && r.related != nil && r.Session.server.loggingEnabled() && level.rank() >= l.rank()
+}
+
+// checkStatelessInput is InputRequest.check in the stateless era, where a
+// URL-mode elicitation needs no elicitationId.
+func checkStatelessInput(q *InputRequest, caps *ClientCapabilities) error {
+	if q.Method == "elicitation/create" && q.elicit != nil && q.elicit.IsURL() && q.elicit.ElicitationID == "" {
+		p := *q.elicit
+		p.ElicitationID = "stateless" // checked as the session era would
+		q = &InputRequest{Method: q.Method, elicit: &p}
+	}
+	return q.check(caps)
+}
+
+// inputRequiredResponse is the input_required result for what the handler
+// asked and found unanswered, with a signed requestState carrying the
+// answers it asked for and got so far.
+func (s *Server) inputRequiredResponse(req *jsonrpc.Request, st *statelessRequest) *jsonrpc.Response {
+	var b []byte
+	// The server's identity in _meta, as on every stateless-era result
+	// (era_stateless_result.go).
+	b = append(b, `{"_meta":{`...)
+	b = append(b, s.serverInfoMember()...)
+	b = append(b, `},"resultType":"input_required","inputRequests":{`...)
+	for i, k := range st.pending {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := jsonenc.Marshal(k)
+		b = append(b, kb...)
+		b = append(b, ':')
+		qb, err := jsonenc.Marshal(st.pendingReqs[k])
+		if err != nil {
+			s.logger.Error("mcp: encoding an input request", "key", k, "err", err)
+			return jsonrpc.NewErrorResponse(req.ID, errInternal())
+		}
+		b = append(b, qb...)
+	}
+	b = append(b, `},"requestState":`...)
+	// The state carries the answers the handler used, not whatever else
+	// the client sent.
+	var carried map[string]json.RawMessage
+	for k := range st.kept {
+		if carried == nil {
+			carried = make(map[string]json.RawMessage, len(st.kept))
+		}
+		carried[k] = st.answers[k]
+	}
+	state, err := s.signState(req, carried)
+	if err != nil {
+		s.logger.Error("mcp: encoding requestState", "err", err)
+		return jsonrpc.NewErrorResponse(req.ID, errInternal())
+	}
+	sb, _ := jsonenc.Marshal(state)
+	b = append(b, sb...)
+	b = append(b, '}')
+	return &jsonrpc.Response{ID: req.ID, Result: b}
 }
