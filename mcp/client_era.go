@@ -286,11 +286,17 @@ type probeAnswer struct {
 // returns, so that a late answer is still used if initialize fails.
 func (cs *ClientSession) startAuto(ctx context.Context) error {
 	pctx, stop := context.WithCancel(context.WithValue(ctx, probeKey{}, true))
-	defer stop()
 	answers := make(chan probeAnswer, 1)
 	go func() {
 		d, err := cs.discover(pctx)
 		answers <- probeAnswer{d, err}
+	}()
+	pending := true // the probe's answer is yet to be read
+	defer func() {
+		stop()
+		if pending {
+			<-answers
+		}
 	}()
 	wait := cs.client.probeTimeout()
 	var timeout <-chan time.Time
@@ -301,10 +307,9 @@ func (cs *ClientSession) startAuto(ctx context.Context) error {
 	}
 	select {
 	case a := <-answers:
+		pending = false
 		return cs.afterProbe(ctx, a)
 	case <-ctx.Done():
-		stop()
-		<-answers
 		return fmt.Errorf("mcp: server/discover: %w", ctx.Err())
 	case <-timeout:
 	}
@@ -313,8 +318,6 @@ func (cs *ClientSession) startAuto(ctx context.Context) error {
 	// initialize, or a stateless-era one still starting.
 	initErr := cs.initialize(ctx, LatestVersion)
 	if initErr == nil {
-		stop()
-		<-answers
 		return nil
 	}
 	var late <-chan time.Time
@@ -325,16 +328,13 @@ func (cs *ClientSession) startAuto(ctx context.Context) error {
 	}
 	select {
 	case a := <-answers:
+		pending = false
 		if a.err == nil && a.d.version != "" {
 			cs.adopt(a.d)
 			return nil
 		}
 	case <-late:
-		stop()
-		<-answers
 	case <-ctx.Done():
-		stop()
-		<-answers
 	}
 	return fmt.Errorf("%w (server/discover had no answer within %v before it)", initErr, wait)
 }

@@ -103,10 +103,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	go s.run(lctx, m)
 
 	var expired <-chan time.Time
-	timeout, _ := cs.client.timeouts()
-	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
-		timeout = d
-	}
+	timeout, _ := cs.client.timeouts(ctx)
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
@@ -138,12 +135,7 @@ func (s *Subscription) run(ctx context.Context, m *SentMessage) {
 	cs := s.cs
 	defer cs.listens.Done()
 	defer close(s.done)
-	var err error
-	if h := cs.client.send; h != nil {
-		_, err = h(ctx, m)
-	} else {
-		_, err = sendFromClient(ctx, m)
-	}
+	_, err := cs.send(ctx, m)
 	cs.calls.forget(s.id)
 	cs.mu.Lock()
 	delete(cs.subs, s.id)

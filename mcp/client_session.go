@@ -206,6 +206,15 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 	return nil
 }
 
+// send passes request or notification m through the client's
+// SendingMiddleware, if any, to the connection (sendFromClient, send.go).
+func (cs *ClientSession) send(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
+	if h := cs.client.send; h != nil {
+		return h(ctx, m)
+	}
+	return sendFromClient(ctx, m)
+}
+
 // endedErr is the error of a call on a session whose read loop has ended.
 func (cs *ClientSession) endedErr() error {
 	select {
@@ -474,45 +483,54 @@ func (cs *ClientSession) deliverNotification(n *jsonrpc.Notification) {
 			}
 		}
 	case "notifications/progress":
-		cs.progressNotification(n) // client_timeout.go
+		var p ProgressParams
+		if cs.decodeNotification(n, &p) {
+			cs.progress.seen(p.ProgressToken) // client_timeout.go
+			notifyWith(cs, n, opts.ProgressHandler, &p)
+		}
 	case "notifications/message":
-		if opts.LoggingMessageHandler != nil {
-			var p LoggingMessageParams
-			if cs.decodeNotification(n, &p) {
-				cs.callback(n.Method, func() { opts.LoggingMessageHandler(cs.ctx, cs, &p) })
-			}
-		}
+		decodeAndNotify(cs, n, opts.LoggingMessageHandler)
 	case "notifications/tasks/status":
-		if opts.TaskStatusHandler != nil {
-			var p TaskStatusNotificationParams
-			if cs.decodeNotification(n, &p) {
-				cs.callback(n.Method, func() { opts.TaskStatusHandler(cs.ctx, cs, &p) })
-			}
-		}
+		decodeAndNotify(cs, n, opts.TaskStatusHandler)
 	case "notifications/elicitation/complete":
 		cs.elicitationComplete(n) // client_elicitation.go
 	case "notifications/tools/list_changed":
-		if opts.ToolListChangedHandler != nil {
-			cs.callback(n.Method, func() { opts.ToolListChangedHandler(cs.ctx, cs) })
-		}
+		notifyChanged(cs, n, opts.ToolListChangedHandler)
 	case "notifications/resources/list_changed":
-		if opts.ResourceListChangedHandler != nil {
-			cs.callback(n.Method, func() { opts.ResourceListChangedHandler(cs.ctx, cs) })
-		}
+		notifyChanged(cs, n, opts.ResourceListChangedHandler)
 	case "notifications/resources/updated":
-		if opts.ResourceUpdatedHandler != nil {
-			var p ResourceUpdatedParams
-			if cs.decodeNotification(n, &p) {
-				cs.callback(n.Method, func() { opts.ResourceUpdatedHandler(cs.ctx, cs, &p) })
-			}
-		}
+		decodeAndNotify(cs, n, opts.ResourceUpdatedHandler)
 	case "notifications/prompts/list_changed":
-		if opts.PromptListChangedHandler != nil {
-			cs.callback(n.Method, func() { opts.PromptListChangedHandler(cs.ctx, cs) })
-		}
+		notifyChanged(cs, n, opts.PromptListChangedHandler)
 	}
 	if opts.NotificationHandler != nil {
 		cs.callback(n.Method, func() { opts.NotificationHandler(cs.ctx, cs, n) })
+	}
+}
+
+// decodeAndNotify decodes n's params as a P and passes them to h, if h is
+// set.
+func decodeAndNotify[P any](cs *ClientSession, n *jsonrpc.Notification, h func(context.Context, *ClientSession, *P)) {
+	if h == nil {
+		return
+	}
+	var p P
+	if cs.decodeNotification(n, &p) {
+		notifyWith(cs, n, h, &p)
+	}
+}
+
+// notifyWith passes p to h, if h is set.
+func notifyWith[P any](cs *ClientSession, n *jsonrpc.Notification, h func(context.Context, *ClientSession, *P), p *P) {
+	if h != nil {
+		cs.callback(n.Method, func() { h(cs.ctx, cs, p) })
+	}
+}
+
+// notifyChanged calls h, if set, for a list_changed notification.
+func notifyChanged(cs *ClientSession, n *jsonrpc.Notification, h func(context.Context, *ClientSession)) {
+	if h != nil {
+		cs.callback(n.Method, func() { h(cs.ctx, cs) })
 	}
 }
 

@@ -36,21 +36,21 @@ const (
 	DefaultMaxRequestTimeout = 10 * time.Minute
 )
 
-// timeouts returns the request timeout and the hard maximum in force,
-// defaults applied; zero means none.
-func (c *Client) timeouts() (timeout, max time.Duration) {
-	timeout, max = c.opts.RequestTimeout, c.opts.MaxRequestTimeout
-	switch {
-	case timeout == 0:
-		timeout = DefaultRequestTimeout
-	case timeout < 0:
-		timeout = 0
+// timeouts returns the request timeout and the hard maximum in force for
+// a request made under ctx, defaults and WithRequestTimeout applied; zero
+// or less means none.
+func (c *Client) timeouts(ctx context.Context) (timeout, max time.Duration) {
+	if ctx.Value(untimedKey{}) != nil {
+		return 0, 0 // a subscriptions/listen stream (client_listen.go)
 	}
-	switch {
-	case max == 0:
+	timeout, max = c.opts.RequestTimeout, c.opts.MaxRequestTimeout
+	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
+		timeout = d
+	} else if timeout == 0 {
+		timeout = DefaultRequestTimeout
+	}
+	if max == 0 {
 		max = DefaultMaxRequestTimeout
-	case max < 0:
-		max = 0
 	}
 	return timeout, max
 }
@@ -77,16 +77,10 @@ func WithRequestTimeout(ctx context.Context, d time.Duration) context.Context {
 // the request's timeout. The timeout covers the write too, since a
 // transport may hold it until the answer (Streamable HTTP in JSON mode).
 func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
-	timeout, max := cs.client.timeouts()
-	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
-		timeout = d
-	}
-	if ctx.Value(untimedKey{}) != nil {
-		// A subscriptions/listen stream lasts as long as its caller
-		// wants (client_listen.go).
-		timeout, max = 0, 0
-	}
-	var start, deadline, hard time.Time
+	timeout, max := cs.client.timeouts(ctx)
+	var start, hard time.Time
+	var timer *time.Timer
+	var expired <-chan time.Time
 	wctx := ctx
 	if timeout > 0 || max > 0 {
 		start = time.Now()
@@ -97,10 +91,12 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.Ra
 				wait = max
 			}
 		}
-		deadline = start.Add(wait)
 		var cancel context.CancelFunc
-		wctx, cancel = context.WithDeadline(ctx, deadline)
+		wctx, cancel = context.WithDeadline(ctx, start.Add(wait))
 		defer cancel()
+		timer = time.NewTimer(wait)
+		defer timer.Stop()
+		expired = timer.C
 	}
 	timedOut := func() error {
 		waited := time.Since(start)
@@ -114,67 +110,47 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.Ra
 		// the request is cancelled, in case it arrived.
 		switch {
 		case ctx.Err() != nil:
-			cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
-			return nil, ctx.Err()
+			return nil, cs.cancelled(ctx, m)
 		case wctx.Err() != nil:
 			return nil, timedOut()
 		}
 		return nil, fmt.Errorf("mcp: sending %s: %w", m.Method, err)
 	}
 
-	var expired <-chan time.Time
 	var progressed <-chan struct{}
-	if !deadline.IsZero() {
-		timer := time.NewTimer(time.Until(deadline))
-		defer timer.Stop()
-		expired = timer.C
-		if timeout > 0 && max > timeout {
-			// Progress can restart the clock: watch the request's token.
-			if token, ok := progressTokenOf(m.Params); ok {
-				ch := make(chan struct{}, 1)
-				cs.progress.watch(token, ch)
-				defer cs.progress.unwatch(token, ch)
-				progressed = ch
-			}
-		}
-		for {
-			select {
-			case resp, ok := <-m.resp:
-				return cs.answerOrCancel(ctx, m, resp, ok)
-			case <-ctx.Done():
-				cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
-				return nil, ctx.Err()
-			case <-progressed:
-				next := time.Now().Add(timeout)
-				if next.After(hard) {
-					next = hard
-				}
-				timer.Reset(time.Until(next))
-			case <-expired:
-				return nil, timedOut()
-			}
+	if timeout > 0 && max > timeout {
+		// Progress can restart the clock: watch the request's token.
+		if token, ok := progressTokenOf(m.Params); ok {
+			ch := make(chan struct{}, 1)
+			cs.progress.watch(token, ch)
+			defer cs.progress.unwatch(token, ch)
+			progressed = ch
 		}
 	}
-	select {
-	case resp, ok := <-m.resp:
-		return cs.answerOrCancel(ctx, m, resp, ok)
-	case <-ctx.Done():
-		cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
-		return nil, ctx.Err()
+	for {
+		select {
+		case resp, ok := <-m.resp:
+			if !ok && ctx.Err() != nil {
+				// The caller's cancellation, which the transport may have
+				// seen first (an HTTP request made with ctx breaks when
+				// ctx ends).
+				return nil, cs.cancelled(ctx, m)
+			}
+			return cs.answer(m, resp, ok)
+		case <-ctx.Done():
+			return nil, cs.cancelled(ctx, m)
+		case <-progressed:
+			timer.Reset(min(timeout, time.Until(hard)))
+		case <-expired:
+			return nil, timedOut()
+		}
 	}
 }
 
-// answerOrCancel is answer, except for a request that failed (ok false)
-// once ctx was done: that is the caller's cancellation, which the
-// transport may have seen first (an HTTP request made with ctx breaks when
-// ctx ends), and it is handled as one: the server is told with
-// notifications/cancelled, and the error is ctx's.
-func (cs *ClientSession) answerOrCancel(ctx context.Context, m *SentMessage, resp *jsonrpc.Response, ok bool) (json.RawMessage, error) {
-	if !ok && ctx.Err() != nil {
-		cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
-		return nil, ctx.Err()
-	}
-	return cs.answer(m, resp, ok)
+// cancelled cancels request m because ctx ended, and returns ctx's error.
+func (cs *ClientSession) cancelled(ctx context.Context, m *SentMessage) error {
+	cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
+	return ctx.Err()
 }
 
 // answer turns the response to request m into its result or error; ok is
@@ -211,26 +187,16 @@ func (cs *ClientSession) cancelRequest(ctx context.Context, m *SentMessage, reas
 type untimedKey struct{}
 
 // progressTokenOf returns the _meta.progressToken of a request's params.
+// Only the token is decoded: the arguments of a call may be large.
 func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {
-	if len(params) == 0 {
-		return ProgressToken{}, false
-	}
-	// Only _meta is decoded: the arguments of a call may be large.
-	if _, kind, err := jsonscan.Skip(params, 0); err != nil || kind != jsonscan.Object {
-		return ProgressToken{}, false
-	}
 	var meta, token []byte
-	jsonscan.Members(params, func(key, value []byte) bool {
+	if _, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
 		if jsonscan.KeyEquals(key, "_meta") {
 			meta = value // the last wins, as in encoding/json
 		}
-		return true
-	})
-	if len(meta) == 0 || meta[0] != '{' {
+	}); err != nil || len(meta) == 0 || meta[0] != '{' {
 		return ProgressToken{}, false
 	}
-	// Only the token is decoded: _meta may carry other keys (a trace
-	// context, say) that this does not need.
 	jsonscan.Members(meta, func(key, value []byte) bool {
 		if jsonscan.KeyEquals(key, "progressToken") {
 			token = value
@@ -279,19 +245,5 @@ func (p *progressWatchers) seen(token ProgressToken) {
 		case ch <- struct{}{}:
 		default: // already told
 		}
-	}
-}
-
-// progressNotification handles notifications/progress from the server: it
-// restarts the timeout of the call it belongs to and passes it to
-// ClientOptions.ProgressHandler.
-func (cs *ClientSession) progressNotification(n *jsonrpc.Notification) {
-	var p ProgressParams
-	if !cs.decodeNotification(n, &p) {
-		return
-	}
-	cs.progress.seen(p.ProgressToken)
-	if h := cs.client.opts.ProgressHandler; h != nil {
-		cs.callback(n.Method, func() { h(cs.ctx, cs, &p) })
 	}
 }
