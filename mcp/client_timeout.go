@@ -1,11 +1,7 @@
 package mcp
 
 // This file holds the client's request timeouts
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts):
-// a default per request (ClientOptions.RequestTimeout), an override per
-// call (WithRequestTimeout), progress notifications that restart the clock
-// up to a hard maximum (ClientOptions.MaxRequestTimeout), and
-// notifications/cancelled on expiry.
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
 
 import (
 	"context"
@@ -27,10 +23,7 @@ import (
 // notifications/cancelled.
 var ErrRequestTimeout = errors.New("mcp: request timed out")
 
-// The defaults of ClientOptions.RequestTimeout and MaxRequestTimeout: a
-// request waits a minute for its answer, and progress keeps it going for
-// ten minutes at most
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
+// The defaults of ClientOptions.RequestTimeout and MaxRequestTimeout.
 const (
 	DefaultRequestTimeout    = 60 * time.Second
 	DefaultMaxRequestTimeout = 10 * time.Minute
@@ -58,16 +51,10 @@ func (c *Client) timeouts(ctx context.Context) (timeout, max time.Duration) {
 type requestTimeoutKey struct{}
 
 // WithRequestTimeout returns a context under which calls on a
-// ClientSession use timeout d instead of ClientOptions.RequestTimeout, as
-// the spec asks SDKs to allow per request
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
-// A d of zero or less turns the timeout off for those calls.
-// ClientOptions.MaxRequestTimeout still bounds them, and progress restarts
-// d as it does the default.
-//
-// Unlike a deadline on ctx, the timeout starts when each request is sent
-// and progress can extend it; ctx's own deadline, if any, still applies
-// and is never extended.
+// ClientSession use timeout d instead of ClientOptions.RequestTimeout
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts);
+// zero or less turns it off. Unlike ctx's deadline, it starts when each
+// request is sent and progress restarts it, up to MaxRequestTimeout.
 func WithRequestTimeout(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, requestTimeoutKey{}, d)
 }
@@ -211,8 +198,7 @@ func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {
 }
 
 // progressWatchers maps the progress tokens of the calls waiting with a
-// timeout to the channel that tells each of them about progress. The map
-// is allocated on first use.
+// timeout to the channel that tells each of them about progress.
 type progressWatchers struct {
 	mu sync.Mutex
 	m  map[ProgressToken]chan<- struct{}
