@@ -144,9 +144,6 @@ func (s *Subscription) run(ctx context.Context, m *SentMessage) {
 // carries in _meta["io.modelcontextprotocol/subscriptionId"].
 func (s *Subscription) ID() jsonrpc.ID { return s.id }
 
-// Requested returns the filter the subscription asked for.
-func (s *Subscription) Requested() SubscriptionFilter { return s.requested }
-
 // Acknowledged returns the filter the server acknowledged: the part of the
 // request it will honour
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment).
