@@ -120,10 +120,8 @@ type ClientOptions struct {
 	// ElicitationHandler, if set, answers form-mode elicitation/create, and
 	// the client declares elicitation.form
 	// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#form-mode-elicitation-requests).
-	// The content it accepts with is checked against the requested schema
-	// before it is sent; content that does not match is not sent (the
-	// server gets -32603). If nil, form-mode requests get -32602 (or
-	// -32601 when no elicitation handler is set at all).
+	// Accepted content that does not match the requested schema is not
+	// sent (the server gets -32603). If nil, form-mode requests get -32602.
 	ElicitationHandler func(ctx context.Context, cs *ClientSession, p *ElicitParams) (*ElicitResult, error)
 	// ElicitationApplyDefaults fills in, in the content of an accepted
 	// form, the default of every property the handler left out.
@@ -132,20 +130,14 @@ type ClientOptions struct {
 	// and the client declares elicitation.url
 	// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests).
 	// It must show the full URL and open it only with the user's consent,
-	// never fetching it itself; accept means the user consented. Content
-	// is never sent in URL mode. If nil, URL-mode requests get -32602 (or
-	// -32601 when no elicitation handler is set at all).
+	// never fetching it itself. If nil, URL-mode requests get -32602.
 	URLElicitationHandler func(ctx context.Context, cs *ClientSession, p *ElicitParams) (*ElicitResult, error)
-	// ElicitationCompleteHandler, if set, is called for
-	// notifications/elicitation/complete naming a URL-mode elicitation this
-	// session accepted, or one from a URLElicitationRequired error passed
-	// to ClientSession.URLElicitationRequired, once per id. Other ids are
-	// ignored, as the spec requires.
+	// ElicitationCompleteHandler, if set, is called once per id for
+	// notifications/elicitation/complete naming a URL-mode elicitation the
+	// session accepted or got from ClientSession.URLElicitationRequired.
 	ElicitationCompleteHandler func(ctx context.Context, cs *ClientSession, p *ElicitationCompleteParams)
-	// ProtocolEra chooses how Connect starts a session: by probing for the
-	// stateless era with server/discover and falling back to initialize
-	// (EraAuto, the zero value), with initialize only (EraSession), or in
-	// the stateless era only (EraStateless). See ProtocolEra.
+	// ProtocolEra chooses how Connect starts a session; the zero value is
+	// EraAuto.
 	ProtocolEra ProtocolEra
 	// ProbeTimeout bounds how long EraAuto waits for the answer to its
 	// server/discover probe before it falls back to initialize (a late
@@ -160,12 +152,10 @@ type ClientOptions struct {
 	// SetLogLevel and WithLogLevel override it. If empty, none. The session
 	// era ignores it.
 	LogLevel LoggingLevel
-	// MaxInputRounds bounds the multi round-trip requests of the stateless
-	// era: how many input_required results one call answers (through the
-	// handlers below) before it gives up with ErrTooManyInputRounds
+	// MaxInputRounds bounds how many input_required results one
+	// stateless-era call answers before it fails with ErrTooManyInputRounds
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-	// If zero, 8; if negative, an input_required result is an error at
-	// once.
+	// If zero, 8; if negative, none is answered.
 	MaxInputRounds int
 	// MaxListPages bounds the pages one iterator over a list
 	// (ClientSession.Tools and the like) asks for; past it the iterator
