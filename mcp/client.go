@@ -121,7 +121,8 @@ type ClientOptions struct {
 	// the client declares elicitation.form
 	// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#form-mode-elicitation-requests).
 	// Accepted content that does not match the requested schema is not
-	// sent (the server gets -32603). If nil, form-mode requests get -32602.
+	// sent (the server gets -32603). If nil, form-mode requests get -32602
+	// (-32601 if neither elicitation handler is set).
 	ElicitationHandler func(ctx context.Context, cs *ClientSession, p *ElicitParams) (*ElicitResult, error)
 	// ElicitationApplyDefaults fills in, in the content of an accepted
 	// form, the default of every property the handler left out.
@@ -130,7 +131,8 @@ type ClientOptions struct {
 	// and the client declares elicitation.url
 	// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests).
 	// It must show the full URL and open it only with the user's consent,
-	// never fetching it itself. If nil, URL-mode requests get -32602.
+	// never fetching it itself. If nil, URL-mode requests get -32602
+	// (-32601 if neither elicitation handler is set).
 	URLElicitationHandler func(ctx context.Context, cs *ClientSession, p *ElicitParams) (*ElicitResult, error)
 	// ElicitationCompleteHandler, if set, is called once per id for
 	// notifications/elicitation/complete naming a URL-mode elicitation the
