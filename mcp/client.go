@@ -193,6 +193,14 @@ func NewClient(impl Implementation, opts *ClientOptions) *Client {
 	if c.logger == nil {
 		c.logger = discardLogger
 	}
+	// A bound's zero value is its default; a negative one means none.
+	o := &c.opts
+	setDefault(&o.RequestTimeout, DefaultRequestTimeout)
+	setDefault(&o.MaxRequestTimeout, DefaultMaxRequestTimeout)
+	setDefault(&o.ProbeTimeout, defaultProbeTimeout)
+	o.ProbeTimeout = max(o.ProbeTimeout, 0)
+	setDefault(&o.MaxInputRounds, defaultMaxInputRounds)
+	setDefault(&o.MaxListPages, defaultMaxListPages)
 	c.methods = map[string]clientMethodHandler{
 		"ping": func(context.Context, *ClientSession, json.RawMessage) (any, error) { return emptyObject, nil },
 	}
@@ -203,6 +211,14 @@ func NewClient(impl Implementation, opts *ClientOptions) *Client {
 	c.send = c.sendingChain()          // send.go
 	c.receive = c.clientReceiveChain() // middleware.go
 	return c
+}
+
+// setDefault sets *v to def if it is zero.
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
 }
 
 // Implementation returns what the client says about itself in initialize.

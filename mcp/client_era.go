@@ -118,17 +118,6 @@ func (cs *ClientSession) start(ctx context.Context) error {
 // defaultProbeTimeout is ClientOptions.ProbeTimeout's zero value.
 const defaultProbeTimeout = 10 * time.Second
 
-func (c *Client) probeTimeout() time.Duration {
-	switch d := c.opts.ProbeTimeout; {
-	case d == 0:
-		return defaultProbeTimeout
-	case d < 0:
-		return 0
-	default:
-		return d
-	}
-}
-
 // discovered is what server/discover told the client.
 type discovered struct {
 	// version is the newest stateless-era version both sides speak, ""
@@ -287,7 +276,7 @@ func (cs *ClientSession) startAuto(ctx context.Context) error {
 			<-answers
 		}
 	}()
-	wait := cs.client.probeTimeout()
+	wait := cs.client.opts.ProbeTimeout
 	var timeout <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)

@@ -214,9 +214,6 @@ func (cs *ClientSession) logLevel(ctx context.Context) LoggingLevel {
 // each time), and retrying once with the version a -32022 error names.
 func (cs *ClientSession) callStateless(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	max := cs.client.opts.MaxInputRounds
-	if max == 0 {
-		max = defaultMaxInputRounds
-	}
 	level := cs.logLevel(ctx)
 	var responses, state json.RawMessage
 	versionRetried := false

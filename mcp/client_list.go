@@ -66,9 +66,6 @@ func paginate[R, T any](ctx context.Context, cs *ClientSession, method string, p
 			p = *params
 		}
 		limit := cs.client.opts.MaxListPages
-		if limit == 0 {
-			limit = defaultMaxListPages
-		}
 		// The cursors of this iteration, hashed: a cursor may be long.
 		seed := maphash.MakeSeed()
 		seen := map[uint64]bool{maphash.String(seed, p.Cursor): true}

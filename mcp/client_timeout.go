@@ -30,8 +30,8 @@ const (
 )
 
 // timeouts returns the request timeout and the hard maximum in force for
-// a request made under ctx, defaults and WithRequestTimeout applied; zero
-// or less means none.
+// a request made under ctx, WithRequestTimeout applied; zero or less means
+// none.
 func (c *Client) timeouts(ctx context.Context) (timeout, max time.Duration) {
 	if ctx.Value(untimedKey{}) != nil {
 		return 0, 0 // a subscriptions/listen stream (client_listen.go)
@@ -39,11 +39,6 @@ func (c *Client) timeouts(ctx context.Context) (timeout, max time.Duration) {
 	timeout, max = c.opts.RequestTimeout, c.opts.MaxRequestTimeout
 	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
 		timeout = d
-	} else if timeout == 0 {
-		timeout = DefaultRequestTimeout
-	}
-	if max == 0 {
-		max = DefaultMaxRequestTimeout
 	}
 	return timeout, max
 }
