@@ -1,10 +1,8 @@
 package mcp
 
-// This file chooses a ClientSession's protocol era when it starts, by the
-// probe and fallback the spec gives dual-era clients
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions),
-// and declares clientEra, the operations that differ by era:
-// client_era_session.go and client_era_stateless.go implement them.
+// This file chooses a ClientSession's era when it starts
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions)
+// and declares clientEra, the operations that differ by era.
 
 import (
 	"context"
@@ -21,21 +19,17 @@ import (
 
 // ProtocolEra chooses the protocol era a Client speaks with a server
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#terminology):
-// the session era of initialize and sessions, 2025-11-25 and earlier, or
-// the stateless era of 2026-07-28, where every request carries the
-// client's version, capabilities and info. docs/design.md says when to pin
-// one.
+// the session era (initialize; 2025-11-25 and earlier) or the stateless
+// era (2026-07-28). docs/design.md says when to pin one.
 type ProtocolEra int
 
 const (
-	// EraAuto probes with server/discover and falls back to initialize on
-	// any answer that does not name a stateless-era version the client
-	// speaks, on any error that is not one of the stateless era's, and on
-	// no answer within ClientOptions.ProbeTimeout
+	// EraAuto probes with server/discover and falls back to initialize
+	// unless the answer names a stateless-era version the client speaks
+	// or is one of that era's errors
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#backward-compatibility).
 	EraAuto ProtocolEra = iota
-	// EraSession starts every session with initialize, as clients of
-	// 2025-11-25 and earlier do
+	// EraSession starts every session with initialize
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
 	EraSession
 	// EraStateless speaks only the stateless era: Connect fails unless the
@@ -58,14 +52,12 @@ func (e ProtocolEra) String() string {
 }
 
 var (
-	// ErrSessionEraOnly is returned, without sending anything, by the
-	// methods of a stateless-era session that exist only in the session
-	// era (Subscribe, Unsubscribe): 2026-07-28 removed them
+	// ErrSessionEraOnly is returned, without sending anything, by
+	// Subscribe and Unsubscribe on a stateless-era session
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
 	ErrSessionEraOnly = errors.New("mcp: not available in the stateless era (2026-07-28)")
-	// ErrStatelessEraOnly is returned, without sending anything, by the
-	// methods of a session-era session that exist only in the stateless
-	// era (Listen, Discover).
+	// ErrStatelessEraOnly is returned, without sending anything, by Listen
+	// and Discover on a session-era session.
 	ErrStatelessEraOnly = errors.New("mcp: only available in the stateless era (2026-07-28)")
 )
 
@@ -123,20 +115,8 @@ func (cs *ClientSession) start(ctx context.Context) error {
 	}
 }
 
-// defaultProbeTimeout is ClientOptions.ProbeTimeout's zero value: long
-// enough for a server started by npx or uvx to read its first line.
+// defaultProbeTimeout is ClientOptions.ProbeTimeout's zero value.
 const defaultProbeTimeout = 10 * time.Second
-
-func (c *Client) probeTimeout() time.Duration {
-	switch d := c.opts.ProbeTimeout; {
-	case d == 0:
-		return defaultProbeTimeout
-	case d < 0:
-		return 0
-	default:
-		return d
-	}
-}
 
 // discovered is what server/discover told the client.
 type discovered struct {
@@ -146,8 +126,7 @@ type discovered struct {
 	result     *DiscoverResult
 	serverInfo *Implementation
 	// legacy is a session-era version both sides speak, named by a
-	// -32022 error that named no stateless-era one: the session is then
-	// started with initialize asking for it.
+	// -32022 error that named no stateless-era one.
 	legacy string
 }
 
@@ -280,19 +259,24 @@ type probeAnswer struct {
 	err error
 }
 
-// startAuto probes with server/discover and falls back to initialize
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions).
-// The probe runs on its own goroutine, which always ends before startAuto
-// returns, so that a late answer is still used if initialize fails.
+// startAuto probes with server/discover and falls back to initialize. The
+// probe runs on its own goroutine, which ends before startAuto returns, so
+// that a late answer is still used if initialize fails.
 func (cs *ClientSession) startAuto(ctx context.Context) error {
 	pctx, stop := context.WithCancel(context.WithValue(ctx, probeKey{}, true))
-	defer stop()
 	answers := make(chan probeAnswer, 1)
 	go func() {
 		d, err := cs.discover(pctx)
 		answers <- probeAnswer{d, err}
 	}()
-	wait := cs.client.probeTimeout()
+	pending := true // the probe's answer is yet to be read
+	defer func() {
+		stop()
+		if pending {
+			<-answers
+		}
+	}()
+	wait := cs.client.opts.ProbeTimeout
 	var timeout <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)
@@ -301,10 +285,9 @@ func (cs *ClientSession) startAuto(ctx context.Context) error {
 	}
 	select {
 	case a := <-answers:
+		pending = false
 		return cs.afterProbe(ctx, a)
 	case <-ctx.Done():
-		stop()
-		<-answers
 		return fmt.Errorf("mcp: server/discover: %w", ctx.Err())
 	case <-timeout:
 	}
@@ -313,8 +296,6 @@ func (cs *ClientSession) startAuto(ctx context.Context) error {
 	// initialize, or a stateless-era one still starting.
 	initErr := cs.initialize(ctx, LatestVersion)
 	if initErr == nil {
-		stop()
-		<-answers
 		return nil
 	}
 	var late <-chan time.Time
@@ -325,16 +306,13 @@ func (cs *ClientSession) startAuto(ctx context.Context) error {
 	}
 	select {
 	case a := <-answers:
+		pending = false
 		if a.err == nil && a.d.version != "" {
 			cs.adopt(a.d)
 			return nil
 		}
 	case <-late:
-		stop()
-		<-answers
 	case <-ctx.Done():
-		stop()
-		<-answers
 	}
 	return fmt.Errorf("%w (server/discover had no answer within %v before it)", initErr, wait)
 }
@@ -366,8 +344,7 @@ func (cs *ClientSession) afterProbe(ctx context.Context, a probeAnswer) error {
 }
 
 // callFailed names the handshake method whose call failed, unless the
-// error names it already: the errors of a call that are not the server's
-// answer (sending, the session ending, a timeout) do.
+// error names it already.
 func callFailed(method string, err error) error {
 	msg := err.Error()
 	if errors.Is(err, ErrRequestTimeout) || strings.HasPrefix(msg, "mcp: "+method+": ") || strings.HasPrefix(msg, "mcp: sending "+method+": ") {
@@ -376,9 +353,7 @@ func callFailed(method string, err error) error {
 	return fmt.Errorf("mcp: %s: %w", method, err)
 }
 
-// rootCause is the innermost error of err's chain of single wraps: the
-// probe's failure is reported next to initialize's only when their causes
-// differ.
+// rootCause is the innermost error of err's chain of single wraps.
 func rootCause(err error) error {
 	for {
 		next := errors.Unwrap(err)

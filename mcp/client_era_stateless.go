@@ -1,12 +1,9 @@
 package mcp
 
-// The stateless era on the client side (2026-07-28): every request carries
-// the client's version, capabilities and info in _meta
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta), its
-// result's resultType is checked
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype),
-// and an input_required result is answered through the client's handlers
-// and retried (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+// The stateless era on the client side (2026-07-28): _meta on every
+// request (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta),
+// resultType checked, input_required answered and retried
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 
 import (
 	"bytes"
@@ -24,8 +21,7 @@ import (
 
 var (
 	// ErrUnknownResultType is wrapped by the error of a call whose result
-	// names a resultType the client does not know, which the spec says a
-	// client MUST treat as invalid
+	// names a resultType the client does not know
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
 	ErrUnknownResultType = errors.New("mcp: unknown resultType")
 	// ErrTooManyInputRounds is wrapped by the error of a call that got more
@@ -33,8 +29,7 @@ var (
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 	ErrTooManyInputRounds = errors.New("mcp: too many input_required rounds")
 	// ErrNoInputHandler is wrapped by the error of a call whose server asked
-	// for input (elicitation, sampling, roots) the client has no handler
-	// for in ClientOptions: the call cannot go on
+	// for input (elicitation, sampling, roots) the client has no handler for
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 	ErrNoInputHandler = errors.New("mcp: no handler for the input the server asked for")
 )
@@ -45,26 +40,18 @@ const defaultMaxInputRounds = 8
 type logLevelKey struct{}
 
 // WithLogLevel returns a context under which the requests of a
-// stateless-era session carry level as
-// _meta["io.modelcontextprotocol/logLevel"], so that the server sends the
-// log messages of that request at level or more severe to
-// ClientOptions.LoggingMessageHandler
+// stateless-era session carry level, overriding SetLogLevel and
+// ClientOptions.LogLevel (see there)
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
-// It overrides ClientSession.SetLogLevel and ClientOptions.LogLevel.
-// Session-era requests ignore it.
 func WithLogLevel(ctx context.Context, level LoggingLevel) context.Context {
 	return context.WithValue(ctx, logLevelKey{}, level)
 }
 
 // clientStatelessEra is the clientEra of a stateless-era session: what it
-// knows of its server. It is replaced whole (ClientSession.stateless),
-// never changed in place.
+// knows of its server. It is replaced whole, never changed in place.
 type clientStatelessEra struct {
-	// version is the stateless-era version every request carries.
-	version string
-	// meta holds the _meta members every request carries:
-	// protocolVersion, clientCapabilities and clientInfo, encoded.
-	meta       []byte
+	version    string // the version every request carries
+	meta       []byte // the _meta members every request carries (metaMembers)
 	result     *DiscoverResult
 	serverInfo *Implementation
 }
@@ -90,8 +77,7 @@ func (e *clientStatelessEra) lacks(method string) error {
 	return nil
 }
 
-// pingMethod is server/discover, the cheapest request every server of the
-// era serves: the era removed ping.
+// pingMethod is server/discover: the era removed ping.
 func (e *clientStatelessEra) pingMethod() string { return "server/discover" }
 
 // setLogLevel sends nothing: the era removed logging/setLevel, and the
@@ -139,10 +125,8 @@ func (e *clientStatelessEra) hello(*ClientSession) serverHello {
 func (e *clientStatelessEra) urlElicitationID() bool { return false }
 
 // Stateless reports whether the session speaks the stateless era
-// (2026-07-28): no initialize, every request carrying the client's version,
-// capabilities and info in _meta
+// (2026-07-28) rather than having started with initialize
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
-// It is false for a session started with initialize.
 func (cs *ClientSession) Stateless() bool { return cs.stateless.Load() != nil }
 
 // adopt makes cs a stateless-era session.
@@ -172,9 +156,8 @@ func (cs *ClientSession) updateStateless(f func(*clientStatelessEra)) {
 	}
 }
 
-// statelessCapabilities is what the client declares in the stateless era: the
-// session era's declaration without what 2026-07-28 removed, the tasks
-// capability and roots.listChanged
+// statelessCapabilities is the session era's declaration without what
+// 2026-07-28 removed: tasks and roots.listChanged
 // (https://modelcontextprotocol.io/specification/2026-07-28/schema#clientcapabilities).
 func (c *Client) statelessCapabilities() *ClientCapabilities {
 	caps := *c.capabilities()
@@ -227,14 +210,10 @@ func (cs *ClientSession) logLevel(ctx context.Context) LoggingLevel {
 }
 
 // callStateless sends a stateless-era request and returns its complete
-// result. It answers input_required results through the client's handlers
-// and retries, each time as a new request with a new id; a -32022 error
-// naming another version the client speaks is retried once with it.
+// result, answering input_required results and retrying (a new request
+// each time), and retrying once with the version a -32022 error names.
 func (cs *ClientSession) callStateless(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	max := cs.client.opts.MaxInputRounds
-	if max == 0 {
-		max = defaultMaxInputRounds
-	}
 	level := cs.logLevel(ctx)
 	var responses, state json.RawMessage
 	versionRetried := false
@@ -354,7 +333,7 @@ func member(key, value []byte) []byte {
 	return append(b, value...)
 }
 
-// inputMethods are the requests an input_required result may carry
+// isInputMethod reports whether an input_required result may carry method
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequests).
 func isInputMethod(method string) bool {
 	switch method {
@@ -364,11 +343,9 @@ func isInputMethod(method string) bool {
 	return false
 }
 
-// answerInputs answers the input requests of an input_required result
-// through the client's handlers, one at a time in key order, and returns
-// the retry's inputResponses (nil when the result asked for none) and its
-// requestState, the raw JSON string echoed exactly (nil when the result
-// had none)
+// answerInputs answers an input_required result's input requests, in key
+// order, and returns the retry's inputResponses and requestState (echoed
+// exactly), each nil when the result had none
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#client-requirements-basic-workflow).
 func (cs *ClientSession) answerInputs(ctx context.Context, method string, res json.RawMessage) (responses, state json.RawMessage, err error) {
 	var ir struct {
@@ -412,9 +389,8 @@ func (cs *ClientSession) answerInputs(ctx context.Context, method string, res js
 	return append(out, '}'), state, nil
 }
 
-// answerInput answers one input request through the handler that answers
-// the same request in the session era, with the client's Middleware; the
-// request's ID is its key.
+// answerInput answers one input request as the session era's request is
+// answered, Middleware included; the request's ID is its key.
 func (cs *ClientSession) answerInput(ctx context.Context, key string, raw json.RawMessage) (answer json.RawMessage, err error) {
 	var q struct {
 		Method string          `json:"method"`

@@ -19,7 +19,7 @@ import (
 
 // The frames a client with no handlers sends in the stateless era.
 const (
-	statelessMeta     = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test-client","version":"0.0.1"}}`
+	statelessMeta  = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test-client","version":"0.0.1"}}`
 	discoverFrame1 = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + statelessMeta + `}}`
 	initFrame2     = `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test-client","version":"0.0.1"}}}`
 	initializedNtf = `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`

@@ -1,8 +1,7 @@
 package mcp
 
-// This file holds the client side of every list method, tools/list,
-// prompts/list, resources/list, resources/templates/list and tasks/list:
-// one call for a page and one iterator over every page
+// The client side of every list method: one call for a page, one iterator
+// over every page
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 
 import (
@@ -13,24 +12,18 @@ import (
 	"iter"
 )
 
-// Cursors are opaque, so a client cannot tell a page it saw from a new
-// one by the cursor alone
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination);
-// these bound what a server whose cursors never end can make an iterator
-// do.
+// The errors that stop an iterator over a server whose cursors never end.
 var (
 	// ErrCursorRepeated is wrapped by the error an iterator over a list
 	// (ClientSession.Tools and the like) yields when the server answers a
-	// cursor it already gave in the same iteration: following it would
-	// go round the same pages for ever.
+	// cursor it already gave in the same iteration.
 	ErrCursorRepeated = errors.New("mcp: the server repeated a cursor")
 	// ErrTooManyPages is wrapped by the error an iterator over a list
 	// yields when the server has more pages than ClientOptions.MaxListPages.
 	ErrTooManyPages = errors.New("mcp: too many pages")
 )
 
-// defaultMaxListPages is ClientOptions.MaxListPages when zero: a million
-// items at the spec's usual page sizes.
+// defaultMaxListPages is ClientOptions.MaxListPages when zero.
 const defaultMaxListPages = 10000
 
 // pageOf returns a page's items and the cursor of the next page, for
@@ -63,9 +56,8 @@ func call[R any](ctx context.Context, cs *ClientSession, method string, params a
 
 // paginate iterates over every item of a list method, page after page,
 // from params.Cursor (nil params start at the first page). It stops after
-// yielding an error once: the error of a page's call, ctx's error before a
-// page is asked for, or an error wrapping ErrCursorRepeated or
-// ErrTooManyPages for a server whose cursors would never end.
+// yielding an error once: a page's, ctx's, or one wrapping
+// ErrCursorRepeated or ErrTooManyPages.
 func paginate[R, T any](ctx context.Context, cs *ClientSession, method string, params *PaginatedParams, items func(*R) ([]T, string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
@@ -74,9 +66,6 @@ func paginate[R, T any](ctx context.Context, cs *ClientSession, method string, p
 			p = *params
 		}
 		limit := cs.client.opts.MaxListPages
-		if limit == 0 {
-			limit = defaultMaxListPages
-		}
 		// The cursors of this iteration, hashed: a cursor may be long.
 		seed := maphash.MakeSeed()
 		seen := map[uint64]bool{maphash.String(seed, p.Cursor): true}

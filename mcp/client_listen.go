@@ -21,20 +21,16 @@ import (
 )
 
 // ErrListenEnded is a Subscription's Err when the server ended it
-// gracefully, with a result for the subscriptions/listen request (or, as
-// some servers do on stdio, notifications/cancelled naming it): for
-// example on shutdown. The client may listen again
+// gracefully (a result, or notifications/cancelled naming it); the client
+// may listen again
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure).
 var ErrListenEnded = errors.New("mcp: the server ended the subscription")
 
-// A Subscription is one open subscriptions/listen stream of a stateless-era
-// session
+// A Subscription is one open subscriptions/listen stream of a
+// stateless-era session, whose notifications go to the Client's callbacks
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
-// The notifications it carries go to the Client's callbacks
-// (ToolListChangedHandler, PromptListChangedHandler,
-// ResourceListChangedHandler, ResourceUpdatedHandler, NotificationHandler)
-// like any other. It ends when the context given to Listen ends, on Close,
-// when the server ends it, or when the session ends.
+// It ends with Listen's ctx, on Close, or when the server or session ends
+// it.
 type Subscription struct {
 	cs        *ClientSession
 	id        jsonrpc.ID
@@ -46,16 +42,11 @@ type Subscription struct {
 	err       error
 }
 
-// Listen opens a subscriptions/listen stream asking for the notifications
-// filter opts in to, and returns once the server has acknowledged it
+// Listen opens a subscriptions/listen stream for the notifications filter
+// opts in to, and returns once the server has acknowledged it
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment).
-// The acknowledgement lists what the server will send (Acknowledged). The
-// stream's notifications go to the Client's callbacks; one naming a
-// subscription that is no longer open is dropped.
-//
-// The subscription lasts until ctx ends or Close is called; the request
-// timeout bounds only the wait for the acknowledgement. On a session-era
-// session Listen returns ErrStatelessEraOnly (use Subscribe there).
+// The request timeout bounds only that wait; the stream lasts until ctx
+// ends or Close. On a session-era session it returns ErrStatelessEraOnly.
 func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter) (*Subscription, error) {
 	era := cs.era()
 	if err := era.lacks("subscriptions/listen"); err != nil {
@@ -103,10 +94,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	go s.run(lctx, m)
 
 	var expired <-chan time.Time
-	timeout, _ := cs.client.timeouts()
-	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
-		timeout = d
-	}
+	timeout, _ := cs.client.timeouts(ctx)
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
@@ -130,20 +118,13 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	}
 }
 
-// run sends the listen request and waits for its end: the result of a
-// graceful close, an error, or the end of ctx (the request is then
-// cancelled: notifications/cancelled, which Streamable HTTP turns into
-// closing the stream).
+// run sends the listen request and waits for its end: a result (graceful
+// close), an error, or the end of ctx, which cancels the request.
 func (s *Subscription) run(ctx context.Context, m *SentMessage) {
 	cs := s.cs
 	defer cs.listens.Done()
 	defer close(s.done)
-	var err error
-	if h := cs.client.send; h != nil {
-		_, err = h(ctx, m)
-	} else {
-		_, err = sendFromClient(ctx, m)
-	}
+	_, err := cs.send(ctx, m)
 	cs.calls.forget(s.id)
 	cs.mu.Lock()
 	delete(cs.subs, s.id)
@@ -163,9 +144,6 @@ func (s *Subscription) run(ctx context.Context, m *SentMessage) {
 // carries in _meta["io.modelcontextprotocol/subscriptionId"].
 func (s *Subscription) ID() jsonrpc.ID { return s.id }
 
-// Requested returns the filter the subscription asked for.
-func (s *Subscription) Requested() SubscriptionFilter { return s.requested }
-
 // Acknowledged returns the filter the server acknowledged: the part of the
 // request it will honour
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment).
@@ -175,9 +153,8 @@ func (s *Subscription) Acknowledged() SubscriptionFilter { return s.ack }
 func (s *Subscription) Done() <-chan struct{} { return s.done }
 
 // Err returns, once Done is closed, why the subscription ended: nil when
-// the client ended it (its context or Close), ErrListenEnded when the
-// server ended it gracefully, otherwise the error that broke it (the
-// session closing, a dropped stream). Before that it returns nil.
+// the client ended it, ErrListenEnded when the server ended it gracefully,
+// otherwise the error that broke it. Before that it returns nil.
 func (s *Subscription) Err() error {
 	select {
 	case <-s.done:
@@ -288,10 +265,8 @@ func (cs *ClientSession) routeSubscription(n *jsonrpc.Notification) bool {
 }
 
 // endSubscription ends the open subscription id, which the server named in
-// notifications/cancelled, as a graceful close; it reports whether id
-// named one. The spec's cancellation page has servers on stdio tell the
-// client so (spec issue #3348), its subscriptions page a result: both are
-// accepted.
+// notifications/cancelled, as a graceful close (spec issue #3348); it
+// reports whether id named one.
 func (cs *ClientSession) endSubscription(id jsonrpc.ID) bool {
 	cs.mu.Lock()
 	_, ok := cs.subs[id]

@@ -57,7 +57,6 @@ func TestListen(t *testing.T) {
 		t.Errorf("ID() = %v, want 2", sub.ID())
 	}
 	jsonEqual(t, "Acknowledged", sub.Acknowledged(), `{"toolsListChanged":true}`)
-	jsonEqual(t, "Requested", sub.Requested(), `{"toolsListChanged":true,"resourceSubscriptions":["file:///a"]}`)
 	if a, b := recvWithin(t, got, "a notification"), recvWithin(t, got, "a notification"); a != "tools" || b != "prompts" {
 		t.Errorf("handlers got %q, %q; want tools, prompts (the other subscription's update dropped)", a, b)
 	}

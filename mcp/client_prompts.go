@@ -1,6 +1,6 @@
 package mcp
 
-// This file holds the client side of prompts
+// The client side of prompts
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts).
 
 import (
@@ -9,18 +9,15 @@ import (
 	"iter"
 )
 
-// Prompts iterates over the server's prompts, page after page
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination), starting
-// at params.Cursor (nil params starts at the first page). An error ends
-// the iteration after being yielded once.
+// Prompts iterates over the server's prompts, page after page from
+// params.Cursor; an error ends the iteration after being yielded once.
 func (cs *ClientSession) Prompts(ctx context.Context, params *ListPromptsParams) iter.Seq2[*Prompt, error] {
 	return paginate(ctx, cs, "prompts/list", params, (*ListPromptsResult).pageOf)
 }
 
-// ListPrompts returns one page of the server's prompts
+// ListPrompts returns one page of the server's prompts, the first for nil
+// params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#listing-prompts).
-// A nil params asks for the first page. Use Prompts to go through every
-// page.
 func (cs *ClientSession) ListPrompts(ctx context.Context, params *ListPromptsParams) (*ListPromptsResult, error) {
 	return callList[ListPromptsResult](ctx, cs, "prompts/list", params)
 }

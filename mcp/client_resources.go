@@ -1,6 +1,6 @@
 package mcp
 
-// This file holds the client side of resources
+// The client side of resources
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources).
 
 import (
@@ -13,46 +13,36 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// ListResources returns one page of the server's resources
+// ListResources returns one page of the server's resources, the first for
+// nil params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#listing-resources).
-// A nil params asks for the first page. Use Resources to go through every
-// page.
 func (cs *ClientSession) ListResources(ctx context.Context, params *ListResourcesParams) (*ListResourcesResult, error) {
 	return callList[ListResourcesResult](ctx, cs, "resources/list", params)
 }
 
-// Resources iterates over the server's resources, page after page
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination),
-// starting at params.Cursor (nil params starts at the first page). An
-// error ends the iteration after being yielded once.
+// Resources iterates over the server's resources, page after page from
+// params.Cursor; an error ends the iteration after being yielded once.
 func (cs *ClientSession) Resources(ctx context.Context, params *ListResourcesParams) iter.Seq2[*Resource, error] {
 	return paginate(ctx, cs, "resources/list", params, (*ListResourcesResult).pageOf)
 }
 
 // ListResourceTemplates returns one page of the server's resource
-// templates
+// templates, the first for nil params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-templates).
-// A nil params asks for the first page. Use ResourceTemplates to go
-// through every page.
 func (cs *ClientSession) ListResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) (*ListResourceTemplatesResult, error) {
 	return callList[ListResourceTemplatesResult](ctx, cs, "resources/templates/list", params)
 }
 
 // ResourceTemplates iterates over the server's resource templates, page
-// after page
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination),
-// starting at params.Cursor (nil params starts at the first page). An
-// error ends the iteration after being yielded once.
+// after page from params.Cursor; an error ends the iteration after being
+// yielded once.
 func (cs *ClientSession) ResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) iter.Seq2[*ResourceTemplate, error] {
 	return paginate(ctx, cs, "resources/templates/list", params, (*ListResourceTemplatesResult).pageOf)
 }
 
 // ReadResource reads a resource, or a URI a resource template matches
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
-// An unknown URI is a *jsonrpc.Error with code -32002
-// (jsonrpc.CodeResourceNotFound) in the session era and -32602 in the
-// stateless era, with data {"uri": ...}; IsResourceNotFound recognises
-// both.
+// IsResourceNotFound recognises the error for an unknown URI.
 func (cs *ClientSession) ReadResource(ctx context.Context, params *ReadResourceParams) (*ReadResourceResult, error) {
 	if params == nil || params.URI == "" {
 		return nil, errors.New("mcp: ReadResource: params with the resource's URI are required")
@@ -60,15 +50,11 @@ func (cs *ClientSession) ReadResource(ctx context.Context, params *ReadResourceP
 	return call[ReadResourceResult](ctx, cs, "resources/read", params)
 }
 
-// Subscribe asks the server to send notifications/resources/updated when
-// the resource at params.URI changes
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions);
-// ClientOptions.ResourceUpdatedHandler receives them. The server must
-// declare resources.subscribe.
-//
-// The stateless era removed resources/subscribe: on such a session
-// Subscribe returns ErrSessionEraOnly; use Listen with
-// SubscriptionFilter.ResourceSubscriptions.
+// Subscribe asks the server to send notifications/resources/updated, to
+// ClientOptions.ResourceUpdatedHandler, when the resource at params.URI
+// changes
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
+// On a stateless-era session it returns ErrSessionEraOnly: use Listen.
 func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams) error {
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Subscribe: params with the resource's URI are required")
@@ -94,11 +80,10 @@ func (cs *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribePar
 
 // IsResourceNotFound reports whether err is a server's refusal to read a
 // resource it does not have, and returns the URI the error names (data.uri,
-// "" if none): -32002 in the session era
+// "" if none): -32002
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling),
-// -32602 with data.uri in the stateless era
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling),
-// which also says clients SHOULD accept the old code.
+// or -32602 with data.uri in the stateless era
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling).
 func IsResourceNotFound(err error) (uri string, ok bool) {
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) {
@@ -113,8 +98,7 @@ func IsResourceNotFound(err error) (uri string, ok bool) {
 	switch rpcErr.Code {
 	case jsonrpc.CodeResourceNotFound:
 	case jsonrpc.CodeInvalidParams:
-		// -32602 is also every other bad params: only one naming the
-		// URI is a missing resource.
+		// Only a -32602 naming the URI is a missing resource.
 		if data.URI == nil {
 			return "", false
 		}

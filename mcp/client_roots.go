@@ -73,15 +73,10 @@ func (c *Client) Roots() []*Root {
 }
 
 // SetRoots replaces the roots the client serves and sends
-// notifications/roots/list_changed on every open session, as the spec
-// requires of a client that declared roots.listChanged
+// notifications/roots/list_changed on every open session
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/roots#root-list-changes).
-// Servers then ask for the new list with roots/list.
-//
-// It fails, changing nothing, when the client does not serve roots
-// (ClientOptions.Roots is nil) or when a root's URI is not a file:// URI.
-// An error sending to a session does not stop the others; the errors are
-// joined.
+// It fails, changing nothing, when the client serves no roots or a URI is
+// not file://; the errors of sending are joined.
 func (c *Client) SetRoots(ctx context.Context, roots ...*Root) error {
 	if !c.roots.served {
 		return errors.New("mcp: SetRoots: the client does not serve roots (ClientOptions.Roots is nil)")

@@ -15,41 +15,30 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// A ClientSession is one connection from a Client to a server, once
-// Connect has started it: by initialize in the session era, or by
-// server/discover in the stateless era (see Stateless). Its methods send
-// requests and wait for their answers; the server's requests (or, in the
-// stateless era, input_required results) are answered through the
-// ClientOptions handlers, and its notifications go to the Client's
-// callbacks.
-//
-// A ClientSession is safe for concurrent use. Close it when done, to end
-// the read loop and release the transport.
+// A ClientSession is one started connection from a Client to a server,
+// in either era (see Stateless). Its methods send requests and wait for
+// their answers; what the server sends goes to the ClientOptions handlers
+// and callbacks. It is safe for concurrent use; Close it when done.
 type ClientSession struct {
 	client *Client
 	conn   Connection
 	w      *connWriter
 
 	// ctx is the session's lifetime: cancelled when the read loop ends or
-	// the session is closed. Handlers of the server's requests run under it.
+	// the session is closed.
 	ctx    context.Context
 	cancel context.CancelFunc
 
 	calls outgoing
 
 	// stateless is set when the session speaks the stateless era
-	// (client_era_stateless.go); nil for a session started with
-	// initialize. era() reads it.
+	// (client_era_stateless.go); era() reads it.
 	stateless atomic.Pointer[clientStatelessEra]
 
 	mu         sync.Mutex
 	initResult *InitializeResult
-	// level is the log level a stateless-era session's requests carry
-	// (SetLogLevel, client_logging.go).
-	level LoggingLevel
-	// subs are the open subscriptions/listen streams, by request id
-	// (client_listen.go).
-	subs map[jsonrpc.ID]*Subscription
+	level      LoggingLevel                 // set by SetLogLevel in the stateless era
+	subs       map[jsonrpc.ID]*Subscription // open subscriptions/listen streams (client_listen.go)
 	// inflight holds the server's requests being handled, so that
 	// notifications/cancelled can stop them.
 	inflight map[jsonrpc.ID]*inflightRequest
@@ -58,14 +47,9 @@ type ClientSession struct {
 	handlers sync.WaitGroup
 	// listens counts the goroutines of open subscriptions; Listen adds to
 	// it under mu, and not once the session is closing.
-	listens sync.WaitGroup
-	// progress lets progress notifications extend the timeouts of the
-	// calls waiting for them (client_timeout.go).
-	progress progressWatchers
-
-	// elicitations are the URL-mode elicitations whose completion the
-	// session waits for (client_elicitation.go).
-	elicitations urlElicitations
+	listens      sync.WaitGroup
+	progress     progressWatchers // client_timeout.go
+	elicitations urlElicitations  // client_elicitation.go
 
 	closing   atomic.Bool
 	closeOnce sync.Once
@@ -114,9 +98,8 @@ func (cs *ClientSession) ProtocolVersion() string { return cs.era().hello(cs).ve
 // It is nil for a session started with initialize (see InitializeResult).
 func (cs *ClientSession) DiscoverResult() *DiscoverResult { return cs.era().hello(cs).discover }
 
-// ServerInfo returns the server's identity, from initialize or from the
-// _meta of server/discover's result, in either era; nil if the server
-// gave none.
+// ServerInfo returns the server's identity, from initialize or
+// server/discover; nil if the server gave none.
 func (cs *ClientSession) ServerInfo() *Implementation {
 	if info := cs.era().hello(cs).info; info != nil {
 		c := *info
@@ -125,15 +108,14 @@ func (cs *ClientSession) ServerInfo() *Implementation {
 	return nil
 }
 
-// ServerCapabilities returns the capabilities the server declared, in
-// initialize or server/discover, in either era. It is nil only for a
-// session that failed to start.
+// ServerCapabilities returns the capabilities the server declared in
+// initialize or server/discover.
 func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
 	return cs.era().hello(cs).capabilities
 }
 
-// Instructions returns the instructions the server gave for using it, in
-// initialize or server/discover, in either era.
+// Instructions returns the instructions the server gave in initialize or
+// server/discover.
 func (cs *ClientSession) Instructions() string { return cs.era().hello(cs).instructions }
 
 // Discover calls server/discover again on a stateless-era session and
@@ -145,12 +127,10 @@ func (cs *ClientSession) Discover(ctx context.Context) (*DiscoverResult, error) 
 	return cs.era().discover(ctx, cs)
 }
 
-// Close ends the session: it closes the connection (for a CommandTransport
-// this is the stdio shutdown sequence, see CommandTransport) and waits for
-// the read loop, the handlers of the server's requests and the open
-// subscriptions to finish. Calls still waiting fail with ErrSessionClosed.
-// Close is idempotent; every call returns the error of closing the
-// connection.
+// Close closes the connection and waits for the read loop, the handlers
+// of the server's requests and the open subscriptions to finish; waiting
+// calls fail with ErrSessionClosed. Every call returns the error of
+// closing the connection.
 func (cs *ClientSession) Close() error {
 	cs.closeOnce.Do(func() {
 		// Under mu, so that no Listen starts a subscription once Close
@@ -177,17 +157,13 @@ func (cs *ClientSession) Wait() error {
 // Done is closed when the session has ended.
 func (cs *ClientSession) Done() <-chan struct{} { return cs.loopDone }
 
-// Call sends a request and decodes its result into result, which may be nil
-// to discard it or a *json.RawMessage to keep it raw. params may be nil (no
-// params member), a json.RawMessage sent as it is, or any value that
-// encodes as a JSON object. It is the generic form of the typed methods
-// (ListTools, CallTool, ...).
-//
-// If the server answers with an error, Call returns it as a *jsonrpc.Error.
-// If ctx ends first, Call sends notifications/cancelled for the request
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation),
-// except for initialize, which must not be cancelled, and returns
-// ctx.Err(). If the session ends first, it returns an error wrapping
+// Call sends a request and decodes its result into result (nil discards
+// it, a *json.RawMessage keeps it raw). params may be nil, a
+// json.RawMessage sent as it is, or any value that encodes as an object.
+// A server's error is returned as a *jsonrpc.Error. If ctx ends first, the
+// request is cancelled
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation)
+// and ctx.Err() returned; if the session ends first, the error wraps
 // ErrSessionClosed.
 func (cs *ClientSession) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := encodeParams(params)
@@ -204,6 +180,15 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 		}
 	}
 	return nil
+}
+
+// send passes request or notification m through the client's
+// SendingMiddleware, if any, to the connection (sendFromClient, send.go).
+func (cs *ClientSession) send(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
+	if h := cs.client.send; h != nil {
+		return h(ctx, m)
+	}
+	return sendFromClient(ctx, m)
 }
 
 // endedErr is the error of a call on a session whose read loop has ended.
@@ -239,35 +224,29 @@ func (cs *ClientSession) notify(ctx context.Context, method string, params any) 
 }
 
 // Ping checks that the server is alive
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping).
-// The stateless era removed ping; there Ping calls server/discover
-// instead, the cheapest request every server of that era serves
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping);
+// in the stateless era, which has no ping, with server/discover.
 func (cs *ClientSession) Ping(ctx context.Context) error {
 	return cs.Call(ctx, cs.era().pingMethod(), nil, nil)
 }
 
-// ListTools returns one page of the server's tools
+// ListTools returns one page of the server's tools, the first for nil
+// params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#listing-tools).
-// A nil params asks for the first page. Use Tools to go through every
-// page.
 func (cs *ClientSession) ListTools(ctx context.Context, params *ListToolsParams) (*ListToolsResult, error) {
 	return callList[ListToolsResult](ctx, cs, "tools/list", params)
 }
 
-// Tools iterates over the server's tools, page after page, starting at
-// params.Cursor (nil params starts at the first page). An error ends the
-// iteration after being yielded once.
+// Tools iterates over the server's tools, page after page from
+// params.Cursor; an error ends the iteration after being yielded once.
 func (cs *ClientSession) Tools(ctx context.Context, params *ListToolsParams) iter.Seq2[*Tool, error] {
 	return paginate(ctx, cs, "tools/list", params, (*ListToolsResult).pageOf)
 }
 
 // CallTool calls a tool on the server
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#calling-tools).
-// A tool's own failure is not an error here: it is a result with IsError
-// set. The error is for protocol failures (unknown tool, invalid params,
-// a closed session) and is then a *jsonrpc.Error or wraps
-// ErrSessionClosed.
+// A tool's own failure is a result with IsError set; the error is for
+// protocol failures.
 func (cs *ClientSession) CallTool(ctx context.Context, params *CallToolParams) (*CallToolResult, error) {
 	if params == nil {
 		return nil, errors.New("mcp: CallTool: params with the tool's name are required")
@@ -375,9 +354,8 @@ func (cs *ClientSession) handleMessage(msg jsonrpc.Message) {
 	}
 }
 
-// handleRequest answers a request from the server. ping is answered on the
-// read loop; other methods run in their own goroutine, so a slow one (a
-// sampling request waiting for an LLM) never delays the session.
+// handleRequest answers a request from the server: ping on the read loop,
+// other methods on their own goroutine.
 func (cs *ClientSession) handleRequest(req *jsonrpc.Request) {
 	h, ok := cs.client.methods[req.Method]
 	if !ok && cs.client.receive == nil {
@@ -474,45 +452,54 @@ func (cs *ClientSession) deliverNotification(n *jsonrpc.Notification) {
 			}
 		}
 	case "notifications/progress":
-		cs.progressNotification(n) // client_timeout.go
+		var p ProgressParams
+		if cs.decodeNotification(n, &p) {
+			cs.progress.seen(p.ProgressToken) // client_timeout.go
+			notifyWith(cs, n, opts.ProgressHandler, &p)
+		}
 	case "notifications/message":
-		if opts.LoggingMessageHandler != nil {
-			var p LoggingMessageParams
-			if cs.decodeNotification(n, &p) {
-				cs.callback(n.Method, func() { opts.LoggingMessageHandler(cs.ctx, cs, &p) })
-			}
-		}
+		decodeAndNotify(cs, n, opts.LoggingMessageHandler)
 	case "notifications/tasks/status":
-		if opts.TaskStatusHandler != nil {
-			var p TaskStatusNotificationParams
-			if cs.decodeNotification(n, &p) {
-				cs.callback(n.Method, func() { opts.TaskStatusHandler(cs.ctx, cs, &p) })
-			}
-		}
+		decodeAndNotify(cs, n, opts.TaskStatusHandler)
 	case "notifications/elicitation/complete":
 		cs.elicitationComplete(n) // client_elicitation.go
 	case "notifications/tools/list_changed":
-		if opts.ToolListChangedHandler != nil {
-			cs.callback(n.Method, func() { opts.ToolListChangedHandler(cs.ctx, cs) })
-		}
+		notifyChanged(cs, n, opts.ToolListChangedHandler)
 	case "notifications/resources/list_changed":
-		if opts.ResourceListChangedHandler != nil {
-			cs.callback(n.Method, func() { opts.ResourceListChangedHandler(cs.ctx, cs) })
-		}
+		notifyChanged(cs, n, opts.ResourceListChangedHandler)
 	case "notifications/resources/updated":
-		if opts.ResourceUpdatedHandler != nil {
-			var p ResourceUpdatedParams
-			if cs.decodeNotification(n, &p) {
-				cs.callback(n.Method, func() { opts.ResourceUpdatedHandler(cs.ctx, cs, &p) })
-			}
-		}
+		decodeAndNotify(cs, n, opts.ResourceUpdatedHandler)
 	case "notifications/prompts/list_changed":
-		if opts.PromptListChangedHandler != nil {
-			cs.callback(n.Method, func() { opts.PromptListChangedHandler(cs.ctx, cs) })
-		}
+		notifyChanged(cs, n, opts.PromptListChangedHandler)
 	}
 	if opts.NotificationHandler != nil {
 		cs.callback(n.Method, func() { opts.NotificationHandler(cs.ctx, cs, n) })
+	}
+}
+
+// decodeAndNotify decodes n's params as a P and passes them to h, if h is
+// set.
+func decodeAndNotify[P any](cs *ClientSession, n *jsonrpc.Notification, h func(context.Context, *ClientSession, *P)) {
+	if h == nil {
+		return
+	}
+	var p P
+	if cs.decodeNotification(n, &p) {
+		notifyWith(cs, n, h, &p)
+	}
+}
+
+// notifyWith passes p to h, if h is set.
+func notifyWith[P any](cs *ClientSession, n *jsonrpc.Notification, h func(context.Context, *ClientSession, *P), p *P) {
+	if h != nil {
+		cs.callback(n.Method, func() { h(cs.ctx, cs, p) })
+	}
+}
+
+// notifyChanged calls h, if set, for a list_changed notification.
+func notifyChanged(cs *ClientSession, n *jsonrpc.Notification, h func(context.Context, *ClientSession)) {
+	if h != nil {
+		cs.callback(n.Method, func() { h(cs.ctx, cs) })
 	}
 }
 

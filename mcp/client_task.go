@@ -1,8 +1,7 @@
 package mcp
 
-// The client side of tasks
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks):
-// the client is a requestor only (docs/design.md).
+// The client side of tasks, as a requestor only
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks).
 
 import (
 	"context"
@@ -11,8 +10,7 @@ import (
 )
 
 // ErrTasksNotSupported is returned by CallToolAsTask when the server did
-// not declare tasks.requests.tools.call: the spec says a client MUST NOT
-// then call tools as tasks
+// not declare tasks.requests.tools.call
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#tool-level-negotiation).
 //
 // # Experimental
@@ -32,14 +30,10 @@ func (cs *ClientSession) serverToolTasks() bool {
 
 // CallToolAsTask calls a tool as a task
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#creating-tasks):
-// the server answers at once with the new task, and the tool's result is
-// fetched later with GetTaskResult (which waits for it) after polling with
-// GetTask, or instead of it. params.Task sets the ttl asked for; if nil, the
-// server's default applies. params is not modified.
-//
-// It returns ErrTasksNotSupported, without sending anything, when the
-// server did not declare tasks.requests.tools.call. A server refuses a tool
-// whose execution.taskSupport is "forbidden" with -32601.
+// the server answers at once with the new task, whose result GetTaskResult
+// waits for. params.Task sets the ttl asked for (nil: the server's
+// default). It returns ErrTasksNotSupported without sending anything when
+// the server did not declare tasks.requests.tools.call.
 //
 // # Experimental
 //
@@ -59,9 +53,8 @@ func (cs *ClientSession) CallToolAsTask(ctx context.Context, params *CallToolPar
 }
 
 // GetTask returns a task's current state
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#getting-tasks).
-// Poll at the task's PollInterval until its status is terminal or
-// input_required. An unknown, expired or foreign task is a -32602 error.
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#getting-tasks);
+// poll at its PollInterval. An unknown or expired task is a -32602 error.
 //
 // # Experimental
 //
@@ -74,17 +67,11 @@ func (cs *ClientSession) GetTask(ctx context.Context, params *GetTaskParams) (*G
 }
 
 // GetTaskResult waits for a task to end and decodes the underlying
-// request's result into result: a *CallToolResult for a tools/call task
-// (its Meta then holds RelatedTaskMetaKey)
+// request's result (a *CallToolResult for a tools/call task) or returns
+// its JSON-RPC error
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#retrieving-task-results).
-// If the underlying request failed with a JSON-RPC error, that is the
-// error returned. result may be nil, or a *json.RawMessage to keep the
-// result raw.
-//
-// While it waits, the server may send the requests the task needs
-// answered (elicitation, sampling) and they are answered by the Client's
-// handlers; call it when GetTask reports input_required. ctx bounds the
-// wait; when it ends, the request is cancelled but the task goes on.
+// While it waits, the Client's handlers answer the requests the task
+// sends; ctx bounds the wait, not the task.
 //
 // # Experimental
 //
@@ -98,8 +85,6 @@ func (cs *ClientSession) GetTaskResult(ctx context.Context, params *GetTaskPaylo
 
 // CancelTask cancels a task and returns it, now cancelled
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#cancelling-tasks).
-// A task already completed, failed or cancelled is a -32602 error, as is
-// an unknown one.
 //
 // # Experimental
 //
@@ -111,10 +96,9 @@ func (cs *ClientSession) CancelTask(ctx context.Context, params *CancelTaskParam
 	return call[CancelTaskResult](ctx, cs, "tasks/cancel", params)
 }
 
-// ListTasks returns one page of the tasks this client may see
+// ListTasks returns one page of the tasks this client may see, the first
+// for nil params
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#listing-tasks).
-// A nil params asks for the first page; use Tasks to go through every
-// page.
 //
 // # Experimental
 //
@@ -123,9 +107,8 @@ func (cs *ClientSession) ListTasks(ctx context.Context, params *ListTasksParams)
 	return callList[ListTasksResult](ctx, cs, "tasks/list", params)
 }
 
-// Tasks iterates over the tasks this client may see, page after page,
-// starting at params.Cursor (nil params starts at the first page). An
-// error ends the iteration after being yielded once.
+// Tasks iterates over the tasks this client may see, page after page from
+// params.Cursor; an error ends the iteration after being yielded once.
 //
 // # Experimental
 //

@@ -1,11 +1,7 @@
 package mcp
 
 // This file holds the client's request timeouts
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts):
-// a default per request (ClientOptions.RequestTimeout), an override per
-// call (WithRequestTimeout), progress notifications that restart the clock
-// up to a hard maximum (ClientOptions.MaxRequestTimeout), and
-// notifications/cancelled on expiry.
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
 
 import (
 	"context"
@@ -27,30 +23,22 @@ import (
 // notifications/cancelled.
 var ErrRequestTimeout = errors.New("mcp: request timed out")
 
-// The defaults of ClientOptions.RequestTimeout and MaxRequestTimeout: a
-// request waits a minute for its answer, and progress keeps it going for
-// ten minutes at most
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
+// The defaults of ClientOptions.RequestTimeout and MaxRequestTimeout.
 const (
 	DefaultRequestTimeout    = 60 * time.Second
 	DefaultMaxRequestTimeout = 10 * time.Minute
 )
 
-// timeouts returns the request timeout and the hard maximum in force,
-// defaults applied; zero means none.
-func (c *Client) timeouts() (timeout, max time.Duration) {
-	timeout, max = c.opts.RequestTimeout, c.opts.MaxRequestTimeout
-	switch {
-	case timeout == 0:
-		timeout = DefaultRequestTimeout
-	case timeout < 0:
-		timeout = 0
+// timeouts returns the request timeout and the hard maximum in force for
+// a request made under ctx, WithRequestTimeout applied; zero or less means
+// none.
+func (c *Client) timeouts(ctx context.Context) (timeout, max time.Duration) {
+	if ctx.Value(untimedKey{}) != nil {
+		return 0, 0 // a subscriptions/listen stream (client_listen.go)
 	}
-	switch {
-	case max == 0:
-		max = DefaultMaxRequestTimeout
-	case max < 0:
-		max = 0
+	timeout, max = c.opts.RequestTimeout, c.opts.MaxRequestTimeout
+	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
+		timeout = d
 	}
 	return timeout, max
 }
@@ -58,16 +46,10 @@ func (c *Client) timeouts() (timeout, max time.Duration) {
 type requestTimeoutKey struct{}
 
 // WithRequestTimeout returns a context under which calls on a
-// ClientSession use timeout d instead of ClientOptions.RequestTimeout, as
-// the spec asks SDKs to allow per request
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
-// A d of zero or less turns the timeout off for those calls.
-// ClientOptions.MaxRequestTimeout still bounds them, and progress restarts
-// d as it does the default.
-//
-// Unlike a deadline on ctx, the timeout starts when each request is sent
-// and progress can extend it; ctx's own deadline, if any, still applies
-// and is never extended.
+// ClientSession use timeout d instead of ClientOptions.RequestTimeout
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts);
+// zero or less turns it off. Unlike ctx's deadline, it starts when each
+// request is sent and progress restarts it, up to MaxRequestTimeout.
 func WithRequestTimeout(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, requestTimeoutKey{}, d)
 }
@@ -77,16 +59,10 @@ func WithRequestTimeout(ctx context.Context, d time.Duration) context.Context {
 // the request's timeout. The timeout covers the write too, since a
 // transport may hold it until the answer (Streamable HTTP in JSON mode).
 func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.RawMessage, error) {
-	timeout, max := cs.client.timeouts()
-	if d, ok := ctx.Value(requestTimeoutKey{}).(time.Duration); ok {
-		timeout = d
-	}
-	if ctx.Value(untimedKey{}) != nil {
-		// A subscriptions/listen stream lasts as long as its caller
-		// wants (client_listen.go).
-		timeout, max = 0, 0
-	}
-	var start, deadline, hard time.Time
+	timeout, max := cs.client.timeouts(ctx)
+	var start, hard time.Time
+	var timer *time.Timer
+	var expired <-chan time.Time
 	wctx := ctx
 	if timeout > 0 || max > 0 {
 		start = time.Now()
@@ -97,10 +73,12 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.Ra
 				wait = max
 			}
 		}
-		deadline = start.Add(wait)
 		var cancel context.CancelFunc
-		wctx, cancel = context.WithDeadline(ctx, deadline)
+		wctx, cancel = context.WithDeadline(ctx, start.Add(wait))
 		defer cancel()
+		timer = time.NewTimer(wait)
+		defer timer.Stop()
+		expired = timer.C
 	}
 	timedOut := func() error {
 		waited := time.Since(start)
@@ -114,67 +92,47 @@ func (cs *ClientSession) roundTrip(ctx context.Context, m *SentMessage) (json.Ra
 		// the request is cancelled, in case it arrived.
 		switch {
 		case ctx.Err() != nil:
-			cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
-			return nil, ctx.Err()
+			return nil, cs.cancelled(ctx, m)
 		case wctx.Err() != nil:
 			return nil, timedOut()
 		}
 		return nil, fmt.Errorf("mcp: sending %s: %w", m.Method, err)
 	}
 
-	var expired <-chan time.Time
 	var progressed <-chan struct{}
-	if !deadline.IsZero() {
-		timer := time.NewTimer(time.Until(deadline))
-		defer timer.Stop()
-		expired = timer.C
-		if timeout > 0 && max > timeout {
-			// Progress can restart the clock: watch the request's token.
-			if token, ok := progressTokenOf(m.Params); ok {
-				ch := make(chan struct{}, 1)
-				cs.progress.watch(token, ch)
-				defer cs.progress.unwatch(token, ch)
-				progressed = ch
-			}
-		}
-		for {
-			select {
-			case resp, ok := <-m.resp:
-				return cs.answerOrCancel(ctx, m, resp, ok)
-			case <-ctx.Done():
-				cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
-				return nil, ctx.Err()
-			case <-progressed:
-				next := time.Now().Add(timeout)
-				if next.After(hard) {
-					next = hard
-				}
-				timer.Reset(time.Until(next))
-			case <-expired:
-				return nil, timedOut()
-			}
+	if timeout > 0 && max > timeout {
+		// Progress can restart the clock: watch the request's token.
+		if token, ok := progressTokenOf(m.Params); ok {
+			ch := make(chan struct{}, 1)
+			cs.progress.watch(token, ch)
+			defer cs.progress.unwatch(token, ch)
+			progressed = ch
 		}
 	}
-	select {
-	case resp, ok := <-m.resp:
-		return cs.answerOrCancel(ctx, m, resp, ok)
-	case <-ctx.Done():
-		cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
-		return nil, ctx.Err()
+	for {
+		select {
+		case resp, ok := <-m.resp:
+			if !ok && ctx.Err() != nil {
+				// The caller's cancellation, which the transport may have
+				// seen first (an HTTP request made with ctx breaks when
+				// ctx ends).
+				return nil, cs.cancelled(ctx, m)
+			}
+			return cs.answer(m, resp, ok)
+		case <-ctx.Done():
+			return nil, cs.cancelled(ctx, m)
+		case <-progressed:
+			timer.Reset(min(timeout, time.Until(hard)))
+		case <-expired:
+			return nil, timedOut()
+		}
 	}
 }
 
-// answerOrCancel is answer, except for a request that failed (ok false)
-// once ctx was done: that is the caller's cancellation, which the
-// transport may have seen first (an HTTP request made with ctx breaks when
-// ctx ends), and it is handled as one: the server is told with
-// notifications/cancelled, and the error is ctx's.
-func (cs *ClientSession) answerOrCancel(ctx context.Context, m *SentMessage, resp *jsonrpc.Response, ok bool) (json.RawMessage, error) {
-	if !ok && ctx.Err() != nil {
-		cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
-		return nil, ctx.Err()
-	}
-	return cs.answer(m, resp, ok)
+// cancelled cancels request m because ctx ended, and returns ctx's error.
+func (cs *ClientSession) cancelled(ctx context.Context, m *SentMessage) error {
+	cs.cancelRequest(ctx, m, context.Cause(ctx).Error())
+	return ctx.Err()
 }
 
 // answer turns the response to request m into its result or error; ok is
@@ -211,26 +169,16 @@ func (cs *ClientSession) cancelRequest(ctx context.Context, m *SentMessage, reas
 type untimedKey struct{}
 
 // progressTokenOf returns the _meta.progressToken of a request's params.
+// Only the token is decoded: the arguments of a call may be large.
 func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {
-	if len(params) == 0 {
-		return ProgressToken{}, false
-	}
-	// Only _meta is decoded: the arguments of a call may be large.
-	if _, kind, err := jsonscan.Skip(params, 0); err != nil || kind != jsonscan.Object {
-		return ProgressToken{}, false
-	}
 	var meta, token []byte
-	jsonscan.Members(params, func(key, value []byte) bool {
+	if _, err := jsonscan.ScanObject(params, 0, func(key, value []byte) {
 		if jsonscan.KeyEquals(key, "_meta") {
 			meta = value // the last wins, as in encoding/json
 		}
-		return true
-	})
-	if len(meta) == 0 || meta[0] != '{' {
+	}); err != nil || len(meta) == 0 || meta[0] != '{' {
 		return ProgressToken{}, false
 	}
-	// Only the token is decoded: _meta may carry other keys (a trace
-	// context, say) that this does not need.
 	jsonscan.Members(meta, func(key, value []byte) bool {
 		if jsonscan.KeyEquals(key, "progressToken") {
 			token = value
@@ -245,8 +193,7 @@ func progressTokenOf(params json.RawMessage) (ProgressToken, bool) {
 }
 
 // progressWatchers maps the progress tokens of the calls waiting with a
-// timeout to the channel that tells each of them about progress. The map
-// is allocated on first use.
+// timeout to the channel that tells each of them about progress.
 type progressWatchers struct {
 	mu sync.Mutex
 	m  map[ProgressToken]chan<- struct{}
@@ -279,19 +226,5 @@ func (p *progressWatchers) seen(token ProgressToken) {
 		case ch <- struct{}{}:
 		default: // already told
 		}
-	}
-}
-
-// progressNotification handles notifications/progress from the server: it
-// restarts the timeout of the call it belongs to and passes it to
-// ClientOptions.ProgressHandler.
-func (cs *ClientSession) progressNotification(n *jsonrpc.Notification) {
-	var p ProgressParams
-	if !cs.decodeNotification(n, &p) {
-		return
-	}
-	cs.progress.seen(p.ProgressToken)
-	if h := cs.client.opts.ProgressHandler; h != nil {
-		cs.callback(n.Method, func() { h(cs.ctx, cs, &p) })
 	}
 }
