@@ -48,7 +48,7 @@ type ServerSession struct {
 	notices noticeQueue
 
 	// taskOwner is the random key that owns the tasks of a session without
-	// an id (task.go); guarded by mu.
+	// an id (task_session.go); guarded by mu.
 	taskOwner string
 	// ephemeral is SessionOptions.Ephemeral.
 	ephemeral bool
