@@ -93,22 +93,13 @@ type ElicitationCompleteParams struct {
 }
 
 // Elicit asks the client to get information from its user
-// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#elicitation-requests).
-// Called with the ctx of a request handler, the request travels on that
-// request's stream (for Streamable HTTP, the POST's SSE stream).
-//
-// Nothing is sent, and the error is a *CapabilityError, when the client did
-// not declare the mode: form mode needs elicitation.form, or an empty
-// elicitation capability, which means form mode as before 2025-11-25; URL
-// mode needs elicitation.url. Nothing is sent either for a form whose
-// schema Validate refuses (ErrInvalidElicitSchema) or for params that do
-// not fit their mode (ErrInvalidElicitRequest).
-//
-// For an accepted form, the content the client returns is checked against
-// the schema, as the spec advises servers to; a mismatch is an error
-// wrapping ErrInvalidElicitContent. Content that comes with any other
-// answer is dropped. If the client answers with an error, it is returned
-// as a *jsonrpc.Error.
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#elicitation-requests),
+// on the stream of the request whose handler's ctx it is given. Nothing is
+// sent when the client did not declare the mode (a *CapabilityError; an
+// empty elicitation capability means form), for an invalid schema
+// (ErrInvalidElicitSchema) or params (ErrInvalidElicitRequest). An
+// accepted form's content is checked against the schema
+// (ErrInvalidElicitContent); a client's error is a *jsonrpc.Error.
 func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	const method = "elicitation/create"
 	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
@@ -146,13 +137,9 @@ func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*Eli
 	return &res, nil
 }
 
-// Elicit is ServerSession.Elicit on the request's session, sent on the
-// request's stream.
-//
-// In the stateless era there is no session to send it on: it is one
-// Request.Input under a key of its own, so the handler is run again with
-// the client's answer, and until then it returns ErrInputRequired, which
-// the handler must return as it is (or wrapped)
+// Elicit is ServerSession.Elicit on the request's session. In the
+// stateless era it is one Request.Input: until the client's answer arrives
+// it returns ErrInputRequired, which the handler must return
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	res, err := r.inEra().ask(ctx, r, ElicitationInput(params))
@@ -224,16 +211,11 @@ func (p *ElicitParams) validate() error {
 	return bad("mode %q is not form or url", p.Mode)
 }
 
-// NotifyElicitationComplete tells the client that the out-of-band
-// interaction of the URL-mode elicitation id is over, so that it may, for
-// example, retry the request that failed with URLElicitationRequired
-// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#completion-notifications-for-url-mode-elicitation).
-// Send it only on the session whose client the elicitation was for. Outside
-// a handler it goes on the standalone stream (for Streamable HTTP, the GET
-// stream).
-//
-// Nothing is sent, and the error is a *CapabilityError, when the client did
-// not declare elicitation.url.
+// NotifyElicitationComplete tells the client that the URL-mode
+// elicitation id is over
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#completion-notifications-for-url-mode-elicitation),
+// on the session it was for. Without elicitation.url declared it sends
+// nothing and returns a *CapabilityError.
 func (ss *ServerSession) NotifyElicitationComplete(ctx context.Context, elicitationID string) error {
 	const method = "notifications/elicitation/complete"
 	caps := ss.clientCapabilities()
@@ -255,16 +237,11 @@ type URLElicitationRequiredData struct {
 
 // URLElicitationRequiredError returns the -32042 error a handler returns
 // when its request cannot go on until the user completes the given
-// URL-mode elicitations
+// URL-mode elicitations, each with an elicitationId (empty Mode becomes
+// "url")
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-elicitation-required-error).
-// The spec allows it only in that case, and each elicitation must be in
-// URL mode with an elicitationId; Mode may be left empty and is set to
-// "url". Only clients that declared elicitation.url can act on it (see
-// Request.ClientCapabilities).
-//
-// The result is a *jsonrpc.Error, or, if an elicitation is not a valid
-// URL-mode one, an error wrapping ErrInvalidElicitRequest that says why
-// (which a handler then returns as -32603, or as a tool error).
+// It is a *jsonrpc.Error, or an error wrapping ErrInvalidElicitRequest for
+// an invalid elicitation.
 func URLElicitationRequiredError(elicitations ...*ElicitParams) error {
 	if len(elicitations) == 0 {
 		return fmt.Errorf("%w: URLElicitationRequired needs at least one elicitation", ErrInvalidElicitRequest)

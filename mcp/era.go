@@ -12,7 +12,7 @@ type era interface {
 	// methods is the era's method table, built in NewServer.
 	methods(s *Server) map[string]MethodHandler
 	// callTool runs tool t for tools/call, as a task when the era's task
-	// rules say so (task.go, task_modern.go).
+	// rules say so (task_session.go, task_ext.go).
 	callTool(ctx context.Context, s *Server, r *Request, p CallToolParams, t *serverTool) (any, error)
 	// protocolToolError reports whether err, returned by a tool's handler,
 	// is sent as a JSON-RPC error rather than as a result with isError.

@@ -15,7 +15,7 @@ func (sessionEra) methods(s *Server) map[string]MethodHandler { return s.methods
 
 func (sessionEra) callTool(ctx context.Context, s *Server, r *Request, p CallToolParams, t *serverTool) (any, error) {
 	if p.Task != nil || taskSupport(t.tool) == TaskSupportRequired {
-		tp := p // only this copy escapes, to task.go
+		tp := p // only this copy escapes, to task_session.go
 		return s.callToolTask(ctx, r, &tp, t)
 	}
 	return runTool(ctx, r, t, p.Arguments)

@@ -142,7 +142,7 @@ type statelessRequest struct {
 	// CreateMessage and ListRoots, which have no key of their own.
 	auto int
 	// task is set when the request is the work of a task of the tasks
-	// extension: Request.Input waits for tasks/update (task_modern_input.go).
+	// extension: Request.Input waits for tasks/update (task_ext.go).
 	task *extRun
 	// meta is the request's _meta and what else parsing params found
 	// (era_stateless_meta.go); nil for a task's work.
@@ -186,11 +186,7 @@ func capabilityObject(dotted string) json.RawMessage {
 }
 
 // serveStateless serves one stateless-era request that arrived outside
-// any session (a Streamable HTTP POST without Mcp-Session-Id) on a session
-// of its own; its messages go to related, and ctx's end cancels it.
-// refused reports -32602, -32022, -32601 or -32021, which Streamable HTTP
-// answers with 400 or 404
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
+// any session on a session of its own (Host.ServeStateless without ss).
 func (s *Server) serveStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, refused bool) {
 	s.markServing()
 	c := &soloCall{}
@@ -226,10 +222,8 @@ type soloCall struct {
 	call statelessCall
 }
 
-// handleStateless serves a stateless-era request on ss, which lends only
-// its in-flight table and writers, no session state; it is Host.ServeStateless with a session
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
-// refused and err are as for serveStateless and handleRequest.
+// handleStateless is Host.ServeStateless with a session: ss lends only its
+// in-flight table and writers, no session state.
 func (ss *ServerSession) handleStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, bool, error) {
 	c := new(sessionStatelessCall)
 	return ss.serveStatelessCall(ctx, req, related, extra, &c.call, &c.in, &c.in.req, &c.lc)
@@ -263,8 +257,8 @@ func (ss *ServerSession) serveIfStateless(ctx context.Context, req *jsonrpc.Requ
 var errNotStateless = errors.New("mcp: not a stateless-era request")
 
 // probeStateless is handleStateless for a request whose noted _meta names
-// a protocol version: the era's own parse decides. served is false, and
-// nothing was done, when the params name no version after all.
+// a protocol version; served is false, and nothing was done, when the
+// era's own parse finds none.
 func (ss *ServerSession) probeStateless(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (resp *jsonrpc.Response, served bool, err error) {
 	c := new(sessionStatelessCall)
 	c.call.meta.probe = true
@@ -371,10 +365,9 @@ func (ss *ServerSession) serveStatelessCall(ctx context.Context, req *jsonrpc.Re
 	return resp, false, nil
 }
 
-// statelessCtx is the context of a stateless-era request's handler: it
-// marks the request as stateless and carries its related writer (when it
-// has one), as two context.WithValue would, without allocations of its
-// own.
+// statelessCtx is a stateless-era handler's context: the statelessKey
+// mark and the related writer, as two context.WithValue without their
+// allocations.
 type statelessCtx struct {
 	context.Context
 	w messageWriter
@@ -408,7 +401,7 @@ func checkStatelessCall(ctx context.Context, method string) error {
 }
 
 // servesStateless reports whether method is in the stateless era's table,
-// the tasks extension's methods only while it is enabled (task_modern.go).
+// the tasks extension's methods only while it is enabled (task_ext.go).
 func (s *Server) servesStateless(method string) bool {
 	if _, ok := s.statelessMethods[method]; !ok {
 		return false
@@ -433,9 +426,8 @@ func statelessError(err error) error {
 }
 
 // Stateless reports whether the request belongs to the stateless era
-// (2026-07-28 and later): it carries its version and the client's
-// capabilities in _meta, and input from the client arrives by multi
-// round-trip requests rather than server-to-client requests
+// (2026-07-28 and later), where input from the client arrives by multi
+// round-trip requests
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) Stateless() bool {
 	_, ok := r.era.(*statelessRequest)
@@ -448,7 +440,7 @@ func (*statelessRequest) methods(s *Server) map[string]MethodHandler { return s.
 // session era's task param is ignored (SEP-2663).
 func (*statelessRequest) callTool(ctx context.Context, s *Server, r *Request, p CallToolParams, t *serverTool) (any, error) {
 	if taskSupport(t.tool) != TaskSupportForbidden {
-		return s.callToolExt(ctx, r, p.Arguments, t) // task_modern.go
+		return s.callToolExt(ctx, r, p.Arguments, t) // task_ext.go
 	}
 	return runTool(ctx, r, t, p.Arguments)
 }
@@ -463,7 +455,7 @@ func (*statelessRequest) protocolToolError(err error) bool {
 // input returns the answers the retry carries; while any is missing it
 // notes what to ask in the input_required result and returns
 // ErrInputRequired. A task's work waits for tasks/update instead
-// (task_modern_input.go).
+// (task_ext.go).
 func (st *statelessRequest) input(ctx context.Context, r *Request, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
 	if err := checkInputs(r, keys, requests, checkStatelessInput); err != nil {
 		return nil, err

@@ -7,10 +7,9 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// This file is the API for transport authors: what a transport that
-// decodes messages itself (mcphttp) uses to drive a Server's sessions. A
-// transport of frames (stdio, mcpsse) implements Transport and Connection
-// and is served with Server.Connect instead.
+// The API for transport authors that decode messages themselves (mcphttp);
+// a transport of frames implements Transport and is served with
+// Server.Connect instead.
 
 // A Host is the side of a Server that a transport drives: it creates
 // sessions, feeds them the client's messages and serves stateless-era
@@ -27,9 +26,7 @@ type Host struct {
 }
 
 // Host returns the transport side of s, and records that a transport
-// serves s: from then on its list_changed notifications are sent (and
-// published on its Bus); those of features registered before, while the
-// server was being set up, are not
+// serves s: from then on list_changed notifications are sent
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification).
 func (s *Server) Host() Host {
 	s.markServing()
@@ -75,23 +72,20 @@ func (h Host) NewSession(opts SessionOptions) *ServerSession { return h.s.newSes
 
 // HandleRequest serves one request on ss and returns its response
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic#requests).
-// Messages sent on the way go to related, in order, before it returns (a
-// nil related sends them to the standalone writer); extra (may be nil) is
-// the handler's Request.Extra. The response is nil when the request was
-// cancelled
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation);
-// one with the id of a request still in flight on ss is -32600. The error
-// is ErrSessionClosed. It is safe for concurrent use.
+// Messages sent meanwhile go to related in order (nil: the standalone
+// writer); extra (may be nil) is Request.Extra. The response is nil for a
+// cancelled request
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation).
+// The error is ErrSessionClosed. Safe for concurrent use.
 func (h Host) HandleRequest(ctx context.Context, ss *ServerSession, req *jsonrpc.Request, related jsonrpc.Writer, extra *RequestExtra) (*jsonrpc.Response, error) {
 	return ss.handleRequest(ctx, req, related, extra)
 }
 
 // Deliver hands ss a notification or a response from the client
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic#notifications).
-// For a response it reports whether a request of ss was waiting for it;
-// for a notification it reports true, for anything else false. Before initialize is answered,
-// notifications other than notifications/cancelled are ignored, as are
-// unknown ones.
+// It reports whether a request of ss was waiting for a response, true for
+// a notification and false for anything else. Before initialize is
+// answered, notifications other than notifications/cancelled are ignored.
 func (h Host) Deliver(ctx context.Context, ss *ServerSession, msg jsonrpc.Message, extra *RequestExtra) bool {
 	switch m := msg.(type) {
 	case *jsonrpc.Notification:
@@ -104,12 +98,10 @@ func (h Host) Deliver(ctx context.Context, ss *ServerSession, msg jsonrpc.Messag
 }
 
 // ServeStateless serves one stateless-era request
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning):
-// with the version and capabilities its _meta carries, in flight on ss
-// when ss is not nil (so that ss's end cancels it), on no session
-// otherwise. refused reports a request turned away before any handler
-// ran, or by its handler for a method or capability not offered, which
-// Streamable HTTP answers with 400, or 404 for -32601
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning),
+// in flight on ss if not nil (ss's end cancels it). refused reports -32602,
+// -32022, -32601 or -32021 from before or by the handler, which Streamable
+// HTTP answers with 400 or 404
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
 // err is as for HandleRequest, and nil without ss.
 func (h Host) ServeStateless(ctx context.Context, ss *ServerSession, req *jsonrpc.Request, related jsonrpc.Writer, extra *RequestExtra) (resp *jsonrpc.Response, refused bool, err error) {
@@ -141,13 +133,10 @@ func (h Host) SyncState(ss *ServerSession, st *SessionState) { ss.syncState(st) 
 // It returns within TaskOptions.SessionEndTimeout.
 func (h Host) EndSession(ctx context.Context, sessionID string) { h.s.endSharedSession(ctx, sessionID) }
 
-// Tool returns the tool named name as registered, and whether there is
-// one, for a transport's checks before tools/call: its inputSchema for
-// the Mcp-Param-{Name} headers
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters),
-// its RequiredScopes for a 403 insufficient_scope
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling).
-// The Tool is the server's own: callers must not modify it.
+// Tool returns the registered tool named name, for a transport's checks
+// before tools/call (Mcp-Param-{Name} headers, RequiredScopes)
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters).
+// Callers must not modify it.
 func (h Host) Tool(name string) (*Tool, bool) {
 	h.s.mu.RLock()
 	t, ok := h.s.tools.get(name)

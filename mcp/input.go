@@ -1,11 +1,8 @@
 package mcp
 
-// This file is the one API handler authors use to ask the client for input
-// (elicitation, sampling, roots) in both eras. In the session era each input
-// request is a real server-to-client request on the request's stream. In
-// the stateless era the handler's first run ends with an input_required
-// result listing what it asked for; the client retries with the answers,
-// and the handler runs again from the top, now finding them
+// How handlers ask the client for input in both eras: a server-to-client
+// request in the session era; an input_required result and a retry in the
+// stateless era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 
 import (
@@ -19,13 +16,11 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// ErrInputRequired is what Request.Input (and Request.Elicit,
-// CreateMessage and ListRoots) return in the stateless era when the client
-// has not yet answered: the handler returns it, as it is or wrapped, and
-// the server answers with an input_required result listing the requests
+// ErrInputRequired is what Request.Input (and Elicit, CreateMessage,
+// ListRoots) return in the stateless era until the client answers; the
+// handler returns it and is run again on the client's retry, so it should
+// do nothing unrepeatable before asking
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-// The client retries with the answers, and the handler runs again.
-// Handlers should do nothing they cannot repeat before asking for input.
 var ErrInputRequired = errors.New("mcp: input required from the client")
 
 // An InputRequest is one thing a handler asks the client for: an

@@ -101,15 +101,10 @@ func (l *listener) wants(method, subject string) bool {
 	return false
 }
 
-// send writes one notification tagged with the subscription id. The write
-// lasts no longer than ctx nor than the stream: a stream whose client went
-// away or stopped reading does not hold up the server's other streams
-// once it has ended.
-//
-// Without a SendingMiddleware, on a writer that never blocks (which
-// keeps nothing of the message once WriteMessage returns), the params and
-// the message are built in a pooled buffer: a notification to thousands
-// of listen streams then allocates nothing per stream.
+// send writes one notification tagged with the subscription id, for no
+// longer than ctx or the stream last. Without a SendingMiddleware, on a
+// writer that never blocks, it builds the message in a pooled buffer
+// (docs/design.md, "Listen streams").
 func (l *listener) send(ctx context.Context, method string, params json.RawMessage) error {
 	var buf *listenBuf
 	var msg *jsonrpc.Notification
@@ -239,9 +234,8 @@ func (s *Server) notifyLocal(method, subject string, params any, raw json.RawMes
 }
 
 // listen implements subscriptions/listen: it acknowledges the filter the
-// server can honour, then holds the stream open, sending the notifications
-// asked for, until the client goes away (closes the HTTP stream, or sends
-// notifications/cancelled on stdio) or the session ends
+// server can honour, then sends the notifications asked for until the
+// client goes away or the session ends
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
 func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	if r.related == nil {
@@ -264,7 +258,7 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 			honoured.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 		}
 	}
-	ids, err := s.listenTaskIDs(ctx, r, p.Notifications.TaskIDs) // task_modern.go
+	ids, err := s.listenTaskIDs(ctx, r, p.Notifications.TaskIDs) // task_ext.go
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,8 @@
 package mcp
 
-// This file holds logging on the server side
+// Logging on the server side
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging):
-// the levels, logging/setLevel, the per-session level filter and the ways a
-// server sends notifications/message (Request.Log, ServerSession.Log). The
-// slog.Handler that forwards records is in logging_slog.go; the client's
-// SetLogLevel is in client_logging.go.
+// levels, logging/setLevel, the per-session filter and notifications/message.
 
 import (
 	"context"
@@ -55,11 +52,9 @@ func (l LoggingLevel) IsValid() bool { return l.rank() >= 0 }
 // The zero value is a useful configuration.
 type LoggingOptions struct {
 	// DefaultLevel is the minimum level sent to a session whose client has
-	// not sent logging/setLevel. The spec lets the server decide what such a
-	// session receives
+	// not sent logging/setLevel
 	// (https://modelcontextprotocol.io/specification/2025-11-25/schema#loggingmessagenotification).
-	// If empty, LevelInfo: debug messages wait until the client asks for
-	// them.
+	// If empty, LevelInfo.
 	DefaultLevel LoggingLevel
 }
 
@@ -197,41 +192,23 @@ func (ss *ServerSession) LogEnabled(level LoggingLevel) bool {
 }
 
 // Log sends notifications/message to the client
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications):
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications),
 // on the stream of the request being handled when ctx comes from a
-// handler, otherwise on the standalone stream. logger is the logger name,
-// empty for none; data is any value that encodes as JSON (a string, or an
-// object with details; a json.RawMessage is sent as it is). The spec
-// forbids credentials, personal data and internal details in log
-// messages: data goes to the client as it is.
-//
-// Log sends nothing and returns nil when the message is filtered out: the
-// server does not declare logging (ServerOptions.Logging is nil), or level
-// is below the session's LogLevel. It returns an error for a level that is
-// not one of the eight, for data that does not encode, or when the message
-// cannot be written.
-//
-// Log messages are allowed before initialization completes, as the spec
-// says (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
+// handler, otherwise on the standalone stream. logger may be empty; data
+// is any JSON-encodable value, sent as it is (so never credentials or
+// personal data). It sends nothing and returns nil when the server does
+// not declare logging or level is below LogLevel; it fails for an unknown
+// level, data that does not encode, or a failed write.
 func (ss *ServerSession) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
 	w, _ := ctx.Value(relatedKey{}).(messageWriter)
 	return ss.log(ctx, w, level, logger, data)
 }
 
-// Log sends notifications/message about this request, on the request's
-// stream (for Streamable HTTP, the request's SSE stream, before the
-// response). It is ServerSession.Log with the request's stream; see there
-// for the filtering and the errors.
-//
-// It sends nothing unless the server declares logging: set
-// ServerOptions.Logging (&LoggingOptions{} will do) or a
-// ServerOptions.Capabilities with Logging. Without it Log returns nil and
-// the client sees nothing
+// Log is ServerSession.Log on the request's stream. It sends nothing
+// unless ServerOptions.Logging (or Capabilities.Logging) is set
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#capabilities).
-//
 // In the stateless era the level is the request's own
-// _meta["io.modelcontextprotocol/logLevel"], and a request without one is
-// sent no log messages
+// _meta["io.modelcontextprotocol/logLevel"]; without one nothing is sent
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
 func (r *Request) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
 	return r.inEra().log(ctx, r, level, logger, data)

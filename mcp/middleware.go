@@ -21,14 +21,10 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// A SentMessage is a request or notification that a server or client is
-// about to send, as SendingMiddleware sees it: what a middleware needs to
-// observe, change or refuse it. Params are already encoded.
-//
-// A middleware that changes a message must change a copy (m2 := *m) and
-// pass the copy on, keeping ID: the copy keeps, in unexported fields, what
-// the session needs to deliver the message and its answer. A new
-// SentMessage passed on for a request fails with an error saying so.
+// A SentMessage is a request or notification a server or client is about
+// to send, as SendingMiddleware sees it; Params are already encoded. A
+// middleware that changes a message must pass on a changed copy
+// (m2 := *m) keeping ID: a new SentMessage for a request fails.
 type SentMessage struct {
 	// Method is the JSON-RPC method, such as "notifications/progress" or
 	// "sampling/createMessage".
@@ -61,15 +57,10 @@ type SendHandler func(ctx context.Context, m *SentMessage) (result json.RawMessa
 
 // SendingMiddleware wraps the sending of every request and notification a
 // server (ServerOptions.SendingMiddleware) or client
-// (ClientOptions.SendingMiddleware) sends: progress, log messages,
-// list_changed, cancellations and server-to-client requests on a server;
-// every request and notification on a client. A middleware may observe,
-// change (see SentMessage), delay or refuse a message; one that does
-// not call next sends nothing, and what it returns is what the caller
-// gets.
-//
-// Middleware runs on the sender's goroutine; for a request the call to
-// next lasts until the answer arrives.
+// (ClientOptions.SendingMiddleware) sends. It may observe, change (see
+// SentMessage), delay or refuse a message; one that does not call next
+// sends nothing. It runs on the sender's goroutine; for a request, next
+// returns when the answer arrives.
 type SendingMiddleware func(next SendHandler) SendHandler
 
 // ClientRequest is a request or notification a client receives from a
@@ -97,14 +88,10 @@ type ClientRequest struct {
 type ClientMethodHandler func(ctx context.Context, r *ClientRequest) (result any, err error)
 
 // ClientMiddleware wraps the handling of every request and notification a
-// client receives (ClientOptions.Middleware), the client's counterpart of
-// the server's Middleware. It may answer a request itself, refuse it, or
-// drop a notification (even notifications/cancelled, which then cancels
-// nothing).
-//
-// Notifications are handled on the session's read loop, one at a time in
-// the order they arrived, so middleware must not block on them; requests
-// other than ping are handled on their own goroutines.
+// client receives (ClientOptions.Middleware). It may answer or refuse a
+// request, or drop a notification. Notifications are handled in order on
+// the read loop, so it must not block on them; requests other than ping
+// run on their own goroutines.
 type ClientMiddleware func(next ClientMethodHandler) ClientMethodHandler
 
 // chainSending wraps h in mw, the first outermost.

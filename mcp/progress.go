@@ -27,21 +27,12 @@ type progressState struct {
 	sent bool
 }
 
-// ReportProgress sends notifications/progress for this request, on the
-// request's stream (for Streamable HTTP, before the response).
-//
-// It sends nothing and returns nil when the client asked for no progress
-// (the request carried no _meta.progressToken). The spec requires the
-// progress value to increase with each notification
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress#progress-flow):
-// a value lower than the last one sent is refused with ErrProgressDecreased
-// and nothing is sent (an equal value is allowed, so that the message can
-// change). Progress and total may be fractional; NaN and infinities are
-// refused. Total and message are optional: pass 0 and "" to omit them.
-//
-// ReportProgress is safe for concurrent use. Call it only while the
-// handler runs: the spec requires progress to stop once the request is
-// answered (except for a task, whose progress goes on until it ends).
+// ReportProgress sends notifications/progress on the request's stream
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress#progress-flow),
+// or nothing without a _meta.progressToken. A value lower than the last
+// is refused with ErrProgressDecreased (equal is allowed); NaN and
+// infinities are refused; 0 and "" omit total and message. Safe for
+// concurrent use, while the handler runs (a task's, until the task ends).
 func (r *Request) ReportProgress(ctx context.Context, progress, total float64, message string) error {
 	if !r.progressToken.IsValid() || r.progress == nil {
 		return nil

@@ -102,14 +102,11 @@ type GetPromptResult struct {
 	Messages    []*PromptMessage `json:"messages"`
 }
 
-// A PromptHandler serves prompts/get for one prompt
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt),
-// once the server has checked that every required argument is present.
-// Its error is a JSON-RPC error: a *jsonrpc.Error in the chain is sent as
-// it is; any other becomes -32603 with its text, so it must not carry what
-// the client should not see (in the stateless era a
-// *CapabilityError becomes -32021 and ErrInputRequired an input_required
-// result). A nil result is sent as no messages.
+// A PromptHandler serves prompts/get for one prompt once every required
+// argument is known present
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt).
+// A *jsonrpc.Error is sent as it is; any other error becomes -32603 with
+// its text. A nil result is sent as no messages.
 type PromptHandler func(ctx context.Context, req *Request, params *GetPromptParams) (*GetPromptResult, error)
 
 // A TypedPromptHandler serves a prompt whose arguments decode into In, a
@@ -121,9 +118,8 @@ type TypedPromptHandler[In any] func(ctx context.Context, req *Request, in In) (
 // promptFeatures is the Server's part for prompts, guarded by Server.mu.
 type promptFeatures struct {
 	prompts featureSet[*serverPrompt]
-	// offered is set once a prompt has been added: from then on the
-	// prompts methods are served; before, they answer -32601 like any
-	// method of a feature the server does not offer.
+	// offered is set once a prompt has been added; before, the prompts
+	// methods are -32601.
 	offered bool
 }
 
@@ -175,11 +171,8 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 //     tag;
 //   - it is required unless its json tag says omitempty or omitzero.
 //
-// Fields tagged json:"-" are skipped. The arguments a client sends are
-// decoded into In before h runs; those In does not name are ignored.
-//
-// It is a function rather than a method because Go methods cannot have
-// type parameters.
+// Fields tagged json:"-" are skipped; arguments In does not name are
+// ignored.
 func AddPrompt[In any](s *Server, p *Prompt, h TypedPromptHandler[In]) error {
 	if h == nil {
 		return fmt.Errorf("mcp: prompt %q: nil handler", p.Name)

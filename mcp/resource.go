@@ -94,14 +94,10 @@ type ResourceUpdatedParams struct {
 }
 
 // A ResourceHandler reads a resource for resources/read
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources). params.URI is
-// the URI asked for; for a resource template, params.Variables holds the
-// values of its variables. Contents without a URI get params.URI, and
-// contents without a MIME type get the resource's (or template's).
-//
-// To say that a URI a template matches names nothing, return
-// ResourceNotFoundError(params.URI); any other *jsonrpc.Error is sent as it
-// is, and other errors become -32603 with their text.
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources).
+// Contents without a URI get params.URI, without a MIME type the
+// resource's or template's. Return ResourceNotFoundError(params.URI) for a
+// URI that names nothing; other non-jsonrpc errors become -32603.
 type ResourceHandler func(ctx context.Context, req *Request, params *ReadResourceParams) (*ReadResourceResult, error)
 
 // ResourceNotFoundError is the error for a URI that names no resource:
@@ -120,10 +116,8 @@ func ResourceNotFoundError(uri string) *jsonrpc.Error {
 type resourceFeatures struct {
 	resources featureSet[*serverResource] // by URI
 	templates featureSet[*serverTemplate] // by URI template
-	// offered is set once a resource or template has been added: from
-	// then on the resources methods are served (an empty list when
-	// everything was removed); before, they answer -32601 like any method
-	// of a feature the server does not offer.
+	// offered is set once a resource or template has been added; before,
+	// the resources methods are -32601.
 	offered bool
 }
 
@@ -132,15 +126,12 @@ type serverResource struct {
 	handler  ResourceHandler
 }
 
-// AddResource adds a static resource, replacing any resource with the
-// same URI. Live sessions are sent notifications/resources/list_changed.
-// Once a resource or template is added the server declares the resources
-// capability with subscribe and listChanged.
-//
-// It returns an error when r.URI is not an absolute URI, as the spec
-// requires servers to validate resource URIs
+// AddResource adds a static resource, replacing any with the same URI,
+// and sends notifications/resources/list_changed; the server then
+// declares resources with subscribe and listChanged. It fails when r.URI
+// is not absolute
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#security-considerations),
-// or when r.Name is empty or h is nil.
+// r.Name is empty or h is nil.
 func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 	if err := validResourceURI(r.URI); err != nil {
 		return err
@@ -384,15 +375,11 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 	return emptyObject, nil
 }
 
-// ResourceUpdated tells the sessions subscribed to uri that it changed, with
-// notifications/resources/updated
+// ResourceUpdated sends notifications/resources/updated to the sessions
+// subscribed to uri, on their standalone streams
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
-// Sessions that did not subscribe are sent nothing. The notifications go
-// on each session's standalone stream (for Streamable HTTP, the GET
-// stream), whatever ctx is. The error joins those of the sessions that
-// could not be sent to. With a shared SessionStore each session's state
-// is first read from the store (one Load per session held here), so that
-// a subscription made through another replica counts.
+// With a shared SessionStore, subscriptions made on other replicas count
+// (one Load per session). The error joins the sessions' send errors.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	params := &ResourceUpdatedParams{URI: uri}
 	s.notifyListeners(ctx, "notifications/resources/updated", uri, params) // listen.go

@@ -32,15 +32,11 @@ var ErrInvalidSamplingRequest = errors.New("mcp: invalid sampling/createMessage 
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#error-handling).
 const CodeUserRejectedSampling = -1
 
-// UserRejectedSamplingError returns the error a client's
-// CreateMessageHandler returns when the user rejects a sampling request:
-// code [CodeUserRejectedSampling], message "User rejected sampling
-// request"
+// UserRejectedSamplingError returns a new error for a CreateMessageHandler
+// whose user rejected the request: code [CodeUserRejectedSampling],
+// "User rejected sampling request"
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#error-handling).
-// Each call returns a new value, so no caller can change what another
-// sends. On the server, errors.Is(err, UserRejectedSamplingError())
-// matches the error CreateMessage returns, since *jsonrpc.Error compares by
-// code.
+// errors.Is matches it by code on the server.
 func UserRejectedSamplingError() *jsonrpc.Error {
 	return &jsonrpc.Error{Code: CodeUserRejectedSampling, Message: "User rejected sampling request"}
 }
@@ -188,10 +184,9 @@ func UnmarshalSamplingContent(data []byte) (SamplingContent, error) {
 	}, "mcp: content type %q is not allowed in a sampling message")
 }
 
-// SamplingContents is the content of a sampling message or result. On the
-// wire it is a single block or, since 2025-11-25, a list of blocks: one
-// block is sent as a single object, which every protocol version reads;
-// any other number as a list. Both forms are read.
+// SamplingContents is the content of a sampling message or result: one
+// block is sent as an object (every version reads it), any other number
+// as a list (2025-11-25). Both forms are read.
 type SamplingContents []SamplingContent
 
 // MarshalJSON sends one block as an object, any other number as a list.
@@ -316,17 +311,12 @@ type CreateMessageResult struct {
 }
 
 // CreateMessage asks the client to sample its LLM
-// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#creating-messages).
-// Called with the ctx of a request handler, the request travels on that
-// request's stream (for Streamable HTTP, the POST's SSE stream).
-//
-// Nothing is sent, and the error is a *CapabilityError, when the client
-// did not declare sampling, when params carries tools or toolChoice and
-// the client did not declare sampling.tools, or when IncludeContext asks
-// for context and the client did not declare sampling.context. Params the
-// spec does not allow (see ErrInvalidSamplingRequest) are refused the same
-// way. If the client answers with an error, it is returned as a
-// *jsonrpc.Error (code CodeUserRejectedSampling when the user said no).
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#creating-messages),
+// on the stream of the request whose handler's ctx it is given. Nothing is
+// sent when the client did not declare sampling (or sampling.tools,
+// sampling.context as params need) — a *CapabilityError — or for invalid
+// params (ErrInvalidSamplingRequest). A client's error is a
+// *jsonrpc.Error (CodeUserRejectedSampling when the user said no).
 func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	const method = "sampling/createMessage"
 	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
@@ -352,13 +342,9 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessag
 	return &res, nil
 }
 
-// CreateMessage is ServerSession.CreateMessage on the request's session,
-// sent on the request's stream.
-//
-// In the stateless era there is no session to send it on: it is one
-// Request.Input under a key of its own, so the handler is run again with
-// the client's answer, and until then it returns ErrInputRequired, which
-// the handler must return as it is (or wrapped)
+// CreateMessage is ServerSession.CreateMessage on the request's session.
+// In the stateless era it is one Request.Input: until the client's answer
+// arrives it returns ErrInputRequired, which the handler must return
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	res, err := r.inEra().ask(ctx, r, SamplingInput(params))

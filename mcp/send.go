@@ -1,9 +1,7 @@
 package mcp
 
-// This file holds how each side sends its requests and notifications:
-// through the sending middleware (middleware.go), if any, to the stream,
-// and for a request the wait for its answer. The client's wait, with its
-// timeouts, is in client_timeout.go.
+// How each side sends requests and notifications: through the sending
+// middleware, if any, to the stream (client timeouts: client_timeout.go).
 
 import (
 	"context"
@@ -136,18 +134,11 @@ func (cs *ClientSession) call(ctx context.Context, method string, params json.Ra
 		return nil, fmt.Errorf("mcp: %s: %w", method, cs.endedErr())
 	}
 	defer cs.calls.forget(id)
-	m := &SentMessage{Method: method, ID: id, Params: params, ClientSession: cs, resp: ch}
-	if h := cs.client.send; h != nil {
-		return h(ctx, m)
-	}
-	return sendFromClient(ctx, m)
+	return cs.send(ctx, &SentMessage{Method: method, ID: id, Params: params, ClientSession: cs, resp: ch})
 }
 
 // sendNotification sends a notification to the server.
 func (cs *ClientSession) sendNotification(ctx context.Context, method string, params json.RawMessage) error {
-	if h := cs.client.send; h != nil {
-		_, err := h(ctx, &SentMessage{Method: method, Params: params, ClientSession: cs})
-		return err
-	}
-	return cs.w.WriteMessage(ctx, &jsonrpc.Notification{Method: method, Params: params})
+	_, err := cs.send(ctx, &SentMessage{Method: method, Params: params, ClientSession: cs})
+	return err
 }

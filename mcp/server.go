@@ -42,12 +42,12 @@ type Server struct {
 	tools    featureSet[*serverTool]
 	res      resourceFeatures // resource.go
 	prm      promptFeatures   // prompt.go
-	tasks    taskRuntime      // task.go; has its own lock
+	tasks    taskRuntime      // task_engine.go; has its own lock
 	sessions map[*ServerSession]struct{}
 
-	// The stateless era's state: the encoded server identity stamped on
-	// results (modern_result.go), the requestState key (input_state.go)
-	// and the open subscriptions/listen streams (listen.go).
+	// The stateless era's state: the encoded server identity written into
+	// results (era_stateless_result.go), the requestState key
+	// (input_state.go) and the open subscriptions/listen streams (listen.go).
 	infoOnce   sync.Once
 	infoMember []byte
 	stateKey   stateKeyHolder
@@ -63,10 +63,8 @@ type Server struct {
 	listenBus    busSub
 	taskBus      busSub
 	broadcastBus busSub
-	// serving is set when a transport is given the server, or it first
-	// holds a session or serves a stateless request: list_changed before
-	// that is setup, with no one to reach here, and is not announced to
-	// other replicas.
+	// serving is set once a transport is given the server or it holds a
+	// session: list_changed before that is setup and is not broadcast.
 	serving atomic.Bool
 }
 
@@ -97,23 +95,16 @@ type ServerOptions struct {
 	// add a new one under the same name instead.
 	PageSize int
 	// MaxConcurrentRequests bounds the requests one session on a stream
-	// transport (stdio, in-memory) handles at once. As many again wait for
-	// a slot while ping and notifications (cancellation among them) are
-	// still served; past that the session stops reading until a request
-	// finishes. If zero, 64.
+	// transport (stdio, in-memory) handles at once; as many again wait,
+	// then the session stops reading until one finishes. If zero, 64.
 	MaxConcurrentRequests int
 	// MaxInFlightRequests bounds the requests one session has in flight
-	// (admitted, and not yet answered) on any transport and in both eras,
-	// the requests of a 2025-03-26 JSON-RPC batch among them. Over HTTP a
-	// client that goes away does not cancel its requests ("Disconnection
-	// SHOULD NOT be interpreted as the client cancelling its request",
-	// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
-	// whose handlers run on; this bounds what one session can pile up that
-	// way. A request
-	// past the bound is answered at once with -32000 "Too many requests in
-	// flight", data {"maxInFlightRequests": n}, and changes nothing on the
-	// session; ping is not counted. If zero, 64, or MaxConcurrentRequests
-	// if that is larger; if negative, there is no bound.
+	// (admitted, not yet answered) on any transport and in both eras,
+	// batched ones among them; ping is not counted
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+	// A request past it is answered -32000 "Too many requests in flight",
+	// data {"maxInFlightRequests": n}. If zero, 64 or MaxConcurrentRequests
+	// if larger; if negative, no bound.
 	MaxInFlightRequests int
 	// MaxClientStateBytes bounds the client state a session keeps: the
 	// raw JSON of initialize's clientInfo and capabilities together
@@ -127,16 +118,11 @@ type ServerOptions struct {
 	// refused initialize leaves the session uninitialized. If zero,
 	// 64 KiB; if negative, there is no bound.
 	MaxClientStateBytes int
-	// MaxQueuedNotifications bounds the notifications queued for one
-	// client whose transport waits for it to read (a stdio or custom
-	// Connection; Streamable HTTP queues per stream, see
-	// mcphttp.Options.MaxStreamQueueBytes) when they come from API calls
-	// rather than from a handler: list_changed from AddTool and the like,
-	// resources/updated, listen notifications. They are written by a
-	// goroutine of the client's own, which lives only while the queue is
-	// not empty, so that a client that does not read delays no one. A
-	// notification identical to one already queued is not queued again.
-	// Past the bound a notification is dropped, and logged with
+	// MaxQueuedNotifications bounds the notifications from API calls
+	// (list_changed, resources/updated, listen notifications) queued for
+	// one client of a stream Connection (Streamable HTTP: see
+	// mcphttp.Options.MaxStreamQueueBytes); a duplicate of a queued one is
+	// not queued again. Past it a notification is dropped and logged with
 	// ErrNotificationQueueFull. If zero, DefaultMaxQueuedNotifications
 	// (1024); if negative, no bound.
 	MaxQueuedNotifications int
@@ -147,52 +133,35 @@ type ServerOptions struct {
 	// server-to-client requests), outermost first; see SendingMiddleware.
 	SendingMiddleware []SendingMiddleware
 	// Logging, if set, declares the logging capability, serves
-	// logging/setLevel and lets handlers send log messages to clients
-	// (Request.Log, ServerSession.Log, NewLoggingHandler). If nil, the
-	// server does not declare logging, answers logging/setLevel with
-	// -32601 and drops log messages, since only a server that declares
-	// logging may send them
+	// logging/setLevel and lets handlers send log messages. If nil,
+	// logging/setLevel is -32601 and log messages are dropped
 	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#capabilities).
 	Logging *LoggingOptions
 	// Tasks configures the tasks that tools with execution.taskSupport
 	// "optional" or "required" run as (experimental; see TaskOptions). The
 	// zero value is a useful configuration.
 	Tasks TaskOptions
-	// MaxResourceURIBytes bounds the uri of resources/read,
-	// resources/subscribe and resources/unsubscribe: a longer one is
-	// refused with -32602 "Invalid params", data "uri is N bytes, over
-	// the limit of M (ServerOptions.MaxResourceURIBytes)", before any
-	// template is tried. The spec sets no length; 8 KiB is the request
-	// line most HTTP servers accept, and far above any real resource URI.
-	// If zero, 8192; a negative value lifts the bound.
+	// MaxResourceURIBytes bounds the uri of resources/read, subscribe and
+	// unsubscribe: a longer one is refused with -32602 "Invalid params",
+	// data "uri is N bytes, over the limit of M
+	// (ServerOptions.MaxResourceURIBytes)". If zero, 8192; if negative, no
+	// bound.
 	MaxResourceURIBytes int
-	// ResourceTextCacheBytes bounds the memory kept for resource texts
-	// that handlers return again and again. A resources/read whose only
-	// content is a text (or base64 blob string) of 16 KiB or more is
-	// escaped for JSON once per distinct string: from the second read
-	// that returns the very same string (the same bytes at the same
-	// address, as a handler serving an embedded or preloaded file
-	// returns), its escaped form is kept and copied into later
-	// responses. A handler that builds a new string per read costs the
-	// cache nothing. The bound counts each kept string and its escaped
-	// form; the oldest are dropped first. Strings are immutable in Go;
-	// a handler that returns a string aliasing bytes it later changes
-	// (unsafe.String over a reused buffer) must set this negative. If
-	// zero, 32 MiB; if negative, nothing is kept.
+	// ResourceTextCacheBytes bounds the memory kept for the JSON-escaped
+	// form of resource texts (16 KiB or more, the only content of a
+	// resources/read) returned twice as the very same string; the oldest
+	// are dropped first. A handler returning strings that alias bytes it
+	// later changes (unsafe.String) must set it negative. If zero, 32 MiB;
+	// if negative, nothing is kept.
 	ResourceTextCacheBytes int
-	// SessionStore keeps the state of the server's session-era sessions:
-	// created when initialize succeeds, updated as it changes, deleted
-	// when the session ends. A store whose Shared reports true lets every
-	// Streamable HTTP Handler using it serve any of its sessions (docs/design.md
-	// says what holds today). If nil, a MemorySessionStore
-	// (not shared).
+	// SessionStore keeps the state of the server's session-era sessions
+	// from initialize to their end. A store whose Shared reports true lets
+	// every Streamable HTTP Handler using it serve any of its sessions. If
+	// nil, a MemorySessionStore (not shared).
 	SessionStore SessionStore
 	// Bus, if set, carries messages between the replicas of this server
-	// (see Bus); every replica needs the same one (a MemoryBus in one
-	// process, redisstore's across processes). With it, listen streams,
-	// tasks/update and tasks/cancel, broadcasts and (with a shared
-	// SessionStore) clients' responses and cancellations reach the replica
-	// they concern (docs/design.md). If nil, nothing crosses replicas.
+	// (see Bus); every replica needs the same one. If nil, nothing crosses
+	// replicas.
 	Bus Bus
 	// InitializedHandler, if set, is called when a session receives
 	// notifications/initialized.
@@ -221,15 +190,12 @@ type ServerOptions struct {
 	// not reuse results.
 	CacheHint func(method string) CacheHint
 	// RequestStateKey signs the requestState of input_required results
-	// (HMAC-SHA256), so that a state the client altered is refused
+	// (HMAC-SHA256)
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-	// Replicas that serve the same clients need the same key. If nil and
-	// the SessionStore is shared, the key is the store's (see
-	// RequestStateKeyer), fetched on first use; a shared store that has
-	// none makes every requestState fail with -32603 until this is set,
-	// rather than each replica refusing the others' states. If nil
-	// otherwise, a random key is made in NewServer: states then survive
-	// neither a restart nor a move to another process.
+	// Replicas serving the same clients need the same key. If nil and the
+	// SessionStore is shared, the store's key (RequestStateKeyer) is used,
+	// and without one every requestState fails with -32603. If nil
+	// otherwise, a random key is made in NewServer.
 	RequestStateKey []byte
 	// RequestStateTTL bounds how long an input_required result can be
 	// answered. If zero, 1 hour.
@@ -281,7 +247,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		"resources/subscribe":   s.subscribeResource,
 		"resources/unsubscribe": s.unsubscribeResource,
 		"logging/setLevel":      s.setLogLevel,
-		"tasks/get":             s.getTask, // task.go
+		"tasks/get":             s.getTask, // task_session.go
 		"tasks/result":          s.getTaskResult,
 		"tasks/list":            s.listTasks,
 		"tasks/cancel":          s.cancelTask,
@@ -290,7 +256,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	s.statelessMethods = map[string]MethodHandler{
 		"server/discover":      s.discover,
 		"subscriptions/listen": s.listen,
-		"tasks/get":            s.getTaskExt, // task_modern.go
+		"tasks/get":            s.getTaskExt, // task_ext.go
 		"tasks/update":         s.updateTaskExt,
 		"tasks/cancel":         s.cancelTaskExt,
 	}
@@ -434,7 +400,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 
 	return &InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    s.sessionCapabilities(ss, authOf(r)), // task.go
+		Capabilities:    s.sessionCapabilities(ss, authOf(r)), // task_session.go
 		ServerInfo:      s.impl,
 		Instructions:    s.opts.Instructions,
 	}, nil
@@ -518,19 +484,10 @@ func (s *Server) Sessions() []*ServerSession {
 	return out
 }
 
-// broadcast sends a notification to every initialized session on its
-// standalone stream: how list_changed reaches clients.
-//
-// No client delays it, nor the API call that made it (notify_async.go):
-// a client that does not read has its notifications queued, and one
-// list_changed queued stands for any number more.
-//
-// A server no transport serves yet (not mounted on an HTTP handler, no
-// session) sends nothing, not even to the other replicas on its Bus: the
-// features registered while a replica is set up are the same on every
-// replica, and announcing them would send every client of the cluster a
-// list_changed per registration at every restart (and cost a Bus round
-// trip each). Later changes, on any replica, reach every session.
+// broadcast sends a notification (list_changed) to every initialized
+// session and listener, here and on other replicas, without waiting for
+// any client (notify_async.go). Before the server is serving it sends
+// nothing (docs/design.md, "Broadcasts").
 func (s *Server) broadcast(method string, params any) {
 	if !s.serving.Load() {
 		return

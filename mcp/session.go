@@ -16,13 +16,11 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// A ServerSession is one client's session with a Server: a small state
-// machine (new → initialized → ready → closed) plus the runtime that serves
-// it. Server.Connect creates one for a Transport's Connection; Streamable
-// HTTP (package mcphttp) creates one per Mcp-Session-Id.
-//
-// An idle ServerSession holds no goroutine: only its state and a few
-// lazily allocated maps.
+// A ServerSession is one client's session with a Server
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle):
+// a state machine (new → initialized → ready → closed) plus the runtime
+// that serves it. Server.Connect creates one per Connection; package
+// mcphttp creates one per Mcp-Session-Id. An idle session holds no goroutine.
 type ServerSession struct {
 	server *Server
 
@@ -50,7 +48,7 @@ type ServerSession struct {
 	notices noticeQueue
 
 	// taskOwner is the random key that owns the tasks of a session without
-	// an id (task.go); guarded by mu.
+	// an id (task_session.go); guarded by mu.
 	taskOwner string
 	// ephemeral is SessionOptions.Ephemeral.
 	ephemeral bool
@@ -73,12 +71,8 @@ type inflightRequest struct {
 	req Request
 }
 
-// inflightTable holds a session's requests in flight by id. Integer ids,
-// which clients send nearly always, key a map of int64, which the runtime
-// hashes on its fast path for 8-byte keys; string ids key a map of their
-// own. A request passes through the table three times (admitted, entered,
-// retired), and a map keyed by jsonrpc.ID hashed its kind, number and
-// string each time.
+// inflightTable holds a session's requests in flight by id, integer and
+// string ids in separate maps (docs/design.md, "Sessions").
 type inflightTable struct {
 	num map[int64]*inflightRequest
 	str map[string]*inflightRequest
@@ -135,9 +129,8 @@ func (t *inflightTable) cancelAll() {
 	}
 }
 
-// newSession creates a session for a transport to drive (Host.NewSession).
-// Port.NewSession). The session is registered with the server (it receives
-// list_changed notifications) until Close.
+// newSession creates a session for a transport to drive (Host.NewSession),
+// registered with the server (it receives list_changed) until Close.
 func (s *Server) newSession(opts SessionOptions) *ServerSession {
 	now := time.Now()
 	ss := &ServerSession{
@@ -210,11 +203,9 @@ func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
 
 // Close ends the session: handlers in flight see their contexts cancelled,
 // server-to-client requests waiting for answers fail with ErrSessionClosed,
-// and the server forgets the session. Close is idempotent. The session a
-// 2026-07-28 request is served on outside any session (a Streamable HTTP
-// POST without Mcp-Session-Id) belongs to that request alone: closing it
-// only marks it closed, and its Done channel is nil, as it never ends
-// before its request.
+// and the server forgets the session. Close is idempotent. Closing the
+// session of a 2026-07-28 request served outside any session only marks it
+// closed.
 func (ss *ServerSession) Close() error {
 	ss.mu.Lock()
 	if ss.closed {
@@ -236,19 +227,10 @@ func (ss *ServerSession) Close() error {
 }
 
 // handleRequest serves one request and returns its response
-// (Host.HandleRequest). Messages the handler sends on the way
-// (progress, logs, server-to-client requests) go to related, in order,
-// before it returns; a nil related sends them to the standalone writer.
-//
-// The response is nil when the request was cancelled by
-// notifications/cancelled: the spec forbids answering it. The error is
-// ErrSessionClosed; the transport then refuses the request in its own
-// way. A request with the id of one still in flight on the session (the
-// first is unaffected), or past ServerOptions.MaxInFlightRequests, gets
-// an error response at once.
-//
-// handleRequest is safe for concurrent use; requests are served
-// concurrently.
+// (Host.HandleRequest). Messages the handler sends meanwhile go to related
+// in order (nil: the standalone writer). The response is nil for a request
+// cancelled by notifications/cancelled, which must not be answered; the
+// error is ErrSessionClosed. Safe for concurrent use.
 func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request, related messageWriter, extra *RequestExtra) (*jsonrpc.Response, error) {
 	if mayBeStateless(req) { // era_stateless.go
 		if resp, served, err := ss.serveIfStateless(ctx, req, related, extra); served {
@@ -387,12 +369,9 @@ func (c *lazyCancelCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// admitLocked refuses a request the session cannot take in flight: the
-// session is closed (ErrSessionClosed), a request with the same id is in
-// flight (-32600), or the session already has
-// ServerOptions.MaxInFlightRequests in flight (a *jsonrpc.Error, the
-// answer to send; limits.go). It is called with ss.mu held; both eras'
-// requests, batched ones among them, pass through it.
+// admitLocked refuses a request the session cannot take in flight: closed
+// (ErrSessionClosed), duplicate id (-32600) or MaxInFlightRequests reached
+// (a *jsonrpc.Error to send). Called with ss.mu held, for both eras.
 func (ss *ServerSession) admitLocked(id jsonrpc.ID) error {
 	if ss.closed {
 		return ErrSessionClosed
@@ -443,11 +422,9 @@ func (c *relatedCtx) Value(key any) any {
 
 var emptyObject = json.RawMessage("{}")
 
-// handleNotification processes one notification from the client.
-// Before initialize is answered notifications are ignored, as are unknown
-// ones. extra is what the transport knows of the message (its verified
-// token, say), which the middleware and notification handlers see as
-// Request.Extra; it may be nil.
+// handleNotification processes one notification from the client; before
+// initialize is answered, and when unknown, they are ignored. extra (may be
+// nil) becomes Request.Extra.
 func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Notification, extra *RequestExtra) {
 	ss.mu.Lock()
 	lifecycle := ss.state.Lifecycle
@@ -513,17 +490,14 @@ func (ss *ServerSession) cancelInflight(params json.RawMessage) {
 }
 
 // handleResponse delivers the client's answer to a server-to-client
-// request. A response to no pending request is ignored (and reported as
-// false), which is also what happens to a response that arrives on the
-// wrong session.
+// request; one matching no pending request is ignored and reported false.
 func (ss *ServerSession) handleResponse(_ context.Context, resp *jsonrpc.Response) bool {
 	return ss.calls.deliver(resp)
 }
 
-// update records a change of the session's state, already made here, in
-// the server's SessionStore: fn makes the same change to the stored
-// state, so that a change another replica made meanwhile is kept, and the
-// result is brought back here. A failure is logged.
+// update applies fn, a change already made here, to the state in the
+// SessionStore (keeping other replicas' changes) and brings the result
+// back. A failure is logged.
 func (ss *ServerSession) update(ctx context.Context, fn func(*SessionState)) {
 	if ss.state.ID == "" {
 		return
@@ -554,8 +528,8 @@ func (ss *ServerSession) create(ctx context.Context) {
 	}
 }
 
-// syncState is Host.SyncState: the protocol state of st becomes the session's, except that a closed session
-// stays closed.
+// syncState is Host.SyncState: st's protocol state becomes the session's;
+// a closed session stays closed.
 func (ss *ServerSession) syncState(st *SessionState) {
 	if st == nil {
 		return
@@ -601,13 +575,11 @@ func (ss *ServerSession) notifyRelated(ctx context.Context, w messageWriter, met
 }
 
 // Call sends a request to the client and decodes its result into result
-// (which may be nil). It is how sampling, elicitation and roots reach the
-// client. The request travels on the stream of the request being handled
-// when ctx comes from a handler. Except for ping, the server sends no
-// request before the client's notifications/initialized (ErrNotReady).
-// If ctx ends first, the request is cancelled with notifications/cancelled.
-// A stateless-era request's handler sends none: it asks with Request.Input
-// (or Request.Elicit, CreateMessage, ListRoots).
+// (which may be nil), on the stream of the request being handled when ctx
+// comes from a handler. Except for ping, nothing is sent before
+// notifications/initialized (ErrNotReady). If ctx ends first, the request
+// is cancelled with notifications/cancelled. Stateless-era handlers use
+// Request.Input instead.
 func (ss *ServerSession) Call(ctx context.Context, method string, params, result any) error {
 	if err := checkStatelessCall(ctx, method); err != nil {
 		return err

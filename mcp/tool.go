@@ -27,13 +27,10 @@ type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (
 // whose result is Out
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#structured-content).
 // A string Out is one text content; a *CallToolResult is sent as it is;
-// anything else is sent as its JSON text and, when that JSON is an object,
-// also as structuredContent (a non-object result of a tool with an output
-// schema is a tool error instead). A returned error becomes a result with
-// isError set, except a *jsonrpc.Error (a protocol error), ctx's own error
-// once ctx has ended, and, in 2026-07-28, ErrInputRequired and a
-// *CapabilityError (input_required and -32021). docs/design.md gives the
-// reasons.
+// anything else as its JSON text and, if an object, as structuredContent.
+// An error becomes a result with isError set, except a *jsonrpc.Error,
+// ctx's own error, and in 2026-07-28 ErrInputRequired and
+// *CapabilityError.
 type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
 
 type serverTool struct {
@@ -41,14 +38,10 @@ type serverTool struct {
 	handler ToolHandler
 }
 
-// AddTool adds a tool with a hand-written input schema (t.InputSchema must
-// be a JSON object schema; if nil, {"type":"object"}), replacing any tool of
-// the same name. Arguments are passed to h as they came. Live sessions are
-// sent notifications/tools/list_changed.
-//
-// It returns an error for an invalid tool name
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names):
-// 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'.
+// AddTool adds a tool with a hand-written input schema (an object schema;
+// if nil, {"type":"object"}), replacing any tool of the same name, and
+// sends notifications/tools/list_changed. It fails for an invalid name
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names).
 func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	if err := validToolName(t.Name); err != nil {
 		return err
@@ -71,16 +64,11 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	return nil
 }
 
-// AddTool adds a typed tool to s. The input schema is inferred from In
-// (and the output schema from Out, when Out is a struct or a pointer to
-// one; see TypedToolHandler for what each Out is sent as) with
-// github.com/google/jsonschema-go unless t sets them. Arguments are
-// validated against the input schema before h runs; a failure is a result
-// with isError set that names the problem, as 2025-11-25 requires
+// AddTool adds a typed tool to s. Unless t sets them, the input schema is
+// inferred from In, and the output schema from a struct Out
+// (jsonschema-go). Arguments are validated before h runs; a failure is a
+// result with isError set
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
-//
-// It is a function rather than a method because Go methods cannot have
-// type parameters.
 func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error {
 	if err := validToolName(t.Name); err != nil {
 		return err
@@ -156,7 +144,6 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) error
 	return nil
 }
 
-// toolSchema resolves the schema given, or the one inferred from T.
 // inferOptions are the options of schema inference. A json.RawMessage
 // (and so a Meta value) holds any JSON value, not the array of bytes its Go
 // type would suggest.
@@ -166,6 +153,7 @@ var inferOptions = &jsonschema.ForOptions{
 	},
 }
 
+// toolSchema resolves the schema given, or the one inferred from T.
 func toolSchema[T any](given json.RawMessage) (*jsonschema.Resolved, error) {
 	var schema *jsonschema.Schema
 	if given != nil {

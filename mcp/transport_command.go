@@ -15,22 +15,13 @@ import (
 const DefaultShutdownGrace = 5 * time.Second
 
 // CommandTransport runs an MCP server as a child process and speaks to it
-// over the stdio transport: newline-delimited JSON-RPC on the child's stdin
-// and stdout
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio).
-// The child's stderr, which a server may use for logs, goes to the parent's
-// stderr unless Command.Stderr is set.
-//
-// Closing the connection shuts the server down the way the spec says a
-// client SHOULD
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio):
-// it closes the child's stdin, waits for the child to exit, sends SIGTERM
-// if it has not exited within ShutdownGrace, and SIGKILL if it has still
-// not exited ShutdownGrace after that. On Windows, which has no SIGTERM
-// for a console program, a child that has not exited within ShutdownGrace
-// is killed (TerminateProcess).
-//
-// A CommandTransport connects once, since an exec.Cmd starts once.
+// over its stdin and stdout
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio);
+// the child's stderr goes to the parent's unless Command.Stderr is set.
+// Closing the connection closes the child's stdin, then sends SIGTERM and
+// SIGKILL ShutdownGrace apart (on Windows, kills it after ShutdownGrace)
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio).
+// A CommandTransport connects once.
 type CommandTransport struct {
 	// Command is the server to run. Its Stdin and Stdout must be nil: the
 	// transport owns them. After the connection is closed,
