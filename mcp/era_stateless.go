@@ -403,7 +403,7 @@ func checkStatelessCall(ctx context.Context, method string) error {
 // servesStateless reports whether method is in the stateless era's table,
 // the tasks extension's methods only while it is enabled (task_ext.go).
 func (s *Server) servesStateless(method string) bool {
-	if _, ok := s.statelessMethods[method]; !ok {
+	if _, ok := s.tables.Load().stateless[method]; !ok {
 		return false
 	}
 	return !strings.HasPrefix(method, "tasks/") || s.tasksExtensionMethod(method)
@@ -434,7 +434,9 @@ func (r *Request) Stateless() bool {
 	return ok
 }
 
-func (*statelessRequest) methods(s *Server) map[string]MethodHandler { return s.statelessMethods }
+func (*statelessRequest) methods(s *Server) map[string]MethodHandler {
+	return s.tables.Load().stateless
+}
 
 // callTool runs a tool that may be a task as the tasks extension's; the
 // session era's task param is ignored (SEP-2663).

@@ -18,9 +18,10 @@ func TestNewMethodBothEras(t *testing.T) {
 	echo := func(_ context.Context, r *Request) (any, error) {
 		return map[string]any{"version": r.ProtocolVersion, "client": r.ClientInfo.Name, "stateless": r.Stateless()}, nil
 	}
-	s.methods["toy/echo"] = echo
-	s.statelessMethods["toy/echo"] = echo
-	s.statelessMethods["toy/statelessOnly"] = echo
+	tables := s.tables.Load()
+	tables.session["toy/echo"] = echo
+	tables.stateless["toy/echo"] = echo
+	tables.stateless["toy/statelessOnly"] = echo
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

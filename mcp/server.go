@@ -28,9 +28,12 @@ type Server struct {
 	logger *slog.Logger
 	store  SessionStore
 
-	// methods and statelessMethods are the session era's and the
-	// stateless era's method tables, built once in NewServer.
-	methods, statelessMethods map[string]MethodHandler
+	// tables holds the session era's and the stateless era's method
+	// tables, built in NewServer and replaced whole by AddExtension
+	// (extension.go).
+	tables atomic.Pointer[methodTables]
+	// extensions are the extensions added, in order, guarded by mu.
+	extensions []*Extension
 	// handler is the dispatcher wrapped in the configured middleware, or
 	// nil when there is none (the fast path).
 	handler MethodHandler
@@ -241,7 +244,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		s.opts.RequestStateTTL = time.Hour
 	}
 	// Each feature's methods live in the feature's own file.
-	s.methods = map[string]MethodHandler{
+	methods := map[string]MethodHandler{
 		"initialize":            s.initialize,
 		"ping":                  func(context.Context, *Request) (any, error) { return emptyObject, nil },
 		"resources/subscribe":   s.subscribeResource,
@@ -253,7 +256,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		"tasks/cancel":          s.cancelTask,
 	}
 	// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata
-	s.statelessMethods = map[string]MethodHandler{
+	statelessMethods := map[string]MethodHandler{
 		"server/discover":      s.discover,
 		"subscriptions/listen": s.listen,
 		"tasks/get":            s.getTaskExt, // task_ext.go
@@ -270,8 +273,9 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		"prompts/get":              s.getPrompt,
 		"completion/complete":      s.complete,
 	} {
-		s.methods[method], s.statelessMethods[method] = h, h
+		methods[method], statelessMethods[method] = h, h
 	}
+	s.tables.Store(&methodTables{session: methods, stateless: statelessMethods})
 	if len(s.opts.Middleware) > 0 {
 		h := MethodHandler(s.route)
 		for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
@@ -427,6 +431,7 @@ func (s *Server) capabilities() ServerCapabilities {
 	c.Completions = s.completionsCapability()
 	c.Logging = s.loggingCapability()
 	c.Tasks = s.tasksCapability()
+	c.Extensions = s.extensionsCapability() // extension.go
 	return c
 }
 
