@@ -118,12 +118,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		_, owner := h.authOf(r)
-		e, evicted, dup := h.reg.acquireRequest(sid, owner, req.ID)
-		switch {
-		case evicted != nil:
-			h.closeEntry(evicted)
-		case dup:
-			h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+		e, ok := h.acquireRequest(w, r, sid, owner, req.ID)
+		if !ok {
 			return
 		}
 		if e == nil {
@@ -132,11 +128,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			if !h.adopt(w, r, sid, owner, id) {
 				return
 			}
-			if e, evicted, dup = h.reg.acquireRequest(sid, owner, req.ID); evicted != nil {
-				h.closeEntry(evicted)
-			}
-			if dup {
-				h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+			if e, ok = h.acquireRequest(w, r, sid, owner, req.ID); !ok {
 				return
 			}
 			if e == nil {

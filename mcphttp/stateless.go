@@ -184,15 +184,8 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	var e *entry
 	if !h.opts.Stateless {
 		if sid := headerValue(r.Header, headerSessionID); sid != "" {
-			var evicted *entry
-			var dup bool
 			_, owner := h.authOf(r)
-			e, evicted, dup = h.reg.acquireRequest(sid, owner, req.ID)
-			switch {
-			case evicted != nil:
-				h.closeEntry(evicted)
-			case dup:
-				h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+			if e, ok = h.acquireRequest(w, r, sid, owner, req.ID); !ok {
 				return
 			}
 			// Not held here, or shared: checked against, or rebuilt
