@@ -1,73 +1,39 @@
 // Package mcphttp serves an [mcp.Server] over the Streamable HTTP transport
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http)
+// and connects an [mcp.Client] to one ([ClientTransport]).
 //
-// A [Handler] answers POST, GET and DELETE at whatever path it is mounted
-// on. It owns the session registry: sessions are created by initialize,
-// named by a crypto-random Mcp-Session-Id, capped (Options.MaxSessions),
-// expired after Options.IdleTimeout by one reaper goroutine and lazily on
-// access, and ended by DELETE. Replies go out as an SSE stream (or a single
-// JSON body with Options.JSONResponse); messages a handler sends while it
-// runs travel on its request's stream before the response, and messages
-// the server starts on its own travel on the session's GET stream. With an
-// [EventStore] every stream is resumable with Last-Event-ID, and
-// Options.JSONReplyWithin answers a request that is quick and sends
-// nothing before its response with a JSON body, which stores nothing.
-// In stateless
-// mode (Options.Stateless) each POST is served by a fresh session and
-// nothing is kept. With a shared mcp.SessionStore (redisstore's, say) any
-// replica serves any session's requests (docs/scaling.md says what that
-// covers).
+// A [Handler] answers POST, GET and DELETE at the path it is mounted on. In
+// the session era it keeps sessions (created by initialize, named by
+// Mcp-Session-Id, capped, expired when idle, ended by DELETE) and answers
+// each request with an SSE stream or, with Options.JSONResponse, a JSON
+// body; with an [EventStore] every stream is resumable with Last-Event-ID.
+// Options.Stateless serves each POST with a fresh session instead. The same
+// endpoint serves the 2026-07-28 era, which has no sessions and whose
+// Mcp-* headers must agree with the body
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
+// docs/eras.md says what differs; docs/http-walkthrough.md shows both on
+// the wire; docs/scaling.md covers replicas sharing a SessionStore.
 //
-// The same endpoint, in either mode, serves the 2026-07-28 era, which has
-// no sessions
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http):
-// a POST whose request carries that era's _meta (or that asks for
-// server/discover or subscriptions/listen, or that names a 2026-07-28
-// MCP-Protocol-Version without Mcp-Session-Id) is served on its own,
-// without creating, minting or echoing a session. Its MCP-Protocol-Version,
-// Mcp-Method, Mcp-Name and Mcp-Param-* headers must agree with its body
-// (400 and -32020 otherwise); a request refused before its handler ran is
-// answered 400 (404 for an unknown or removed method); closing the
-// response cancels it; its stream carries notifications but never a
-// server-to-client request; and subscriptions/listen always answers with
-// an SSE stream that lasts until the client leaves or the Handler is
-// closed. Everything else keeps the session era's behaviour.
+// With Options.Authenticate (set by auth.Protect) the Handler is an OAuth 2.1
+// resource server
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization);
+// see docs/auth.md.
 //
-// With Options.Authenticate (set by [Protect] from an auth.ResourceServer)
-// the handler is an OAuth 2.1 resource server
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization):
-// every request is authenticated before anything else is read, the
-// verified token reaches handlers as mcp.RequestExtra.Auth, scopes are
-// checked per method and per tool (Options.RequiredScopes: 403
-// insufficient_scope), and a session belongs to the user who created it:
-// another user's request finds it no more than an unknown session (404),
-// whatever it asks (POST, GET, resumption with Last-Event-ID, DELETE).
-//
-// Every refusal is an HTTP status plus a JSON-RPC error body, with the id
-// of the refused request (null when it is unknown):
+// Every refusal is an HTTP status plus a JSON-RPC error body with the
+// refused request's id (null when unknown):
 //
 //	{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Session not found"}}
 //
-// Errors with code -32600 (Invalid Request) carry the generic message
-// "Invalid Request" and the explanation in data, as the lifecycle errors of
-// package mcp do, for example data "Invalid Request: JSON-RPC body must be
-// a single request object". Transport refusals with code -32000 carry the
-// explanation in message, for example "Bad Request: Mcp-Session-Id header
-// is required".
+// -32600 errors carry "Invalid Request" as message and the explanation in
+// data; transport refusals with -32000 carry it in message.
 //
 // # Mounting the handler, with its limits
 //
-// A Handler is an http.Handler: mount it on any path of any mux. Every
-// bound a client can reach has an Options field whose zero value is a safe
-// default (the session cap, idle expiry, body size and body read time,
-// per-stream queue and write deadline, batch size), and a precise refusal
-// past it. What only the http.Server can bound is the connection: set its
-// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes, but not ReadTimeout or
-// WriteTimeout, which would cut the long-lived SSE streams the Handler
-// bounds itself. To stop, call Handler.Shutdown before (or with)
-// http.Server.Shutdown: the Handler refuses new work with 503, ends its
-// GET and listen streams, and gives requests in flight until the context
-// ends.
+// Every bound a client can reach has an Options field with a safe default
+// (docs/limits.md). Set the http.Server's ReadHeaderTimeout, IdleTimeout
+// and MaxHeaderBytes, but not ReadTimeout or WriteTimeout, which would cut
+// long-lived SSE streams. Call Handler.Shutdown before (or with)
+// http.Server.Shutdown.
 //
 //	h := mcphttp.NewHandler(server, &mcphttp.Options{MaxSessions: 1000, MaxBodyBytes: 1 << 20})
 //	mux.Handle("/mcp", h)

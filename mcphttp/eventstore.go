@@ -11,12 +11,10 @@ import (
 // client whose connection broke can ask for what it missed with GET and
 // Last-Event-ID
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
-// The Handler chooses the event ids and calls Append for every event, in
-// order, before sending it, Replay when a client resumes, and DeleteSession
-// when a session ends. Implementations must be safe for concurrent use.
-// [MemoryEventStore] is the in-memory implementation; Options.EventStore
-// has no default (nil: streams are not resumable). A store shared by
-// replicas should implement [EventWatcher] (docs/design.md).
+// The Handler chooses the ids and calls Append for every event, in order,
+// before sending it. Implementations are safe for concurrent use; one
+// shared by replicas should be an [EventWatcher] (docs/design.md, "Event
+// stores shared by replicas"). See [MemoryEventStore].
 type EventStore interface {
 	// Append records the next event of the stream streamID of session
 	// sessionID. data is the event's JSON-RPC message, empty for a priming
@@ -33,14 +31,10 @@ type EventStore interface {
 	DeleteSession(ctx context.Context, sessionID string) error
 }
 
-// An EventOnceAppender is an EventStore that can append an event once per
-// key and session, whoever asks: several replicas holding a shared
-// session each deliver a server broadcast (list_changed,
-// resources/updated) to it, and the session's GET stream must get it once
+// An EventOnceAppender is an EventStore that appends an event once per key
+// and session, whichever replica asks, so that a broadcast every replica
+// delivers reaches a shared session's GET stream once
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#multiple-connections).
-// A Handler stores a broadcast with AppendOnce when its EventStore
-// implements it, and with Append otherwise (then each replica holding the
-// session stores its own copy).
 type EventOnceAppender interface {
 	// AppendOnce is Append unless an event was already appended for the
 	// session with key, in which case it appends nothing and reports
@@ -64,17 +58,11 @@ const DefaultEventStoreSessionBytes = 4 << 20
 // the byte caps.
 const eventOverhead = 64
 
-// MemoryEventStore is the in-process EventStore. It holds at most
-// MaxSessionBytes of events for any one session and at most MaxBytes
-// across all sessions. A session over its own cap loses its own oldest
-// events; when the store as a whole is over its cap, the events evicted
-// are the oldest of the session holding the most bytes, so a session that
-// sends a lot never evicts the events of a quieter one that is within its
-// fair share. A client whose events were evicted cannot resume (it is
-// told so rather than given a stream with a gap). DeleteSession, called
-// by the Handler when a session ends, frees a session's events at once.
-// It is a StreamLeaser, for Handlers in one process sharing it.
-// The zero value is ready to use.
+// MemoryEventStore is the in-process EventStore, also a StreamLeaser and
+// an EventWatcher for Handlers in one process sharing it. It holds at most
+// MaxSessionBytes per session and MaxBytes in all, evicting the oldest
+// events of the session holding the most; a client whose events were
+// evicted cannot resume. The zero value is ready to use.
 type MemoryEventStore struct {
 	// MaxBytes caps the bytes kept across all sessions (ids, data and a
 	// small per-event overhead). If zero, DefaultEventStoreBytes (16 MiB).

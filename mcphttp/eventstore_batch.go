@@ -2,13 +2,9 @@ package mcphttp
 
 import "context"
 
-// An EventBatchAppender is an EventStore that can append several events
-// of one stream in one call: one round trip for a store on the network.
-// A POST stream of a shared session starts with two events (its priming
-// event and the marker naming its request, for the replica that resumes
-// it) and ends with two (the response and the stream's end marker), so a
-// Handler whose EventStore implements it stores each pair with one
-// AppendBatch, and with two Appends otherwise
+// An EventBatchAppender is an EventStore that appends several events of
+// one stream in one call (one round trip), used for the event pairs that
+// start and end a shared session's POST stream
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
 type EventBatchAppender interface {
 	// AppendBatch is Append of each event in turn, in order, as one

@@ -13,12 +13,9 @@ type streamLease struct {
 
 var _ StreamLeaser = (*MemoryEventStore)(nil)
 
-// LeaseStream implements StreamLeaser, for Handlers in one process that
-// share the store and a shared SessionStore: at most one of them serves a
-// session's GET stream at a time
+// LeaseStream implements StreamLeaser
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server).
-// A lease is forgotten when released, taken over, or with its session's
-// events (DeleteSession).
+// A lease is forgotten when released, taken over, or by DeleteSession.
 func (m *MemoryEventStore) LeaseStream(_ context.Context, sessionID, holder string, ttl time.Duration, takeover bool) (bool, error) {
 	now := time.Now()
 	m.mu.Lock()

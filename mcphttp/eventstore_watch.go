@@ -4,11 +4,8 @@ import "context"
 
 var _ EventWatcher = (*MemoryEventStore)(nil)
 
-// Watch implements EventWatcher: the channel receives a value after each
-// Append for the session (coalesced while one is pending), until ctx
-// ends; then it is closed. In memory no wake-up is lost, so it needs no
-// polling. It lets Handlers that share one MemoryEventStore and a shared
-// SessionStore (replicas in one process) tail each other's events
+// Watch implements EventWatcher; in memory no wake-up is lost, so it needs
+// no polling
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
 func (m *MemoryEventStore) Watch(ctx context.Context, sessionID string) (<-chan struct{}, error) {
 	ch := make(chan struct{}, 1)

@@ -230,6 +230,21 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// acquireRequest is registry.acquireRequest for a request being served: a
+// session it finds expired is closed, and a request id already in flight
+// is refused with 409 (ok false). e is nil when no live session matches.
+func (h *Handler) acquireRequest(w http.ResponseWriter, r *http.Request, sid, owner string, id jsonrpc.ID) (e *entry, ok bool) {
+	e, evicted, dup := h.reg.acquireRequest(sid, owner, id)
+	if evicted != nil {
+		h.closeEntry(evicted)
+	}
+	if dup {
+		h.refuse(w, r, http.StatusConflict, id, errDuplicateID(id))
+		return nil, false
+	}
+	return e, true
+}
+
 // newStream returns a POST reply stream of session e, registered for
 // resumption when track is set and there is an EventStore.
 func (h *Handler) newStream(e *entry, track bool) *stream {

@@ -8,21 +8,12 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// This file chooses the mcp.Server that serves a request, for a Handler
-// made with NewHandlerFunc: one server per tenant or per user behind one
-// endpoint.
-
 // NewHandlerFunc returns a Handler that serves each request with the server
-// getServer chooses for it (by a header, the path, or the VerifiedToken
-// Options.Authenticate set), so that one endpoint offers each tenant or user
-// its own features. A session keeps the server chosen at its initialize for
-// its life
+// getServer chooses for it (one server per tenant or user). A session keeps
+// the server chosen at its initialize
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management);
-// 2026-07-28 requests and Options.Stateless requests ask for every request.
-// A nil server is answered 404 with -32000 "Not Found: no MCP server for
-// this request"; a panic in getServer is logged and answered 500 with
-// -32603. With replicas, every replica's getServer must choose servers with
-// the same SessionStore, TaskStore and Bus (docs/design.md).
+// other requests choose each time. A nil server is answered 404, a panic
+// 500 (docs/design.md, "One endpoint, a server per request").
 func NewHandlerFunc(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 	h := NewHandler(nil, opts)
 	h.getServer = getServer

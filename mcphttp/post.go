@@ -118,12 +118,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		_, owner := h.authOf(r)
-		e, evicted, dup := h.reg.acquireRequest(sid, owner, req.ID)
-		switch {
-		case evicted != nil:
-			h.closeEntry(evicted)
-		case dup:
-			h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+		e, ok := h.acquireRequest(w, r, sid, owner, req.ID)
+		if !ok {
 			return
 		}
 		if e == nil {
@@ -132,11 +128,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			if !h.adopt(w, r, sid, owner, id) {
 				return
 			}
-			if e, evicted, dup = h.reg.acquireRequest(sid, owner, req.ID); evicted != nil {
-				h.closeEntry(evicted)
-			}
-			if dup {
-				h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+			if e, ok = h.acquireRequest(w, r, sid, owner, req.ID); !ok {
 				return
 			}
 			if e == nil {
@@ -253,15 +245,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	return buf, true
 }
 
-// closeReadBody closes a request body read to its announced length, when
-// it is the body net/http's HTTP/1 server made and a read of nothing
-// reports its end. That server, when the reply starts, drains a body
-// still open (a reader and a copy through a pooled buffer, on every
-// request) so that the connection can carry the next request; a closed
-// body that reached its end needs nothing. Any other body is left as it
-// is, to net/http: an HTTP/2 body may wait for the end of its stream on a
-// read of nothing, and closing a body short of its end would make
-// net/http close the connection after the reply.
+// closeReadBody closes a body read to its announced length when it is
+// net/http's HTTP/1 body and reports its end, sparing net/http's drain at
+// the reply (docs/design.md, "Body read deadlines"); any other body is left
+// to net/http.
 func closeReadBody(r *http.Request) {
 	if r.ProtoMajor != 1 || http1Body == nil || reflect.TypeOf(r.Body) != http1Body {
 		return

@@ -9,52 +9,27 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// This file holds the session registry: the live sessions by id, the cap,
-// idle expiry (one reaper goroutine for the whole Handler, plus lazy
-// eviction on access) and the bookkeeping of requests in flight
+// The session registry: live sessions by id, the cap, idle expiry (one
+// reaper plus eviction on access) and the requests in flight
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// An idle session costs one entry and its mcp.ServerSession: no goroutine,
-// no timer, and maps allocated only when used.
 
-// entry is one live session. All its fields except ss and id are guarded
-// by registry.mu; the streams themselves have their own locks.
+// entry is one live session. Its fields but ss and id are guarded by
+// registry.mu.
 type entry struct {
-	id string
-	ss *mcp.ServerSession
-	// lastActive is when the session last finished serving something, in
-	// Unix nanoseconds.
-	lastActive int64
-	// active counts what holds the session busy: requests, notifications
-	// and responses being served, open GET connections. A busy session is
-	// never idle.
-	active int32
-	// nextStream numbers the session's POST streams; 0 is the GET stream.
-	nextStream uint64
-	// inflight holds the ids of requests being served, to refuse a
-	// duplicate with 409.
-	// The value is the request's reply stream once known (track), for a
-	// Shutdown that runs out of time to answer.
+	id         string
+	ss         *mcp.ServerSession
+	lastActive int64  // Unix nanoseconds when it last finished serving
+	active     int32  // requests, messages and GET connections holding it busy (never idle)
+	nextStream uint64 // numbers its POST streams; 0 is the GET stream
+	// inflight holds the ids of requests being served (409 for a duplicate),
+	// with their reply streams once known (track), for Shutdown.
 	inflight map[jsonrpc.ID]*stream
-	// streams holds the POST streams still running, for resumption; only
-	// used with an EventStore.
-	streams map[uint64]*stream
-	// get is the standalone (GET) stream, created by the first GET.
-	get *stream
-	// owner is the user who created the session (mcp.TokenInfo.OwnerKey),
-	// "" without authentication: only requests of the same user find it.
-	owner string
-	// shared marks a session whose server's SessionStore is shared: every
-	// request touches the store, and ending the local copy leaves the
-	// session to the other replicas (shared.go).
-	shared bool
-	// tailing marks a shared session whose GET stream is served here
-	// from the EventStore (shared_streams.go); guarded by the registry's
-	// mu.
-	tailing bool
-	// quota is the key of the session quota it counts against (its
-	// principal's, or its client address's), "" for none; adopted
-	// sessions count against none (the shared store holds the quota).
-	quota string
+	streams  map[uint64]*stream // POST streams still running, with an EventStore
+	get      *stream            // the standalone GET stream, made by the first GET
+	owner    string             // mcp.TokenInfo.OwnerKey of its creator, "" without auth
+	shared   bool               // its SessionStore is shared (shared.go)
+	tailing  bool               // its GET stream is served here from the EventStore (shared_streams.go)
+	quota    string             // the session quota key it counts against, "" for none
 }
 
 // host is the mcp.Host of e's session's server.

@@ -212,12 +212,7 @@ func (h *Handler) sharedStateless(w http.ResponseWriter, r *http.Request, e *ent
 	if !h.rebuild(w, r, srv, st, sid, owner, rid) {
 		return nil, false
 	}
-	e, evicted, dup := h.reg.acquireRequest(sid, owner, rid)
-	if evicted != nil {
-		h.closeEntry(evicted)
-	}
-	if dup {
-		h.refuse(w, r, http.StatusConflict, rid, errDuplicateID(rid))
+	if e, ok = h.acquireRequest(w, r, sid, owner, rid); !ok {
 		return nil, false
 	}
 	if e != nil {

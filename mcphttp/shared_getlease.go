@@ -6,18 +6,12 @@ import (
 	"time"
 )
 
-// This file keeps a shared session to one GET stream across replicas with
-// a lease in the EventStore
+// A StreamLeaser is an EventStore that keeps one lease per session on its
+// GET stream, so that replicas sharing a session open one GET stream
+// between them
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server;
-// docs/design.md, "Streamable HTTP across replicas").
-
-// A StreamLeaser is an EventStore that keeps, for each session, one lease
-// on its GET stream, so that the replicas sharing a session open at most
-// one GET stream for it between them, as one server does
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server).
-// A holder is an opaque string the Handler chooses for each GET
-// connection. A lease lapses ttl after it was taken or last renewed.
-// [MemoryEventStore] implements it.
+// docs/design.md, "Streamable HTTP across replicas"). A holder is an opaque
+// string per GET connection; a lease lapses ttl after it was last renewed.
 type StreamLeaser interface {
 	// LeaseStream gives the lease of the session's GET stream to holder
 	// for ttl and reports true when no other holder's lease runs, or when

@@ -14,24 +14,18 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// This file serves the SSE streams of shared sessions from the EventStore,
-// which every replica reaches
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery;
-// docs/design.md, "Streamable HTTP across replicas"). Without a shared
-// SessionStore and an EventStore none of it runs.
+// The SSE streams of shared sessions, served from the EventStore
+// (docs/design.md, "Streamable HTTP across replicas").
 
 // DefaultEventPollInterval is the Options.EventPollInterval used when it
 // is zero.
 const DefaultEventPollInterval = time.Second
 
-// An EventWatcher is an EventStore that can tell a replica that an event
-// of a session was appended, by any replica. Handlers tail a shared
-// session's streams with Watch when their EventStore implements it, and
-// poll it every Options.EventPollInterval otherwise. The channel receives
-// a value soon after each Append for the session (values may coalesce, and
-// a wake-up may find nothing new) and is closed once ctx ends. A watcher
-// that can miss a wake-up (pub/sub is at most once) must poll itself, so
-// that a lost wake-up costs latency, never an event.
+// An EventWatcher is an EventStore that wakes a replica when any replica
+// appends an event of a session; Handlers poll a store without it
+// (Options.EventPollInterval). The channel receives a value soon after each
+// Append (values may coalesce) and is closed once ctx ends; a watcher that
+// can miss a wake-up must poll itself.
 type EventWatcher interface {
 	Watch(ctx context.Context, sessionID string) (<-chan struct{}, error)
 }

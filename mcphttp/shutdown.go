@@ -12,20 +12,11 @@ import (
 // cannot come.
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the server is shutting down; the request was cancelled"}
 
-// Shutdown shuts the handler down gracefully, as http.Server.Shutdown does
-// for a server: it stops taking new work at once (every later request is
-// answered 503), ends the streams that never end by themselves (GET
-// streams and 2026-07-28 subscriptions/listen streams, the latter with
-// their graceful result), and lets the requests in flight finish until ctx
-// is done. Then it cancels each request still running, answers it with a
-// JSON-RPC error on its stream (-32603, "the server is shutting down"),
-// ends every stream and session, and returns ctx's error. It returns nil
-// once everything in flight has finished before that.
-//
-// Call it before http.Server.Shutdown (or alongside it): the handler's
-// streams would otherwise keep that waiting. Handlers that ignore their
-// context's cancellation keep their goroutine until they return, but
-// neither the client nor Shutdown waits for them.
+// Shutdown shuts the handler down gracefully, as http.Server.Shutdown does:
+// later requests get 503, GET and subscriptions/listen streams end, and
+// requests in flight may finish until ctx is done; then each still running
+// is cancelled and answered -32603, every session ends, and ctx's error is
+// returned. Call it before (or with) http.Server.Shutdown.
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.beginShutdown()
 	done := make(chan struct{})

@@ -15,11 +15,9 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// This file holds SSE streams
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
-// A stream outlives the connection carrying it (an attachment): its events
-// go on to the EventStore, and a GET with Last-Event-ID attaches another
-// (docs/design.md, "Stream writes").
+// SSE streams
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server);
+// docs/design.md, "Stream writes".
 
 var (
 	errNotConnected = errors.New("mcphttp: no connection carries this stream")
@@ -35,32 +33,16 @@ type stream struct {
 	num     uint64     // named in event ids; 0 is the GET stream
 	store   EventStore // nil: events are not kept and carry no id
 
-	// The flags, kept together (the stream is allocated per request).
-	// requests is whether server-to-client requests may travel on the
-	// stream: only when the client can POST its answer to a live session.
-	// lazy delays an inline stream's SSE headers until something is
-	// sent, so that a request refused before its handler ran can still be
-	// answered with a plain status and JSON body (dropUnstarted): the
-	// 2026-07-28 era answers refusals with 400 or 404
-	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
-	// standalone marks a session's GET stream, which ends only when the
-	// client, the session or the Handler ends it. The rest are guarded
-	// by mu: done, the stream has ended (its response was sent); quiet,
-	// no event since the last keep-alive tick; draining, a goroutine is
-	// writing the outbox; coalesced, the bits (coalesceKind) of the
-	// list_changed notifications in it; idSent, an event with an id has
-	// been written (only then can the client resume the stream).
-	requests   bool
-	lazy       bool
-	standalone bool
-	done       bool
-	quiet      bool
-	draining   bool
-	coalesced  uint8
-	idSent     bool
-	// shared marks a POST stream of a shared session whose end is
-	// stored as a marker, for a replica that tails it (shared_streams.go).
-	shared bool
+	requests   bool // server-to-client requests may travel on it
+	lazy       bool // SSE headers wait for the first event (dropUnstarted)
+	standalone bool // a session's GET stream
+	shared     bool // a shared session's POST stream: its end is stored (shared_streams.go)
+	// Guarded by mu.
+	done      bool  // ended
+	quiet     bool  // no event since the last keep-alive tick
+	draining  bool  // a writer is writing the outbox
+	coalesced uint8 // coalesceKind bits of the list_changed queued
+	idSent    bool  // an event with an id was written: resumable
 
 	// wmu is held while writing to the attached connection, and taken
 	// before mu; mu guards the rest, and is never held during a write.
@@ -68,40 +50,25 @@ type stream struct {
 	mu  sync.Mutex
 	att *attachment
 	seq uint64
-	// out holds the events queued for the attached connection, made on
-	// the first (most replies queue nothing: they end with their
-	// response).
-	out *outbox
-	// abort, if set, ends the request the stream answers when the stream
-	// is closed for overflow (a listen stream, which would otherwise wait
-	// for ever).
+	out *outbox // events queued for att, made on the first
+	// abort, if set, ends the request (a listen stream) when the stream is
+	// closed for overflow.
 	abort func()
 
-	// An inline stream (see serveInline) is served on its request's own
-	// goroutine. Its Handler's inlineWatch ticks it once if the reply is
-	// slow, which flushes the headers; then, with keep-alives, its own
-	// timer ticks it again (both guarded by mu). unwatch stops watching the
-	// request's context for the client going away.
+	// An inline stream (openInline), guarded by mu.
 	watch   dueLink[*stream]
 	timer   *time.Timer
 	req     *http.Request
 	unwatch func() bool
 	first   attachment // the inline attachment, allocated with the stream
 
-	// extra is what the request's handler is told of its transport
-	// (POST streams), allocated with the stream.
-	extra mcp.RequestExtra
+	extra mcp.RequestExtra // the POST request's, allocated with the stream
 
-	// A POST stream's start (jsonreply.go), guarded by mu. deferred: the
-	// start waits for Options.JSONReplyWithin, nothing has been sent or
-	// stored, and a response ending the stream now goes as a JSON body.
-	// primes: the start stores and sends a priming event. marker: the
-	// request marker stored with it (shared_lease.go); beat stops the
-	// lease's heartbeat.
-	deferred bool
-	primes   bool
-	marker   []byte
-	beat     func()
+	// A POST stream's start (jsonreply.go), guarded by mu.
+	deferred bool   // waiting for Options.JSONReplyWithin: the response may go as JSON
+	primes   bool   // the start stores and sends a priming event
+	marker   []byte // the request marker stored with it (shared_lease.go)
+	beat     func() // stops the lease's heartbeat
 }
 
 // outbox is a stream's queue of events not yet written: frames, their
@@ -165,27 +132,15 @@ func (q *outbox) empty() bool { return q == nil || len(q.frames) == 0 }
 
 // attachment is the HTTP response currently carrying a stream.
 type attachment struct {
-	w  http.ResponseWriter
-	rc http.ResponseController
-	// gone is closed when the attachment is detached, for the pump that
-	// waits on it; an inline attachment has no pump and no gone.
-	gone chan struct{}
-	// flushed is whether anything (the headers at least) has been sent.
-	// It and pending are guarded by the stream's wmu.
-	flushed bool
-	// pending is whether the SSE headers are still to be written (a lazy
-	// stream that has sent nothing yet).
-	pending bool
-	// deadline is the write deadline armDeadline last set (zero: none
-	// set yet), guarded by wmu.
-	deadline time.Time
-	// streamTimer is set for a response over HTTP/2 or later, where a
-	// write deadline is a timer on the stream: when it passes, the
-	// server resets the stream, whether or not a write is under way
-	// (RFC 9113 section 6.4 RST_STREAM, as Go's server sends it). There
-	// a deadline is cleared once each write is done (settle); over
-	// HTTP/1 it is a deadline on the connection that only a write can
-	// miss, and stays armed between writes.
+	w    http.ResponseWriter
+	rc   http.ResponseController
+	gone chan struct{} // closed on detach, for the pump; nil inline
+	// Guarded by the stream's wmu.
+	flushed  bool      // something (the headers at least) was sent
+	pending  bool      // the SSE headers are still to be written
+	deadline time.Time // the write deadline armDeadline last set
+	// streamTimer: over HTTP/2 a passing deadline resets the stream, so it
+	// is cleared after each write (settle; RFC 9113 section 6.4).
 	streamTimer bool
 }
 
@@ -257,10 +212,8 @@ func (h *Handler) writeSSEHeaders(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// Header values every SSE response shares rather than allocates. Nothing
-// modifies a header value slice in place: Header.Set replaces it, and
-// Header.Add appends to a slice whose capacity is its length, which
-// copies.
+// Header values every SSE response shares (Header.Set replaces a slice and
+// Header.Add copies one of full capacity, so none is modified).
 var (
 	hdrSSE     = []string{mediaSSE}
 	hdrNoCache = []string{"no-cache"}
@@ -303,11 +256,8 @@ func appendMessageEvent(dst []byte, msg jsonrpc.Message) ([]byte, error) {
 	return append(dst, "\n\n"...), err
 }
 
-// largeResult is the size from which a response's result is written from
-// the buffer it was encoded in, between a head and a tail, instead of
-// being copied into a frame first: for megabytes of resource text or
-// base64, the copy would double the memory a request takes. Below it a
-// pooled frame costs nothing.
+// largeResult is the size from which a result is written from the buffer
+// it was encoded in, between a head and a tail, rather than copied.
 const largeResult = 64 << 10
 
 // appendLargeHead appends what goes before a large result: the JSON-RPC
@@ -338,21 +288,15 @@ func putFrame(p *[]byte, frame []byte) {
 	}
 }
 
-// Writing. Every write to a client's connection happens with the stream's
-// wmu held and a write deadline set (Options.WriteTimeout). Messages are
-// queued in the stream's outbox, up to Options.MaxStreamQueueBytes, and
-// written by a worker of the Handler's writerPool, so no sender waits for a
-// client. wmu is taken before mu; mu is never held during a write.
+// Writes to a connection hold wmu (taken before mu) and a write deadline;
+// messages are queued in the outbox and written by the writerPool.
 
 var errStreamOverflow = errors.New("mcphttp: the client is not reading its stream; the stream was closed")
 
-// open attaches w, sends the SSE headers and, for a resumable stream of a
-// session at 2025-11-25 or later, the priming event that gives the client
-// an id to resume from. Without a priming event the headers are flushed
-// only with flush set; otherwise they go out with the first event, or with
-// the whole response when the handler returns. With exclusive set it
-// refuses (nil) when another connection is attached: the GET stream's
-// one-at-a-time rule.
+// open attaches w, sends the SSE headers and, for a resumable stream at
+// 2025-11-25 or later, the priming event; without one the headers are
+// flushed only with flush set. With exclusive set it returns nil when
+// another connection is attached (one GET stream at a time).
 func (st *stream) open(ctx context.Context, w http.ResponseWriter, r *http.Request, version string, exclusive, flush bool) *attachment {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
@@ -654,17 +598,10 @@ func (st *stream) writeFrames(att *attachment, frame []byte, flush bool) error {
 	return err
 }
 
-// armDeadline bounds the next write to att by Options.WriteTimeout (and,
-// with none, clears any server-wide write timeout, which would cut a long
-// stream). The caller holds wmu.
-//
-// Setting a connection's deadline costs a timer update, and a fan-out
-// writes to thousands of streams at once; so the deadline is moved only
-// when fewer than WriteTimeout remain before it, and then to WriteTimeout
-// plus an eighth of it from now (deadlineSlack). Each write therefore
-// has at least WriteTimeout, and at most nine eighths of it, and a stream
-// written to continuously re-arms once per eighth of WriteTimeout rather
-// than at every event.
+// armDeadline bounds the next write to att by Options.WriteTimeout, moving
+// the deadline only when less than that remains (docs/design.md, "Stream
+// writes"); with none, it clears any server-wide write timeout. The caller
+// holds wmu.
 func (st *stream) armDeadline(att *attachment) {
 	if d := st.h.opts.WriteTimeout; d > 0 {
 		now := time.Now()
@@ -678,9 +615,7 @@ func (st *stream) armDeadline(att *attachment) {
 	}
 }
 
-// deadlineSlack is the fraction (1/deadlineSlack) of Options.WriteTimeout
-// by which armDeadline may set a deadline further out than WriteTimeout,
-// so as not to move it at every write.
+// deadlineSlack: armDeadline sets WriteTimeout plus 1/deadlineSlack of it.
 const deadlineSlack = 8
 
 // release waits out a write to att in progress before its HTTP handler
@@ -853,14 +788,10 @@ func (st *stream) keepAlive(att *attachment) bool {
 }
 
 // resume sends w the events of the stream after lastID and, unless the
-// stream has ended, attaches w to carry the rest. The missed events are
-// read and w attached under the stream's lock, so that no event falls
-// between the replay and the attachment; they are written after it, so
-// that a slow client holds up no sender. It returns a nil attachment when
-// the replay was all there was to send, errSecondGET when exclusive is set
-// and another connection carries the stream, and the store's error when
-// the missed events cannot be replayed (nothing has been written to w
-// then).
+// stream has ended, attaches w to carry the rest (read and attached under
+// mu, so no event falls between; written after). It returns a nil
+// attachment when the replay was all, errSecondGETStream when exclusive is
+// set and the stream is carried, or the store's error (nothing written).
 func (st *stream) resume(ctx context.Context, w http.ResponseWriter, r *http.Request, lastID string, exclusive bool) (*attachment, error) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
@@ -988,18 +919,12 @@ func (h *Handler) pump(r *http.Request, st *stream, att *attachment, sessionDone
 }
 
 // headerDelay is how long an inline reply stream may stay silent before its
-// headers are flushed. A handler that answers sooner, with nothing sent
-// before its response, has its whole reply (headers, event and end) sent
-// in one write; a slower one lets the client see the stream open soon
-// after.
+// headers are flushed (docs/design.md, "Stream writes").
 const headerDelay = 100 * time.Millisecond
 
-// openInline attaches w, the response to r, to carry the stream while the
-// request is served on r's own goroutine, which then calls closeInline.
-// Nothing is sent yet. If the handler outlasts headerDelay (or the
-// keep-alive interval, when shorter) a tick (from the Handler's
-// inlineWatch) flushes the headers and starts watching for the client
-// going away; keep-alives follow while the stream is quiet.
+// openInline attaches w to carry the stream while the request is served on
+// r's own goroutine, which then calls closeInline. Nothing is sent until an
+// event, or a tick of the Handler's inlineWatch after headerDelay.
 func (st *stream) openInline(w http.ResponseWriter, r *http.Request) {
 	att := &st.first
 	att.w = w
@@ -1071,10 +996,8 @@ func (st *stream) tick() {
 }
 
 // stopWatching ends what watches an inline stream whose attachment is
-// gone: the Handler's inlineWatch, its keep-alive timer t and unwatch, its
-// watch on the request's context (both read under mu, nil when never
-// set). A tick that starts after the attachment went finds nothing to do
-// and sets no timer.
+// gone: the inlineWatch, its keep-alive timer t and its context watch
+// unwatch (read under mu, nil when never set).
 func (st *stream) stopWatching(t *time.Timer, unwatch func() bool) {
 	st.h.inline.remove(st)
 	if t != nil {

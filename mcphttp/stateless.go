@@ -13,22 +13,12 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// This file serves the 2026-07-28 era on the same endpoint as the session
-// era (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility):
-// a request that carries the era's _meta is served on its own, with no
-// session created and no Mcp-Session-Id minted or echoed, after its
-// request metadata headers are checked against its body
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
-// Everything else keeps the session era's behaviour.
+// The 2026-07-28 era on the session era's endpoint
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 
-// statelessOf reports whether a POSTed message belongs to the 2026-07-28 era:
-// a request whose params._meta names a protocol version, a request for
-// server/discover or subscriptions/listen (which exist only in that era),
-// or, outside any session, a message other than initialize whose
-// MCP-Protocol-Version header names a version of that era. A
-// notification is of the stateless era only outside any session: on a
-// session it keeps reaching the session. The version the _meta names, if
-// it names one, comes with the answer.
+// statelessOf reports whether a POSTed message belongs to the 2026-07-28
+// era (docs/eras.md, "How a message is classified"; a notification only
+// outside any session), with the version its _meta names.
 func (h *Handler) statelessOf(r *http.Request, msg jsonrpc.Message) (v metaVersion, stateless bool) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
@@ -54,13 +44,9 @@ type metaVersion struct {
 	call    toolCall
 }
 
-// scanStateless is mcp.StatelessVersionOf(req) (the first _meta
-// member that is an object, its first protocol version member), reading
-// the members of tools/call params that the header checks need (toolCall)
-// in the same look. It reads the members of params jsonrpc.Decode noted
-// (jsonrpc.Request.ParamsMembers) when it noted them, so that a
-// session-era request, which never names a version, costs a look at the
-// names of params and at the members of its _meta.
+// scanStateless is mcp.StatelessVersionOf(req), reading in the same look
+// the tools/call members the header checks need (toolCall), from the
+// members jsonrpc.Decode noted when it did.
 func scanStateless(req *jsonrpc.Request) (v metaVersion) {
 	params := req.Params
 	if len(params) == 0 || params[0] != '{' {
@@ -148,16 +134,11 @@ func (h *Handler) noSession(r *http.Request) bool {
 	return headerValue(r.Header, headerSessionID) == ""
 }
 
-// serveStateless serves a POSTed message of the 2026-07-28 era. A
-// notification is acknowledged with 202: the era defines none over HTTP
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages).
-// A request's headers are checked first (400 and -32020 when they disagree
-// with the body); then it is served, on the live session it names if any
-// (its own requests table then holds it), otherwise on no session at all.
-// The reply is a JSON body or an SSE stream as Options.JSONResponse says,
-// except that subscriptions/listen always streams; refusals are plain
-// JSON with the status the era gives them (statelessStatus). Closing the
-// connection cancels the request, as does Close.
+// serveStateless serves a POSTed message of the 2026-07-28 era
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages):
+// a notification gets 202; a request has its headers checked, then is
+// served on the live session it names, if any, else on none, its reply a
+// JSON body or an SSE stream. Closing the connection cancels it.
 func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message, v metaVersion) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
@@ -184,15 +165,8 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 	var e *entry
 	if !h.opts.Stateless {
 		if sid := headerValue(r.Header, headerSessionID); sid != "" {
-			var evicted *entry
-			var dup bool
 			_, owner := h.authOf(r)
-			e, evicted, dup = h.reg.acquireRequest(sid, owner, req.ID)
-			switch {
-			case evicted != nil:
-				h.closeEntry(evicted)
-			case dup:
-				h.refuse(w, r, http.StatusConflict, req.ID, errDuplicateID(req.ID))
+			if e, ok = h.acquireRequest(w, r, sid, owner, req.ID); !ok {
 				return
 			}
 			// Not held here, or shared: checked against, or rebuilt
@@ -205,10 +179,8 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 		}
 	}
 
-	// The request ends when the client goes away, which is how a client
-	// of this era cancels it
-	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation),
-	// or when the handler is closed.
+	// The request ends when the client goes away or the handler is closed
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation).
 	var st *stream
 	var related jsonrpc.Writer = jsonModeWriter{}
 	mr := &statelessCall{}
@@ -238,10 +210,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jso
 		h.stateless.add(h, mr, cancel)
 		defer h.stateless.remove(mr)
 	} else {
-		// A JSON reply has no stream for Shutdown to end: the request
-		// needs only to end with its client or with Close, which
-		// jsonCallCtx does without a context or a table entry of its own
-		// unless its handler waits on Done.
+		// A JSON reply ends with its client or with Close (jsonCallCtx).
 		mr.jctx = jsonCallCtx{Context: r.Context(), closed: h.closed}
 		defer mr.jctx.release()
 		ctx = &mr.jctx
@@ -342,14 +311,10 @@ func (c *scopedCtx) Value(key any) any {
 }
 
 // jsonCallCtx is the context of a 2026-07-28 request answered with one
-// JSON body: it ends when the client goes away (its Context, the
-// request's) or when the handler is closed (closed), as
-// context.WithCancel(r.Context()) entered in statelessInflight would, but
-// the cancelable context that merges the two is made only when someone
-// asks for Done (a handler that waits, or a context derived from this
-// one), so that a handler that never waits costs no allocation and no
-// lock for it. Like scopedCtx it is ctxscope-scoped: it ends once the
-// request is answered.
+// JSON body: it ends when the client goes away or the handler is closed,
+// like context.WithCancel(r.Context()) in statelessInflight, but makes that
+// context only when Done is asked for. It is ctxscope-scoped like
+// scopedCtx.
 type jsonCallCtx struct {
 	context.Context
 	closed context.Context

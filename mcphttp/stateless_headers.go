@@ -48,7 +48,7 @@ func (h *Handler) checkStatelessHeaders(r *http.Request, req *jsonrpc.Request, v
 	case !present:
 		return headerMismatch(&httpmeta.Error{Field: fieldProtocolVersion, Reason: "is missing"})
 	}
-	if v := trimOWS(value); v != version {
+	if v := httpmeta.TrimOWS(value); v != version {
 		return headerMismatch(&httpmeta.Error{Field: fieldProtocolVersion,
 			Reason: "value " + quoteValue(v) + " does not match body value " + quoteValue(version)})
 	}
@@ -220,18 +220,6 @@ func headerMismatch(err error) *jsonrpc.Error {
 		data.Header = me.Field
 	}
 	return jsonrpc.NewError(jsonrpc.CodeHeaderMismatch, err.Error(), data)
-}
-
-// trimOWS removes optional white space (SP and HTAB) from both ends of a
-// field value, as RFC 9110 section 5.5 lets a recipient do.
-func trimOWS(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // maxQuoted bounds how much of a header or body value a message repeats.

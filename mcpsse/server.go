@@ -29,11 +29,9 @@ const SessionParam = "sessionId"
 
 // Handler serves the HTTP+SSE transport of protocol 2024-11-05
 // (https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse):
-// a GET opens an SSE stream, one session of the mcp.Server (served through
-// mcp.Server.Connect), whose "endpoint" event gives the URL the client
-// POSTs its messages to; each POST is answered 202 and its reply arrives on
-// the stream. Streams are bounded as Streamable HTTP's are (see Options).
-// To serve old clients beside Streamable HTTP, mount both on one mux
+// a GET opens an SSE stream, one session (mcp.Server.Connect); each POST is
+// answered 202 and its reply arrives on the stream. To serve old clients
+// beside Streamable HTTP, mount both on one mux
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility):
 //
 //	mux.Handle("/mcp", mcphttp.NewHandler(server, nil))

@@ -74,7 +74,7 @@ func CheckMethod(value string, present bool, method string) error {
 	if !present {
 		return &Error{Field: HeaderMethod, Reason: "is missing"}
 	}
-	v := trimOWS(value)
+	v := TrimOWS(value)
 	if v == method {
 		return nil
 	}

@@ -87,7 +87,7 @@ func isPlain(s string) bool {
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding
 func DecodeValue(h string) (string, error) {
-	h = trimOWS(h)
+	h = TrimOWS(h)
 	for i := 0; i < len(h); i++ {
 		if c := h[i]; (c < 0x20 && c != '\t') || c > 0x7e {
 			return "", ErrInvalidCharacter
@@ -116,9 +116,9 @@ func DecodeValue(h string) (string, error) {
 	return string(buf), nil
 }
 
-// trimOWS removes RFC 9110 optional white space (SP and HTAB) from both
+// TrimOWS removes RFC 9110 optional white space (SP and HTAB) from both
 // ends of a field value.
-func trimOWS(s string) string {
+func TrimOWS(s string) string {
 	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
 		s = s[1:]
 	}
