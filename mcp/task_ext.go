@@ -50,8 +50,8 @@ const ownerlessTaskPrefix = "task:"
 // Part of the experimental tasks API.
 type DetailedTask struct {
 	Meta Meta `json:"_meta,omitempty"`
-	// ResultType is "task" on a CreateTaskResult and "complete" on the
-	// result of tasks/get (the server stamps it); empty in a notification.
+	// ResultType is "task" on a CreateTaskResult; when empty, the result
+	// of tasks/get is sent with "complete" and a notification without.
 	ResultType    string     `json:"resultType,omitempty"`
 	TaskID        string     `json:"taskId"`
 	Status        TaskStatus `json:"status"`
