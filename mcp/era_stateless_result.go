@@ -39,7 +39,8 @@ type CacheHint struct {
 // result and the server's identity in _meta, each unless the result sets
 // its own (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
 // The encoders write it as they open the result's object. A nil
-// *resultHead is the session era's: nothing is added.
+// *resultHead is the session era's: nothing is added. The zero resultHead
+// adds resultType alone: a task's result as the tasks extension keeps it.
 type resultHead struct {
 	s         *Server
 	method    string
@@ -112,26 +113,27 @@ func (h *resultHead) start(dst []byte) []byte {
 	if h == nil {
 		return append(dst, '{')
 	}
-	if h.cacheable {
-		dst = append(h.open(dst, ownMembers{}), `"_meta":{`...)
-	} else {
-		dst = append(dst, `{"resultType":"complete","_meta":{`...)
+	dst = h.open(dst, ownMembers{})
+	if h.info == nil {
+		return dst
 	}
-	return append(append(dst, h.info...), "},"...)
+	dst = append(append(dst, `"_meta":{`...), h.info...)
+	return append(dst, "},"...)
 }
 
-// appendMeta appends the _meta member: the server's identity, unless meta
-// names one of its own, then meta's members.
+// appendMeta appends the _meta member: the server's identity, if the head
+// has one and meta names none of its own, then meta's members.
 func (h *resultHead) appendMeta(dst []byte, meta Meta) ([]byte, error) {
 	dst = append(dst, `"_meta":{`...)
 	_, own := meta[MetaServerInfo]
-	if !own {
+	info := h.info != nil && !own
+	if info {
 		dst = append(dst, h.info...)
 	}
 	if len(meta) == 0 {
 		return append(dst, '}'), nil
 	}
-	if !own {
+	if info {
 		dst = append(dst, ',')
 	}
 	b, err := jsonenc.Marshal(meta)
@@ -154,7 +156,15 @@ func (h *resultHead) appendTyped(dst []byte, r headedResult) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	dst, err = h.appendMeta(h.open(dst, own), meta)
+	dst = h.open(dst, own)
+	if h.info == nil && len(meta) == 0 {
+		// No _meta: the rest's members follow the head's comma.
+		if len(b) == len("{}") {
+			return append(bytes.TrimSuffix(dst, []byte(",")), '}'), nil
+		}
+		return append(dst, b[1:]...), nil
+	}
+	dst, err = h.appendMeta(dst, meta)
 	if len(b) == len("{}") {
 		return append(dst, '}'), err
 	}

@@ -119,9 +119,10 @@ type taskRuntime struct {
 // the requestor hears of a change. sessionTaskWire (task_session.go) and
 // extTaskWire (task_ext.go) implement it.
 type taskWire interface {
-	// result is what a completed tool call keeps: the result's JSON, the
-	// status it ends in and that status's message.
-	result(res *CallToolResult) (raw json.RawMessage, status TaskStatus, msg string, err error)
+	// result is what task id's completed tool call keeps: res encoded
+	// once, as the era's task result sends it; size, the bytes of it the
+	// byte bounds count; the status it ends in and that status's message.
+	result(id string, res *CallToolResult) (raw json.RawMessage, size int, status TaskStatus, msg string, err error)
 	// toolError is err, returned by the tool, as the era answers it.
 	toolError(err error) error
 	// setStatus checks RunningTask.SetStatus's status, and reports
@@ -404,13 +405,13 @@ func (s *Server) finishTask(ctx context.Context, run *taskRun, res *CallToolResu
 	var apply func(st *TaskState)
 	switch {
 	case err == nil:
-		raw, status, msg, mErr := run.wire.result(res)
+		raw, size, status, msg, mErr := run.wire.result(run.id, res)
 		if mErr != nil {
 			s.logger.Error("mcp: encoding a task's result", "task", run.id, "err", mErr)
 			apply = fail(errInternal())
 			break
 		}
-		if kerr := s.keepOutcome(ctx, run, len(raw), len(msg)); kerr != nil {
+		if kerr := s.keepOutcome(ctx, run, size, len(msg)); kerr != nil {
 			apply = fail(kerr)
 			break
 		}

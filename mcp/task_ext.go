@@ -50,8 +50,8 @@ const ownerlessTaskPrefix = "task:"
 // Part of the experimental tasks API.
 type DetailedTask struct {
 	Meta Meta `json:"_meta,omitempty"`
-	// ResultType is "task" on a CreateTaskResult and "complete" on the
-	// result of tasks/get (the server stamps it); empty in a notification.
+	// ResultType is "task" on a CreateTaskResult; when empty, the result
+	// of tasks/get is sent with "complete" and a notification without.
 	ResultType    string     `json:"resultType,omitempty"`
 	TaskID        string     `json:"taskId"`
 	Status        TaskStatus `json:"status"`
@@ -94,10 +94,13 @@ type UpdateTaskParams struct {
 type extTaskWire struct{}
 
 // result keeps the tool's result, isError included, as a 2026-07-28
-// result: it completes the task (SEP-2663, "Task Execution Errors").
-func (extTaskWire) result(res *CallToolResult) (json.RawMessage, TaskStatus, string, error) {
-	raw, err := res.MarshalJSON()
-	return withCompleteResultType(raw), TaskCompleted, "", err
+// result with resultType "complete": it completes the task (SEP-2663,
+// "Task Execution Errors").
+func (extTaskWire) result(_ string, res *CallToolResult) (json.RawMessage, int, TaskStatus, string, error) {
+	var h resultHead // resultType alone
+	own := res.ownEncoding()
+	raw, err := res.appendJSON(make([]byte, 0, h.size()+res.jsonSize(own)), own, &h)
+	return raw, len(raw), TaskCompleted, "", err
 }
 
 func (extTaskWire) toolError(err error) error { return statelessError(err) }
@@ -113,20 +116,6 @@ func (extTaskWire) setStatus(status TaskStatus) (bool, error) {
 // listen streams that follow it (SEP-2663, "Task Status Notifications").
 func (extTaskWire) notify(ctx context.Context, s *Server, run *taskRun, _ TaskStatus, st *TaskState) {
 	s.notifyListeners(ctx, "notifications/tasks", run.id, extTaskView(st))
-}
-
-// withCompleteResultType returns a result object with resultType
-// "complete" first, as a 2026-07-28 result carries it.
-func withCompleteResultType(raw []byte) json.RawMessage {
-	if len(raw) < 2 || raw[0] != '{' {
-		return raw
-	}
-	out := make([]byte, 0, len(raw)+26)
-	out = append(out, `{"resultType":"complete"`...)
-	if len(raw) > 2 {
-		out = append(out, ',')
-	}
-	return append(out, raw[1:]...)
 }
 
 // tasksExtensionEnabled reports whether the server offers the tasks

@@ -3,9 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -136,8 +139,8 @@ func TestTaskWriter(t *testing.T) {
 	}
 }
 
-// TestWithMeta checks the _meta merge used for tasks/result.
-func TestWithMeta(t *testing.T) {
+// TestParamsWithMeta checks the _meta merge of a task's messages' params.
+func TestParamsWithMeta(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{``, `{"_meta":{"k":1}}`},
 		{`null`, `{"_meta":{"k":1}}`},
@@ -145,14 +148,81 @@ func TestWithMeta(t *testing.T) {
 		{`{"a":true,"_meta":null}`, `{"_meta":{"k":1},"a":true}`},
 		{`{"_meta":{"k":0,"j":2}}`, `{"_meta":{"j":2,"k":1}}`},
 	} {
-		got, err := withMeta(json.RawMessage(tc.in), "k", json.RawMessage(`1`))
+		got, err := paramsWithMeta(json.RawMessage(tc.in), "k", json.RawMessage(`1`))
 		if err != nil || string(got) != tc.want {
-			t.Errorf("withMeta(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
+			t.Errorf("paramsWithMeta(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
 		}
 	}
 	for _, bad := range []string{`[]`, `"x"`, `{"_meta":[]}`} {
-		if _, err := withMeta(json.RawMessage(bad), "k", json.RawMessage(`1`)); err == nil {
-			t.Errorf("withMeta(%s) succeeded", bad)
+		if _, err := paramsWithMeta(json.RawMessage(bad), "k", json.RawMessage(`1`)); err == nil {
+			t.Errorf("paramsWithMeta(%s) succeeded", bad)
+		}
+	}
+}
+
+// taskResultShapes are tool results of every shape the encoders tell apart.
+func taskResultShapes() map[string]*CallToolResult {
+	text := func(s string) []Content { return []Content{&TextContent{Text: s}} }
+	return map[string]*CallToolResult{
+		"text":            {Content: text("done <&> \u2028 \ufffd")},
+		"empty":           {Content: []Content{}},
+		"null content":    {},
+		"isError":         {Content: text("the disk is full"), IsError: true},
+		"structured":      {Content: text(`{"a":1}`), StructuredContent: json.RawMessage(`{"a":1}`)},
+		"structured <>":   {Content: text(`{}`), StructuredContent: json.RawMessage(`{ "a" : "<b>" }`)},
+		"structured fail": {Content: text(`{}`), StructuredContent: json.RawMessage(`{"a":1}`), IsError: true},
+		"own encoding":    {Content: text(`{"n":"\"q\""}`), StructuredContent: json.RawMessage(`{"n":"\"q\""}`), encoded: `{"n":"\"q\""}`},
+		"meta":            {Meta: Meta{"example.com/trace": json.RawMessage(`"abc"`)}, Content: text("x")},
+		"meta after":      {Meta: Meta{"z": json.RawMessage(`1`), "a": json.RawMessage(`{ "b" : 2 }`)}, Content: text("x")},
+		"image": {Content: []Content{&ImageContent{Data: "AAAA", MIMEType: "image/png"},
+			&TextContent{Text: "t", Annotations: &Annotations{Audience: []string{"user"}}}}},
+	}
+}
+
+// TestSessionTaskResult: the session era's task result, encoded once, is
+// what tasks/result sent when it merged the related-task entry into the
+// stored result, and its size is the length of the result's own JSON.
+func TestSessionTaskResult(t *testing.T) {
+	// sessionTaskResult names CallToolResult's members: these and no more.
+	var names []string
+	for f := range reflect.TypeFor[CallToolResult]().Fields() {
+		if f.IsExported() {
+			names = append(names, f.Tag.Get("json"))
+		}
+	}
+	if got := strings.Join(names, " "); got != "_meta,omitempty content structuredContent,omitempty isError,omitempty" {
+		t.Errorf("CallToolResult's members are %s: sessionTaskResult needs them", got)
+	}
+	const id = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for name, res := range taskResultShapes() {
+		plain, err := jsonenc.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := paramsWithMeta(plain, RelatedTaskMetaKey, relatedTaskMeta(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, size, err := sessionTaskResult(id, res)
+		if err != nil || string(raw) != string(want) || size != len(plain) {
+			t.Errorf("%s: sessionTaskResult = %s, %d, %v; want %s, %d", name, raw, size, err, want, len(plain))
+		}
+	}
+}
+
+// TestExtTaskResult: the tasks extension's task result is the result as
+// tools/call sends it in the session era, with resultType "complete"
+// first, and all of it counts.
+func TestExtTaskResult(t *testing.T) {
+	for name, res := range taskResultShapes() {
+		plain, err := jsonenc.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"resultType":"complete",` + string(plain[1:])
+		raw, size, status, msg, err := extTaskWire{}.result("id", res)
+		if err != nil || string(raw) != want || size != len(raw) || status != TaskCompleted || msg != "" {
+			t.Errorf("%s: result = %s, %d, %s, %q, %v; want %s", name, raw, size, status, msg, err, want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -23,14 +24,39 @@ import (
 // sessionTaskWire is the taskWire of the session era's tasks.
 type sessionTaskWire struct{}
 
-// result keeps the tool's result as tools/call would send it; a result
-// with isError fails the task.
-func (sessionTaskWire) result(res *CallToolResult) (json.RawMessage, TaskStatus, string, error) {
-	raw, err := jsonenc.Marshal(res)
+// result keeps the tool's result as tasks/result sends it
+// (sessionTaskResult); a result with isError fails the task.
+func (sessionTaskWire) result(id string, res *CallToolResult) (json.RawMessage, int, TaskStatus, string, error) {
+	raw, size, err := sessionTaskResult(id, res)
 	if err != nil || !res.IsError {
-		return raw, TaskCompleted, "", err
+		return raw, size, TaskCompleted, "", err
 	}
-	return raw, TaskFailed, toolErrorStatusMessage(res), nil
+	return raw, size, TaskFailed, toolErrorStatusMessage(res), nil
+}
+
+// sessionTaskResult encodes res as tasks/result sends it for task id: its
+// members in name order, with the related-task entry in _meta
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#associating-task-related-messages).
+// size is its length without that entry: the length of res's own JSON.
+func sessionTaskResult(id string, res *CallToolResult) (raw []byte, size int, err error) {
+	type named struct {
+		Meta              Meta            `json:"_meta,omitempty"`
+		Content           []Content       `json:"content"`
+		IsError           bool            `json:"isError,omitempty"`
+		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	}
+	entry := relatedTaskMeta(id)
+	meta := make(Meta, len(res.Meta)+1)
+	maps.Copy(meta, res.Meta)
+	meta[RelatedTaskMetaKey] = entry
+	raw, err = jsonenc.Marshal(&named{Meta: meta, Content: res.Content, IsError: res.IsError, StructuredContent: res.StructuredContent})
+	added := len(`"`+RelatedTaskMetaKey+`":`) + len(entry)
+	if len(meta) == 1 {
+		added += len(`"_meta":{},`)
+	} else {
+		added += len(",")
+	}
+	return raw, len(raw) - added, err
 }
 
 func (sessionTaskWire) toolError(err error) error { return err }
@@ -220,8 +246,8 @@ func (s *Server) getTask(ctx context.Context, r *Request) (any, error) {
 // getTaskResult implements tasks/result
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#result-retrieval):
 // it waits until the task is terminal, then answers what the underlying
-// request would have, with the related-task _meta added to a result. While
-// it waits, the messages the task sends travel on this request's stream.
+// request would have. While it waits, the messages the task sends travel
+// on this request's stream.
 func (s *Server) getTaskResult(ctx context.Context, r *Request) (any, error) {
 	id, perr := taskIDParam(r.Params)
 	if perr != nil {
@@ -263,17 +289,14 @@ func (s *Server) getTaskResult(ctx context.Context, r *Request) (any, error) {
 	}
 }
 
-// taskPayload is tasks/result's answer for a terminal task.
+// taskPayload is tasks/result's answer for a terminal task: its result
+// as stored, or its error.
 func taskPayload(st *TaskState) (any, error) {
 	switch {
 	case st.Error != nil:
 		return nil, st.Error
 	case st.Result != nil:
-		raw, err := withMeta(st.Result, RelatedTaskMetaKey, relatedTaskMeta(st.Task.TaskID))
-		if err != nil {
-			return nil, errInternal()
-		}
-		return raw, nil
+		return st.Result, nil
 	}
 	// Cancelled before it had an outcome: the spec names no error, and
 	// -32602 says this taskId has no result.
@@ -323,9 +346,10 @@ func (s *Server) cancelTask(ctx context.Context, r *Request) (any, error) {
 	return &CancelTaskResult{Task: st.Task}, nil
 }
 
-// withMeta returns the JSON object raw with _meta[key] set to value,
-// keeping its other members and _meta keys.
-func withMeta(raw json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
+// paramsWithMeta returns the params object raw of a message a task's
+// work sends with _meta[key] set to value, keeping its other members and
+// _meta keys.
+func paramsWithMeta(raw json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || string(raw) == "null" {
 		obj = map[string]json.RawMessage{}
@@ -446,7 +470,7 @@ func (w *taskWriter) tag(msg jsonrpc.Message) (jsonrpc.Message, error) {
 	default:
 		return msg, nil
 	}
-	tagged, err := withMeta(*params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
+	tagged, err := paramsWithMeta(*params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
 	if err != nil {
 		return nil, fmt.Errorf("mcp: tagging %s with its task: %w", method, err)
 	}

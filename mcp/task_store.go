@@ -36,8 +36,9 @@ type TaskState struct {
 	// for a task without a TTL.
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 	// Result is the underlying request's result, once the task completed
-	// or failed with a result (a tool result with isError). It is sent
-	// by tasks/result with the related-task _meta added.
+	// or failed with a result (a tool result with isError), as it is sent:
+	// by tasks/result with the related-task _meta in it (2025-11-25), by
+	// tasks/get with resultType "complete" (the tasks extension).
 	Result json.RawMessage `json:"result,omitempty"`
 	// Error is the underlying request's JSON-RPC error, once the task
 	// failed with one. tasks/result sends it unchanged.

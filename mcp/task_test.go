@@ -642,6 +642,47 @@ func TestTaskOwner(t *testing.T) {
 	})
 }
 
+// TestTaskResultAsStored: a finished task's result is stored as
+// tasks/result sends it, related-task _meta included, and tasks/result
+// sends the stored bytes unchanged, also those another replica stored.
+func TestTaskResultAsStored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, _ := newTaskServer(t, &mcp.ServerOptions{Tasks: mcp.TaskOptions{
+			Owner: func(*mcp.Request) string { return "alice" },
+		}})
+		cs, _ := taskConnect(t, srv, nil)
+		ctx := context.Background()
+		created, err := cs.CallToolAsTask(ctx, &mcp.CallToolParams{Name: "quick"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := created.Task.TaskID
+		var res json.RawMessage
+		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, &res); err != nil {
+			t.Fatal(err)
+		}
+		want := `{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + id + `"}},"content":[{"type":"text","text":"quick "}]}`
+		st, err := srv.TaskStore().Get(ctx, "alice", id)
+		if err != nil || string(st.Result) != want || string(res) != want {
+			t.Errorf("stored %s (%v), sent %s; want both %s", st.Result, err, res, want)
+		}
+
+		now := time.Now().UTC()
+		stored := `{"content":[{"type":"text","text":"from another replica"}],"_meta":{"b":1,"a":2}}`
+		if err := srv.TaskStore().Create(ctx, &mcp.TaskState{
+			Task:   mcp.Task{TaskID: "elsewhere", Status: mcp.TaskCompleted, CreatedAt: now, LastUpdatedAt: now},
+			Owner:  "alice",
+			Method: "tools/call",
+			Result: json.RawMessage(stored),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: "elsewhere"}, &res); err != nil || string(res) != stored {
+			t.Errorf("tasks/result of a stored result = %s, %v; want %s", res, err, stored)
+		}
+	})
+}
+
 // TestTaskTTL checks the ttl: the one asked for (capped by MaxTTL, or the
 // default), reported in milliseconds, after which the task is forgotten
 // and, if it still works, stopped.
