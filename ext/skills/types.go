@@ -1,0 +1,142 @@
+// Package skills implements the Skills extension of MCP
+// (io.modelcontextprotocol/skills,
+// https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx):
+// a server serves Agent Skills (https://agentskills.io/specification) as
+// resources, listed by skills/list and described by skills/get, and a
+// client lists, verifies and pulls them. It is built on mcp's exported
+// API only (mcp.Server.AddExtension and the resource calls).
+package skills
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// ID is the extension's identifier, declared under
+// capabilities.extensions.
+const ID = "io.modelcontextprotocol/skills"
+
+// Settings is what a server declares under capabilities.extensions[ID]
+// (the spec's "Capability Negotiation").
+type Settings struct {
+	// DirectoryRead is true when the server implements
+	// resources/directory/read.
+	DirectoryRead bool `json:"directoryRead,omitempty"`
+}
+
+// A Skill is one skill's entry, as skills/list and skills/get return it
+// (the spec's "Skill Entries").
+type Skill struct {
+	// URI is the resource URI of the skill's SKILL.md.
+	URI string `json:"uri"`
+	// Frontmatter is the SKILL.md YAML frontmatter rendered verbatim as a
+	// JSON object; name and description are always present.
+	Frontmatter json.RawMessage `json:"frontmatter"`
+	// Resources lists every file of the skill with its digest and size,
+	// SKILL.md included; nil with Dynamic set when the content is
+	// generated and has no stable digests.
+	Resources []Resource `json:"-"`
+	// Dynamic is true when the entry's resources is the string "dynamic".
+	Dynamic bool `json:"-"`
+}
+
+// A Resource is one file of a skill (the spec's SkillResource).
+type Resource struct {
+	// URI is the file's resource URI.
+	URI string `json:"uri"`
+	// Digest is "sha256:" and the 64 lowercase hex digits of the SHA-256
+	// of the file's raw bytes.
+	Digest string `json:"digest"`
+	// Size is the length in bytes of the file's raw content.
+	Size int64 `json:"size"`
+}
+
+// Limits of one skill every conforming host accepts (the spec's
+// "Limits").
+const (
+	// MaxResources is the most entries a skill's resources may have.
+	MaxResources = 512
+	// MaxTotalSize is the most bytes a skill's files may sum to.
+	MaxTotalSize = 16 << 20
+)
+
+// MarshalJSON encodes the entry with resources as an array, or as the
+// string "dynamic" when Dynamic is set.
+func (s Skill) MarshalJSON() ([]byte, error) {
+	var resources any = "dynamic"
+	if !s.Dynamic {
+		r := s.Resources
+		if r == nil {
+			r = []Resource{}
+		}
+		resources = r
+	}
+	return jsonenc.Marshal(struct {
+		URI         string          `json:"uri"`
+		Frontmatter json.RawMessage `json:"frontmatter"`
+		Resources   any             `json:"resources"`
+	}{s.URI, s.Frontmatter, resources})
+}
+
+// UnmarshalJSON decodes an entry, member names exactly. An entry whose
+// resources is missing, or neither an array nor "dynamic", is refused, as
+// hosts must not load it (the spec's "Resources").
+func (s *Skill) UnmarshalJSON(b []byte) error {
+	var w struct {
+		URI         string          `json:"uri"`
+		Frontmatter json.RawMessage `json:"frontmatter"`
+		Resources   json.RawMessage `json:"resources"`
+	}
+	if err := exactjson.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	out := Skill{URI: w.URI, Frontmatter: w.Frontmatter}
+	switch {
+	case len(w.Resources) == 0 || string(w.Resources) == "null":
+		return errors.New("skills: an entry has no resources")
+	case w.Resources[0] == '"':
+		if string(w.Resources) != `"dynamic"` {
+			return fmt.Errorf("skills: an entry's resources is %s, not an array or \"dynamic\"", w.Resources)
+		}
+		out.Dynamic = true
+	case w.Resources[0] == '[':
+		if err := exactjson.Unmarshal(w.Resources, &out.Resources); err != nil {
+			return fmt.Errorf("skills: an entry's resources: %w", err)
+		}
+	default:
+		return fmt.Errorf("skills: an entry's resources is %.40s, not an array or \"dynamic\"", w.Resources)
+	}
+	*s = out
+	return nil
+}
+
+// ListParams are skills/list's params (the spec's "Listing Skills").
+type ListParams struct {
+	Meta   mcp.Meta `json:"_meta,omitempty"`
+	Cursor string   `json:"cursor,omitempty"`
+}
+
+// ListResult is skills/list's result: a page of entries.
+type ListResult struct {
+	Meta       mcp.Meta `json:"_meta,omitempty"`
+	Skills     []Skill  `json:"skills"`
+	NextCursor string   `json:"nextCursor,omitempty"`
+}
+
+// GetParams are skills/get's params (the spec's "Getting a Skill").
+type GetParams struct {
+	Meta mcp.Meta `json:"_meta,omitempty"`
+	// URI is the URI of the skill's SKILL.md.
+	URI string `json:"uri"`
+}
+
+// GetResult is skills/get's result.
+type GetResult struct {
+	Meta  mcp.Meta `json:"_meta,omitempty"`
+	Skill Skill    `json:"skill"`
+}
