@@ -139,6 +139,7 @@ func TestReaper(t *testing.T) {
 			t.Errorf("a reaped session answered %d", w.Code)
 		}
 		h.Close()
+		synctest.Wait() // what Close set going (a session's OnClose hooks) has ended or is stuck
 		if g := ourGoroutines(); g != g0 {
 			t.Errorf("%d goroutines left after Close", g-g0)
 		}
