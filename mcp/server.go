@@ -137,8 +137,7 @@ type ServerOptions struct {
 	// not empty, so that a client that does not read delays no one. A
 	// notification identical to one already queued is not queued again.
 	// Past the bound a notification is dropped, and logged with
-	// ErrNotificationQueueFull. If zero, DefaultMaxQueuedNotifications
-	// (1024); if negative, no bound.
+	// ErrNotificationQueueFull. If zero, 1024; if negative, no bound.
 	MaxQueuedNotifications int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
@@ -184,11 +183,11 @@ type ServerOptions struct {
 	// created when initialize succeeds, updated as it changes, deleted
 	// when the session ends. A store whose Shared reports true lets every
 	// Streamable HTTP Handler using it serve any of its sessions (docs/design.md
-	// says what holds today). If nil, a MemorySessionStore
+	// says what holds today). If nil, NewMemorySessionStore(nil)
 	// (not shared).
 	SessionStore SessionStore
 	// Bus, if set, carries messages between the replicas of this server
-	// (see Bus); every replica needs the same one (a MemoryBus in one
+	// (see Bus); every replica needs the same one (NewMemoryBus in one
 	// process, redisstore's across processes). With it, listen streams,
 	// tasks/update and tasks/cancel, broadcasts and (with a shared
 	// SessionStore) clients' responses and cancellations reach the replica
@@ -225,7 +224,7 @@ type ServerOptions struct {
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 	// Replicas that serve the same clients need the same key. If nil and
 	// the SessionStore is shared, the key is the store's (see
-	// RequestStateKeyer), fetched on first use; a shared store that has
+	// SessionStore), fetched on first use; a shared store that has
 	// none makes every requestState fail with -32603 until this is set,
 	// rather than each replica refusing the others' states. If nil
 	// otherwise, a random key is made in NewServer: states then survive
@@ -249,7 +248,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	}
 	s.store = s.opts.SessionStore
 	if s.store == nil {
-		s.store = &MemorySessionStore{}
+		s.store = &memorySessionStore{}
 	}
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 100
@@ -258,7 +257,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		s.opts.MaxConcurrentRequests = 64
 	}
 	if s.opts.MaxQueuedNotifications == 0 {
-		s.opts.MaxQueuedNotifications = DefaultMaxQueuedNotifications
+		s.opts.MaxQueuedNotifications = defaultMaxQueuedNotifications
 	}
 	if s.opts.MaxClientStateBytes == 0 {
 		s.opts.MaxClientStateBytes = defaultMaxClientStateBytes
@@ -316,9 +315,6 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	s.send = s.sendingChain() // send.go
 	return s
 }
-
-// Implementation returns what the server says about itself in initialize.
-func (s *Server) Implementation() Implementation { return s.impl }
 
 // dispatch runs a request through the middleware and the method table,
 // turning a panic into -32603.
@@ -392,7 +388,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	if err := s.checkClientState("clientInfo and capabilities", len(raw.ClientInfo)+len(raw.Capabilities)); err != nil {
 		return nil, err // limits.go; nothing is kept
 	}
-	var p InitializeParams
+	var p initializeParams
 	if !isJSONString(raw.ProtocolVersion) || exactjson.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
 		return nil, errInvalidParams("protocolVersion must be a string")
 	}
@@ -420,7 +416,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	ss := r.Session
 	version := negotiateVersion(p.ProtocolVersion)
 	ss.mu.Lock()
-	if ss.state.Lifecycle != StateNew {
+	if ss.state.Lifecycle != stateNew {
 		// A concurrent initialize won the race.
 		ss.mu.Unlock()
 		return nil, errInvalidRequest("Server already initialized")
@@ -428,7 +424,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	ss.state.ProtocolVersion = version
 	ss.state.ClientInfo = info
 	ss.state.ClientCapabilities = *p.Capabilities
-	ss.state.Lifecycle = StateInitialized
+	ss.state.Lifecycle = stateInitialized
 	ss.mu.Unlock()
 	ss.create(ctx)
 
@@ -556,7 +552,7 @@ func (s *Server) deliverBroadcast(ctx context.Context, method string, raw json.R
 		ss.mu.Lock()
 		lifecycle := ss.state.Lifecycle
 		ss.mu.Unlock()
-		if lifecycle != StateInitialized && lifecycle != StateReady {
+		if lifecycle != stateInitialized && lifecycle != stateReady {
 			continue
 		}
 		if err := ss.notifyUnrelated(ctx, method, raw); err != nil {

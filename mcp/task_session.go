@@ -269,7 +269,7 @@ func taskPayload(st *TaskState) (any, error) {
 	case st.Error != nil:
 		return nil, st.Error
 	case st.Result != nil:
-		raw, err := withMeta(st.Result, RelatedTaskMetaKey, relatedTaskMeta(st.Task.TaskID))
+		raw, err := withMeta(st.Result, relatedTaskMetaKey, relatedTaskMeta(st.Task.TaskID))
 		if err != nil {
 			return nil, errInternal()
 		}
@@ -446,7 +446,7 @@ func (w *taskWriter) tag(msg jsonrpc.Message) (jsonrpc.Message, error) {
 	default:
 		return msg, nil
 	}
-	tagged, err := withMeta(*params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
+	tagged, err := withMeta(*params, relatedTaskMetaKey, relatedTaskMeta(w.id))
 	if err != nil {
 		return nil, fmt.Errorf("mcp: tagging %s with its task: %w", method, err)
 	}

@@ -13,6 +13,11 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
+// metaProtocolVersion is the params._meta key naming a stateless-era
+// request's protocol version
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
 // This file serves the 2026-07-28 era on the same endpoint as the session
 // era (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility):
 // a request that carries the era's _meta is served on its own, with no
@@ -94,7 +99,7 @@ func scanStateless(req *jsonrpc.Request) (v metaVersion) {
 		return v
 	}
 	jsonscan.Members(meta, func(key, value []byte) bool {
-		if jsonscan.KeyEquals(key, mcp.MetaProtocolVersion) {
+		if jsonscan.KeyEquals(key, metaProtocolVersion) {
 			v.version = versionString(value)
 			v.present = true
 			return false
