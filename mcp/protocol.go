@@ -190,10 +190,6 @@ type InitializeResult struct {
 	Instructions    string             `json:"instructions,omitempty"`
 }
 
-// emptyResult is the result of methods that return nothing, such as ping.
-// It encodes as {}.
-type emptyResult struct{}
-
 // PaginatedParams is the params of every list method
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 type PaginatedParams struct {

@@ -77,19 +77,6 @@ type detailedTask struct {
 	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
 }
 
-// updateTaskParams is the params of tasks/update: answers to a task's
-// outstanding input requests, by the keys its detailedTask gave them
-// (SEP-2663, "Task Update Requests").
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-type updateTaskParams struct {
-	Meta           *RequestMeta   `json:"_meta,omitempty"`
-	TaskID         string         `json:"taskId"`
-	InputResponses InputResponses `json:"inputResponses"`
-}
-
 // extTaskWire is the taskWire of the tasks extension.
 type extTaskWire struct{}
 

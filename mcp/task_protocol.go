@@ -28,24 +28,12 @@ const (
 	TaskSupportRequired = "required"
 )
 
-// Keys of _meta that tasks define.
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-const (
-	// relatedTaskMetaKey associates a message with a task: its value is
-	// {"taskId": "..."}
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#related-task-metadata).
-	// The server adds it to the result of tasks/result and to the requests
-	// and notifications a task sends.
-	relatedTaskMetaKey = "io.modelcontextprotocol/related-task"
-	// modelImmediateResponseMetaKey, in the _meta of a CreateTaskResult
-	// for tools/call, carries a string a host may pass to the model while
-	// the task runs
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#creating-tasks).
-	modelImmediateResponseMetaKey = "io.modelcontextprotocol/model-immediate-response"
-)
+// relatedTaskMetaKey is the _meta key that associates a message with a
+// task: its value is {"taskId": "..."}
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#related-task-metadata).
+// The server adds it to the result of tasks/result and to the requests and
+// notifications a task sends.
+const relatedTaskMetaKey = "io.modelcontextprotocol/related-task"
 
 // TaskStatus is where a task is in its life
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-status).
