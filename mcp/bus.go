@@ -33,21 +33,25 @@ type Bus interface {
 	Subscribe(ctx context.Context, channel string, fn func(msg []byte)) (stop func(), err error)
 }
 
-// ErrBusClosed is returned by Publish and Subscribe of a MemoryBus after
+// errBusClosed is returned by Publish and Subscribe of a memory bus after
 // Close.
-var ErrBusClosed = errors.New("mcp: the bus is closed")
+var errBusClosed = errors.New("mcp: the bus is closed")
 
-// MemoryBus is the in-process Bus: every Server (and Streamable HTTP
-// Handler) given the same MemoryBus sees what the others publish, as
+// NewMemoryBus returns an in-process Bus: every Server (and Streamable
+// HTTP Handler) given the same one sees what the others publish, as
 // replicas sharing a Redis bus do. It is meant for tests and for several
 // servers in one process. Publish calls the subscribers' functions
 // before it returns, in the publisher's goroutine; a panic in one is
-// recovered and logged. The zero value is ready to use.
+// recovered and logged. The Bus is also an io.Closer: Close ends every
+// subscription, and Publish and Subscribe fail after it.
 //
 // # Experimental
 //
 // Part of the experimental scale-out API.
-type MemoryBus struct {
+func NewMemoryBus() Bus { return &memoryBus{} }
+
+// memoryBus is NewMemoryBus's Bus. The zero value is ready to use.
+type memoryBus struct {
 	mu     sync.Mutex
 	subs   map[string]map[*memSub]struct{}
 	closed bool
@@ -60,11 +64,11 @@ type memSub struct {
 }
 
 // Publish implements Bus.
-func (b *MemoryBus) Publish(_ context.Context, channel string, msg []byte) error {
+func (b *memoryBus) Publish(_ context.Context, channel string, msg []byte) error {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return ErrBusClosed
+		return errBusClosed
 	}
 	subs := make([]*memSub, 0, len(b.subs[channel]))
 	for s := range b.subs[channel] {
@@ -85,18 +89,18 @@ func (s *memSub) call(channel string, msg []byte) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			slog.Error("mcp: a MemoryBus subscriber panicked", "channel", channel, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			slog.Error("mcp: a memory Bus subscriber panicked", "channel", channel, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
 	s.fn(append([]byte(nil), msg...))
 }
 
 // Subscribe implements Bus.
-func (b *MemoryBus) Subscribe(_ context.Context, channel string, fn func(msg []byte)) (func(), error) {
+func (b *memoryBus) Subscribe(_ context.Context, channel string, fn func(msg []byte)) (func(), error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return nil, ErrBusClosed
+		return nil, errBusClosed
 	}
 	if b.subs == nil {
 		b.subs = make(map[string]map[*memSub]struct{})
@@ -119,8 +123,8 @@ func (b *MemoryBus) Subscribe(_ context.Context, channel string, fn func(msg []b
 	}, nil
 }
 
-// Close ends every subscription; later calls fail with ErrBusClosed.
-func (b *MemoryBus) Close() error {
+// Close ends every subscription; later calls fail with errBusClosed.
+func (b *memoryBus) Close() error {
 	b.mu.Lock()
 	subs := b.subs
 	b.subs, b.closed = nil, true

@@ -13,7 +13,7 @@ import (
 // their server-to-client requests from different random points; a
 // session on an unshared store numbers them from 1.
 func TestSharedSessionRequestIDs(t *testing.T) {
-	shared := &MemorySessionStore{Share: true}
+	shared := &memorySessionStore{MemorySessionStoreOptions: MemorySessionStoreOptions{Share: true}}
 	a := NewServer(Implementation{Name: "a", Version: "1"}, &ServerOptions{SessionStore: shared})
 	b := NewServer(Implementation{Name: "b", Version: "1"}, &ServerOptions{SessionStore: shared})
 	sa := a.newSession(SessionOptions{ID: "s1", TransportStores: true})
@@ -45,11 +45,11 @@ func TestSharedSessionRequestIDs(t *testing.T) {
 	}
 }
 
-// A MemoryBus delivers to every subscriber of the channel, the
+// A memory bus delivers to every subscriber of the channel, the
 // publisher's too, and nothing after stop or Close; a panicking
 // subscriber does not stop the others.
 func TestMemoryBus(t *testing.T) {
-	var b MemoryBus
+	var b memoryBus
 	ctx := context.Background()
 	var got1, got2, other []string
 	stop1, err := b.Subscribe(ctx, "c", func(m []byte) { got1 = append(got1, string(m)) })
@@ -81,11 +81,11 @@ func TestMemoryBus(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Publish(ctx, "c", nil); !errors.Is(err, ErrBusClosed) {
-		t.Errorf("Publish after Close = %v, want ErrBusClosed", err)
+	if err := b.Publish(ctx, "c", nil); !errors.Is(err, errBusClosed) {
+		t.Errorf("Publish after Close = %v, want errBusClosed", err)
 	}
-	if _, err := b.Subscribe(ctx, "c", func([]byte) {}); !errors.Is(err, ErrBusClosed) {
-		t.Errorf("Subscribe after Close = %v, want ErrBusClosed", err)
+	if _, err := b.Subscribe(ctx, "c", func([]byte) {}); !errors.Is(err, errBusClosed) {
+		t.Errorf("Subscribe after Close = %v, want errBusClosed", err)
 	}
 	if len(got2) != 2 {
 		t.Errorf("got2 %q after Close", got2)
@@ -99,7 +99,7 @@ type keylessStore struct{ SessionStore }
 // fetched once and shared by its servers; a shared store without one
 // makes signing fail with errNoStateKey, never a per-process key.
 func TestRequestStateKeySources(t *testing.T) {
-	shared := &MemorySessionStore{Share: true}
+	shared := &memorySessionStore{MemorySessionStoreOptions: MemorySessionStoreOptions{Share: true}}
 	a := NewServer(Implementation{Name: "a", Version: "1"}, &ServerOptions{SessionStore: shared})
 	b := NewServer(Implementation{Name: "b", Version: "1"}, &ServerOptions{SessionStore: shared})
 	ka, err := a.stateKey.get()

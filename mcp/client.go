@@ -51,15 +51,14 @@ type ClientOptions struct {
 	// client cancels it with notifications/cancelled and the call fails
 	// with ErrRequestTimeout
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
-	// WithRequestTimeout overrides it per call. If zero,
-	// DefaultRequestTimeout (60 seconds); if negative, none, up to
-	// MaxRequestTimeout.
+	// WithRequestTimeout overrides it per call. If zero, 60 seconds; if
+	// negative, none, up to MaxRequestTimeout.
 	RequestTimeout time.Duration
 	// MaxRequestTimeout bounds every request: notifications/progress for a
 	// request sent with _meta.progressToken restarts its RequestTimeout,
 	// but never past MaxRequestTimeout from when it was sent. If zero,
-	// DefaultMaxRequestTimeout (10 minutes); if negative, no bound beyond
-	// RequestTimeout (which progress then does not extend).
+	// 10 minutes; if negative, no bound beyond RequestTimeout (which
+	// progress then does not extend).
 	MaxRequestTimeout time.Duration
 
 	// Middleware wraps the handling of every request and notification the
@@ -195,8 +194,8 @@ func NewClient(impl Implementation, opts *ClientOptions) *Client {
 	}
 	// A bound's zero value is its default; a negative one means none.
 	o := &c.opts
-	setDefault(&o.RequestTimeout, DefaultRequestTimeout)
-	setDefault(&o.MaxRequestTimeout, DefaultMaxRequestTimeout)
+	setDefault(&o.RequestTimeout, defaultRequestTimeout)
+	setDefault(&o.MaxRequestTimeout, defaultMaxRequestTimeout)
 	setDefault(&o.ProbeTimeout, defaultProbeTimeout)
 	o.ProbeTimeout = max(o.ProbeTimeout, 0)
 	setDefault(&o.MaxInputRounds, defaultMaxInputRounds)
@@ -220,9 +219,6 @@ func setDefault[T comparable](v *T, def T) {
 		*v = def
 	}
 }
-
-// Implementation returns what the client says about itself in initialize.
-func (c *Client) Implementation() Implementation { return c.impl }
 
 // capabilities returns what the client declares in initialize.
 func (c *Client) capabilities() *ClientCapabilities {

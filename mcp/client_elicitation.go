@@ -84,10 +84,10 @@ func (c *Client) elicit(ctx context.Context, cs *ClientSession, params json.RawM
 		return nil, errInternal()
 	}
 	out := *res
-	if res.Action != ElicitActionAccept || p.IsURL() {
+	if res.Action != ElicitActionAccept || p.isURL() {
 		// Content goes only with an accepted form.
 		out.Content = nil
-		if p.IsURL() && res.Action == ElicitActionAccept {
+		if p.isURL() && res.Action == ElicitActionAccept {
 			cs.elicitations.await(c, p.ElicitationID)
 		}
 		return &out, nil

@@ -214,7 +214,7 @@ func allClientVersions() []string {
 func parseDiscover(raw json.RawMessage) (*discovered, error) {
 	if rt, err := resultTypeOf(raw); err != nil {
 		return nil, fmt.Errorf("mcp: server/discover: %w", err)
-	} else if rt != "" && rt != ResultTypeComplete {
+	} else if rt != "" && rt != resultTypeComplete {
 		return nil, fmt.Errorf("mcp: server/discover: %w %q", ErrUnknownResultType, rt)
 	}
 	var res struct {

@@ -58,7 +58,7 @@ func (clientSessionEra) urlElicitationID() bool { return true }
 func (cs *ClientSession) initialize(ctx context.Context, version string) error {
 	c := cs.client
 	var res InitializeResult
-	params := &InitializeParams{
+	params := &initializeParams{
 		ProtocolVersion: version,
 		Capabilities:    c.capabilities(),
 		ClientInfo:      &c.impl,

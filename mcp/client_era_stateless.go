@@ -182,15 +182,15 @@ func (c *Client) metaMembers(version string) []byte {
 			info = []byte(`{"name":"","version":""}`)
 		}
 		var b []byte
-		b = append(b, `,"`+MetaClientCapabilities+`":`...)
+		b = append(b, `,"`+metaKeyClientCapabilities+`":`...)
 		b = append(b, caps...)
-		b = append(b, `,"`+MetaClientInfo+`":`...)
+		b = append(b, `,"`+metaKeyClientInfo+`":`...)
 		b = append(b, info...)
 		c.metaTail = b
 	})
 	v, _ := jsonenc.Marshal(version)
-	b := make([]byte, 0, len(MetaProtocolVersion)+len(v)+len(c.metaTail)+3)
-	b = append(b, `"`+MetaProtocolVersion+`":`...)
+	b := make([]byte, 0, len(metaKeyProtocolVersion)+len(v)+len(c.metaTail)+3)
+	b = append(b, `"`+metaKeyProtocolVersion+`":`...)
 	b = append(b, v...)
 	return append(b, c.metaTail...)
 }
@@ -238,9 +238,9 @@ func (cs *ClientSession) callStateless(ctx context.Context, method string, param
 			return nil, fmt.Errorf("mcp: %s: %w", method, err)
 		}
 		switch rt {
-		case "", ResultTypeComplete:
+		case "", resultTypeComplete:
 			return res, nil
-		case ResultTypeInputRequired:
+		case resultTypeInputRequired:
 			if !isMRTRMethod(method) {
 				return nil, fmt.Errorf("mcp: %s: the server answered input_required, which only tools/call, prompts/get and resources/read may: %w %q", method, ErrUnknownResultType, rt)
 			}
@@ -252,7 +252,7 @@ func (cs *ClientSession) callStateless(ctx context.Context, method string, param
 				return nil, err
 			}
 			continue
-		case ResultTypeTask:
+		case resultTypeTask:
 			if _, ok := cs.client.capabilities().Extensions[TasksExtensionID]; ok {
 				return res, nil
 			}
@@ -279,8 +279,8 @@ func (e *clientStatelessEra) merge(params json.RawMessage, level LoggingLevel, r
 			if jsonscan.KindOf(value) == jsonscan.Object {
 				jsonscan.Members(value, func(k, v []byte) bool {
 					switch {
-					case jsonscan.KeyEquals(k, MetaProtocolVersion), jsonscan.KeyEquals(k, MetaClientCapabilities), jsonscan.KeyEquals(k, MetaClientInfo):
-					case level != "" && jsonscan.KeyEquals(k, MetaLogLevel):
+					case jsonscan.KeyEquals(k, metaKeyProtocolVersion), jsonscan.KeyEquals(k, metaKeyClientCapabilities), jsonscan.KeyEquals(k, metaKeyClientInfo):
+					case level != "" && jsonscan.KeyEquals(k, metaKeyLogLevel):
 					default:
 						userMeta = append(userMeta, member(k, v))
 					}
@@ -300,7 +300,7 @@ func (e *clientStatelessEra) merge(params json.RawMessage, level LoggingLevel, r
 	out = append(out, `{"_meta":{`...)
 	out = append(out, e.meta...)
 	if level != "" {
-		out = append(out, `,"`+MetaLogLevel+`":`...)
+		out = append(out, `,"`+metaKeyLogLevel+`":`...)
 		lb, _ := jsonenc.Marshal(string(level))
 		out = append(out, lb...)
 	}

@@ -55,7 +55,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	if filter == nil {
 		filter = &SubscriptionFilter{}
 	}
-	body, err := jsonenc.Marshal(&SubscriptionsListenParams{Notifications: filter})
+	body, err := jsonenc.Marshal(&subscriptionsListenParams{Notifications: filter})
 	if err != nil {
 		return nil, fmt.Errorf("mcp: Listen: encoding the filter: %w", err)
 	}
@@ -215,7 +215,7 @@ func beyond(ack, req *SubscriptionFilter) string {
 	return strings.Join(out, ", ")
 }
 
-var subscriptionIDKey = []byte(`"` + MetaSubscriptionID + `"`)
+var subscriptionIDKey = []byte(`"` + metaKeySubscriptionID + `"`)
 
 // subscriptionIDOf returns the _meta["io.modelcontextprotocol/subscriptionId"]
 // a notification's params carry, if any.
@@ -229,7 +229,7 @@ func subscriptionIDOf(params json.RawMessage) (jsonrpc.ID, bool) {
 	}
 	var raw []byte
 	jsonscan.Members(meta, func(key, value []byte) bool {
-		if jsonscan.KeyEquals(key, MetaSubscriptionID) {
+		if jsonscan.KeyEquals(key, metaKeySubscriptionID) {
 			raw = value
 			return false
 		}

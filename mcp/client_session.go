@@ -438,7 +438,7 @@ func (cs *ClientSession) deliverNotification(n *jsonrpc.Notification) {
 	}
 	switch n.Method {
 	case "notifications/cancelled":
-		var p CancelledParams
+		var p cancelledParams
 		if exactjson.Unmarshal(n.Params, &p) == nil && p.RequestID.IsValid() {
 			cs.mu.Lock()
 			in, ok := cs.inflight[p.RequestID]

@@ -161,8 +161,8 @@ func TestClientConnect(t *testing.T) {
 		t.Fatalf("Ping: %v", err)
 	}
 	st := p.ss.State()
-	if st.Lifecycle != mcp.StateReady {
-		t.Errorf("server session lifecycle = %q, want %q (notifications/initialized sent)", st.Lifecycle, mcp.StateReady)
+	if st.Lifecycle != "ready" {
+		t.Errorf("server session lifecycle = %q, want %q (notifications/initialized sent)", st.Lifecycle, "ready")
 	}
 	if st.ProtocolVersion != mcp.LatestVersion {
 		t.Errorf("negotiated version = %q, want %q", st.ProtocolVersion, mcp.LatestVersion)

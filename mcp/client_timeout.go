@@ -25,8 +25,8 @@ var ErrRequestTimeout = errors.New("mcp: request timed out")
 
 // The defaults of ClientOptions.RequestTimeout and MaxRequestTimeout.
 const (
-	DefaultRequestTimeout    = 60 * time.Second
-	DefaultMaxRequestTimeout = 10 * time.Minute
+	defaultRequestTimeout    = 60 * time.Second
+	defaultMaxRequestTimeout = 10 * time.Minute
 )
 
 // timeouts returns the request timeout and the hard maximum in force for
@@ -162,7 +162,7 @@ func (cs *ClientSession) cancelRequest(ctx context.Context, m *SentMessage, reas
 		// (client_era.go).
 		return
 	}
-	_ = cs.notify(context.WithoutCancel(ctx), "notifications/cancelled", &CancelledParams{RequestID: m.ID, Reason: reason})
+	_ = cs.notify(context.WithoutCancel(ctx), "notifications/cancelled", &cancelledParams{RequestID: m.ID, Reason: reason})
 }
 
 // untimedKey marks a context whose request no timeout applies to.

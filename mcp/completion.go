@@ -23,9 +23,9 @@ const (
 	RefTypeResource = "ref/resource"
 )
 
-// MaxCompletionValues is the most values one completion result carries
+// maxCompletionValues is the most values one completion result carries
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#completion-results).
-const MaxCompletionValues = 100
+const maxCompletionValues = 100
 
 // CompleteParams is the params of completion/complete
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#requesting-completions).
@@ -75,7 +75,7 @@ type CompleteResult struct {
 // Completion is a list of suggested values, best first
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#completion-results).
 type Completion struct {
-	// Values holds at most MaxCompletionValues suggestions.
+	// Values holds at most 100 suggestions.
 	Values []string `json:"values"`
 	// Total, when not zero, is how many values exist in all, which may be
 	// more than those sent.
@@ -89,7 +89,7 @@ type Completion struct {
 // has already checked that params.Ref names a registered prompt (and
 // params.Argument one of its arguments) or a registered resource template
 // (and params.Argument one of its variables). Values past
-// MaxCompletionValues are cut off by the server, which then sets HasMore
+// the 100th are cut off by the server, which then sets HasMore
 // and Total. A *jsonrpc.Error is sent as it is; any other error becomes
 // -32603 with its text.
 type CompletionHandler func(ctx context.Context, req *Request, params *CompleteParams) (*CompleteResult, error)
@@ -168,19 +168,19 @@ func (s *Server) checkCompletionRef(p *CompleteParams) *jsonrpc.Error {
 	return nil
 }
 
-// capCompletion keeps at most MaxCompletionValues values, saying how many
+// capCompletion keeps at most maxCompletionValues values, saying how many
 // there were when it cuts.
 func capCompletion(res *CompleteResult) *CompleteResult {
 	if res == nil {
 		return &CompleteResult{Completion: Completion{Values: []string{}}}
 	}
 	n := len(res.Completion.Values)
-	if n <= MaxCompletionValues && res.Completion.Values != nil {
+	if n <= maxCompletionValues && res.Completion.Values != nil {
 		return res
 	}
 	out := *res
-	if n > MaxCompletionValues {
-		out.Completion.Values = res.Completion.Values[:MaxCompletionValues:MaxCompletionValues]
+	if n > maxCompletionValues {
+		out.Completion.Values = res.Completion.Values[:maxCompletionValues:maxCompletionValues]
 		out.Completion.HasMore = true
 		out.Completion.Total = max(out.Completion.Total, n)
 	} else {

@@ -285,8 +285,8 @@ func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
 	}{"resource", (*plain)(c)})
 }
 
-// UnmarshalContent decodes one content block by its "type".
-func UnmarshalContent(data []byte) (Content, error) {
+// unmarshalContent decodes one content block by its "type".
+func unmarshalContent(data []byte) (Content, error) {
 	return unmarshalBlock(data, func(typ string) Content {
 		switch typ {
 		case "text":
@@ -338,7 +338,7 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 	}
 	r.Content = make([]Content, 0, len(w.Content))
 	for _, raw := range w.Content {
-		c, err := UnmarshalContent(raw)
+		c, err := unmarshalContent(raw)
 		if err != nil {
 			return err
 		}

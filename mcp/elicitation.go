@@ -69,8 +69,8 @@ type ElicitParams struct {
 	URL string `json:"url,omitempty"`
 }
 
-// IsURL reports whether the params are for URL mode.
-func (p *ElicitParams) IsURL() bool { return p.Mode == ElicitationModeURL }
+// isURL reports whether the params are for URL mode.
+func (p *ElicitParams) isURL() bool { return p.Mode == ElicitationModeURL }
 
 // ElicitResult is the client's answer to elicitation/create.
 type ElicitResult struct {
@@ -124,7 +124,7 @@ func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*Eli
 	default:
 		return nil, fmt.Errorf("mcp: %s: the client answered action %q, not accept, decline or cancel", method, res.Action)
 	}
-	if res.Action != ElicitActionAccept || params.IsURL() {
+	if res.Action != ElicitActionAccept || params.isURL() {
 		res.Content = nil
 		return &res, nil
 	}
@@ -228,10 +228,10 @@ func (ss *ServerSession) NotifyElicitationComplete(ctx context.Context, elicitat
 	return ss.Notify(ctx, method, &ElicitationCompleteParams{ElicitationID: elicitationID})
 }
 
-// URLElicitationRequiredData is the data of a -32042 URLElicitationRequired
+// urlElicitationRequiredData is the data of a -32042 URLElicitationRequired
 // error: the URL-mode elicitations to complete before the request is
 // retried.
-type URLElicitationRequiredData struct {
+type urlElicitationRequiredData struct {
 	Elicitations []*ElicitParams `json:"elicitations"`
 }
 
@@ -246,7 +246,7 @@ func URLElicitationRequiredError(elicitations ...*ElicitParams) error {
 	if len(elicitations) == 0 {
 		return fmt.Errorf("%w: URLElicitationRequired needs at least one elicitation", ErrInvalidElicitRequest)
 	}
-	data := URLElicitationRequiredData{Elicitations: make([]*ElicitParams, len(elicitations))}
+	data := urlElicitationRequiredData{Elicitations: make([]*ElicitParams, len(elicitations))}
 	for i, e := range elicitations {
 		if e == nil {
 			return fmt.Errorf("%w: elicitation %d is nil", ErrInvalidElicitRequest, i)
@@ -275,7 +275,7 @@ func URLElicitations(err error) ([]*ElicitParams, bool) {
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeURLElicitationRequired {
 		return nil, false
 	}
-	var data URLElicitationRequiredData
+	var data urlElicitationRequiredData
 	if exactjson.Unmarshal(rpcErr.Data, &data) != nil {
 		return nil, true
 	}

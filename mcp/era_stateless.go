@@ -21,20 +21,20 @@ import (
 // The _meta keys of the stateless era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
 const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	metaKeyProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaKeyClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaKeyClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaKeyLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaKeyServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaKeySubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
 // Result types of the stateless era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype).
 const (
-	ResultTypeComplete      = "complete"
-	ResultTypeInputRequired = "input_required"
-	ResultTypeTask          = "task"
+	resultTypeComplete      = "complete"
+	resultTypeInputRequired = "input_required"
+	resultTypeTask          = "task"
 )
 
 // isStatelessOnlyMethod reports whether method exists only in the stateless
@@ -92,7 +92,7 @@ func metaProtocolVersion(meta []byte) (version []byte, found bool) {
 		return nil, false
 	}
 	jsonscan.Members(meta, func(key, value []byte) bool {
-		if jsonscan.KeyEquals(key, MetaProtocolVersion) {
+		if jsonscan.KeyEquals(key, metaKeyProtocolVersion) {
 			version, found = value, true
 			return false
 		}
@@ -158,11 +158,11 @@ func errUnsupportedVersion(requested string) *jsonrpc.Error {
 	}{servedVersions, requested})
 }
 
-// MissingCapabilityError returns the -32021 error a stateless-era request
+// missingCapabilityError returns the -32021 error a stateless-era request
 // gets when it needs a client capability the request did not declare
 // (https://modelcontextprotocol.io/specification/2026-07-28/schema#missingrequiredclientcapabilityerror).
 // capability is a dotted path such as "sampling" or "elicitation.url".
-func MissingCapabilityError(capability string) *jsonrpc.Error {
+func missingCapabilityError(capability string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeMissingClientCapability, "Missing required client capability: "+capability, struct {
 		RequiredCapabilities json.RawMessage `json:"requiredCapabilities"`
 	}{capabilityObject(capability)})
@@ -191,7 +191,7 @@ func (s *Server) serveStateless(ctx context.Context, req *jsonrpc.Request, relat
 	s.markServing()
 	c := &soloCall{}
 	c.ss.server = s
-	c.ss.state.Lifecycle = StateReady
+	c.ss.state.Lifecycle = stateReady
 	resp, refused, _ = c.ss.serveStatelessCall(ctx, req, related, extra, &c.call, nil, &c.req, nil)
 	return resp, refused
 }
@@ -416,7 +416,7 @@ func (s *Server) servesStateless(method string) bool {
 func statelessError(err error) error {
 	var capErr *CapabilityError
 	if errors.As(err, &capErr) {
-		return MissingCapabilityError(capErr.Capability)
+		return missingCapabilityError(capErr.Capability)
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeResourceNotFound {
@@ -535,7 +535,7 @@ func (st *statelessRequest) logEnabled(r *Request, level LoggingLevel) bool {
 // checkStatelessInput is InputRequest.check in the stateless era, where a
 // URL-mode elicitation needs no elicitationId.
 func checkStatelessInput(q *InputRequest, caps *ClientCapabilities) error {
-	if q.Method == "elicitation/create" && q.elicit != nil && q.elicit.IsURL() && q.elicit.ElicitationID == "" {
+	if q.Method == "elicitation/create" && q.elicit != nil && q.elicit.isURL() && q.elicit.ElicitationID == "" {
 		p := *q.elicit
 		p.ElicitationID = "stateless" // checked as the session era would
 		q = &InputRequest{Method: q.Method, elicit: &p}

@@ -53,7 +53,7 @@ type retryMembers struct {
 func (m *requestMeta) parse(params json.RawMessage, noted *jsonrpc.Request) (retryMembers, *jsonrpc.Error) {
 	var retry retryMembers
 	if len(params) == 0 || params[0] != '{' {
-		return retry, errInvalidParams("params with _meta are required: _meta must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
+		return retry, errInvalidParams("params with _meta are required: _meta must carry " + metaKeyProtocolVersion + " and " + metaKeyClientCapabilities)
 	}
 	var meta, version, caps, info, level []byte
 	var metas int
@@ -63,16 +63,16 @@ func (m *requestMeta) parse(params json.RawMessage, noted *jsonrpc.Request) (ret
 		// escapes, so no need to look further (and none of them could
 		// be a progressToken).
 		switch string(key) {
-		case MetaProtocolVersion:
+		case metaKeyProtocolVersion:
 			version = value
 			return
-		case MetaClientCapabilities:
+		case metaKeyClientCapabilities:
 			caps = value
 			return
-		case MetaClientInfo:
+		case metaKeyClientInfo:
 			info = value
 			return
-		case MetaLogLevel:
+		case metaKeyLogLevel:
 			level = value
 			return
 		}
@@ -80,13 +80,13 @@ func (m *requestMeta) parse(params json.RawMessage, noted *jsonrpc.Request) (ret
 			m.plain = ignoredKey(key, "progressToken")
 		}
 		switch {
-		case jsonscan.KeyEquals(key, MetaProtocolVersion):
+		case jsonscan.KeyEquals(key, metaKeyProtocolVersion):
 			version = value
-		case jsonscan.KeyEquals(key, MetaClientCapabilities):
+		case jsonscan.KeyEquals(key, metaKeyClientCapabilities):
 			caps = value
-		case jsonscan.KeyEquals(key, MetaClientInfo):
+		case jsonscan.KeyEquals(key, metaKeyClientInfo):
 			info = value
-		case jsonscan.KeyEquals(key, MetaLogLevel):
+		case jsonscan.KeyEquals(key, metaKeyLogLevel):
 			level = value
 		}
 	}
@@ -145,38 +145,38 @@ func (m *requestMeta) parse(params json.RawMessage, noted *jsonrpc.Request) (ret
 		})
 	}
 	if err != nil || len(meta) == 0 || meta[0] != '{' {
-		return retry, errInvalidParams("params._meta is required and must carry " + MetaProtocolVersion + " and " + MetaClientCapabilities)
+		return retry, errInvalidParams("params._meta is required and must carry " + metaKeyProtocolVersion + " and " + metaKeyClientCapabilities)
 	}
 	m.params, m.whole = params, jsonscan.SkipSpace(params, end) == len(params)
 	m.oneMeta = metas == 1
 	m.found = version != nil
 	if version == nil {
-		return retry, errInvalidParams("_meta is missing " + MetaProtocolVersion)
+		return retry, errInvalidParams("_meta is missing " + metaKeyProtocolVersion)
 	}
 	v, ok := versionValue(version)
 	if !ok {
-		return retry, errInvalidParams("_meta " + MetaProtocolVersion + " must be a string")
+		return retry, errInvalidParams("_meta " + metaKeyProtocolVersion + " must be a string")
 	}
 	m.version = v
 	if caps == nil {
-		return retry, errInvalidParams("_meta is missing " + MetaClientCapabilities)
+		return retry, errInvalidParams("_meta is missing " + metaKeyClientCapabilities)
 	}
 	if n := len(caps) + len(info); m.maxState > 0 && n > m.maxState {
 		// Checked before anything is decoded (limits.go).
-		return retry, errClientStateTooLarge("_meta "+MetaClientInfo+" and "+MetaClientCapabilities, n, m.maxState)
+		return retry, errClientStateTooLarge("_meta "+metaKeyClientInfo+" and "+metaKeyClientCapabilities, n, m.maxState)
 	}
 	if caps[0] != '{' || !decodeClientCapabilities(caps, &m.caps) {
-		return retry, errInvalidParams("_meta " + MetaClientCapabilities + " must be a ClientCapabilities object")
+		return retry, errInvalidParams("_meta " + metaKeyClientCapabilities + " must be a ClientCapabilities object")
 	}
 	if info != nil && string(info) != "null" {
 		if info[0] != '{' || !decodeImplementation(info, &m.info) {
-			return retry, errInvalidParams("_meta " + MetaClientInfo + " must be an Implementation object")
+			return retry, errInvalidParams("_meta " + metaKeyClientInfo + " must be an Implementation object")
 		}
 	}
 	if level != nil && string(level) != "null" {
 		l, ok := jsonscan.StringValue(level)
 		if !ok || !LoggingLevel(l).IsValid() {
-			return retry, errInvalidParams("_meta " + MetaLogLevel + " must be one of " + levelList())
+			return retry, errInvalidParams("_meta " + metaKeyLogLevel + " must be one of " + levelList())
 		}
 		m.logLevel = LoggingLevel(l)
 	}

@@ -244,13 +244,13 @@ func parseReference(m *requestMeta, params json.RawMessage) (retryMembers, *json
 			m.plain = ignoredKey(key, "progressToken")
 		}
 		switch {
-		case jsonscan.KeyEquals(key, MetaProtocolVersion):
+		case jsonscan.KeyEquals(key, metaKeyProtocolVersion):
 			version = value
-		case jsonscan.KeyEquals(key, MetaClientCapabilities):
+		case jsonscan.KeyEquals(key, metaKeyClientCapabilities):
 			caps = value
-		case jsonscan.KeyEquals(key, MetaClientInfo):
+		case jsonscan.KeyEquals(key, metaKeyClientInfo):
 			info = value
-		case jsonscan.KeyEquals(key, MetaLogLevel):
+		case jsonscan.KeyEquals(key, metaKeyLogLevel):
 			level = value
 		}
 		return true

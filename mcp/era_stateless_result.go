@@ -90,7 +90,7 @@ func (h *resultHead) open(dst []byte, own ownMembers) []byte {
 	if !own.hasType {
 		dst = append(dst, `"resultType":"complete",`...)
 	}
-	if (!own.hasType || own.typ == ResultTypeComplete) && h.cacheable {
+	if (!own.hasType || own.typ == resultTypeComplete) && h.cacheable {
 		hint := h.cacheHint()
 		if !own.ttl {
 			dst = append(dst, `"ttlMs":`...)
@@ -125,7 +125,7 @@ func (h *resultHead) start(dst []byte) []byte {
 // has one and meta names none of its own, then meta's members.
 func (h *resultHead) appendMeta(dst []byte, meta Meta) ([]byte, error) {
 	dst = append(dst, `"_meta":{`...)
-	_, own := meta[MetaServerInfo]
+	_, own := meta[metaKeyServerInfo]
 	info := h.info != nil && !own
 	if info {
 		dst = append(dst, h.info...)
@@ -224,9 +224,9 @@ func (r *DiscoverResult) headParts() (Meta, ownMembers, any) {
 	return nil, ownMembers{}, r
 }
 
-// headParts: a DetailedTask always has ttlMs, and resultType when it is
+// headParts: a detailedTask always has ttlMs, and resultType when it is
 // set.
-func (r *DetailedTask) headParts() (Meta, ownMembers, any) {
+func (r *detailedTask) headParts() (Meta, ownMembers, any) {
 	c := *r
 	c.Meta = nil
 	return r.Meta, ownMembers{typ: r.ResultType, hasType: r.ResultType != "", ttl: true}, &c
@@ -317,7 +317,7 @@ func (h *resultHead) appendRaw(dst, raw []byte) []byte {
 			continue
 		}
 		dst = append(dst, '{')
-		if !hasMember(meta, MetaServerInfo) {
+		if !hasMember(meta, metaKeyServerInfo) {
 			dst = append(dst, h.info...)
 			if len(meta) > 0 {
 				dst = append(dst, ',')
@@ -439,7 +439,7 @@ func (s *Server) cacheHint(method string) CacheHint {
 func (s *Server) serverInfoMember() []byte {
 	s.infoOnce.Do(func() {
 		b, _ := jsonenc.Marshal(s.impl)
-		s.infoMember = append([]byte(`"`+MetaServerInfo+`":`), b...)
+		s.infoMember = append([]byte(`"`+metaKeyServerInfo+`":`), b...)
 	})
 	return s.infoMember
 }

@@ -38,7 +38,7 @@ func headCases(list any) []headCase {
 		{"tool structured html", "tools/call", &CallToolResult{Content: text, StructuredContent: json.RawMessage(`{"a":"<"}`)}},
 		{"tool meta", "tools/call", &CallToolResult{Meta: Meta{"z": json.RawMessage(`1`), "a": json.RawMessage(`"x"`)}, Content: text}},
 		{"tool empty meta", "tools/call", &CallToolResult{Meta: Meta{}, Content: text}},
-		{"tool own serverInfo", "tools/call", &CallToolResult{Meta: Meta{MetaServerInfo: json.RawMessage(`{"name":"o","version":"2"}`)}, Content: text}},
+		{"tool own serverInfo", "tools/call", &CallToolResult{Meta: Meta{metaKeyServerInfo: json.RawMessage(`{"name":"o","version":"2"}`)}, Content: text}},
 		{"tool image", "tools/call", &CallToolResult{Content: []Content{&ImageContent{Data: "AAAA", MIMEType: "image/png"}}}},
 		{"tool result for tools/list", "tools/list", &CallToolResult{Content: text}},
 		{"read text", "resources/read", &ReadResourceResult{Contents: []*ResourceContents{{URI: "file:///a", MIMEType: "text/plain", Text: "a\"b"}}}},
@@ -61,9 +61,9 @@ func headCases(list any) []headCase {
 		{"complete", "completion/complete", &CompleteResult{Completion: Completion{Values: []string{"a"}, Total: 1}}},
 		{"complete meta", "completion/complete", &CompleteResult{Meta: Meta{"k": json.RawMessage(`1`)}, Completion: Completion{Values: []string{}}}},
 		{"discover", "server/discover", &DiscoverResult{SupportedVersions: []string{"2026-07-28"}, Instructions: "i"}},
-		{"task created", "tools/call", &DetailedTask{ResultType: ResultTypeTask, TaskID: "t1", Status: TaskWorking, CreatedAt: at, LastUpdatedAt: at, TTLMs: &ttl}},
-		{"task get", "tasks/get", &DetailedTask{TaskID: "t1", Status: TaskWorking, CreatedAt: at, LastUpdatedAt: at}},
-		{"task get meta", "tasks/get", &DetailedTask{Meta: Meta{"k": json.RawMessage(`1`)}, TaskID: "t1", Status: TaskWorking, CreatedAt: at, LastUpdatedAt: at}},
+		{"task created", "tools/call", &detailedTask{ResultType: resultTypeTask, TaskID: "t1", Status: TaskWorking, CreatedAt: at, LastUpdatedAt: at, TTLMs: &ttl}},
+		{"task get", "tasks/get", &detailedTask{TaskID: "t1", Status: TaskWorking, CreatedAt: at, LastUpdatedAt: at}},
+		{"task get meta", "tasks/get", &detailedTask{Meta: Meta{"k": json.RawMessage(`1`)}, TaskID: "t1", Status: TaskWorking, CreatedAt: at, LastUpdatedAt: at}},
 		{"raw listen end", "subscriptions/listen", json.RawMessage(`{"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`)},
 		{"raw spaces", "resources/read", json.RawMessage("{ \"contents\" : [ ] ,\n \"x\":1 }")},
 		{"raw own type", "resources/read", json.RawMessage(`{"resultType":"input_required"}`)},
@@ -288,7 +288,7 @@ func FuzzStatelessRawResult(f *testing.F) {
 		for k, v := range in {
 			if k == "_meta" && len(v) > 0 && v[0] == '{' {
 				var m map[string]json.RawMessage
-				if json.Unmarshal(out[k], &m) != nil || m[MetaServerInfo] == nil {
+				if json.Unmarshal(out[k], &m) != nil || m[metaKeyServerInfo] == nil {
 					t.Fatalf("%q: _meta written as %s", raw, out[k])
 				}
 				continue

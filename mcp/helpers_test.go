@@ -280,8 +280,8 @@ func (c *lcConn) handshake(version, initResult string) {
 		-> {"jsonrpc":"2.0","id":"hs","method":"ping"}
 		<- {"jsonrpc":"2.0","id":"hs","result":{}}
 	`)
-	if got := c.ss.State().Lifecycle; got != StateReady {
-		c.t.Fatalf("after the handshake the session is %q, want %q", got, StateReady)
+	if got := c.ss.State().Lifecycle; got != stateReady {
+		c.t.Fatalf("after the handshake the session is %q, want %q", got, stateReady)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // Obtain it with Server.Host.
 type Host struct {
 	// Store is the server's SessionStore (ServerOptions.SessionStore, or
-	// the default MemorySessionStore).
+	// the default, NewMemorySessionStore(nil)).
 	Store SessionStore
 	// Bus is ServerOptions.Bus, or nil.
 	Bus Bus

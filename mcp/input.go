@@ -212,7 +212,7 @@ func checkInputResponse(q *InputRequest, raw json.RawMessage) error {
 		default:
 			return fmt.Errorf("action %q is not accept, decline or cancel", res.Action)
 		}
-		if res.Action == ElicitActionAccept && !q.elicit.IsURL() {
+		if res.Action == ElicitActionAccept && !q.elicit.isURL() {
 			content := res.Content
 			if content == nil {
 				content = emptyObject

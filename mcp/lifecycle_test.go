@@ -53,8 +53,8 @@ func TestLifecycleDuplicateInitializeKeepsTheOriginals(t *testing.T) {
 		if r := st.ClientCapabilities.Roots; r == nil || !r.ListChanged {
 			t.Errorf("ClientCapabilities.Roots = %+v, want the first one, {ListChanged:true}", r)
 		}
-		if st.Lifecycle != StateReady {
-			t.Errorf("Lifecycle = %q, want %q", st.Lifecycle, StateReady)
+		if st.Lifecycle != stateReady {
+			t.Errorf("Lifecycle = %q, want %q", st.Lifecycle, stateReady)
 		}
 		if got := c.ss.ProtocolVersion(); got != "2025-11-25" {
 			t.Errorf("ServerSession.ProtocolVersion() = %q, want 2025-11-25", got)
@@ -113,8 +113,8 @@ func TestLifecycleInitializeParamsValidation(t *testing.T) {
 			if got := c.recv(); got != want {
 				t.Errorf("%s: server sent\n\t%s\nwant\n\t%s", tt.name, got, want)
 			}
-			if got := c.ss.State().Lifecycle; got != StateNew {
-				t.Errorf("%s: after a failed initialize the session is %q, want %q", tt.name, got, StateNew)
+			if got := c.ss.State().Lifecycle; got != stateNew {
+				t.Errorf("%s: after a failed initialize the session is %q, want %q", tt.name, got, stateNew)
 			}
 		}
 		// Params that are not structured are not a JSON-RPC request at all.
@@ -125,7 +125,7 @@ func TestLifecycleInitializeParamsValidation(t *testing.T) {
 		// A failed initialize changed nothing: a valid one now succeeds.
 		c.send(lcInit(100, "2025-06-18", "late"))
 		c.expect(lcInitResult(100, "2025-06-18"))
-		if st := c.ss.State(); st.Lifecycle != StateInitialized || st.ClientInfo.Name != "late" || st.ProtocolVersion != "2025-06-18" {
+		if st := c.ss.State(); st.Lifecycle != stateInitialized || st.ClientInfo.Name != "late" || st.ProtocolVersion != "2025-06-18" {
 			t.Errorf("state after the valid initialize = %q, %q, %q; want initialized, late, 2025-06-18", st.Lifecycle, st.ClientInfo.Name, st.ProtocolVersion)
 		}
 		c.finish()
@@ -190,22 +190,22 @@ func TestLifecycleBeforeInitialize(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":4,"method":"ping"}
 			<- {"jsonrpc":"2.0","id":4,"result":{}}
 		`)
-		if got := c.ss.State().Lifecycle; got != StateNew {
-			t.Fatalf("Lifecycle = %q, want %q", got, StateNew)
+		if got := c.ss.State().Lifecycle; got != stateNew {
+			t.Fatalf("Lifecycle = %q, want %q", got, stateNew)
 		}
 		c.send(lcInit(5, "2025-11-25", "c"))
 		c.expect(lcInitResultTools(5, "2025-11-25"))
 		// The early notifications/initialized did not count.
-		if got := c.ss.State().Lifecycle; got != StateInitialized {
-			t.Fatalf("Lifecycle after initialize = %q, want %q", got, StateInitialized)
+		if got := c.ss.State().Lifecycle; got != stateInitialized {
+			t.Fatalf("Lifecycle after initialize = %q, want %q", got, stateInitialized)
 		}
 		c.run(`
 			-> {"jsonrpc":"2.0","method":"notifications/initialized"}
 			-> {"jsonrpc":"2.0","id":6,"method":"ping"}
 			<- {"jsonrpc":"2.0","id":6,"result":{}}
 		`)
-		if got := c.ss.State().Lifecycle; got != StateReady {
-			t.Fatalf("Lifecycle after notifications/initialized = %q, want %q", got, StateReady)
+		if got := c.ss.State().Lifecycle; got != stateReady {
+			t.Fatalf("Lifecycle after notifications/initialized = %q, want %q", got, stateReady)
 		}
 		c.finish()
 	})
@@ -231,8 +231,8 @@ func TestLifecycleServerRequestsWaitForInitialized(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 			<- {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}
 		`)
-		if got := c.ss.State().Lifecycle; got != StateInitialized {
-			t.Fatalf("Lifecycle = %q, want %q", got, StateInitialized)
+		if got := c.ss.State().Lifecycle; got != stateInitialized {
+			t.Fatalf("Lifecycle = %q, want %q", got, stateInitialized)
 		}
 		// ... but the server sends no request of its own except ping.
 		if err := c.ss.Call(ctx, "roots/list", nil, &roots); !errors.Is(err, ErrNotReady) {
@@ -306,8 +306,8 @@ func TestLifecycleServerRequestsWaitForInitialized(t *testing.T) {
 		if err := c.ss.Call(ctx, "roots/list", nil, nil); !errors.Is(err, ErrSessionClosed) {
 			t.Errorf("Call after the end of the session = %v, want ErrSessionClosed", err)
 		}
-		if got := c.ss.State().Lifecycle; got != StateClosed {
-			t.Errorf("Lifecycle after the end = %q, want %q", got, StateClosed)
+		if got := c.ss.State().Lifecycle; got != stateClosed {
+			t.Errorf("Lifecycle after the end = %q, want %q", got, stateClosed)
 		}
 	})
 }
@@ -354,8 +354,8 @@ func TestLifecycleUnknownMethodAndNotification(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":4,"method":"ping"}
 			<- {"jsonrpc":"2.0","id":4,"result":{}}
 		`)
-		if got := c.ss.State().Lifecycle; got != StateReady {
-			t.Errorf("Lifecycle = %q, want %q", got, StateReady)
+		if got := c.ss.State().Lifecycle; got != stateReady {
+			t.Errorf("Lifecycle = %q, want %q", got, stateReady)
 		}
 		c.finish()
 	})
@@ -409,8 +409,8 @@ func TestLifecycleHandlerPanic(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":4,"method":"ping"}
 			<- {"jsonrpc":"2.0","id":4,"result":{}}
 		`)
-		if got := c.ss.State().Lifecycle; got != StateReady {
-			t.Errorf("Lifecycle after panics = %q, want %q", got, StateReady)
+		if got := c.ss.State().Lifecycle; got != stateReady {
+			t.Errorf("Lifecycle after panics = %q, want %q", got, stateReady)
 		}
 		c.finish()
 		// The stack went to the configured logger, not to the wire.
@@ -530,8 +530,8 @@ func TestLifecycleInitializeIsNotCancellable(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":2,"method":"ping"}
 			<- {"jsonrpc":"2.0","id":2,"result":{}}
 		`)
-		if got := c.ss.State().Lifecycle; got != StateInitialized {
-			t.Errorf("Lifecycle = %q, want %q", got, StateInitialized)
+		if got := c.ss.State().Lifecycle; got != stateInitialized {
+			t.Errorf("Lifecycle = %q, want %q", got, stateInitialized)
 		}
 		c.finish()
 	})

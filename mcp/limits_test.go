@@ -50,7 +50,7 @@ func TestServeMaxInFlightRequests(t *testing.T) {
 		close(b.release)
 		c.recv() // the other slow tool's answer
 		st := c.ss.State()
-		if st.Lifecycle != StateReady || st.ClientInfo.Name != "lc-client" || st.ProtocolVersion != "2025-11-25" {
+		if st.Lifecycle != stateReady || st.ClientInfo.Name != "lc-client" || st.ProtocolVersion != "2025-11-25" {
 			t.Errorf("state after refusals = %q %q %q, want ready, lc-client, 2025-11-25", st.Lifecycle, st.ClientInfo.Name, st.ProtocolVersion)
 		}
 		c.finish()
@@ -104,7 +104,7 @@ func TestInitializeMaxClientStateBytes(t *testing.T) {
 		// capabilities {} (2 bytes) + {"name":"…","version":"1.0"} (27 + name).
 		c.send(lcInit(1, "2025-11-25", strings.Repeat("n", 72)))
 		c.expect(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params","data":"clientInfo and capabilities are too large: 101 bytes, more than the 100 this server accepts"}}`)
-		if st := c.ss.State(); st.Lifecycle != StateNew || st.ProtocolVersion != "" || !reflect.DeepEqual(st.ClientInfo, Implementation{}) || !reflect.DeepEqual(st.ClientCapabilities, ClientCapabilities{}) {
+		if st := c.ss.State(); st.Lifecycle != stateNew || st.ProtocolVersion != "" || !reflect.DeepEqual(st.ClientInfo, Implementation{}) || !reflect.DeepEqual(st.ClientCapabilities, ClientCapabilities{}) {
 			t.Errorf("state after a refused initialize = %+v, want a new session with nothing kept", st)
 		}
 		c.run(`
@@ -123,7 +123,7 @@ func TestInitializeMaxClientStateBytes(t *testing.T) {
 // A refused initialize on a session with an id (as Streamable HTTP makes)
 // saves nothing to the SessionStore.
 func TestInitializeMaxClientStateBytesSavesNothing(t *testing.T) {
-	store := &MemorySessionStore{}
+	store := &memorySessionStore{}
 	s := lcNewServer(&ServerOptions{MaxClientStateBytes: 100, SessionStore: store})
 	ss := s.newSession(SessionOptions{ID: "sid"})
 	defer ss.Close()
@@ -158,7 +158,7 @@ func TestModernMaxClientStateBytes(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":` + meta(strings.Repeat("n", 71)) + `,"name":"whoami"}}
 			<- {"jsonrpc":"2.0","id":2,"result":{` + lcStampCall + `,"content":[{"type":"text","text":"2026-07-28 true ` + strings.Repeat("n", 71) + ` {}"}]}}
 		`)
-		if st := c.ss.State(); st.Lifecycle != StateNew || !reflect.DeepEqual(st.ClientInfo, Implementation{}) {
+		if st := c.ss.State(); st.Lifecycle != stateNew || !reflect.DeepEqual(st.ClientInfo, Implementation{}) {
 			t.Errorf("session state after stateless requests = %+v, want nothing kept", st)
 		}
 		c.finish()

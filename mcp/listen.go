@@ -24,8 +24,8 @@ type SubscriptionFilter struct {
 	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
-// SubscriptionsListenParams is the params of subscriptions/listen.
-type SubscriptionsListenParams struct {
+// subscriptionsListenParams is the params of subscriptions/listen.
+type subscriptionsListenParams struct {
 	Notifications *SubscriptionFilter `json:"notifications"`
 }
 
@@ -241,7 +241,7 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	if r.related == nil {
 		return nil, errMethodNotFound(r.Method)
 	}
-	var p SubscriptionsListenParams
+	var p subscriptionsListenParams
 	if err := unmarshalParams(r.Params, &p); err != nil {
 		return nil, err
 	}
@@ -270,7 +270,7 @@ func (s *Server) listen(ctx context.Context, r *Request) (any, error) {
 	ctx, end := context.WithCancel(ctx)
 	defer end()
 	l := &listener{ss: r.Session, w: r.related, filter: honoured, ctx: ctx, end: end}
-	l.meta = append(append([]byte(`{"`+MetaSubscriptionID+`":`), id...), '}')
+	l.meta = append(append([]byte(`{"`+metaKeySubscriptionID+`":`), id...), '}')
 
 	ack, err := jsonenc.Marshal(struct {
 		Notifications SubscriptionFilter `json:"notifications"`

@@ -1,7 +1,7 @@
 package mcp
 
-// This file holds LoggingHandler, the slog.Handler that forwards records to
-// an MCP client as notifications/message
+// This file holds NewLoggingHandler's slog.Handler, which forwards records
+// to an MCP client as notifications/message
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications).
 
 import (
@@ -18,8 +18,8 @@ import (
 )
 
 // The slog levels of the MCP severities that slog does not name, for
-// slog.Logger.Log. LoggingHandler maps them to notice, critical, alert and
-// emergency; slog.LevelDebug, LevelInfo, LevelWarn and LevelError map to
+// slog.Logger.Log. NewLoggingHandler's handler maps them to notice,
+// critical, alert and emergency; slog.LevelDebug, LevelInfo, LevelWarn and LevelError map to
 // debug, info, warning and error.
 const (
 	SlogLevelNotice    = slog.Level(2)
@@ -52,7 +52,7 @@ func loggingLevelOf(l slog.Level) LoggingLevel {
 	return LevelEmergency
 }
 
-// LoggingHandlerOptions configures a LoggingHandler. The zero value is a
+// LoggingHandlerOptions configures NewLoggingHandler. The zero value is a
 // useful configuration.
 type LoggingHandlerOptions struct {
 	// LoggerName is sent as the logger of every message. If empty, no
@@ -64,18 +64,8 @@ type LoggingHandlerOptions struct {
 	Level slog.Leveler
 }
 
-// A LoggingHandler is an slog.Handler that sends each record to an MCP
-// client as notifications/message
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications),
-// filtered by LoggingHandlerOptions.Level, then by the level the client
-// chose (ServerSession.LogLevel); nothing is sent unless the server
-// declares logging (ServerOptions.Logging). Slog levels map to severities
-// by range, SlogLevelNotice, SlogLevelCritical, SlogLevelAlert and
-// SlogLevelEmergency naming those slog lacks; the data is a JSON object of
-// "time", "msg" and the record's attributes (docs/design.md). It is safe
-// for concurrent use: create one per session, or one per request to send
-// on that request's stream.
-type LoggingHandler struct {
+// loggingHandler is NewLoggingHandler's slog.Handler.
+type loggingHandler struct {
 	dst  LogSender
 	opts LoggingHandlerOptions
 	// goas are the groups and attributes added by WithGroup and
@@ -89,11 +79,20 @@ type groupOrAttrs struct {
 	attrs []slog.Attr
 }
 
-// NewLoggingHandler returns a handler that sends records to the client of
-// dst: a *ServerSession or a *Request. A nil opts is the zero
+// NewLoggingHandler returns an slog.Handler that sends each record to the
+// client of dst (a *ServerSession or a *Request) as notifications/message
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications),
+// filtered by LoggingHandlerOptions.Level, then by the level the client
+// chose (ServerSession.LogLevel); nothing is sent unless the server
+// declares logging (ServerOptions.Logging). Slog levels map to severities
+// by range, SlogLevelNotice, SlogLevelCritical, SlogLevelAlert and
+// SlogLevelEmergency naming those slog lacks; the data is a JSON object of
+// "time", "msg" and the record's attributes (docs/design.md). The handler
+// is safe for concurrent use: create one per session, or one per request
+// to send on that request's stream. A nil opts is the zero
 // LoggingHandlerOptions.
-func NewLoggingHandler(dst LogSender, opts *LoggingHandlerOptions) *LoggingHandler {
-	h := &LoggingHandler{dst: dst}
+func NewLoggingHandler(dst LogSender, opts *LoggingHandlerOptions) slog.Handler {
+	h := &loggingHandler{dst: dst}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -102,7 +101,7 @@ func NewLoggingHandler(dst LogSender, opts *LoggingHandlerOptions) *LoggingHandl
 
 // Enabled implements slog.Handler: it reports whether a record at level
 // would be sent.
-func (h *LoggingHandler) Enabled(_ context.Context, level slog.Level) bool {
+func (h *loggingHandler) Enabled(_ context.Context, level slog.Level) bool {
 	if h.opts.Level != nil && level < h.opts.Level.Level() {
 		return false
 	}
@@ -110,7 +109,7 @@ func (h *LoggingHandler) Enabled(_ context.Context, level slog.Level) bool {
 }
 
 // WithAttrs implements slog.Handler.
-func (h *LoggingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+func (h *loggingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(attrs) == 0 {
 		return h
 	}
@@ -118,14 +117,14 @@ func (h *LoggingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 // WithGroup implements slog.Handler.
-func (h *LoggingHandler) WithGroup(name string) slog.Handler {
+func (h *loggingHandler) WithGroup(name string) slog.Handler {
 	if name == "" {
 		return h
 	}
 	return h.with(groupOrAttrs{group: name})
 }
 
-func (h *LoggingHandler) with(g groupOrAttrs) *LoggingHandler {
+func (h *loggingHandler) with(g groupOrAttrs) *loggingHandler {
 	h2 := *h
 	h2.goas = append(slices.Clip(h.goas), g)
 	return &h2
@@ -134,7 +133,7 @@ func (h *LoggingHandler) with(g groupOrAttrs) *LoggingHandler {
 // Handle implements slog.Handler: it sends the record as
 // notifications/message, or nothing when it is filtered out. The error is
 // that of sending (see ServerSession.Log).
-func (h *LoggingHandler) Handle(ctx context.Context, r slog.Record) error {
+func (h *loggingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if h.opts.Level != nil && r.Level < h.opts.Level.Level() {
 		return nil
 	}

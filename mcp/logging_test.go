@@ -284,7 +284,7 @@ func TestLoggingErrors(t *testing.T) {
 }
 
 func TestLoggingLevelIsSavedInTheSessionStore(t *testing.T) {
-	store := &MemorySessionStore{}
+	store := &memorySessionStore{}
 	s := lcNewServer(&ServerOptions{Logging: &LoggingOptions{}, SessionStore: store})
 	ss := s.newSession(SessionOptions{ID: "sess-1"})
 	defer ss.Close()

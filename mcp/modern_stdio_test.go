@@ -69,8 +69,8 @@ func TestEraModernBeforeInitialize(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":` + lcModernMeta(`{}`) + `}}
 			<- {"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found","data":"ping"}}
 		`)
-		if got := c.ss.State().Lifecycle; got != StateNew {
-			t.Errorf("after stateless-era requests the session is %q, want %q", got, StateNew)
+		if got := c.ss.State().Lifecycle; got != stateNew {
+			t.Errorf("after stateless-era requests the session is %q, want %q", got, stateNew)
 		}
 		c.finish()
 	})
@@ -125,7 +125,7 @@ func TestEraBothOnOneConnection(t *testing.T) {
 			<- {"jsonrpc":"2.0","id":14,"result":{"content":[{"type":"text","text":"2025-11-25 false legacy-client {\"sampling\":{},\"elicitation\":{}}"}]}}
 		`)
 		st := c.ss.State()
-		if st.ProtocolVersion != "2025-11-25" || st.ClientInfo.Name != "legacy-client" || st.Lifecycle != StateReady {
+		if st.ProtocolVersion != "2025-11-25" || st.ClientInfo.Name != "legacy-client" || st.Lifecycle != stateReady {
 			t.Errorf("session state %+v", st)
 		}
 		c.finish()

@@ -31,9 +31,9 @@ func neverBlocks(w messageWriter) bool {
 	return ok
 }
 
-// DefaultMaxQueuedNotifications is ServerOptions.MaxQueuedNotifications
+// defaultMaxQueuedNotifications is ServerOptions.MaxQueuedNotifications
 // when it is zero.
-const DefaultMaxQueuedNotifications = 1024
+const defaultMaxQueuedNotifications = 1024
 
 // ErrNotificationQueueFull reports a notification dropped because its
 // client has ServerOptions.MaxQueuedNotifications waiting already.

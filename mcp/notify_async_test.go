@@ -45,19 +45,19 @@ func TestBroadcastDoesNotWaitForAStalledClient(t *testing.T) {
 // one, and the queue is bounded.
 func TestNoticeQueueCoalescesAndBounds(t *testing.T) {
 	var q noticeQueue
-	start, err := q.push("notifications/tools/list_changed", []byte(`{}`), DefaultMaxQueuedNotifications)
+	start, err := q.push("notifications/tools/list_changed", []byte(`{}`), defaultMaxQueuedNotifications)
 	if !start || err != nil {
 		t.Fatalf("first push = %v, %v; want true, nil", start, err)
 	}
-	if start, err := q.push("notifications/tools/list_changed", []byte(`{}`), DefaultMaxQueuedNotifications); start || err != nil {
+	if start, err := q.push("notifications/tools/list_changed", []byte(`{}`), defaultMaxQueuedNotifications); start || err != nil {
 		t.Fatalf("second push = %v, %v; want false, nil", start, err)
 	}
-	for i := 1; i < DefaultMaxQueuedNotifications; i++ {
-		if _, err := q.push("notifications/resources/updated", fmt.Appendf(nil, `{"uri":"r%d"}`, i), DefaultMaxQueuedNotifications); err != nil {
+	for i := 1; i < defaultMaxQueuedNotifications; i++ {
+		if _, err := q.push("notifications/resources/updated", fmt.Appendf(nil, `{"uri":"r%d"}`, i), defaultMaxQueuedNotifications); err != nil {
 			t.Fatalf("push %d: %v", i, err)
 		}
 	}
-	if _, err := q.push("notifications/resources/updated", []byte(`{"uri":"over"}`), DefaultMaxQueuedNotifications); err != ErrNotificationQueueFull {
+	if _, err := q.push("notifications/resources/updated", []byte(`{"uri":"over"}`), defaultMaxQueuedNotifications); err != ErrNotificationQueueFull {
 		t.Fatalf("push past the bound = %v, want ErrNotificationQueueFull", err)
 	}
 	n := 0
@@ -67,8 +67,8 @@ func TestNoticeQueueCoalescesAndBounds(t *testing.T) {
 		}
 		n++
 	}
-	if n != DefaultMaxQueuedNotifications {
-		t.Errorf("popped %d, want %d", n, DefaultMaxQueuedNotifications)
+	if n != defaultMaxQueuedNotifications {
+		t.Errorf("popped %d, want %d", n, defaultMaxQueuedNotifications)
 	}
 	if start, _ := q.push("x", nil, 1); !start {
 		t.Error("a push after the queue drained must start a new delivery")

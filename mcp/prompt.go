@@ -63,7 +63,7 @@ func (m *PromptMessage) UnmarshalJSON(data []byte) error {
 	m.Role = w.Role
 	m.Content = nil
 	if len(w.Content) > 0 && string(w.Content) != "null" {
-		c, err := UnmarshalContent(w.Content)
+		c, err := unmarshalContent(w.Content)
 		if err != nil {
 			return err
 		}

@@ -172,9 +172,9 @@ type ResourcesCapability struct {
 	ListChanged bool `json:"listChanged,omitempty"`
 }
 
-// InitializeParams opens a session
+// initializeParams opens a session
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization).
-type InitializeParams struct {
+type initializeParams struct {
 	Meta            *RequestMeta        `json:"_meta,omitempty"`
 	ProtocolVersion string              `json:"protocolVersion"`
 	Capabilities    *ClientCapabilities `json:"capabilities"`
@@ -189,10 +189,6 @@ type InitializeResult struct {
 	ServerInfo      Implementation     `json:"serverInfo"`
 	Instructions    string             `json:"instructions,omitempty"`
 }
-
-// EmptyResult is the result of methods that return nothing, such as ping.
-// It encodes as {}.
-type EmptyResult struct{}
 
 // PaginatedParams is the params of every list method
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
@@ -279,9 +275,9 @@ type CallToolResult struct {
 	encoded string
 }
 
-// CancelledParams is the params of notifications/cancelled
+// cancelledParams is the params of notifications/cancelled
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation).
-type CancelledParams struct {
+type cancelledParams struct {
 	RequestID jsonrpc.ID `json:"requestId"`
 	Reason    string     `json:"reason,omitempty"`
 }

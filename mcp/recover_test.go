@@ -223,8 +223,8 @@ func TestRecoverSessionStore(t *testing.T) {
 		t.Errorf("initialize answered\n\t%s\nwant\n\t%s", got, want)
 	}
 	ss.handleNotification(ctx, &jsonrpc.Notification{Method: "notifications/initialized"}, nil)
-	if got := ss.State().Lifecycle; got != StateReady {
-		t.Errorf("Lifecycle = %q, want %q", got, StateReady)
+	if got := ss.State().Lifecycle; got != stateReady {
+		t.Errorf("Lifecycle = %q, want %q", got, stateReady)
 	}
 	want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x"}]}}`
 	if got := call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`); got != want {

@@ -407,7 +407,7 @@ func (s *Server) deliverResourceUpdated(ctx context.Context, key, uri string, ra
 		}
 		ss.mu.Lock()
 		_, subscribed := slices.BinarySearch(ss.state.Subscriptions, uri)
-		live := ss.state.Lifecycle == StateInitialized || ss.state.Lifecycle == StateReady
+		live := ss.state.Lifecycle == stateInitialized || ss.state.Lifecycle == stateReady
 		ss.mu.Unlock()
 		if !subscribed || !live {
 			continue

@@ -244,7 +244,7 @@ func TestResourceRegistrationErrors(t *testing.T) {
 // only to the sessions subscribed to that URI.
 func TestResourceSubscriptions(t *testing.T) {
 	lcEachTransport(t, func(t *testing.T, connect func(*Server) *lcConn) {
-		store := &MemorySessionStore{}
+		store := &memorySessionStore{}
 		s := rsServer(t, &ServerOptions{SessionStore: store})
 		a := connect(s)
 		a.handshake("2025-11-25", rsInitResult(0, "2025-11-25", rsCaps))
@@ -325,10 +325,10 @@ func TestResourceSubscriptions(t *testing.T) {
 // session in the store itself), subscriptions are recorded in the
 // SessionStore as they change.
 func TestResourceSubscriptionsSaved(t *testing.T) {
-	store := &MemorySessionStore{}
+	store := &memorySessionStore{}
 	s := rsServer(t, &ServerOptions{SessionStore: store})
 	ctx := context.Background()
-	if err := store.Create(ctx, &SessionState{ID: "sess-1", Lifecycle: StateReady}); err != nil {
+	if err := store.Create(ctx, &SessionState{ID: "sess-1", Lifecycle: stateReady}); err != nil {
 		t.Fatal(err)
 	}
 	ss := s.newSession(SessionOptions{ID: "sess-1", Preinitialized: true, TransportStores: true})

@@ -155,7 +155,7 @@ func (c *ToolResultContent) UnmarshalJSON(data []byte) error {
 	}
 	c.Content = make([]Content, 0, len(w.Content))
 	for _, raw := range w.Content {
-		block, err := UnmarshalContent(raw)
+		block, err := unmarshalContent(raw)
 		if err != nil {
 			return err
 		}
@@ -164,9 +164,9 @@ func (c *ToolResultContent) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// UnmarshalSamplingContent decodes one sampling content block by its
+// unmarshalSamplingContent decodes one sampling content block by its
 // "type".
-func UnmarshalSamplingContent(data []byte) (SamplingContent, error) {
+func unmarshalSamplingContent(data []byte) (SamplingContent, error) {
 	return unmarshalBlock(data, func(typ string) SamplingContent {
 		switch typ {
 		case "text":
@@ -204,7 +204,7 @@ func (cs SamplingContents) MarshalJSON() ([]byte, error) {
 func (cs *SamplingContents) UnmarshalJSON(data []byte) error {
 	data = trimJSONSpace(data)
 	if len(data) > 0 && data[0] == '{' {
-		c, err := UnmarshalSamplingContent(data)
+		c, err := unmarshalSamplingContent(data)
 		if err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (cs *SamplingContents) UnmarshalJSON(data []byte) error {
 	}
 	out := make(SamplingContents, 0, len(raws))
 	for _, raw := range raws {
-		c, err := UnmarshalSamplingContent(raw)
+		c, err := unmarshalSamplingContent(raw)
 		if err != nil {
 			return err
 		}

@@ -66,7 +66,7 @@ func sendFromServer(ctx context.Context, m *SentMessage) (json.RawMessage, error
 		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation).
 		ss.calls.forget(m.ID)
 		_ = ss.notifyRelated(context.WithoutCancel(ctx), w, "notifications/cancelled",
-			&CancelledParams{RequestID: m.ID, Reason: context.Cause(ctx).Error()})
+			&cancelledParams{RequestID: m.ID, Reason: context.Cause(ctx).Error()})
 		return nil, ctx.Err()
 	case <-ss.done:
 		return nil, ErrSessionClosed

@@ -209,8 +209,8 @@ func TestServeMalformedFrames(t *testing.T) {
 			-> {"jsonrpc":"2.0","id":7,"method":"ping"}
 			<- {"jsonrpc":"2.0","id":7,"result":{}}
 		`)
-		if got := c.ss.State().Lifecycle; got != StateReady {
-			t.Errorf("Lifecycle = %q, want %q", got, StateReady)
+		if got := c.ss.State().Lifecycle; got != stateReady {
+			t.Errorf("Lifecycle = %q, want %q", got, stateReady)
 		}
 		c.finish()
 	})
@@ -223,8 +223,8 @@ func TestServeBatchRefusedUnless20250326(t *testing.T) {
 		c := connect(lcNewServer(nil))
 		c.send(`[` + lcInit(1, "2025-03-26", "c") + `]`)
 		c.expect(refused)
-		if got := c.ss.State().Lifecycle; got != StateNew {
-			t.Errorf("Lifecycle after a refused batch = %q, want %q", got, StateNew)
+		if got := c.ss.State().Lifecycle; got != stateNew {
+			t.Errorf("Lifecycle after a refused batch = %q, want %q", got, stateNew)
 		}
 		c.finish()
 

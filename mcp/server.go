@@ -126,8 +126,8 @@ type ServerOptions struct {
 	// one client of a stream Connection (Streamable HTTP: see
 	// mcphttp.Options.MaxStreamQueueBytes); a duplicate of a queued one is
 	// not queued again. Past it a notification is dropped and logged with
-	// ErrNotificationQueueFull. If zero, DefaultMaxQueuedNotifications
-	// (1024); if negative, no bound.
+	// ErrNotificationQueueFull. If zero, 1024; if
+	// negative, no bound.
 	MaxQueuedNotifications int
 	// Middleware wraps every request and notification, outermost first.
 	Middleware []Middleware
@@ -160,7 +160,7 @@ type ServerOptions struct {
 	// SessionStore keeps the state of the server's session-era sessions
 	// from initialize to their end. A store whose Shared reports true lets
 	// every Streamable HTTP Handler using it serve any of its sessions. If
-	// nil, a MemorySessionStore (not shared).
+	// nil, NewMemorySessionStore(nil) (not shared).
 	SessionStore SessionStore
 	// Bus, if set, carries messages between the replicas of this server
 	// (see Bus); every replica needs the same one. If nil, nothing crosses
@@ -196,7 +196,7 @@ type ServerOptions struct {
 	// (HMAC-SHA256)
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 	// Replicas serving the same clients need the same key. If nil and the
-	// SessionStore is shared, the store's key (RequestStateKeyer) is used,
+	// SessionStore is shared, the store's key (its RequestStateKey method) is used,
 	// and without one every requestState fails with -32603. If nil
 	// otherwise, a random key is made in NewServer.
 	RequestStateKey []byte
@@ -218,7 +218,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	}
 	s.store = s.opts.SessionStore
 	if s.store == nil {
-		s.store = &MemorySessionStore{}
+		s.store = &memorySessionStore{}
 	}
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 100
@@ -227,7 +227,7 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		s.opts.MaxConcurrentRequests = 64
 	}
 	if s.opts.MaxQueuedNotifications == 0 {
-		s.opts.MaxQueuedNotifications = DefaultMaxQueuedNotifications
+		s.opts.MaxQueuedNotifications = defaultMaxQueuedNotifications
 	}
 	if s.opts.MaxClientStateBytes == 0 {
 		s.opts.MaxClientStateBytes = defaultMaxClientStateBytes
@@ -286,9 +286,6 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	s.send = s.sendingChain() // send.go
 	return s
 }
-
-// Implementation returns what the server says about itself in initialize.
-func (s *Server) Implementation() Implementation { return s.impl }
 
 // dispatch runs a request through the middleware and the method table,
 // turning a panic into -32603.
@@ -362,7 +359,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	if err := s.checkClientState("clientInfo and capabilities", len(raw.ClientInfo)+len(raw.Capabilities)); err != nil {
 		return nil, err // limits.go; nothing is kept
 	}
-	var p InitializeParams
+	var p initializeParams
 	if !isJSONString(raw.ProtocolVersion) || exactjson.Unmarshal(raw.ProtocolVersion, &p.ProtocolVersion) != nil {
 		return nil, errInvalidParams("protocolVersion must be a string")
 	}
@@ -390,7 +387,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	ss := r.Session
 	version := negotiateVersion(p.ProtocolVersion)
 	ss.mu.Lock()
-	if ss.state.Lifecycle != StateNew {
+	if ss.state.Lifecycle != stateNew {
 		// A concurrent initialize won the race.
 		ss.mu.Unlock()
 		return nil, errInvalidRequest("Server already initialized")
@@ -398,7 +395,7 @@ func (s *Server) initialize(ctx context.Context, r *Request) (any, error) {
 	ss.state.ProtocolVersion = version
 	ss.state.ClientInfo = info
 	ss.state.ClientCapabilities = *p.Capabilities
-	ss.state.Lifecycle = StateInitialized
+	ss.state.Lifecycle = stateInitialized
 	ss.mu.Unlock()
 	ss.create(ctx)
 
@@ -518,7 +515,7 @@ func (s *Server) deliverBroadcast(ctx context.Context, method string, raw json.R
 		ss.mu.Lock()
 		lifecycle := ss.state.Lifecycle
 		ss.mu.Unlock()
-		if lifecycle != StateInitialized && lifecycle != StateReady {
+		if lifecycle != stateInitialized && lifecycle != stateReady {
 			continue
 		}
 		if err := ss.notifyUnrelated(ctx, method, raw); err != nil {

@@ -142,7 +142,7 @@ func (s *Server) newSession(opts SessionOptions) *ServerSession {
 		state: SessionState{
 			ID:        opts.ID,
 			Owner:     opts.Owner,
-			Lifecycle: StateNew,
+			Lifecycle: stateNew,
 			CreatedAt: now, LastActive: now,
 		},
 	}
@@ -156,7 +156,7 @@ func (s *Server) newSession(opts SessionOptions) *ServerSession {
 		ss.calls.nextID = sharedIDStart()
 	}
 	if opts.Preinitialized {
-		ss.state.Lifecycle = StateReady
+		ss.state.Lifecycle = stateReady
 		ss.state.ProtocolVersion = opts.ProtocolVersion
 		if ss.state.ProtocolVersion == "" {
 			ss.state.ProtocolVersion = LatestVersion
@@ -213,7 +213,7 @@ func (ss *ServerSession) Close() error {
 		return nil
 	}
 	ss.closed = true
-	ss.state.Lifecycle = StateClosed
+	ss.state.Lifecycle = stateClosed
 	ss.inflight.cancelAll()
 	ss.mu.Unlock()
 	ss.calls.closeAll()
@@ -247,11 +247,11 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		return admitRefusal(req.ID, err) // limits.go
 	}
 	lifecycle := ss.state.Lifecycle
-	if lifecycle == StateNew && req.Method != "initialize" && req.Method != "ping" {
+	if lifecycle == stateNew && req.Method != "initialize" && req.Method != "ping" {
 		ss.mu.Unlock()
 		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("Server not initialized")), nil
 	}
-	if req.Method == "initialize" && lifecycle != StateNew {
+	if req.Method == "initialize" && lifecycle != stateNew {
 		ss.mu.Unlock()
 		return jsonrpc.NewErrorResponse(req.ID, errInvalidRequest("Server already initialized")), nil
 	}
@@ -428,7 +428,7 @@ var emptyObject = json.RawMessage("{}")
 func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Notification, extra *RequestExtra) {
 	ss.mu.Lock()
 	lifecycle := ss.state.Lifecycle
-	if lifecycle == StateNew && n.Method == "notifications/cancelled" {
+	if lifecycle == stateNew && n.Method == "notifications/cancelled" {
 		// Stateless-era requests need no initialize, and on stdio this
 		// is how they (and listen streams) are cancelled
 		// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation).
@@ -436,19 +436,19 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 		ss.mu.Unlock()
 		return
 	}
-	if lifecycle == StateNew || lifecycle == StateClosed {
+	if lifecycle == stateNew || lifecycle == stateClosed {
 		ss.mu.Unlock()
 		return
 	}
 	ready := false
 	switch n.Method {
 	case "notifications/initialized":
-		if lifecycle != StateInitialized {
+		if lifecycle != stateInitialized {
 			// A repeated notifications/initialized changes nothing.
 			ss.mu.Unlock()
 			return
 		}
-		ss.state.Lifecycle = StateReady
+		ss.state.Lifecycle = stateReady
 		ready = true
 	case "notifications/cancelled":
 		ss.cancelInflight(n.Params)
@@ -467,8 +467,8 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 	ss.mu.Unlock()
 	if ready {
 		ss.update(ctx, func(st *SessionState) {
-			if st.Lifecycle == StateInitialized {
-				st.Lifecycle = StateReady
+			if st.Lifecycle == stateInitialized {
+				st.Lifecycle = stateReady
 			}
 		})
 	}
@@ -480,7 +480,7 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 // cancelInflight cancels the in-flight request notifications/cancelled
 // names, except initialize. It is called with ss.mu held.
 func (ss *ServerSession) cancelInflight(params json.RawMessage) {
-	var p CancelledParams
+	var p cancelledParams
 	if exactjson.Unmarshal(params, &p) == nil && p.RequestID.IsValid() {
 		if in, ok := ss.inflight.get(p.RequestID); ok && !in.initialize {
 			in.cancelled = true
@@ -536,7 +536,7 @@ func (ss *ServerSession) syncState(st *SessionState) {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.state.Lifecycle == StateClosed {
+	if ss.state.Lifecycle == stateClosed {
 		return
 	}
 	ss.state.ProtocolVersion = st.ProtocolVersion
@@ -587,10 +587,10 @@ func (ss *ServerSession) Call(ctx context.Context, method string, params, result
 	ss.mu.Lock()
 	lifecycle := ss.state.Lifecycle
 	ss.mu.Unlock()
-	if lifecycle == StateClosed {
+	if lifecycle == stateClosed {
 		return ErrSessionClosed
 	}
-	if lifecycle != StateReady && method != "ping" {
+	if lifecycle != stateReady && method != "ping" {
 		return ErrNotReady
 	}
 	w, _ := ctx.Value(relatedKey{}).(messageWriter)

@@ -8,20 +8,19 @@ import (
 	"time"
 )
 
-// LifecycleState is where a session is in the MCP lifecycle
+// The values of SessionState.Lifecycle: where a session is in the MCP
+// lifecycle
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
-type LifecycleState string
-
 const (
-	// StateNew: no initialize answered yet; only ping is served.
-	StateNew LifecycleState = "new"
-	// StateInitialized: initialize answered; requests are served, but the
+	// stateNew: no initialize answered yet; only ping is served.
+	stateNew = "new"
+	// stateInitialized: initialize answered; requests are served, but the
 	// server sends no requests of its own (other than ping).
-	StateInitialized LifecycleState = "initialized"
-	// StateReady: notifications/initialized received; everything is allowed.
-	StateReady LifecycleState = "ready"
-	// StateClosed: the session has ended.
-	StateClosed LifecycleState = "closed"
+	stateInitialized = "initialized"
+	// stateReady: notifications/initialized received; everything is allowed.
+	stateReady = "ready"
+	// stateClosed: the session has ended.
+	stateClosed = "closed"
 )
 
 // LoggingLevel is a syslog severity as MCP names it
@@ -37,9 +36,14 @@ type SessionState struct {
 	ProtocolVersion    string             `json:"protocolVersion,omitempty"`
 	ClientInfo         Implementation     `json:"clientInfo"`
 	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
-	Lifecycle          LifecycleState     `json:"lifecycle"`
-	LogLevel           LoggingLevel       `json:"logLevel,omitempty"`
-	Subscriptions      []string           `json:"subscriptions,omitempty"`
+	// Lifecycle is where the session is in the MCP lifecycle
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle):
+	// "new" (initialize not yet answered), "initialized" (answered; the
+	// server sends no requests yet), "ready" (notifications/initialized
+	// received) or "closed".
+	Lifecycle     string       `json:"lifecycle"`
+	LogLevel      LoggingLevel `json:"logLevel,omitempty"`
+	Subscriptions []string     `json:"subscriptions,omitempty"`
 	// Owner is the user the session belongs to (TokenInfo.OwnerKey of the
 	// token that initialized it), "" if unauthenticated; a transport serves
 	// the session to that user only.
@@ -54,7 +58,7 @@ type SessionState struct {
 var ErrSessionNotFound = errors.New("mcp: session not found")
 
 // ErrSessionLimit is wrapped by the error of SessionStore.Create when the
-// store holds as many sessions as it may (MemorySessionStore.MaxSessions,
+// store holds as many sessions as it may (MemorySessionStoreOptions.MaxSessions,
 // or a shared store's cap across every replica). Streamable HTTP answers
 // it as it answers its own cap: 503 with Retry-After
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
@@ -62,7 +66,7 @@ var ErrSessionLimit = errors.New("mcp: session limit reached")
 
 // ErrOwnerSessionLimit is wrapped by the error of SessionStore.Create when
 // the session's owner holds as many sessions as the store lets one owner
-// hold (MemorySessionStore.MaxSessionsPerOwner, or a shared store's quota).
+// hold (MemorySessionStoreOptions.MaxSessionsPerOwner, or a shared store's quota).
 // Streamable HTTP answers it 429 with Retry-After; an error with a method
 // RetryAfter() time.Duration says when a session of the owner may next end
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
@@ -75,7 +79,7 @@ var ErrOwnerSessionLimit = errors.New("mcp: session limit per owner reached")
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
 var ErrStoreUnavailable = errors.New("mcp: session store unavailable")
 
-// errSessionExists is MemorySessionStore.Create's error for an id in use.
+// errSessionExists is the memory store's Create's error for an id in use.
 var errSessionExists = errors.New("mcp: session id already in use")
 
 // A SessionStore keeps SessionState by session id and owner
@@ -85,9 +89,15 @@ var errSessionExists = errors.New("mcp: session id already in use")
 // possibly wrapped, and no change), so that a session id alone opens
 // nothing
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking).
-// State passed in and returned is a copy. [MemorySessionStore] is the
+// State passed in and returned is a copy. [NewMemorySessionStore]'s is the
 // default; redisstore's is shared by replicas (docs/scaling.md, and
-// docs/design.md for how the transports use it).
+// docs/design.md for how the transports use it). A shared store may also
+// have a method RequestStateKey(ctx context.Context) ([]byte, error) that
+// hands every replica the same key to sign the requestState of
+// input_required results with
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr):
+// at least 32 random bytes, made once for the whole cluster and the same
+// on every call (see ServerOptions.RequestStateKey).
 type SessionStore interface {
 	// Create stores a new session, or fails: with an error wrapping
 	// ErrSessionLimit when the store is full, or another error for an id
@@ -110,9 +120,9 @@ type SessionStore interface {
 	Shared() bool
 }
 
-// MemorySessionStore is the in-process SessionStore, and the default.
-// The zero value is ready to use: no cap, no expiry, not shared.
-type MemorySessionStore struct {
+// MemorySessionStoreOptions configures NewMemorySessionStore. The zero
+// value means no cap, no expiry, not shared.
+type MemorySessionStoreOptions struct {
 	// MaxSessions caps the sessions the store holds; Create past it
 	// fails with an error wrapping ErrSessionLimit. Zero or negative: no
 	// cap.
@@ -134,6 +144,27 @@ type MemorySessionStore struct {
 	Share bool
 	// Now is the store's clock; if nil, time.Now.
 	Now func() time.Time
+}
+
+// NewMemorySessionStore returns an in-process SessionStore: the one a
+// Server uses when ServerOptions.SessionStore is nil (with no options), or,
+// given to several Servers with Share set, one their Handlers share
+// within a process. It also has the methods RequestStateKey (see
+// SessionStore) and Len() int, how many sessions it holds (including any
+// that have idled out but were not looked at since). A nil opts is the
+// zero options.
+func NewMemorySessionStore(opts *MemorySessionStoreOptions) SessionStore {
+	m := &memorySessionStore{}
+	if opts != nil {
+		m.MemorySessionStoreOptions = *opts
+	}
+	return m
+}
+
+// memorySessionStore is NewMemorySessionStore's store. The zero value is
+// ready to use.
+type memorySessionStore struct {
+	MemorySessionStoreOptions
 
 	mu     sync.Mutex
 	states map[string]SessionState
@@ -141,7 +172,7 @@ type MemorySessionStore struct {
 	stateKey []byte
 }
 
-func (m *MemorySessionStore) now() time.Time {
+func (m *memorySessionStore) now() time.Time {
 	if m.Now != nil {
 		return m.Now()
 	}
@@ -150,7 +181,7 @@ func (m *MemorySessionStore) now() time.Time {
 
 // live returns the state of owner's session id, dropping it if it has
 // idled out. Caller holds mu.
-func (m *MemorySessionStore) live(owner, id string, now time.Time) (SessionState, bool) {
+func (m *memorySessionStore) live(owner, id string, now time.Time) (SessionState, bool) {
 	st, ok := m.states[id]
 	if !ok {
 		return st, false
@@ -172,7 +203,7 @@ func copyState(st SessionState) *SessionState {
 
 // Create implements SessionStore. CreatedAt and LastActive become the
 // store's clock.
-func (m *MemorySessionStore) Create(_ context.Context, state *SessionState) error {
+func (m *memorySessionStore) Create(_ context.Context, state *SessionState) error {
 	if state == nil || state.ID == "" {
 		return errors.New("mcp: SessionStore.Create needs a session id")
 	}
@@ -215,7 +246,7 @@ func (m *MemorySessionStore) Create(_ context.Context, state *SessionState) erro
 }
 
 // Load implements SessionStore.
-func (m *MemorySessionStore) Load(_ context.Context, owner, id string) (*SessionState, error) {
+func (m *memorySessionStore) Load(_ context.Context, owner, id string) (*SessionState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.live(owner, id, m.now())
@@ -226,7 +257,7 @@ func (m *MemorySessionStore) Load(_ context.Context, owner, id string) (*Session
 }
 
 // Touch implements SessionStore: LastActive becomes the store's now.
-func (m *MemorySessionStore) Touch(_ context.Context, owner, id string) (*SessionState, error) {
+func (m *memorySessionStore) Touch(_ context.Context, owner, id string) (*SessionState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -240,7 +271,7 @@ func (m *MemorySessionStore) Touch(_ context.Context, owner, id string) (*Sessio
 }
 
 // Update implements SessionStore. fn runs under the store's lock, once.
-func (m *MemorySessionStore) Update(_ context.Context, owner, id string, fn func(*SessionState) error) (*SessionState, error) {
+func (m *memorySessionStore) Update(_ context.Context, owner, id string, fn func(*SessionState) error) (*SessionState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -258,7 +289,7 @@ func (m *MemorySessionStore) Update(_ context.Context, owner, id string, fn func
 }
 
 // Delete implements SessionStore.
-func (m *MemorySessionStore) Delete(_ context.Context, owner, id string) error {
+func (m *memorySessionStore) Delete(_ context.Context, owner, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.live(owner, id, m.now()); !ok {
@@ -269,11 +300,11 @@ func (m *MemorySessionStore) Delete(_ context.Context, owner, id string) error {
 }
 
 // Shared implements SessionStore: the value of Share.
-func (m *MemorySessionStore) Shared() bool { return m.Share }
+func (m *memorySessionStore) Shared() bool { return m.Share }
 
 // Len reports how many sessions the store holds (including any that have
 // idled out but were not looked at since).
-func (m *MemorySessionStore) Len() int {
+func (m *memorySessionStore) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.states)

@@ -10,18 +10,13 @@ import (
 	"time"
 )
 
-// A RequestStateKeyer is a shared SessionStore that hands every replica
+// A requestStateKeyer is a shared SessionStore that hands every replica
 // the same key to sign the requestState of input_required results with
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr),
 // so that a retry may reach any replica without ServerOptions.
-// RequestStateKey being configured. The key must be at least 32 random
-// bytes, made once for the whole cluster and the same on every call.
-// MemorySessionStore and redisstore.SessionStore implement it.
-//
-// # Experimental
-//
-// Part of the experimental scale-out API.
-type RequestStateKeyer interface {
+// RequestStateKey being configured (see SessionStore).
+// NewMemorySessionStore's store and redisstore.SessionStore implement it.
+type requestStateKeyer interface {
 	RequestStateKey(ctx context.Context) ([]byte, error)
 }
 
@@ -63,7 +58,7 @@ func (h *stateKeyHolder) get() ([]byte, error) {
 	if k := h.key.Load(); k != nil {
 		return *k, nil
 	}
-	keyer, ok := h.store.(RequestStateKeyer)
+	keyer, ok := h.store.(requestStateKeyer)
 	if !ok {
 		return nil, fmt.Errorf("%w: the SessionStore is shared and has no RequestStateKey method; set ServerOptions.RequestStateKey on every replica", errNoStateKey)
 	}
@@ -88,9 +83,9 @@ func (h *stateKeyHolder) get() ([]byte, error) {
 	return k, nil
 }
 
-// RequestStateKey implements RequestStateKeyer: a random key made on the
+// RequestStateKey implements requestStateKeyer: a random key made on the
 // first call, the same for every Server using this store.
-func (m *MemorySessionStore) RequestStateKey(context.Context) ([]byte, error) {
+func (m *memorySessionStore) RequestStateKey(context.Context) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stateKey == nil {

@@ -7,13 +7,13 @@ import (
 	"time"
 )
 
-// MemorySessionStore's bounds: MaxSessions (ErrSessionLimit, counting
+// The memory session store's bounds: MaxSessions (ErrSessionLimit, counting
 // only live sessions), IdleTimeout by its own clock, an id in use, and
 // Share.
 func TestMemorySessionStoreBounds(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1_700_000_000, 0)
-	m := &MemorySessionStore{MaxSessions: 2, IdleTimeout: time.Minute, Now: func() time.Time { return now }}
+	m := &memorySessionStore{MemorySessionStoreOptions: MemorySessionStoreOptions{MaxSessions: 2, IdleTimeout: time.Minute, Now: func() time.Time { return now }}}
 	if m.Shared() {
 		t.Fatal("Shared = true without Share")
 	}

@@ -83,7 +83,7 @@ func TestStdioLongLines(t *testing.T) {
 
 func TestStdioDefaultLimit(t *testing.T) {
 	c := lcConnectStdio(t, lcNewServer(nil), 0)
-	c.send(lcPingOfSize(t, DefaultMaxMessageBytes+1))
+	c.send(lcPingOfSize(t, defaultMaxMessageBytes+1))
 	c.expect(lcTooLarge(4 << 20))
 	c.send(lcPingOfSize(t, 1<<20))
 	if got := c.recv(); !strings.HasSuffix(got, `","result":{}}`) {
@@ -188,8 +188,8 @@ func TestStdioSessionClosedByServer(t *testing.T) {
 		if err := c.ss.Wait(); err != nil {
 			t.Errorf("Wait after Close = %v, want nil", err)
 		}
-		if got := c.ss.State().Lifecycle; got != StateClosed {
-			t.Errorf("Lifecycle = %q, want %q", got, StateClosed)
+		if got := c.ss.State().Lifecycle; got != stateClosed {
+			t.Errorf("Lifecycle = %q, want %q", got, stateClosed)
 		}
 		if n := len(s.Sessions()); n != 0 {
 			t.Errorf("%d sessions left on the server, want 0", n)

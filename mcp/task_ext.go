@@ -39,7 +39,7 @@ const TasksExtensionID = "io.modelcontextprotocol/tasks"
 // alone.
 const ownerlessTaskPrefix = "task:"
 
-// DetailedTask is a task as the tasks extension sends it: flat, with the
+// detailedTask is a task as the tasks extension sends it: flat, with the
 // TTL and poll interval in milliseconds, and the status's payload inline
 // (SEP-2663, "Tasks"). It is the CreateTaskResult of a tools/call
 // (ResultType "task", no payload), the result of tasks/get (ResultType
@@ -48,7 +48,7 @@ const ownerlessTaskPrefix = "task:"
 // # Experimental
 //
 // Part of the experimental tasks API.
-type DetailedTask struct {
+type detailedTask struct {
 	Meta Meta `json:"_meta,omitempty"`
 	// ResultType is "task" on a CreateTaskResult; when empty, the result
 	// of tasks/get is sent with "complete" and a notification without.
@@ -75,19 +75,6 @@ type DetailedTask struct {
 	// as in an input_required result
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
-}
-
-// UpdateTaskParams is the params of tasks/update: answers to a task's
-// outstanding input requests, by the keys its DetailedTask gave them
-// (SEP-2663, "Task Update Requests").
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-type UpdateTaskParams struct {
-	Meta           *RequestMeta   `json:"_meta,omitempty"`
-	TaskID         string         `json:"taskId"`
-	InputResponses InputResponses `json:"inputResponses"`
 }
 
 // extTaskWire is the taskWire of the tasks extension.
@@ -218,7 +205,7 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 	}
 	s.startTask(ctx, run, wr, noStream{}, t, slices.Clone(args), ttl)
 	created := extTaskView(st)
-	created.ResultType = ResultTypeTask
+	created.ResultType = resultTypeTask
 	return created, nil
 }
 
@@ -232,8 +219,8 @@ func (noStream) WriteMessage(context.Context, jsonrpc.Message) error { return er
 
 // extTaskView is a task's state as tasks/get answers it: the payload of
 // its status inline, nothing else.
-func extTaskView(st *TaskState) *DetailedTask {
-	d := &DetailedTask{
+func extTaskView(st *TaskState) *detailedTask {
+	d := &detailedTask{
 		TaskID:         st.Task.TaskID,
 		Status:         st.Task.Status,
 		StatusMessage:  st.Task.StatusMessage,
@@ -270,7 +257,7 @@ func extTaskView(st *TaskState) *DetailedTask {
 }
 
 // getTaskExt implements tasks/get of the extension: the task's
-// DetailedTask, a pure read (SEP-2663, "Task Polling").
+// detailedTask, a pure read (SEP-2663, "Task Polling").
 func (s *Server) getTaskExt(ctx context.Context, r *Request) (any, error) {
 	if !declaresTasksExtension(r) {
 		return nil, errTasksExtensionRequired()

@@ -199,7 +199,7 @@ func TestSessionTaskResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := paramsWithMeta(plain, RelatedTaskMetaKey, relatedTaskMeta(id))
+		want, err := paramsWithMeta(plain, relatedTaskMetaKey, relatedTaskMeta(id))
 		if err != nil {
 			t.Fatal(err)
 		}

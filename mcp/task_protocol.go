@@ -28,24 +28,12 @@ const (
 	TaskSupportRequired = "required"
 )
 
-// Keys of _meta that tasks define.
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-const (
-	// RelatedTaskMetaKey associates a message with a task: its value is
-	// {"taskId": "..."}
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#related-task-metadata).
-	// The server adds it to the result of tasks/result and to the requests
-	// and notifications a task sends.
-	RelatedTaskMetaKey = "io.modelcontextprotocol/related-task"
-	// ModelImmediateResponseMetaKey, in the _meta of a CreateTaskResult
-	// for tools/call, carries a string a host may pass to the model while
-	// the task runs
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#creating-tasks).
-	ModelImmediateResponseMetaKey = "io.modelcontextprotocol/model-immediate-response"
-)
+// relatedTaskMetaKey is the _meta key that associates a message with a
+// task: its value is {"taskId": "..."}
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#related-task-metadata).
+// The server adds it to the result of tasks/result and to the requests and
+// notifications a task sends.
+const relatedTaskMetaKey = "io.modelcontextprotocol/related-task"
 
 // TaskStatus is where a task is in its life
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-status).
@@ -130,12 +118,12 @@ type TaskMetadata struct {
 	TTL *int64 `json:"ttl,omitempty"`
 }
 
-// RelatedTaskMetadata is the value of _meta[RelatedTaskMetaKey].
+// relatedTaskMetadata is the value of _meta[relatedTaskMetaKey].
 //
 // # Experimental
 //
 // Part of the experimental tasks API.
-type RelatedTaskMetadata struct {
+type relatedTaskMetadata struct {
 	TaskID string `json:"taskId"`
 }
 
@@ -239,5 +227,5 @@ type TaskStatusNotificationParams struct {
 
 // relatedTaskMeta returns the _meta value that ties a message to task id.
 func relatedTaskMeta(id string) json.RawMessage {
-	return mustMarshal(&RelatedTaskMetadata{TaskID: id})
+	return mustMarshal(&relatedTaskMetadata{TaskID: id})
 }

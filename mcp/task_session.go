@@ -48,9 +48,9 @@ func sessionTaskResult(id string, res *CallToolResult) (raw []byte, size int, er
 	entry := relatedTaskMeta(id)
 	meta := make(Meta, len(res.Meta)+1)
 	maps.Copy(meta, res.Meta)
-	meta[RelatedTaskMetaKey] = entry
+	meta[relatedTaskMetaKey] = entry
 	raw, err = jsonenc.Marshal(&named{Meta: meta, Content: res.Content, IsError: res.IsError, StructuredContent: res.StructuredContent})
-	added := len(`"`+RelatedTaskMetaKey+`":`) + len(entry)
+	added := len(`"`+relatedTaskMetaKey+`":`) + len(entry)
 	if len(meta) == 1 {
 		added += len(`"_meta":{},`)
 	} else {
@@ -470,7 +470,7 @@ func (w *taskWriter) tag(msg jsonrpc.Message) (jsonrpc.Message, error) {
 	default:
 		return msg, nil
 	}
-	tagged, err := paramsWithMeta(*params, RelatedTaskMetaKey, relatedTaskMeta(w.id))
+	tagged, err := paramsWithMeta(*params, relatedTaskMetaKey, relatedTaskMeta(w.id))
 	if err != nil {
 		return nil, fmt.Errorf("mcp: tagging %s with its task: %w", method, err)
 	}

@@ -18,7 +18,7 @@ import (
 // once, and "block", which reports on started and waits for its context,
 // then reports on cancelled.
 type sharedTaskReplicas struct {
-	store              *MemorySessionStore
+	store              *memorySessionStore
 	tasks              *MemoryTaskStore
 	a, b               *Server
 	started, cancelled chan string
@@ -27,10 +27,10 @@ type sharedTaskReplicas struct {
 func newSharedTaskReplicas(t *testing.T) *sharedTaskReplicas {
 	t.Helper()
 	r := &sharedTaskReplicas{
-		store: &MemorySessionStore{Share: true}, tasks: &MemoryTaskStore{},
+		store: &memorySessionStore{MemorySessionStoreOptions: MemorySessionStoreOptions{Share: true}}, tasks: &MemoryTaskStore{},
 		started: make(chan string, 4), cancelled: make(chan string, 4),
 	}
-	bus := &MemoryBus{}
+	bus := &memoryBus{}
 	optional := &ToolExecution{TaskSupport: TaskSupportOptional}
 	mk := func(name string) *Server {
 		s := NewServer(Implementation{Name: name, Version: "1"}, &ServerOptions{
@@ -63,7 +63,7 @@ func newSharedTaskReplicas(t *testing.T) *sharedTaskReplicas {
 func (r *sharedTaskReplicas) open(t *testing.T, s *Server, id string, create bool) *ServerSession {
 	t.Helper()
 	if create {
-		if err := r.store.Create(context.Background(), &SessionState{ID: id, Lifecycle: StateReady, ProtocolVersion: LatestVersion}); err != nil {
+		if err := r.store.Create(context.Background(), &SessionState{ID: id, Lifecycle: stateReady, ProtocolVersion: LatestVersion}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// DefaultShutdownGrace is how long CommandTransport waits for a server
+// defaultShutdownGrace is how long CommandTransport waits for a server
 // process to exit at each step of the shutdown, if not configured.
-const DefaultShutdownGrace = 5 * time.Second
+const defaultShutdownGrace = 5 * time.Second
 
 // CommandTransport runs an MCP server as a child process and speaks to it
 // over its stdin and stdout
@@ -28,11 +28,9 @@ type CommandTransport struct {
 	// Command.ProcessState tells how the server ended.
 	Command *exec.Cmd
 	// ShutdownGrace is how long Close waits for the server to exit after
-	// closing its stdin, and again after SIGTERM. If zero,
-	// DefaultShutdownGrace (5 seconds).
+	// closing its stdin, and again after SIGTERM. If zero, 5 seconds.
 	ShutdownGrace time.Duration
-	// MaxMessageBytes limits one line from the server. If zero,
-	// DefaultMaxMessageBytes (4 MiB).
+	// MaxMessageBytes limits one line from the server. If zero, 4 MiB.
 	MaxMessageBytes int
 }
 
@@ -47,7 +45,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (Connection, error) {
 	}
 	grace := t.ShutdownGrace
 	if grace <= 0 {
-		grace = DefaultShutdownGrace
+		grace = defaultShutdownGrace
 	}
 	// Pipes we create ourselves, rather than Cmd.StdinPipe/StdoutPipe: then
 	// Cmd.Wait does not close our end of stdout when the child exits, and

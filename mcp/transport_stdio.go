@@ -9,8 +9,8 @@ import (
 	"sync"
 )
 
-// DefaultMaxMessageBytes is the default limit on one incoming stdio line.
-const DefaultMaxMessageBytes = 4 << 20
+// defaultMaxMessageBytes is the default limit on one incoming stdio line.
+const defaultMaxMessageBytes = 4 << 20
 
 // StdioTransport serves or speaks MCP over a pair of streams, one
 // newline-delimited JSON-RPC message per line
@@ -23,7 +23,7 @@ type StdioTransport struct {
 	Out io.Writer
 	// MaxMessageBytes limits one incoming line. A longer line is discarded
 	// and reported with *FrameTooLargeError; the next line is read as
-	// usual. If zero, DefaultMaxMessageBytes (4 MiB).
+	// usual. If zero, 4 MiB.
 	MaxMessageBytes int
 }
 
@@ -42,10 +42,10 @@ func (t *StdioTransport) Connect(context.Context) (Connection, error) {
 // newStreamConnection returns a Connection that reads newline-delimited
 // frames from r and writes them to w, each followed by '\n'. If r or w is
 // an io.Closer, Close closes it. maxLine limits an incoming line; zero
-// means DefaultMaxMessageBytes.
+// means defaultMaxMessageBytes.
 func newStreamConnection(r io.Reader, w io.Writer, maxLine int) Connection {
 	if maxLine <= 0 {
-		maxLine = DefaultMaxMessageBytes
+		maxLine = defaultMaxMessageBytes
 	}
 	return &streamConn{r: bufio.NewReaderSize(r, 64<<10), rc: r, w: w, max: maxLine, closed: make(chan struct{})}
 }

@@ -15,13 +15,13 @@ import (
 
 // countingBus counts the subscriptions made on it.
 type countingBus struct {
-	mcp.MemoryBus
+	mcp.Bus
 	subs atomic.Int32
 }
 
 func (b *countingBus) Subscribe(ctx context.Context, channel string, fn func([]byte)) (func(), error) {
 	b.subs.Add(1)
-	return b.MemoryBus.Subscribe(ctx, channel, fn)
+	return b.Bus.Subscribe(ctx, channel, fn)
 }
 
 // A stateless Handler's per-request session takes no Bus subscription for
@@ -29,7 +29,7 @@ func (b *countingBus) Subscribe(ctx context.Context, channel string, fn func([]b
 // would cost a Redis round trip each.
 func TestSessionlessRequestTakesNoBroadcastSubscription(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	bus := &countingBus{}
+	bus := &countingBus{Bus: mcp.NewMemoryBus()}
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{Bus: bus})
 	h := NewHandler(srv, &Options{Stateless: true, JSONResponse: true})
 	defer h.Close()

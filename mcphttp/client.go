@@ -96,8 +96,8 @@ type ClientTransport struct {
 	// body, or the data of one SSE event. A JSON body over it fails its
 	// call with an error wrapping *mcp.FrameTooLargeError; a stream with
 	// an event over it is dropped, failing the call it answers (if any)
-	// the same way, and is not resumed. If zero, mcp.DefaultMaxMessageBytes
-	// (4 MiB, as the stdio transport); negative means no limit.
+	// the same way, and is not resumed. If zero, 4 MiB (as the stdio
+	// transport); negative means no limit.
 	MaxMessageBytes int
 	// NoStandaloneStream, if set, never opens the GET stream for
 	// server-initiated messages.
@@ -140,6 +140,9 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // DefaultMaxRetryWait is the default of ClientTransport.MaxRetryWait.
 const DefaultMaxRetryWait = 30 * time.Second
+
+// defaultMaxMessageBytes is ClientTransport.MaxMessageBytes's default.
+const defaultMaxMessageBytes = 4 << 20
 
 // inbound is what Read returns next: a frame from the server, or the
 // failure of a request the transport lost (a *mcp.RequestFailedError).
@@ -250,7 +253,7 @@ func (c *clientConn) isClosed() bool {
 func (c *clientConn) maxMessage() int {
 	switch n := c.t.MaxMessageBytes; {
 	case n == 0:
-		return mcp.DefaultMaxMessageBytes
+		return defaultMaxMessageBytes
 	case n < 0:
 		return 0
 	default:

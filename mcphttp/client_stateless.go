@@ -25,7 +25,6 @@ import (
 	"github.com/mcpkit/mcpkit/internal/httpmeta"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // statelessRequest is a stateless-era request awaiting its answer.
@@ -432,7 +431,10 @@ func (c *clientConn) internalCall(ctx context.Context, req *jsonrpc.Request, ver
 // request is a stateless-era one (in flight or already answered, on a
 // connection without a session).
 func (c *clientConn) cancelStateless(params json.RawMessage) bool {
-	var p mcp.CancelledParams
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+		Reason    string     `json:"reason,omitempty"`
+	}
 	if exactjson.Unmarshal(params, &p) != nil || !p.RequestID.IsValid() {
 		return false
 	}

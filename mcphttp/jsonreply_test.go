@@ -128,7 +128,7 @@ type replicas struct {
 func newReplicas(t *testing.T, n int, shared bool, events EventStore, opts Options) *replicas {
 	t.Helper()
 	rs := &replicas{t: t, tools: &replyTools{started: make(chan struct{}, 4), gate: make(chan struct{})}}
-	store := &mcp.MemorySessionStore{Share: shared, IdleTimeout: time.Hour}
+	store := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: shared, IdleTimeout: time.Hour})
 	for range n {
 		o := opts
 		o.EventStore = events

@@ -23,7 +23,7 @@ import (
 func TestReplicaGETLeaseSharingMemoryStores(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunGETLease(t, func(t *testing.T) replicatest.Streams {
-		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, IdleTimeout: time.Hour})
 		return replicatest.Streams{Store: replicatest.Store{Store: st}, Events: &mcphttp.MemoryEventStore{}}
 	})
 }
@@ -34,7 +34,7 @@ func TestReplicaGETLeaseSharingMemoryStores(t *testing.T) {
 func TestReplicaSessionGapsOnAMemoryBus(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunSessionGaps(t, func(t *testing.T) replicatest.Routing {
-		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
+		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: &mcp.MemoryTaskStore{}, Bus: mcp.NewMemoryBus()}
 	})
 }
 
@@ -44,14 +44,14 @@ func TestReplicaSessionGapsOnAMemoryBus(t *testing.T) {
 func TestReplicasRoutingPerRequestOnAMemoryBus(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	newRouting := func(t *testing.T) replicatest.Routing {
-		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}, PerRequest: true}
+		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: &mcp.MemoryTaskStore{}, Bus: mcp.NewMemoryBus(), PerRequest: true}
 	}
 	replicatest.RunRouting(t, newRouting)
 	replicatest.RunSessionGaps(t, newRouting)
 }
 
 // downShared is a shared store that cannot be reached.
-type downShared struct{ *mcp.MemorySessionStore }
+type downShared struct{ mcp.SessionStore }
 
 func (downShared) Touch(context.Context, string, string) (*mcp.SessionState, error) {
 	return nil, fmt.Errorf("down: %w", mcp.ErrStoreUnavailable)
@@ -62,7 +62,7 @@ func (downShared) Touch(context.Context, string, string) (*mcp.SessionState, err
 // though the session did not exist.
 func TestStatelessRequestNamingASessionWithTheStoreDown(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{SessionStore: downShared{&mcp.MemorySessionStore{Share: true}}})
+	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{SessionStore: downShared{mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true})}})
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
 	defer h.Close()
 	body := `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -80,8 +80,8 @@ func TestStatelessRequestNamingASessionWithTheStoreDown(t *testing.T) {
 	}
 }
 
-// failingBus is a MemoryBus whose Publish cannot reach its backend.
-type failingBus struct{ *mcp.MemoryBus }
+// failingBus is a memory Bus whose Publish cannot reach its backend.
+type failingBus struct{ mcp.Bus }
 
 func (failingBus) Publish(context.Context, string, []byte) error {
 	return fmt.Errorf("bus down: %w", mcp.ErrStoreUnavailable)
@@ -93,8 +93,8 @@ func (failingBus) Publish(context.Context, string, []byte) error {
 func TestBatchTheBusCannotPublishIs503(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{
-		SessionStore: &mcp.MemorySessionStore{Share: true},
-		Bus:          failingBus{&mcp.MemoryBus{}},
+		SessionStore: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}),
+		Bus:          failingBus{mcp.NewMemoryBus()},
 	})
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
 	defer h.Close()
@@ -133,7 +133,7 @@ func TestSessionTaskEndsWithTheSharedSessionsExpiry(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
 	const idle = time.Hour
-	store := &mcp.MemorySessionStore{Share: true, IdleTimeout: idle, Now: clock.Now}
+	store := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, IdleTimeout: idle, Now: clock.Now})
 	tasks := &mcp.MemoryTaskStore{}
 	started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
 	newServer := func() *mcp.Server {

@@ -16,7 +16,7 @@ import (
 	"go.uber.org/goleak"
 )
 
-// fakeClock is a MemorySessionStore's clock that a test moves.
+// fakeClock is a memory session store's clock that a test moves.
 type fakeClock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -41,13 +41,13 @@ func TestReplicasSharingAMemoryStore(t *testing.T) {
 	replicatest.Run(t, func(t *testing.T, maxSessions int) replicatest.Store {
 		clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
 		const idle = time.Hour
-		st := &mcp.MemorySessionStore{Share: true, MaxSessions: maxSessions, IdleTimeout: idle, Now: clock.Now}
+		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, MaxSessions: maxSessions, IdleTimeout: idle, Now: clock.Now})
 		return replicatest.Store{
 			Store: st,
 			Expire: func(t *testing.T, id string) {
 				clock.advance(idle + time.Second)
 			},
-			Count: func(t *testing.T) int { return st.Len() },
+			Count: func(t *testing.T) int { return storeLen(st) },
 		}
 	})
 }
@@ -57,25 +57,25 @@ func TestReplicasSharingAMemoryStore(t *testing.T) {
 func TestReplicasQuotaOnAMemoryStore(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunQuotas(t, func(t *testing.T, maxPerOwner int) replicatest.Store {
-		st := &mcp.MemorySessionStore{Share: true, MaxSessionsPerOwner: maxPerOwner, IdleTimeout: time.Hour}
-		return replicatest.Store{Store: st, Count: func(t *testing.T) int { return st.Len() }}
+		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, MaxSessionsPerOwner: maxPerOwner, IdleTimeout: time.Hour})
+		return replicatest.Store{Store: st, Count: func(t *testing.T) int { return storeLen(st) }}
 	}, "1")
 }
 
 // countingStore counts the calls that serve requests.
 type countingStore struct {
-	*mcp.MemorySessionStore
+	mcp.SessionStore
 	touches, loads atomic.Int32
 }
 
 func (c *countingStore) Touch(ctx context.Context, owner, id string) (*mcp.SessionState, error) {
 	c.touches.Add(1)
-	return c.MemorySessionStore.Touch(ctx, owner, id)
+	return c.SessionStore.Touch(ctx, owner, id)
 }
 
 func (c *countingStore) Load(ctx context.Context, owner, id string) (*mcp.SessionState, error) {
 	c.loads.Add(1)
-	return c.MemorySessionStore.Load(ctx, owner, id)
+	return c.SessionStore.Load(ctx, owner, id)
 }
 
 // Without a shared store (the default), a Handler serves its own sessions
@@ -84,7 +84,7 @@ func (c *countingStore) Load(ctx context.Context, owner, id string) (*mcp.Sessio
 // record created with the session and deleted with it.
 func TestUnsharedStoreIsARecord(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	store := &countingStore{MemorySessionStore: &mcp.MemorySessionStore{}}
+	store := &countingStore{SessionStore: mcp.NewMemorySessionStore(nil)}
 	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{SessionStore: store})
 	a := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
 	defer a.Close()
@@ -107,7 +107,7 @@ func TestUnsharedStoreIsARecord(t *testing.T) {
 	if w.Code != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d %s", w.Code, w.Body)
 	}
-	if n := store.Len(); n != 1 {
+	if n := storeLen(store.SessionStore); n != 1 {
 		t.Fatalf("the store holds %d sessions after initialize, want 1", n)
 	}
 	for _, id := range []string{sid, "unknown"} {
@@ -122,13 +122,13 @@ func TestUnsharedStoreIsARecord(t *testing.T) {
 	if w = do(a, http.MethodDelete, sid, ""); w.Code != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", w.Code, w.Body)
 	}
-	if n := store.Len(); n != 0 {
+	if n := storeLen(store.SessionStore); n != 0 {
 		t.Fatalf("the store holds %d sessions after DELETE, want 0", n)
 	}
 }
 
 // panickyShared is a shared store whose Touch panics.
-type panickyShared struct{ *mcp.MemorySessionStore }
+type panickyShared struct{ mcp.SessionStore }
 
 func (panickyShared) Touch(context.Context, string, string) (*mcp.SessionState, error) {
 	panic("touch boom")
@@ -138,7 +138,7 @@ func (panickyShared) Touch(context.Context, string, string) (*mcp.SessionState, 
 // goes on.
 func TestSharedStorePanicIsInternalError(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	store := panickyShared{&mcp.MemorySessionStore{Share: true}}
+	store := panickyShared{mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true})}
 	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{SessionStore: store})
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})
 	defer h.Close()
@@ -161,10 +161,10 @@ func TestSharedStorePanicIsInternalError(t *testing.T) {
 func TestReplicaStreamsSharingMemoryStores(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunStreams(t, func(t *testing.T) replicatest.Streams {
-		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, IdleTimeout: time.Hour})
 		ev := &mcphttp.MemoryEventStore{}
 		return replicatest.Streams{
-			Store:  replicatest.Store{Store: st, Count: func(t *testing.T) int { return st.Len() }},
+			Store:  replicatest.Store{Store: st, Count: func(t *testing.T) int { return storeLen(st) }},
 			Events: ev,
 			Bounded: func(t *testing.T, sid string, deleted bool) {
 				if n := ev.SessionSize(sid); deleted && n != 0 || !deleted && n == 0 {
@@ -196,7 +196,7 @@ func (s eventsOnly) DeleteSession(ctx context.Context, session string) error {
 func TestReplicaStreamsPollingAStoreWithoutWatch(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunStreams(t, func(t *testing.T) replicatest.Streams {
-		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, IdleTimeout: time.Hour})
 		return replicatest.Streams{
 			Store:  replicatest.Store{Store: st},
 			Events: eventsOnly{&mcphttp.MemoryEventStore{}},
@@ -204,27 +204,27 @@ func TestReplicaStreamsPollingAStoreWithoutWatch(t *testing.T) {
 	})
 }
 
-// Two Handlers sharing one in-memory store and one MemoryBus route the
+// Two Handlers sharing one in-memory store and one memory Bus route the
 // client's answers and cancellations to the replica where the request
 // waits: the routing scenario of package replicatest.
 func TestReplicasRoutingOnAMemoryBus(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunRouting(t, func(t *testing.T) replicatest.Routing {
-		return replicatest.Routing{Store: &mcp.MemorySessionStore{Share: true}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
+		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: &mcp.MemoryTaskStore{}, Bus: mcp.NewMemoryBus()}
 	})
 }
 
 // A broadcast made on one replica reaches the GET streams of the
 // sessions another holds, each once, on shared memory stores and a
-// MemoryBus: the broadcasts scenario of package replicatest.
+// memory Bus: the broadcasts scenario of package replicatest.
 func TestReplicaBroadcastsSharingMemoryStores(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunBroadcasts(t, func(t *testing.T) replicatest.Streams {
-		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, IdleTimeout: time.Hour})
 		return replicatest.Streams{
 			Store:  replicatest.Store{Store: st},
 			Events: &mcphttp.MemoryEventStore{},
-			Bus:    &mcp.MemoryBus{},
+			Bus:    mcp.NewMemoryBus(),
 		}
 	})
 }
@@ -235,7 +235,11 @@ func TestReplicaBroadcastsSharingMemoryStores(t *testing.T) {
 func TestReplicaLostRequestSharingMemoryStores(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunLostRequest(t, func(t *testing.T) replicatest.Streams {
-		st := &mcp.MemorySessionStore{Share: true, IdleTimeout: time.Hour}
+		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, IdleTimeout: time.Hour})
 		return replicatest.Streams{Store: replicatest.Store{Store: st}, Events: &mcphttp.MemoryEventStore{}}
 	})
 }
+
+// storeLen is how many sessions a store of mcp.NewMemorySessionStore
+// holds.
+func storeLen(s mcp.SessionStore) int { return s.(interface{ Len() int }).Len() }

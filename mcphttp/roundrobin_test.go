@@ -10,7 +10,7 @@ import (
 	"go.uber.org/goleak"
 )
 
-// Three Handlers on shared in-memory stores and one MemoryBus, behind a
+// Three Handlers on shared in-memory stores and one memory Bus, behind a
 // round-robin proxy, serve one client as one server: the round-robin
 // scenario of package replicatest (issue 14's first acceptance line).
 func TestRoundRobinReplicas(t *testing.T) {
@@ -18,12 +18,12 @@ func TestRoundRobinReplicas(t *testing.T) {
 	replicatest.RunRoundRobin(t, func(t *testing.T, maxSessions int) replicatest.Deployment {
 		clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
 		const idle = time.Hour
-		st := &mcp.MemorySessionStore{Share: true, MaxSessions: maxSessions, IdleTimeout: idle, Now: clock.Now}
-		rs := replicatest.ReplicaStores{Sessions: st, Events: &mcphttp.MemoryEventStore{}, Tasks: &mcp.MemoryTaskStore{}, Bus: &mcp.MemoryBus{}}
+		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, MaxSessions: maxSessions, IdleTimeout: idle, Now: clock.Now})
+		rs := replicatest.ReplicaStores{Sessions: st, Events: &mcphttp.MemoryEventStore{}, Tasks: &mcp.MemoryTaskStore{}, Bus: mcp.NewMemoryBus()}
 		return replicatest.Deployment{
 			Replicas: [3]replicatest.ReplicaStores{rs, rs, rs},
 			Expire:   func(t *testing.T, id string) { clock.advance(idle + time.Second) },
-			Count:    func(t *testing.T) int { return st.Len() },
+			Count:    func(t *testing.T) int { return storeLen(st) },
 		}
 	})
 }

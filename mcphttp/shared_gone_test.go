@@ -18,14 +18,14 @@ import (
 // its request's end and fails with it, as a networked store's call does
 // when the client goes away.
 type touchUntilGone struct {
-	*mcp.MemorySessionStore
+	mcp.SessionStore
 	blocked atomic.Bool
 	entered chan struct{}
 }
 
 func (s *touchUntilGone) Touch(ctx context.Context, owner, id string) (*mcp.SessionState, error) {
 	if !s.blocked.Load() {
-		return s.MemorySessionStore.Touch(ctx, owner, id)
+		return s.SessionStore.Touch(ctx, owner, id)
 	}
 	s.entered <- struct{}{}
 	<-ctx.Done()
@@ -36,7 +36,7 @@ func (s *touchUntilGone) Touch(ctx context.Context, owner, id string) (*mcp.Sess
 // failure: it is logged at debug level, not as an error.
 func TestStoreCallEndedByTheClientIsNoError(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	store := &touchUntilGone{MemorySessionStore: &mcp.MemorySessionStore{Share: true}, entered: make(chan struct{}, 1)}
+	store := &touchUntilGone{SessionStore: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), entered: make(chan struct{}, 1)}
 	srv := mcp.NewServer(mcp.Implementation{Name: "test", Version: "1"}, &mcp.ServerOptions{SessionStore: store})
 	logs := &signalHandler{prefix: "mcphttp: session store", ch: make(chan string, 4)}
 	h := NewHandler(srv, &Options{Logger: slog.New(logs)})

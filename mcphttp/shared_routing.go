@@ -199,7 +199,5 @@ func (h *Handler) receiveRouted(b []byte) {
 	}
 }
 
-var _ mcp.Bus = (*mcp.MemoryBus)(nil)
-
 // errBusPanicked is what a panic in a Bus method becomes.
 var errBusPanicked = errors.New("mcphttp: the Bus panicked")

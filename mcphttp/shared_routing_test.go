@@ -29,7 +29,7 @@ func (panickyBus) Subscribe(context.Context, string, func([]byte)) (func(), erro
 func TestPanickingBusIsRecovered(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	srv := mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"}, &mcp.ServerOptions{
-		SessionStore: &mcp.MemorySessionStore{Share: true},
+		SessionStore: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}),
 		Bus:          panickyBus{},
 	})
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{JSONResponse: true})

@@ -13,6 +13,11 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
+// metaProtocolVersion is the params._meta key naming a stateless-era
+// request's protocol version
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
 // The 2026-07-28 era on the session era's endpoint
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility).
 
@@ -80,7 +85,7 @@ func scanStateless(req *jsonrpc.Request) (v metaVersion) {
 		return v
 	}
 	jsonscan.Members(meta, func(key, value []byte) bool {
-		if jsonscan.KeyEquals(key, mcp.MetaProtocolVersion) {
+		if jsonscan.KeyEquals(key, metaProtocolVersion) {
 			v.version = versionString(value)
 			v.present = true
 			return false

@@ -58,6 +58,9 @@ func (e *StatusError) Unwrap() error {
 // DefaultEndpointTimeout is the default of ClientTransport.EndpointTimeout.
 const DefaultEndpointTimeout = 10 * time.Second
 
+// defaultMaxMessageBytes is ClientTransport.MaxMessageBytes's default.
+const defaultMaxMessageBytes = 4 << 20
+
 // ClientTransport is the client side of the 2024-11-05 HTTP+SSE transport
 // (https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse).
 // Connect opens the GET stream and waits for its endpoint event; the
@@ -81,8 +84,8 @@ type ClientTransport struct {
 	EndpointTimeout time.Duration
 	// MaxMessageBytes limits one message from the server (the data of
 	// one event); a larger event drops the stream, which fails with a
-	// *mcp.FrameTooLargeError. If zero, mcp.DefaultMaxMessageBytes; if
-	// negative, no limit.
+	// *mcp.FrameTooLargeError. If zero, 4 MiB (as the stdio transport);
+	// if negative, no limit.
 	MaxMessageBytes int
 	// Logger receives diagnostics. If nil, nothing is logged.
 	Logger *slog.Logger
@@ -111,7 +114,7 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	c.max = t.MaxMessageBytes
 	if c.max == 0 {
-		c.max = mcp.DefaultMaxMessageBytes
+		c.max = defaultMaxMessageBytes
 	}
 	c.bg, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	// Ending ctx or the timer before the endpoint arrives cancels the GET.

@@ -20,7 +20,7 @@ func sessionState(id, owner string) *mcp.SessionState {
 		ID:              id,
 		ProtocolVersion: "2025-11-25",
 		ClientInfo:      mcp.Implementation{Name: "client", Version: "1.0"},
-		Lifecycle:       mcp.StateReady,
+		Lifecycle:       "ready",
 		LogLevel:        "info",
 		Subscriptions:   []string{"file:///a"},
 		Owner:           owner,
@@ -156,7 +156,7 @@ func testSessionStoreContract(t *testing.T, newStore func(t *testing.T) mcp.Sess
 func TestSessionStoreContract(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	t.Run("memory", func(t *testing.T) {
-		testSessionStoreContract(t, func(*testing.T) mcp.SessionStore { return &mcp.MemorySessionStore{} })
+		testSessionStoreContract(t, func(*testing.T) mcp.SessionStore { return mcp.NewMemorySessionStore(nil) })
 	})
 	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
 		testSessionStoreContract(t, func(t *testing.T) mcp.SessionStore {

@@ -4,17 +4,20 @@ import (
 	"context"
 	"crypto/rand"
 
-	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/redis/go-redis/v9"
 )
 
-var _ mcp.RequestStateKeyer = (*SessionStore)(nil)
+// The method a shared mcp.SessionStore may have to share the requestState
+// key (see mcp.SessionStore).
+var _ interface {
+	RequestStateKey(context.Context) ([]byte, error)
+} = (*SessionStore)(nil)
 
 // StateKeyName is the key that holds the requestState key of the
 // servers using this store.
 func (s *SessionStore) StateKeyName() string { return s.prefix + "statekey" }
 
-// RequestStateKey implements mcp.RequestStateKeyer: every replica gets
+// RequestStateKey hands mcp.Server the requestState key: every replica gets
 // the same 32 random bytes, made by the first replica that asks (SET NX,
 // so that two first askers agree) and kept without expiry, so that a
 // requestState one replica issued is accepted by all

@@ -22,7 +22,7 @@ import (
 //
 //   - when the session ends while a request is still unanswered (a
 //     timeout, an interrupt), the server is stuck: instead of closing its
-//     stdin and waiting DefaultShutdownGrace for it, mcpkit sends its
+//     stdin and waiting its ShutdownGrace for it, mcpkit sends its
 //     process group SIGTERM, then SIGKILL after childStopGrace. The
 //     server/discover probe of --era auto does not count once the server
 //     answered another request: a server of the session era may ignore

@@ -306,7 +306,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("a session made on A is served on B", func(t *testing.T) {
 		c := newCluster(t, newStore, 0, false)
 		sid := c.initialize(t, c.a, c.b, "")
-		if st := c.load(t, "", sid); st.Lifecycle != mcp.StateReady || st.ClientInfo.Name != "first" || st.ProtocolVersion != "2025-11-25" {
+		if st := c.load(t, "", sid); st.Lifecycle != "ready" || st.ClientInfo.Name != "first" || st.ProtocolVersion != "2025-11-25" {
 			t.Fatalf("stored state %+v, want ready, client first, 2025-11-25", st)
 		}
 		c.b.do(t, http.MethodPost, sid, "", echo(2, "hi")).want(t, "tools/call on B", http.StatusOK, echoed(2, "hi"))
@@ -323,7 +323,7 @@ func Run(t *testing.T, newStore NewStore) {
 				t.Fatalf("%s holds %d sessions, want 1", rep.name, n)
 			}
 			local := rep.srv.Sessions()[0].State()
-			if local.LogLevel != "warning" || !slices.Equal(local.Subscriptions, []string{"test://r"}) || local.Lifecycle != mcp.StateReady {
+			if local.LogLevel != "warning" || !slices.Equal(local.Subscriptions, []string{"test://r"}) || local.Lifecycle != "ready" {
 				t.Errorf("%s's session: level %q, subscriptions %q, lifecycle %q", rep.name, local.LogLevel, local.Subscriptions, local.Lifecycle)
 			}
 		}

@@ -37,8 +37,8 @@ import (
 // clients of the same stores, as a real replica has.
 type ReplicaStores struct {
 	// Sessions must report Shared true and implement
-	// mcp.RequestStateKeyer (the stateless era's requestState key is
-	// shared through it).
+	// a RequestStateKey method (the stateless era's requestState key is
+	// shared through it; see mcp.SessionStore).
 	Sessions mcp.SessionStore
 	// Events must implement mcphttp.EventOnceAppender and
 	// mcphttp.EventWatcher.
@@ -98,9 +98,15 @@ func (m *mortalEvents) AppendOnce(ctx context.Context, session, stream, id, key 
 // switchedStore is a replica's SessionStore that the scenario can fail,
 // all three replicas at once (one switch), when the deployment cannot
 // take its backend down for real.
+// stateKeyer is the method a shared mcp.SessionStore has to share the
+// requestState key.
+type stateKeyer interface {
+	RequestStateKey(ctx context.Context) ([]byte, error)
+}
+
 type switchedStore struct {
 	*flaky
-	keyer mcp.RequestStateKeyer
+	keyer stateKeyer
 }
 
 func (s *switchedStore) RequestStateKey(ctx context.Context) ([]byte, error) {
@@ -150,7 +156,7 @@ type rrCluster struct {
 // -race.
 const rrLease = lostLease
 
-func newRRServer(c *rrCluster, name string, rs ReplicaStores, keyer mcp.RequestStateKeyer) *mcp.Server {
+func newRRServer(c *rrCluster, name string, rs ReplicaStores, keyer stateKeyer) *mcp.Server {
 	store := &switchedStore{flaky: newFlaky(rs.Sessions, &c.down), keyer: keyer}
 	s := mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{
 		SessionStore: store,
@@ -242,7 +248,7 @@ func newRRCluster(t *testing.T, newDeployment NewDeployment, maxSessions int) *r
 		if !ok {
 			t.Fatalf("replica %d's EventStore %T lacks AppendOnce or Watch", i+1, rs.Events)
 		}
-		keyer, ok := rs.Sessions.(mcp.RequestStateKeyer)
+		keyer, ok := rs.Sessions.(stateKeyer)
 		if !ok {
 			t.Fatalf("replica %d's SessionStore %T has no RequestStateKey", i+1, rs.Sessions)
 		}
