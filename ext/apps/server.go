@@ -105,7 +105,7 @@ func (a *Server) AddApp(app *App) error {
 	return nil
 }
 
-// Link sets t's _meta.ui to meta, after checking that meta.ResourceURI
+// Link sets t's _meta.ui to meta (a zero meta sets nothing), after checking that meta.ResourceURI
 // names an app added with AddApp and that Visibility holds only
 // VisibilityModel and VisibilityApp. Use it before mcp.AddTool for a
 // typed tool; AddTool does both for a ToolHandler.
@@ -120,6 +120,9 @@ func (a *Server) Link(t *mcp.Tool, meta ToolMeta) error {
 		if !ok {
 			return fmt.Errorf("apps: tool %s: its UI resource %s is not an app of this server (add it with AddApp first)", t.Name, meta.ResourceURI)
 		}
+	}
+	if meta.ResourceURI == "" && meta.Visibility == nil {
+		return nil // no UI: the tool is left as it is
 	}
 	b, err := json.Marshal(meta)
 	if err != nil {
