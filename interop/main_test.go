@@ -26,6 +26,7 @@ var summaryNames = map[string]string{
 	"TestMcpkitBothEras":          "interop mcpkit client vs mcpkit",
 	"TestOAuthTypeScriptServer":   "interop mcpkit CLI OAuth vs TypeScript server",
 	"TestHTTPSSETypeScriptServer": "interop mcpkit client vs TypeScript HTTP+SSE server",
+	"TestApps":                    "interop MCP Apps: mcpkit vs @modelcontextprotocol/ext-apps",
 }
 
 func tallyFor(test string) *tally {

@@ -206,13 +206,13 @@ for pid in "${oauth_pids[@]}"; do
 done
 oauth_pids=()
 
-name="mcpkit client -> TypeScript servers and mcpkit, both eras (go test ./interop)"
+name="mcpkit client -> TypeScript servers and mcpkit, MCP Apps with ext-apps, both eras (go test ./interop)"
 echo "== interop: $name"
 start=$SECONDS
 rc=0
 # INTEROP_REQUIRE_NODE=1: missing node_modules fail TestTypeScriptServers
 # rather than skip it.
-(cd "$root" && INTEROP_REQUIRE_NODE=1 go test -race -count=1 -v -run 'TestTypeScriptServers|TestMcpkitBothEras|TestOAuthTypeScriptServer|TestHTTPSSETypeScriptServer' ./interop/) >"$work/out" 2>&1 || rc=$?
+(cd "$root" && INTEROP_REQUIRE_NODE=1 go test -race -count=1 -v -run 'TestTypeScriptServers|TestMcpkitBothEras|TestOAuthTypeScriptServer|TestHTTPSSETypeScriptServer|TestApps' ./interop/) >"$work/out" 2>&1 || rc=$?
 # Leaf checks and the summary, without the === RUN noise.
 grep -E '^\s+--- (PASS|FAIL|SKIP)|^interop |^(ok|FAIL|---)' "$work/out" || true
 if [ $rc -ne 0 ]; then
@@ -222,7 +222,7 @@ fi
 tally "$work/out" "$name"
 # Each Go test prints its own summary; a test that skipped itself whole
 # prints none.
-for label in "interop mcpkit client vs TypeScript servers" "interop mcpkit client vs mcpkit" "interop mcpkit CLI OAuth vs TypeScript server" "interop mcpkit client vs TypeScript HTTP+SSE server"; do
+for label in "interop mcpkit client vs TypeScript servers" "interop mcpkit client vs mcpkit" "interop mcpkit CLI OAuth vs TypeScript server" "interop mcpkit client vs TypeScript HTTP+SSE server" "interop MCP Apps: mcpkit vs @modelcontextprotocol/ext-apps"; do
 	grep -q "^$label: " "$work/out" || failures+=("$name: no summary line \"$label\" (the test did not run its checks)")
 done
 echo "-- $name: $((SECONDS - start)) s"
