@@ -54,7 +54,7 @@ func newServer(t *testing.T, opts *mcp.ServerOptions) *mcp.Server {
 }
 
 const (
-	wantCard = `{"$schema":"https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json","name":"com.example/weather","version":"1.2.0","description":"Forecasts and alerts by city.","title":"Weather","remotes":[{"type":"streamable-http","url":"https://example.com/mcp","supportedProtocolVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]}]}`
+	wantCard       = `{"$schema":"https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json","name":"com.example/weather","version":"1.2.0","description":"Forecasts and alerts by city.","title":"Weather","remotes":[{"type":"streamable-http","url":"https://example.com/mcp","supportedProtocolVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]}]}`
 	wantPrimitives = `{"$schema":"https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json","name":"com.example/weather","version":"1.2.0","description":"Forecasts and alerts by city.","title":"Weather","remotes":[{"type":"streamable-http","url":"https://example.com/mcp","supportedProtocolVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]}],` +
 		`"capabilities":{"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}},` +
 		`"tools":[{"name":"alerts","description":"The alerts of a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}},{"name":"forecast","description":"The forecast of a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}],` +
