@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
 
 	"github.com/mcpkit/mcpkit/ext/servercard"
 	"github.com/mcpkit/mcpkit/internal/redistest"
@@ -21,6 +22,8 @@ import (
 // same registrations made in its own order, serve the same card byte for
 // byte with the same ETag, so a tag from one is 304 on the other.
 func TestReplicasSameCard(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
 	rdb := redis.NewClient(&redis.Options{Addr: redistest.Addr(t), DisableIdentity: true, ContextTimeoutEnabled: true})
 	defer rdb.Close()
 	prefix := "servercard-test:" + t.Name() + ":"

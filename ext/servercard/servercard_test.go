@@ -328,7 +328,8 @@ func TestCardFollowsFeatures(t *testing.T) {
 // Wrapped around mcphttp, the card is served beside the endpoint, and
 // clients of both eras still reach the server through the wrapper.
 func TestBothEras(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
 	s := newServer(t, nil)
 	mh := mcphttp.NewHandler(s, nil)
 	ts := httptest.NewUnstartedServer(nil)
