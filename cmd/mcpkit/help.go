@@ -59,6 +59,15 @@ var helpTopics = map[string]helpTopic{
 			"A request answered within 5ms, having sent nothing before its response, then gets one JSON body, which Redis need not keep; a slower one gets a resumable SSE stream. " +
 			"The HTTP+SSE transport of --sse-path keeps its sessions in the memory of the replica that holds the stream.",
 	},
+	"card": {
+		usage:   "card [--json] [--header NAME:VALUE]... [--timeout D] URL",
+		summary: "print the Server Card of an MCP endpoint",
+		text: "GET the Server Card of the Streamable HTTP endpoint URL, at URL/server-card (URL itself if it ends in /server-card), " +
+			"with Accept: application/mcp-server-card+json, and print it indented, or as the server sent it with --json " +
+			"(SEP-2127, a draft: https://github.com/modelcontextprotocol/experimental-ext-server-card). " +
+			"A card larger than 1 MiB, an answer other than 200 or a body that is not a JSON object fail (exit status 1); " +
+			"a card that breaks the draft schema is printed, then reported (exit status 1).",
+	},
 	"tools": {
 		usage:   "tools list|call ...",
 		summary: "list or call the tools of a server",
@@ -144,7 +153,7 @@ var helpTopics = map[string]helpTopic{
 }
 
 // topLevel are the commands in the order the help lists them.
-var topLevel = []string{"serve", "tools", "resources", "prompts", "auth", "dev-auth-server", "version", "help"}
+var topLevel = []string{"serve", "tools", "resources", "prompts", "card", "auth", "dev-auth-server", "version", "help"}
 
 // flagSections group the flags of a command's help; flags in none of
 // them are listed first, under "Flags:".

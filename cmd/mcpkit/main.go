@@ -8,6 +8,7 @@
 //	mcpkit resources read URI [--json] SERVER
 //	mcpkit prompts list [--json] SERVER
 //	mcpkit prompts get NAME [--args JSON] [--json] SERVER
+//	mcpkit card [--json] URL                      a server's Server Card
 //	mcpkit auth login|logout --url URL            OAuth login and logout
 //	mcpkit auth status                            the servers logged in to
 //	mcpkit dev-auth-server [--addr ADDR]          a development OAuth server
@@ -167,6 +168,8 @@ Usage:
   mcpkit inspect [SERVER]
         serve the MCP Inspector, a page in the browser to drive a server
         by hand, on 127.0.0.1, and print its URL
+  mcpkit card [--json] [--header NAME:VALUE]... URL
+        print the Server Card of the MCP endpoint URL (URL/server-card)
   mcpkit auth login|logout|status [--url URL]
         manage the OAuth credentials mcpkit keeps for servers
   mcpkit dev-auth-server [--addr 127.0.0.1:0]
@@ -266,6 +269,8 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 		return authCommand(ctx, e, args[1:])
 	case "inspect":
 		return inspectCommand(ctx, e, args[1:])
+	case "card":
+		return cardCommand(ctx, e, args[1:])
 	case "tools":
 		if len(args) < 2 {
 			return usagef("tools: want a subcommand: list or call")

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/auth"
+	"github.com/mcpkit/mcpkit/ext/servercard"
 	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -67,6 +68,10 @@ type serveFlags struct {
 	redis redisFlags
 	rb    *redisBackend
 }
+
+// cardName is the reference server's name in its Server Card, in the
+// reverse-DNS form a card requires.
+const cardName = "io.github.mcpkit/everything"
 
 // The defaults of serve --http's connection limits.
 const (
@@ -373,17 +378,30 @@ func serveHTTP(ctx context.Context, s *mcp.Server, f *serveFlags, logger *slog.L
 		}
 	}
 
+	// The Server Card (SEP-2127, a draft) at PATH/server-card and the
+	// catalog at /.well-known/mcp/catalog.json; every other path goes
+	// to the mux.
+	endpoint := "http://" + ln.Addr().String() + f.path
+	withCard, err := servercard.Handler(mux, servercard.FromServer(s, servercard.Info{
+		Name: cardName,
+		URL:  endpoint,
+	}), &servercard.Options{Path: f.path})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+
 	srv := &http.Server{
 		// Every path, the mux's 404 included, closes the connection after
 		// a chunked request, so that none can carry a smuggled one.
-		Handler:           httpguard.CloseChunkedHandler(mux),
+		Handler:           httpguard.CloseChunkedHandler(withCard),
 		IdleTimeout:       f.connIdleTimeout,
 		ReadHeaderTimeout: f.readHeaderTimeout,
 		MaxHeaderBytes:    f.maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("mcpkit serve: serving the reference server", "transport", "http",
-		"url", "http://"+ln.Addr().String()+f.path, "http_sse", sseURL, "stateless", f.stateless, "json_response", f.jsonResponse, "redis", redisName,
+		"url", endpoint, "server_card", endpoint+servercard.CardSuffix, "http_sse", sseURL, "stateless", f.stateless, "json_response", f.jsonResponse, "redis", redisName,
 		"server", everything.Name, "version", everything.Version)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/api from the packages'
 
 // packages are the importable packages of the module whose exported API
 // is recorded, as paths from the module root.
-var packages = []string{"mcp", "mcphttp", "jsonrpc", "auth", "auth/devserver", "mcpsse"}
+var packages = []string{"mcp", "mcphttp", "jsonrpc", "auth", "auth/devserver", "mcpsse", "ext/servercard"}
 
 // moduleRoot is the module root seen from this package's directory, where
 // go test runs.
