@@ -37,6 +37,8 @@ func (s *Server) HasResource(uri string) bool {
 // (by name, URI or URI template). The Tools, Prompts, Resources and
 // ResourceTemplates are the server's own and must not be modified.
 type Features struct {
+	// Implementation is what the server says about itself (NewServer's).
+	Implementation    Implementation
 	Capabilities      ServerCapabilities
 	Tools             []*Tool
 	Prompts           []*Prompt
@@ -57,6 +59,7 @@ func (s *Server) Features() Features {
 		v := s.featuresVersion()
 		c := s.capabilities()
 		if f, ok := s.featuresAt(v, c); ok {
+			f.Implementation = s.impl
 			return f
 		}
 	}

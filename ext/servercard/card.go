@@ -238,14 +238,14 @@ type staticSource struct {
 
 func (s staticSource) encoded() (*encodedCard, error) { return s.e, s.err }
 
-// Generate returns the card of s now: identity from s.Implementation
+// Generate returns the card of s now: identity from s.Features().Implementation
 // (overridden by info), one streamable-HTTP remote at info.URL, and,
 // with info.Primitives, s.Features' capabilities, tools, prompts and
 // resources. It depends on nothing but s's registrations and info, so
 // replicas with the same registrations generate the same card, byte for
 // byte.
 func Generate(s *mcp.Server, info Info) *Card {
-	impl := s.Implementation()
+	impl := s.Features().Implementation
 	c := &Card{
 		Schema:      SchemaURL,
 		Name:        cmp(info.Name, impl.Name),
