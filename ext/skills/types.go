@@ -140,3 +140,21 @@ type GetResult struct {
 	Meta  mcp.Meta `json:"_meta,omitempty"`
 	Skill Skill    `json:"skill"`
 }
+
+// ReadDirectoryParams are resources/directory/read's params (the spec's
+// "Reading Directories").
+type ReadDirectoryParams struct {
+	Meta mcp.Meta `json:"_meta,omitempty"`
+	// URI is the directory resource's URI, without a trailing slash.
+	URI    string `json:"uri"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ReadDirectoryResult is resources/directory/read's result: a page of the
+// directory's direct children, subdirectories with mime type
+// DirectoryMIMEType.
+type ReadDirectoryResult struct {
+	Meta       mcp.Meta        `json:"_meta,omitempty"`
+	Resources  []*mcp.Resource `json:"resources"`
+	NextCursor string          `json:"nextCursor,omitempty"`
+}
