@@ -47,7 +47,8 @@ func splitFrontmatter(head []byte, complete bool, limit int) ([]byte, error) {
 // JSON object, its keys in the order written. Aliases are expanded, at
 // most maxNodes nodes in all, so that an alias bomb is refused; merge
 // keys, non-scalar keys, repeated keys and values JSON cannot hold
-// (.nan, .inf) are refused.
+// (.nan, .inf) are refused. Errors give SKILL.md's line numbers: the
+// frontmatter starts on its second line.
 func frontmatterJSON(src []byte, maxNodes int) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -84,13 +85,13 @@ func (c *yamlConv) append(dst []byte, n *yaml.Node, depth int) ([]byte, error) {
 				k = k.Alias
 			}
 			if k.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("frontmatter: line %d: a key is not a scalar", n.Content[i].Line)
+				return nil, fmt.Errorf("frontmatter: line %d: a key is not a scalar", n.Content[i].Line+1)
 			}
 			if k.Tag == "!!merge" {
-				return nil, fmt.Errorf("frontmatter: line %d: merge keys (<<) are not supported", k.Line)
+				return nil, fmt.Errorf("frontmatter: line %d: merge keys (<<) are not supported", k.Line+1)
 			}
 			if seen[k.Value] {
-				return nil, fmt.Errorf("frontmatter: line %d: key %q is repeated", k.Line, k.Value)
+				return nil, fmt.Errorf("frontmatter: line %d: key %q is repeated", k.Line+1, k.Value)
 			}
 			seen[k.Value] = true
 			if i > 0 {
@@ -119,7 +120,7 @@ func (c *yamlConv) append(dst []byte, n *yaml.Node, depth int) ([]byte, error) {
 	case yaml.ScalarNode:
 		return appendScalar(dst, n)
 	}
-	return nil, fmt.Errorf("frontmatter: line %d: unexpected YAML node", n.Line)
+	return nil, fmt.Errorf("frontmatter: line %d: unexpected YAML node", n.Line+1)
 }
 
 // appendScalar renders a scalar by its resolved tag: null, booleans and
@@ -132,7 +133,7 @@ func appendScalar(dst []byte, n *yaml.Node) ([]byte, error) {
 	case "!!bool", "!!int", "!!float":
 		var v any
 		if err := n.Decode(&v); err != nil {
-			return nil, fmt.Errorf("frontmatter: line %d: %w", n.Line, err)
+			return nil, fmt.Errorf("frontmatter: line %d: %w", n.Line+1, err)
 		}
 		switch v := v.(type) {
 		case bool:
@@ -146,14 +147,14 @@ func appendScalar(dst []byte, n *yaml.Node) ([]byte, error) {
 		case float64:
 			b, err := jsonenc.Marshal(v)
 			if err != nil {
-				return nil, fmt.Errorf("frontmatter: line %d: %s is not a JSON number", n.Line, n.Value)
+				return nil, fmt.Errorf("frontmatter: line %d: %s is not a JSON number", n.Line+1, n.Value)
 			}
 			return append(dst, b...), nil
 		}
-		return nil, fmt.Errorf("frontmatter: line %d: %s is not a JSON value", n.Line, n.Value)
+		return nil, fmt.Errorf("frontmatter: line %d: %s is not a JSON value", n.Line+1, n.Value)
 	}
 	if !utf8.ValidString(n.Value) {
-		return nil, fmt.Errorf("frontmatter: line %d: a string is not UTF-8", n.Line)
+		return nil, fmt.Errorf("frontmatter: line %d: a string is not UTF-8", n.Line+1)
 	}
 	return jsonenc.AppendString(dst, n.Value), nil
 }
