@@ -5,6 +5,7 @@
 #   server  0.1.16          --suite all                               against `mcpkit serve --http`
 #   server  0.2.0-alpha.12  --suite active --spec-version 2025-11-25  against `mcpkit serve --http`
 #   server  0.2.0-alpha.12  --suite all    --spec-version 2026-07-28  against the same `mcpkit serve --http`
+#   server  0.2.0-alpha.12  --scenario sep-2640-skills-{directory,enumeration,manifest}  against the same
 #   the same three server runs against 3 replicas of `mcpkit serve --http --redis` on one
 #                           Redis (MCPKIT_REDIS_ADDR, or one scripts/redis.sh starts) behind
 #                           internal/cmd/rrproxy, which sends every request to the next replica
@@ -143,6 +144,13 @@ suite() {
 suite server-0.1.16 conformance-016 server --url "$url" --suite all
 suite server-0.2.0-alpha.12 conformance-02 server --url "$url" --suite active --spec-version 2025-11-25
 suite server-0.2.0-alpha.12-2026-07-28 conformance-02 server --url "$url" --suite all --spec-version 2026-07-28
+# The Skills extension's server scenarios (SEP-2640): extension scenarios
+# match no --spec-version, so each is run by name (at 2026-07-28, the
+# stateless era) against the reference server's embedded skills.
+skills_scenarios=(sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest)
+for sc in "${skills_scenarios[@]}"; do
+	suite "server-0.2.0-alpha.12-$sc" conformance-02 server --url "$url" --scenario "$sc"
+done
 
 # The same three server runs against 3 replicas of `mcpkit serve --http
 # --redis` on one Redis, behind a round-robin proxy that sends every
@@ -175,6 +183,9 @@ echo "   proxying $proxy_url (pid $proxy_pid)"
 suite server-0.1.16-replicated conformance-016 server --url "$proxy_url" --suite all
 suite server-0.2.0-alpha.12-replicated conformance-02 server --url "$proxy_url" --suite active --spec-version 2025-11-25
 suite server-0.2.0-alpha.12-2026-07-28-replicated conformance-02 server --url "$proxy_url" --suite all --spec-version 2026-07-28
+for sc in "${skills_scenarios[@]}"; do
+	suite "server-0.2.0-alpha.12-$sc-replicated" conformance-02 server --url "$proxy_url" --scenario "$sc"
+done
 echo "-- replicated server runs (3 replicas on Redis behind rrproxy): $((SECONDS - replicated_start)) s"
 
 suite client-0.2.0-alpha.12 conformance-02 client --command "$work/client" --suite all --spec-version 2025-11-25

@@ -45,13 +45,14 @@ type resultHead struct {
 	s         *Server
 	method    string
 	info      []byte // s.serverInfoMember()
-	cacheable bool   // isCacheableMethod(method)
+	cacheable bool   // isCacheableMethod(method), or an extension's Cacheable
 	hinted    bool
 	hint      CacheHint
 }
 
 func (s *Server) resultHead(method string) resultHead {
-	return resultHead{s: s, method: method, info: s.serverInfoMember(), cacheable: isCacheableMethod(method)}
+	cacheable := isCacheableMethod(method) || s.tables.Load().cacheable[method]
+	return resultHead{s: s, method: method, info: s.serverInfoMember(), cacheable: cacheable}
 }
 
 // ownMembers is which of the head's members a result sets itself.

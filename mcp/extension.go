@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
@@ -26,13 +27,20 @@ type Extension struct {
 	// Methods are the requests the extension adds, by method name, served
 	// in both eras through the server's middleware like built-in methods.
 	Methods map[string]MethodHandler
+	// Cacheable names those of Methods whose results are cacheable in
+	// the 2026-07-28 era: their complete results carry ttlMs and
+	// cacheScope, from ServerOptions.CacheHint, as the list methods' do
+	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+	Cacheable []string
 
 	settings json.RawMessage
 }
 
-// methodTables are the method tables of the two eras.
+// methodTables are the method tables of the two eras, and the methods
+// extensions declared cacheable.
 type methodTables struct {
 	session, stateless map[string]MethodHandler
+	cacheable          map[string]bool
 }
 
 // AddExtension adds ext to the server: sessions initialized and
@@ -40,7 +48,8 @@ type methodTables struct {
 // served. It may be called while the server serves. It fails, changing
 // nothing, when ID is not an extension identifier or was added already,
 // when Settings does not encode to a JSON object, or when a method is
-// served already (by mcp or another extension).
+// served already (by mcp or another extension), or when Cacheable names
+// a method not in Methods.
 //
 // When ServerOptions.Capabilities is set, the server declares exactly
 // those capabilities, and extensions are declared there by hand.
@@ -77,11 +86,23 @@ func (s *Server) AddExtension(ext Extension) error {
 			return fmt.Errorf("mcp: extension %s: method %s is served already", ext.ID, method)
 		}
 	}
-	tables := &methodTables{session: maps.Clone(old.session), stateless: maps.Clone(old.stateless)}
+	for _, method := range ext.Cacheable {
+		if ext.Methods[method] == nil {
+			return fmt.Errorf("mcp: extension %s: cacheable method %s is not one of its methods", ext.ID, method)
+		}
+	}
+	tables := &methodTables{session: maps.Clone(old.session), stateless: maps.Clone(old.stateless), cacheable: maps.Clone(old.cacheable)}
 	for method, h := range ext.Methods {
 		tables.session[method], tables.stateless[method] = h, h
 	}
+	for _, method := range ext.Cacheable {
+		if tables.cacheable == nil {
+			tables.cacheable = make(map[string]bool)
+		}
+		tables.cacheable[method] = true
+	}
 	ext.Methods = maps.Clone(ext.Methods)
+	ext.Cacheable = slices.Clone(ext.Cacheable)
 	ext.settings = settings
 	s.extensions = append(s.extensions, &ext)
 	s.tables.Store(tables)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"go.uber.org/goleak"
@@ -109,6 +110,7 @@ func TestAddExtensionRefuses(t *testing.T) {
 		{mcp.Extension{ID: "com.example/b", Methods: map[string]mcp.MethodHandler{"server/discover": ok}}, `mcp: extension com.example/b: method server/discover is served already`},
 		{mcp.Extension{ID: "com.example/b", Methods: map[string]mcp.MethodHandler{"a/x": ok}}, `mcp: extension com.example/b: method a/x is served already`},
 		{mcp.Extension{ID: "com.example/b", Methods: map[string]mcp.MethodHandler{"b/x": nil}}, `mcp: extension com.example/b: method "b/x" has no name or no handler`},
+		{mcp.Extension{ID: "com.example/b", Methods: map[string]mcp.MethodHandler{"b/x": ok}, Cacheable: []string{"b/y"}}, `mcp: extension com.example/b: cacheable method b/y is not one of its methods`},
 	} {
 		err := s.AddExtension(tc.ext)
 		if err == nil || err.Error() != tc.want {
@@ -167,5 +169,66 @@ func TestAddExtensionWhileServing(t *testing.T) {
 	}
 	if string(got) != `{"m":"e/t"}` {
 		t.Errorf("e/t = %s", got)
+	}
+}
+
+// TestAddExtensionCacheable checks that an extension's Cacheable methods
+// carry ttlMs and cacheScope from ServerOptions.CacheHint in the
+// stateless era, its other methods and the session era none.
+func TestAddExtensionCacheable(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+
+	s := mcp.NewServer(mcp.Implementation{Name: "ext", Version: "1.0.0"}, &mcp.ServerOptions{
+		CacheHint: func(method string) mcp.CacheHint {
+			if method == "notes/list" {
+				return mcp.CacheHint{TTL: 5 * time.Second, Scope: mcp.CachePublic}
+			}
+			return mcp.CacheHint{TTL: time.Second}
+		},
+	})
+	h := func(context.Context, *mcp.Request) (any, error) { return map[string]int{"n": 1}, nil }
+	err := s.AddExtension(mcp.Extension{
+		ID:        "com.example/notes",
+		Methods:   map[string]mcp.MethodHandler{"notes/list": h, "notes/count": h},
+		Cacheable: []string{"notes/list"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	clientT, serverT := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, serverT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	conn, err := clientT.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}`
+	info := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ext","version":"1.0.0"}}`
+	for _, tc := range []struct{ frame, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"notes/list","params":{` + meta + `}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":5000,"cacheScope":"public",` + info + `,"n":1}}`},
+		{`{"jsonrpc":"2.0","id":2,"method":"notes/count","params":{` + meta + `}}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete",` + info + `,"n":1}}`},
+		{`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"com.example/notes":{}}},"serverInfo":{"name":"ext","version":"1.0.0"}}}`},
+		{`{"jsonrpc":"2.0","id":4,"method":"notes/list"}`, `{"jsonrpc":"2.0","id":4,"result":{"n":1}}`},
+	} {
+		if err := conn.Write(ctx, []byte(tc.frame)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.frame, got, tc.want)
+		}
 	}
 }

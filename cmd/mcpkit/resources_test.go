@@ -10,11 +10,18 @@ const testPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8D
 
 func TestResourcesList(t *testing.T) {
 	code, out, errOut := client(t, "resources", "list")
+	// The reference server's embedded skills, then its conformance fixtures.
 	want := "" +
-		"test://static-binary       image/png         A static binary resource, a 1x1 PNG image (conformance fixture).\n" +
-		"test://static-text         text/plain        A static text resource (conformance fixture).\n" +
-		"test://watched-resource    text/plain        A resource clients may subscribe to (conformance fixture).\n" +
-		"test://template/{id}/data  application/json  JSON data for any id (conformance fixture).\n"
+		"skill://code-review/SKILL.md              text/markdown       Review a change to an mcpkit server the way its maintainers do, from the wire bytes to the tests.\n" +
+		"skill://code-review/checklist.md          text/markdown       \n" +
+		"skill://code-review/security/SKILL.md     text/markdown       A security pass over a change to an MCP server, nested in code-review.\n" +
+		"skill://code-review/security/rules.md     text/markdown       \n" +
+		"skill://release-notes/SKILL.md            text/markdown       Draft release notes for the changes since the last tag, with a script that lists them.\n" +
+		"skill://release-notes/scripts/collect.sh  text/x-shellscript  \n" +
+		"test://static-binary                      image/png           A static binary resource, a 1x1 PNG image (conformance fixture).\n" +
+		"test://static-text                        text/plain          A static text resource (conformance fixture).\n" +
+		"test://watched-resource                   text/plain          A resource clients may subscribe to (conformance fixture).\n" +
+		"test://template/{id}/data                 application/json    JSON data for any id (conformance fixture).\n"
 	if code != 0 || out != want || errOut != "" {
 		t.Errorf("exit %d, stdout\n%s\nstderr %q; want 0 and\n%s", code, out, errOut, want)
 	}
@@ -34,7 +41,7 @@ func TestResourcesList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("--json output %q: %v", out, err)
 	}
-	if len(res.Resources) != 3 || res.Resources[1].URI != "test://static-text" || len(res.ResourceTemplates) != 1 || res.ResourceTemplates[0].URITemplate != "test://template/{id}/data" {
+	if len(res.Resources) != 9 || res.Resources[7].URI != "test://static-text" || len(res.ResourceTemplates) != 1 || res.ResourceTemplates[0].URITemplate != "test://template/{id}/data" {
 		t.Errorf("--json output = %s", out)
 	}
 }

@@ -5,6 +5,40 @@
 // resources, listed by skills/list and described by skills/get, and a
 // client lists, verifies and pulls them. It is built on mcp's exported
 // API only (mcp.Server.AddExtension and the resource calls).
+//
+// # Server MUSTs and their tests
+//
+// Serve serves the skills of an fs.FS. Each MUST of the spec on a server,
+// and the test (server_test.go) that checks it:
+//
+//	A declaring server implements skills/list and skills/get  TestList, TestGet
+//	directoryRead: true implements resources/directory/read  TestCapability, TestReadDirectory
+//	A declaring server declares the resources capability      TestCapability (with no skill too)
+//	A skill conforms to Agent Skills: SKILL.md at its root,
+//	  frontmatter with name and description                    TestRefused
+//	The final skill-path segment equals the frontmatter name  TestRefused ("other")
+//	The name satisfies the Agent Skills naming rules          TestRefused (-a, Bad_Name, a--b, 65 x)
+//	frontmatter identical in content to SKILL.md's            TestList (key order, nested maps)
+//	uri's final segment equals frontmatter.name               TestList, TestRefused
+//	resources complete, each once, SKILL.md's own included    TestList (nested files in the enclosing skill)
+//	each resource uri is SKILL.md or within the skill         TestList
+//	each resource carries size (the digest's bytes)           TestList, TestRescan
+//	"dynamic" when digests cannot be stable                   not applicable: an FS's files are hashed
+//	skills/list: resultType "complete", ttlMs, cacheScope      TestList (stateless era)
+//	skills/get: params.uri a SKILL.md; -32602 otherwise        TestGet
+//	skills/get answers for every served skill (nested too)    TestGet
+//	skills/get: resultType "complete", ttlMs, cacheScope       TestGet (stateless era)
+//	directory/read: resultType "complete"                      TestReadDirectory (stateless era)
+//	directory/read: -32602 for a file or an unknown URI       TestReadDirectory
+//	directory/read: every direct child, subdirectories
+//	  as inode/directory, empty directory empty, pages        TestReadDirectory
+//	directory/read on every directory of a served skill       TestReadDirectory (root, empty, scripts)
+//	resources/read of an unserved skill file: not found       TestRead (-32002 session era, -32602 stateless)
+//	Internal errors are -32603                                mcp (a non-jsonrpc error of a handler)
+//
+// The 512-file and 16 MiB limits (SHOULD NOT serve beyond): TestLimits.
+// Bounds on what a FS or a client can make the server hold:
+// TestFrontmatterBombs, TestListPagination, TestGet (docs/limits.md).
 package skills
 
 import (
@@ -139,4 +173,22 @@ type GetParams struct {
 type GetResult struct {
 	Meta  mcp.Meta `json:"_meta,omitempty"`
 	Skill Skill    `json:"skill"`
+}
+
+// ReadDirectoryParams are resources/directory/read's params (the spec's
+// "Reading Directories").
+type ReadDirectoryParams struct {
+	Meta mcp.Meta `json:"_meta,omitempty"`
+	// URI is the directory resource's URI, without a trailing slash.
+	URI    string `json:"uri"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ReadDirectoryResult is resources/directory/read's result: a page of the
+// directory's direct children, subdirectories with mime type
+// DirectoryMIMEType.
+type ReadDirectoryResult struct {
+	Meta       mcp.Meta        `json:"_meta,omitempty"`
+	Resources  []*mcp.Resource `json:"resources"`
+	NextCursor string          `json:"nextCursor,omitempty"`
 }

@@ -74,6 +74,7 @@ func NewServer(opts *Options) *mcp.Server {
 	addMRTRFixtures(s)    // mrtr.go
 	addDiagnosticTools(s) // diagnostics.go
 	addHeaderTools(s)     // headers.go
+	addSkills(s)          // skills.go
 	return s
 }
 

@@ -194,7 +194,7 @@ func TestToolsList(t *testing.T) {
 		}
 	}
 	caps, _ := json.Marshal(cs.InitializeResult().Capabilities)
-	if string(caps) != `{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}` {
+	if string(caps) != `{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}},"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}}}` {
 		t.Errorf("capabilities = %s", caps)
 	}
 	if info := cs.InitializeResult().ServerInfo; info.Name != everything.Name || info.Version != everything.Version {

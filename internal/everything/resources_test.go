@@ -30,6 +30,13 @@ func TestResources(t *testing.T) {
 		name, method, params, want string
 	}{
 		{"list", "resources/list", `{}`, `{"resources":[` +
+			// The embedded skills (skills.go), then the conformance fixtures.
+			`{"uri":"skill://code-review/SKILL.md","name":"code-review","description":"Review a change to an mcpkit server the way its maintainers do, from the wire bytes to the tests.","mimeType":"text/markdown","size":551},` +
+			`{"uri":"skill://code-review/checklist.md","name":"checklist.md","mimeType":"text/markdown","size":228},` +
+			`{"uri":"skill://code-review/security/SKILL.md","name":"security","description":"A security pass over a change to an MCP server, nested in code-review.","mimeType":"text/markdown","size":205},` +
+			`{"uri":"skill://code-review/security/rules.md","name":"rules.md","mimeType":"text/markdown","size":230},` +
+			`{"uri":"skill://release-notes/SKILL.md","name":"release-notes","description":"Draft release notes for the changes since the last tag, with a script that lists them.","mimeType":"text/markdown","size":416},` +
+			`{"uri":"skill://release-notes/scripts/collect.sh","name":"collect.sh","mimeType":"text/x-shellscript","size":225},` +
 			`{"uri":"test://static-binary","name":"static-binary","title":"Static binary","description":"A static binary resource, a 1x1 PNG image (conformance fixture).","mimeType":"image/png"},` +
 			`{"uri":"test://static-text","name":"static-text","title":"Static text","description":"A static text resource (conformance fixture).","mimeType":"text/plain"},` +
 			`{"uri":"test://watched-resource","name":"watched-resource","title":"Watched resource","description":"A resource clients may subscribe to (conformance fixture).","mimeType":"text/plain"}]}`},
