@@ -14,6 +14,11 @@ import { basename, join, relative } from 'node:path';
 // The checks that may be SKIPPED, by run (run.sh's suite names), scenario
 // and check name, each with the reason it cannot run against mcpkit.
 const expectedSkipped = {
+  // The suite's tasks-status-notifications is a placeholder: its only
+  // check is SKIPPED by the suite itself ("pending subscriptions/listen
+  // rewrite"), whatever the server does.
+  'server-0.2.0-alpha.12-tasks': { 'tasks-status-notifications': ['TasksStatusNotificationsScenario'] },
+  'server-0.2.0-alpha.12-tasks-replicated': { 'tasks-status-notifications': ['TasksStatusNotificationsScenario'] },
   'client-0.2.0-alpha.12-2026-07-28': {
     // The stateless era sends neither initialize nor
     // notifications/initialized, so their Mcp-Method header cannot be seen.

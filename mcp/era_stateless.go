@@ -144,6 +144,10 @@ type statelessRequest struct {
 	// task is set when the request is the work of a task of the tasks
 	// extension: Request.Input waits for tasks/update (task_ext.go).
 	task *extRun
+	// beforeTask is set while the handler of a tool with
+	// Tool.InputBeforeTask runs before its task exists; begun once it
+	// called Request.BeginTask then (task_ext.go).
+	beforeTask, begun bool
 	// meta is the request's _meta and what else parsing params found
 	// (era_stateless_meta.go); nil for a task's work.
 	meta *requestMeta
@@ -451,7 +455,7 @@ func (*statelessRequest) callTool(ctx context.Context, s *Server, r *Request, p 
 // declare, is the protocol's business, not the model's.
 func (*statelessRequest) protocolToolError(err error) bool {
 	var capErr *CapabilityError
-	return errors.Is(err, ErrInputRequired) || errors.As(err, &capErr)
+	return errors.Is(err, ErrInputRequired) || errors.Is(err, ErrBeginTask) || errors.As(err, &capErr)
 }
 
 // input returns the answers the retry carries; while any is missing it
@@ -463,7 +467,7 @@ func (st *statelessRequest) input(ctx context.Context, r *Request, keys []string
 		return nil, err
 	}
 	if st.task != nil {
-		return st.task.input(ctx, keys, requests)
+		return st.taskInput(ctx, keys, requests)
 	}
 	missing := false
 	for _, k := range keys {

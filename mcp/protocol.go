@@ -231,6 +231,20 @@ type Tool struct {
 	// It is server-side policy and never sent; nil requires nothing beyond
 	// what the server requires of every request.
 	RequiredScopes []string `json:"-"`
+	// InputBeforeTask, for a tool that may run as a task
+	// (Execution.TaskSupport optional or required), lets its handler
+	// gather input before the task exists, as SEP-2663 advises ("Task
+	// Creation": resolve multi round-trip requests synchronously before
+	// answering with a CreateTaskResult). In the 2026-07-28 era, when the
+	// client declares the tasks extension, the handler first runs as a
+	// plain request: Request.Input is answered by input_required results
+	// and the client's retries
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)
+	// until the handler calls Request.BeginTask; the task is created then,
+	// and the handler runs again as its work, Request.Input returning the
+	// answers gathered before. It is server-side policy and never sent;
+	// false creates the task at once.
+	InputBeforeTask bool `json:"-"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not trust

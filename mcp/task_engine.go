@@ -238,7 +238,12 @@ func taskSupport(t *Tool) string {
 // validTaskSupport checks a tool's execution.taskSupport when it is added.
 func validTaskSupport(t *Tool) error {
 	switch taskSupport(t) {
-	case TaskSupportForbidden, TaskSupportOptional, TaskSupportRequired:
+	case TaskSupportForbidden:
+		if t.InputBeforeTask {
+			return fmt.Errorf("mcp: tool %q: InputBeforeTask needs execution.taskSupport %q or %q", t.Name, TaskSupportOptional, TaskSupportRequired)
+		}
+		return nil
+	case TaskSupportOptional, TaskSupportRequired:
 		return nil
 	}
 	return fmt.Errorf("mcp: tool %q: execution.taskSupport must be %q, %q or %q, not %q",

@@ -164,9 +164,12 @@ func (s *Server) extTaskOwner(r *Request, id string) (owner, acct string) {
 
 // callToolExt serves a stateless-era tools/call of a tool that may run as
 // a task (execution.taskSupport "optional" or "required"). A request that
-// declares the tasks extension gets a task at once, created before the
-// answer (SEP-2663, "Task Creation"); one that does not runs an optional
-// tool inline and gets -32021 for a required one.
+// declares the tasks extension gets a task, created before the answer
+// (SEP-2663, "Task Creation"): at once, or for a tool with
+// Tool.InputBeforeTask once its handler, run first as a plain request, has
+// the input it asks for and calls Request.BeginTask. One that does not
+// declare the extension runs an optional tool inline and gets -32021 for a
+// required one.
 func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessage, t *serverTool) (any, error) {
 	if !s.tasksExtensionEnabled() {
 		// Not offered: as in the session era, the tool runs normally.
@@ -178,13 +181,42 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		}
 		return runTool(ctx, r, t, args)
 	}
+	var answers map[string]json.RawMessage
+	if st, ok := r.era.(*statelessRequest); ok && t.tool.InputBeforeTask {
+		// The multi round-trip phase: input_required results and
+		// retries, until the handler calls BeginTask (SEP-2663: resolve
+		// them synchronously before the CreateTaskResult).
+		st.beforeTask = true
+		res, err := runTool(ctx, r, t, args)
+		st.beforeTask = false
+		if !st.begun || !errors.Is(err, ErrBeginTask) {
+			return res, err
+		}
+		// The task's work gets the answers the handler used; the
+		// phase's keys end with it (SEP-2663, "Composition with Multi
+		// Round-Trip Requests").
+		for k := range st.kept {
+			if answers == nil {
+				answers = make(map[string]json.RawMessage, len(st.kept))
+			}
+			answers[k] = slices.Clone(st.answers[k])
+		}
+	}
+	return s.startExtTask(ctx, r, args, t, answers)
+}
 
+// startExtTask creates the task of a stateless-era tools/call, starts its
+// work and returns its CreateTaskResult. answers are the input the
+// handler gathered before the task (Tool.InputBeforeTask): its
+// Request.Input returns them in the task's work.
+func (s *Server) startExtTask(ctx context.Context, r *Request, args json.RawMessage, t *serverTool, answers map[string]json.RawMessage) (any, error) {
 	id := rand.Text()
 	owner, acct := s.extTaskOwner(r, id)
 	run := newTaskRun(id, owner, acct, r.Session, extTaskWire{})
 	run.ext = &extRun{s: s, run: run}
 	ttl := s.taskRT().defaultTTL
-	// The work keeps copies of the params and the arguments.
+	// The work keeps copies of the params and the arguments; the answers
+	// came in the params (inputResponses, or inside requestState).
 	st, err := s.createTask(ctx, run, ttl, len(r.Params)+len(args))
 	if err != nil {
 		return nil, err
@@ -201,12 +233,67 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		ClientInfo:         r.ClientInfo,
 		ClientCapabilities: r.ClientCapabilities,
 		Extra:              r.Extra,
-		era:                &statelessRequest{task: run.ext},
+		era:                &statelessRequest{task: run.ext, answers: answers},
 	}
 	s.startTask(ctx, run, wr, noStream{}, t, slices.Clone(args), ttl)
 	created := extTaskView(st)
 	created.ResultType = resultTypeTask
 	return created, nil
+}
+
+// ErrBeginTask is what Request.BeginTask returns while the handler of a
+// tool with Tool.InputBeforeTask runs before its task exists; the handler
+// returns it, and the server creates the task and runs the handler again
+// as the task's work (SEP-2663, "Task Creation").
+var ErrBeginTask = errors.New("mcp: the tool's work goes on as a task")
+
+// BeginTask marks where the handler of a tool with Tool.InputBeforeTask
+// has the input it gathers before its task. While the handler runs before
+// the task exists (a 2026-07-28 tools/call whose client declares the tasks
+// extension), BeginTask returns ErrBeginTask, which the handler returns:
+// the tools/call is then answered with a CreateTaskResult, and the handler
+// runs again from the start as the task's work, where its Request.Input
+// calls return the answers given before and ask for the others with the
+// task's input_required status (SEP-2663, "Task Creation" and "Task Update
+// Requests"). Everywhere else (in the task's work, in the session era, in a
+// call that runs inline) it returns nil and the handler goes on.
+func (r *Request) BeginTask() error {
+	if st, ok := r.era.(*statelessRequest); ok && st.beforeTask {
+		st.begun = true
+		return ErrBeginTask
+	}
+	return nil
+}
+
+// taskInput is Request.Input in a task's work: the answers gathered
+// before the task (Tool.InputBeforeTask) are returned at once, and the
+// other requests are asked with the task's input_required status.
+func (st *statelessRequest) taskInput(ctx context.Context, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
+	ask := keys
+	if len(st.answers) > 0 {
+		ask = nil
+		for _, k := range keys {
+			if _, ok := st.answers[k]; !ok {
+				ask = append(ask, k)
+			}
+		}
+	}
+	var got InputResponses
+	if len(ask) > 0 {
+		var err error
+		if got, err = st.task.input(ctx, ask, requests); err != nil {
+			return nil, err
+		}
+	}
+	out := make(InputResponses, len(keys))
+	for _, k := range keys {
+		if raw, ok := got[k]; ok {
+			out[k] = raw
+		} else {
+			out[k] = st.answers[k]
+		}
+	}
+	return out, nil
 }
 
 // noStream is the stream of a stateless-era task's work: there is none,

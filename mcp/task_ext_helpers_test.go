@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -146,6 +147,7 @@ type txGate struct {
 	release chan struct{} // closing it lets "work" and "status" return
 	ended   chan error    // "work" and "status" send their context's error when stopped
 	asked   chan error    // the asking tools send Request.Input's error when it fails
+	runs    atomic.Int32  // how many times prelude's handler ran
 }
 
 // The wire form of txServer's input requests, and their answers.
@@ -175,6 +177,9 @@ func txName(n string) string { return `{"action":"accept","content":{"name":"` +
 //   - again (optional): asks "k" (a name), then "k" again.
 //   - elicit (optional): Request.Elicit (an automatic key).
 //   - sample (optional): Request.CreateMessage.
+//   - prelude (required, Tool.InputBeforeTask): asks "user" (a name)
+//     before its task, calls BeginTask, then asks "confirm" in the task;
+//     every run of its handler is counted in txGate.runs.
 func txServer(t testing.TB, opts *mcp.ServerOptions) (*mcp.Server, *txGate) {
 	t.Helper()
 	g := &txGate{release: make(chan struct{}), ended: make(chan error, 16), asked: make(chan error, 16)}
@@ -318,6 +323,34 @@ func txServer(t testing.TB, opts *mcp.ServerOptions) (*mcp.Server, *txGate) {
 		}
 		return text("sampled by " + res.Model), nil
 	})
+	prelude := &mcp.Tool{Name: "prelude", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}, InputBeforeTask: true}
+	if err := srv.AddTool(prelude, func(ctx context.Context, r *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+		g.runs.Add(1)
+		who, err := r.Input(ctx, map[string]*mcp.InputRequest{"user": nameInput("user")})
+		if err != nil {
+			return nil, err
+		}
+		if err := r.BeginTask(); err != nil {
+			return nil, err
+		}
+		rs, err := ask(ctx, r, map[string]*mcp.InputRequest{"confirm": mcp.ElicitationInput(&mcp.ElicitParams{
+			Message: "Delete the file?",
+			RequestedSchema: &mcp.ElicitSchema{
+				Properties: []mcp.ElicitProperty{{Name: "confirm", Schema: &mcp.PrimitiveSchema{Type: "boolean"}}},
+				Required:   []string{"confirm"},
+			},
+		})})
+		if err != nil {
+			return nil, err
+		}
+		res, err := rs.Elicitation("confirm")
+		if err != nil {
+			return nil, err
+		}
+		return text("user=" + name(who, "user") + " confirm=" + string(res.Content)), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	return srv, g
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -304,6 +305,110 @@ func TestTasksExtInputKeysAreNeverReused(t *testing.T) {
 		txWant(t, "done", get(8), txGet(8, "completed", "", "",
 			`,"result":{"resultType":"complete","content":[{"type":"text","text":"first=Ann second=Bob"}]}`))
 	})
+}
+
+// A tool with Tool.InputBeforeTask gathers input by input_required
+// results and retries before its task exists, and gets its task on the
+// round that has the answers: no taskId before, no requestState nor
+// inputRequests on the CreateTaskResult, the answers reaching the work,
+// and the task's own input keys separate from the earlier phase's
+// (SEP-2663, "Task Creation" and "Composition with Multi Round-Trip
+// Requests").
+func TestTasksExtInputBeforeTask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := txServer(t, nil)
+		stateRE := regexp.MustCompile(`"requestState":"([^"]*)"`)
+		call := func(id int, caps, rest string) (frame, state string) {
+			t.Helper()
+			frame = txCall(t, srv, id, "tools/call", caps, `,"name":"prelude","arguments":{}`+rest)
+			if m := stateRE.FindStringSubmatch(frame); m != nil {
+				return strings.Replace(frame, m[1], "STATE", 1), m[1]
+			}
+			return frame, ""
+		}
+		userAsked := func(id int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{%s,"resultType":"input_required","inputRequests":{"user":%s},"requestState":"STATE"}}`,
+				id, txInfo, txNameRequest("user"))
+		}
+
+		// Round 1: input_required, no task.
+		got, state := call(1, txExtAll, "")
+		txWant(t, "round 1", got, userAsked(1))
+		if state == "" {
+			t.Fatal("round 1 has no requestState")
+		}
+		// A retry without the answer asks again, still without a task.
+		got, _ = call(2, txExtAll, `,"inputResponses":{},"requestState":"`+state+`"`)
+		txWant(t, "retry without the answer", got, userAsked(2))
+		// A bad answer is refused as any retry's is.
+		got, _ = call(3, txExtAll, `,"inputResponses":{"user":{"action":"accept","content":{"name":7}}}`)
+		if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,`) {
+			t.Errorf("a bad answer: %s", got)
+		}
+		// Round 2, with the answer: the task.
+		got, _ = call(4, txExtAll, `,"inputResponses":{"user":`+txName("Ann")+`},"requestState":"`+state+`"`)
+		m := txIDRE.FindStringSubmatch(got)
+		if m == nil {
+			t.Fatalf("round 2 created no task: %s", got)
+		}
+		id := m[1]
+		txWant(t, "round 2 (CreateTaskResult)", mask(got, id),
+			`{"jsonrpc":"2.0","id":4,"result":{`+txInfo+`,"resultType":"task",`+txTask("working", "", "")+`}}`)
+		synctest.Wait()
+		get := func(n int) string {
+			return mask(txCall(t, srv, n, "tasks/get", txExt, `,"taskId":"`+id+`"`), id)
+		}
+		// The work has "user" from round 2 and asks only "confirm".
+		got = get(5)
+		txWant(t, "tasks/get", got, txGet(5, "input_required", "", "", `,"inputRequests":{"confirm":`+txConfirmRequest+`}`))
+		txValidate(t, "ExtGetTaskResponse", got)
+		txWant(t, "tasks/update", txCall(t, srv, 6, "tasks/update", txExt, `,"taskId":"`+id+`","inputResponses":{"confirm":`+txYes+`}`), txAck(6))
+		synctest.Wait()
+		txWant(t, "completed", get(7), txGet(7, "completed", "", "",
+			`,"result":{"resultType":"complete","content":[{"type":"text","text":"user=Ann confirm={\"confirm\":true}"}]}`))
+		// Rounds 1 to 4 before the task (the bad answer stopped the
+		// handler at its Input), then once as the task's work.
+		if n := g.runs.Load(); n != 5 {
+			t.Errorf("the handler ran %d times, want 5", n)
+		}
+
+		// Without the extension a required tool is refused before its
+		// handler runs.
+		txWant(t, "without the extension", txRefused(t, srv, 8, "tools/call", `{"elicitation":{}}`, `,"name":"prelude","arguments":{}`), txMissingExt(8))
+		if n := g.runs.Load(); n != 5 {
+			t.Errorf("the handler ran %d times, want 5", n)
+		}
+	})
+}
+
+// An optional tool with Tool.InputBeforeTask called without the tasks
+// extension runs inline: BeginTask returns nil and every Input is a
+// round of input_required results.
+func TestTasksExtInputBeforeTaskInline(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "tx-server", Version: "1.0.0"}, nil)
+	var begin []error
+	tool := &mcp.Tool{Name: "inline", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}, InputBeforeTask: true}
+	if err := srv.AddTool(tool, func(ctx context.Context, r *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+		begin = append(begin, r.BeginTask())
+		if _, err := r.Input(ctx, map[string]*mcp.InputRequest{"ok": mcp.RootsInput()}); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "inline"}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := txCall(t, srv, 1, "tools/call", `{"roots":{}}`, `,"name":"inline","arguments":{},"inputResponses":{"ok":{"roots":[]}}`)
+	txWant(t, "inline", got, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",`+txInfo+`,"content":[{"type":"text","text":"inline"}]}}`)
+	if len(begin) != 1 || begin[0] != nil {
+		t.Errorf("BeginTask returned %v, want [<nil>]", begin)
+	}
+	// A tool that never runs as a task cannot ask for it.
+	err := srv.AddTool(&mcp.Tool{Name: "never", InputBeforeTask: true}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
+		return nil, nil
+	})
+	if want := `mcp: tool "never": InputBeforeTask needs execution.taskSupport "optional" or "required"`; err == nil || err.Error() != want {
+		t.Errorf("AddTool = %v, want %s", err, want)
+	}
 }
 
 func TestTasksExtElicitAndCapabilities(t *testing.T) {

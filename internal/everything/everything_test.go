@@ -163,12 +163,13 @@ func TestToolsList(t *testing.T) {
 		"test_trigger_prompt_change":                 `{"type":"object","properties":{}}`,
 		"test_header_param":                          everything.HeaderParamSchema,
 		// The tasks extension's fixtures (tasks_ext.go).
-		"greet":              "",
-		"slow_compute":       "",
-		"failing_job":        "",
-		"protocol_error_job": "",
-		"confirm_delete":     "",
-		"multi_input":        "",
+		"greet":               "",
+		"slow_compute":        "",
+		"failing_job":         "",
+		"protocol_error_job":  "",
+		"confirm_delete":      "",
+		"multi_input":         "",
+		"test_tool_with_task": "",
 	}
 	seen := map[string]bool{}
 	for tool, err := range cs.Tools(context.Background(), nil) {

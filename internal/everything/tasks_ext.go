@@ -6,8 +6,9 @@ package everything
 // https://modelcontextprotocol.io/extensions/tasks/overview): greet (never
 // a task), slow_compute, failing_job (a task or nothing: taskSupport
 // "required"), protocol_error_job, confirm_delete and multi_input (which
-// ask the client for input while they run). They serve the session era
-// too, as the session era's tasks.
+// ask the client for input while they run), and test_tool_with_task
+// (which asks before its task exists: Tool.InputBeforeTask). They serve
+// the session era too, as the session era's tasks.
 
 import (
 	"context"
@@ -87,6 +88,13 @@ func addTasksExtTools(s *mcp.Server) {
 			"it deletes nothing. It may run as a task, which waits in input_required for the answer.",
 		Execution: optional,
 	}, confirmDelete))
+	must(mcp.AddTool(s, &mcp.Tool{
+		Name: "test_tool_with_task",
+		Description: "Asks the user's name (an elicitation \"user_name\") before its task exists, then runs as a task " +
+			"(execution.taskSupport required) that greets the name given.",
+		Execution:       &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired},
+		InputBeforeTask: true,
+	}, toolWithTask))
 	must(mcp.AddTool(s, &mcp.Tool{
 		Name: "multi_input",
 		Description: "Asks two questions at once (elicitations \"first\" and \"second\") and repeats the names given. " +
@@ -173,4 +181,39 @@ func multiInput(ctx context.Context, req *mcp.Request, _ JobArgs) (string, error
 		names[i] = key + "=" + c.Name + " (" + res.Action + ")"
 	}
 	return names[0] + ", " + names[1], nil
+}
+
+// toolWithTask asks "user_name" by input_required results before its
+// task (SEP-2663, "Composition with Multi Round-Trip Requests"), then goes
+// on as the task's work.
+func toolWithTask(ctx context.Context, req *mcp.Request, _ JobArgs) (string, error) {
+	rs, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_name": mcp.ElicitationInput(&mcp.ElicitParams{
+		Message: "What is your name?",
+		RequestedSchema: &mcp.ElicitSchema{
+			Properties: []mcp.ElicitProperty{{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string"}}},
+			Required:   []string{"name"},
+		},
+	})})
+	if err != nil {
+		return "", toolError(err)
+	}
+	if err := req.BeginTask(); err != nil {
+		return "", err
+	}
+	res, err := rs.Elicitation("user_name")
+	if err != nil {
+		return "", err
+	}
+	var c struct {
+		Name string `json:"name"`
+	}
+	if res.Action == mcp.ElicitActionAccept {
+		if err := json.Unmarshal(res.Content, &c); err != nil {
+			return "", fmt.Errorf("the client's content: %w", err)
+		}
+	}
+	if c.Name == "" {
+		return "Hello, whoever you are (action=" + res.Action + ").", nil
+	}
+	return "Hello, " + c.Name + "!", nil
 }

@@ -174,3 +174,34 @@ func TestTasksExtFixturesInput(t *testing.T) {
 		}
 	})
 }
+
+// TestTasksExtFixturesInputBeforeTask drives test_tool_with_task as the
+// tasks-mrtr-composition scenario does: an input_required result without
+// a taskId, then, on the retry with the answer, a CreateTaskResult
+// without requestState nor inputRequests, and a task whose result has the
+// name given (SEP-2663, "Composition with Multi Round-Trip Requests").
+func TestTasksExtFixturesInputBeforeTask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := extServer(t)
+		call := func(id int, rest string) string {
+			return extCall(t, s, id, "tools/call", extCaps, `,"name":"test_tool_with_task","arguments":{}`+rest)
+		}
+		resp := call(1, "")
+		m := regexp.MustCompile(`,"requestState":"([^"]+)"}}$`).FindStringSubmatch(resp)
+		if m == nil {
+			t.Fatalf("round 1 has no requestState: %s", resp)
+		}
+		extWant(t, "round 1", strings.Replace(resp, m[1], "STATE", 1),
+			`{"jsonrpc":"2.0","id":1,"result":{`+extInfo+`,"resultType":"input_required","inputRequests":{"user_name":{"method":"elicitation/create","params":{"message":"What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}},"requestState":"STATE"}}`)
+		resp = call(2, `,"inputResponses":{"user_name":{"action":"accept","content":{"name":"Alice"}}},"requestState":"`+m[1]+`"`)
+		id := extIDRE.FindStringSubmatch(resp)
+		if id == nil {
+			t.Fatalf("round 2 created no task: %s", resp)
+		}
+		extWant(t, "round 2", strings.ReplaceAll(resp, id[1], "ID"),
+			`{"jsonrpc":"2.0","id":2,"result":{`+extInfo+`,"resultType":"task","taskId":"ID","status":"working","createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":"2000-01-01T00:00:00Z","ttlMs":3600000,"pollIntervalMs":1000}}`)
+		synctest.Wait()
+		extWant(t, "completed", extGet(t, s, 3, id[1]), extDetailed(3, "completed", 0, 0, "")+
+			`,"result":{"resultType":"complete","content":[{"type":"text","text":"Hello, Alice!"}]}}}`)
+	})
+}
