@@ -33,6 +33,8 @@ type fixture struct {
 	pageSize int
 	// repeat makes every skills/list page name cursor "1".
 	repeat bool
+	// blob serves every file as a base64 blob.
+	blob bool
 	// served, if set, replaces the content served at a URI.
 	served func(uri, content string) string
 
@@ -91,6 +93,9 @@ func (f *fixture) start(t *testing.T, era mcp.ProtocolEra) *mcp.ClientSession {
 			content := f.files[p.URI]
 			if f.served != nil {
 				content = f.served(p.URI, content)
+			}
+			if f.blob {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, MIMEType: "application/octet-stream", BlobData: []byte(content)}}}, nil
 			}
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, Text: content}}}, nil
 		})
@@ -640,6 +645,27 @@ func TestPullWritesFiles(t *testing.T) {
 		// SKILL.md was read first.
 		if r := f.readURIs(); len(r) != 3 || r[0] != s.URI {
 			t.Errorf("reads %v", r)
+		}
+	})
+}
+
+// Files served as base64 blobs are verified on their decoded bytes.
+func TestPullBlobs(t *testing.T) {
+	eras(t, func(t *testing.T, era mcp.ProtocolEra) {
+		f := pdfFixture()
+		f.blob = true
+		cs := f.start(t, era)
+		p, err := skills.Pull(t.Context(), cs, "srv", decode(t, f.entries[0]), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(p, "references", "FORMS.md")); err != nil || string(b) != formMD {
+			t.Errorf("FORMS.md: %q, %v", b, err)
+		}
+		f.served = func(uri, content string) string { return content + "more" }
+		_, err = skills.ReadFile(t.Context(), cs, decode(t, f.entries[0]), "skill://pdf-processing/references/FORMS.md")
+		if want := "skills: verification failed: skill://pdf-processing/references/FORMS.md is 24 bytes, the entry says 20"; err == nil || err.Error() != want {
+			t.Errorf("got %v, want %s", err, want)
 		}
 	})
 }
