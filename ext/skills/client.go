@@ -14,7 +14,7 @@ package skills
 //	| calls skills/list and skills/get only after observing the declaration (Capability Negotiation)     | TestClientRequiresDeclaration                                |
 //	| no resources/directory/read without directoryRead: true (Capability Negotiation)                  | TestClientRequiresDeclaration, TestReadDirectory             |
 //	| no DNS or network resolution of the skill:// authority (Resource Mapping)                          | by construction: URIs are only compared and mapped to paths  |
-//	| an entry with no resources, or neither an array nor "dynamic", is not loaded (Resources)          | TestListInvalidEntry, TestSkillUnmarshalRefuses (types)      |
+//	| an entry with no resources, or neither an array nor "dynamic", is not loaded (Resources)          | TestListInvalidEntry                                         |
 //	| a read whose length differs from the entry's size is a verification failure (Resources)           | TestReadFileVerifies/size, conformance sep-2640-client-verify-size |
 //	| a host supports skills up to 512 resources and 16 MiB (Limits); larger ones refused, said why      | TestCheckEntry, TestPullLimits                               |
 //	| a partial listing is not proof of absence; a skill loads given only its URI (Listing Skills)      | TestGetUnlisted                                              |
