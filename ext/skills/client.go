@@ -486,8 +486,15 @@ func readContent(ctx context.Context, cs *mcp.ClientSession, want Resource) ([]b
 	}
 	var b []byte
 	if content.Blob != "" {
-		if int64(base64.StdEncoding.DecodedLen(len(content.Blob))) > limit+2 {
-			return nil, sizeMismatch(want, int64(base64.StdEncoding.DecodedLen(len(content.Blob))))
+		// The size is known before decoding: a blob far too large is
+		// refused without a copy of it.
+		n := int64(len(content.Blob)) / 4 * 3
+		n -= int64(len(content.Blob) - len(strings.TrimRight(content.Blob, "=")))
+		if n > limit && len(content.Blob)%4 == 0 {
+			if want.Size < 0 {
+				return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d of a whole skill", ErrOverLimit, want.URI, n, MaxTotalSize)
+			}
+			return nil, sizeMismatch(want, n)
 		}
 		b, err = base64.StdEncoding.DecodeString(content.Blob)
 		if err != nil {
