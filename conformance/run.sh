@@ -22,6 +22,8 @@
 #                           credentials, enterprise-managed, WIF, DPoP)  running the same conformance/client
 #   client  0.2.0-alpha.12  --suite backcompat (2025-03-26 auth fallbacks)  running the same conformance/client
 #   client  0.1.16          --suite all (auth, backcompat and extensions included)  running the same conformance/client
+#   client  0.2.0-alpha.12  --scenario sep-2640-client-{no-prefetch,verify-digest,verify-size,verify-frontmatter}
+#                           (the Skills extension), each in both eras, running the same conformance/client
 #
 # The three server runs share one server process: the 2026-07-28 era
 # (stateless requests, no initialize) is served on the same stateful
@@ -313,6 +315,13 @@ suite client-0.2.0-alpha.12-2026-07-28 conformance-02 client --command "$work/cl
 suite client-0.2.0-alpha.12-extensions conformance-02 client --command "$work/client" --suite extensions
 suite client-0.2.0-alpha.12-backcompat conformance-02 client --command "$work/client" --suite backcompat
 suite client-0.1.16 conformance-016 client --command "$work/client" --suite all
+# The Skills extension's client scenarios (SEP-2640): no --spec-version
+# selects an extension scenario, so each is run by name, once in each era
+# (the client speaks the era MCP_CONFORMANCE_PROTOCOL_VERSION names).
+for scenario in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter; do
+	suite "client-0.2.0-alpha.12-$scenario" conformance-02 client --command "$work/client" --scenario "$scenario"
+	MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28 suite "client-0.2.0-alpha.12-$scenario-2026-07-28" conformance-02 client --command "$work/client" --scenario "$scenario"
+done
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
 	echo "mcpkit serve died during the run:" >&2

@@ -32,6 +32,9 @@ type clientFlags struct {
 	timeout    time.Duration
 	maxTimeout time.Duration
 	auth       authFlags
+	// maxMessageBytes, if not zero, is the transport's MaxMessageBytes:
+	// skills pull reads files as large as a whole skill.
+	maxMessageBytes int
 }
 
 // Defaults of --timeout and --max-timeout.
@@ -88,7 +91,7 @@ func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error)
 		if _, err := storeKey(f.url); err != nil {
 			return nil, err
 		}
-		t := &mcphttp.ClientTransport{URL: f.url, Header: header}
+		t := &mcphttp.ClientTransport{URL: f.url, Header: header, MaxMessageBytes: f.maxMessageBytes}
 		if header.Get("Authorization") != "" {
 			// The caller authorizes: a 401 is an answer, not a reason
 			// to log in.
@@ -112,7 +115,9 @@ func (f *clientFlags) transport(e *env, command []string) (mcp.Transport, error)
 	}
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stderr = e.status
-	return newChildTransport(cmd), nil
+	ct := newChildTransport(cmd)
+	ct.MaxMessageBytes = f.maxMessageBytes
+	return ct, nil
 }
 
 // transportHeaders are the headers the Streamable HTTP transport sets

@@ -31,8 +31,8 @@ import (
 // names the command and lists every one of its flags.
 func TestHelpEveryCommand(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	if len(helpTopics) != 19 {
-		t.Errorf("%d help topics, want 19 (every command, subcommand and group)", len(helpTopics))
+	if len(helpTopics) != 23 {
+		t.Errorf("%d help topics, want 23 (every command, subcommand and group)", len(helpTopics))
 	}
 	for topic := range helpTopics {
 		words := strings.Fields(topic)
@@ -61,6 +61,9 @@ func TestHelpEveryCommand(t *testing.T) {
 		{"resources read", []string{"json", "url", "header", "era", "timeout", "max-timeout"}},
 		{"prompts list", []string{"json", "url", "header", "era", "timeout", "max-timeout"}},
 		{"prompts get", []string{"args", "json", "url", "header", "era", "timeout", "max-timeout"}},
+		{"skills list", []string{"json", "url", "header", "era", "timeout", "max-timeout"}},
+		{"skills get", []string{"json", "url", "header", "era", "timeout", "max-timeout"}},
+		{"skills pull", []string{"dir", "label", "url", "header", "era", "timeout", "max-timeout"}},
 		{"auth login", []string{"url", "header", "client-id", "client-secret", "auth-auto-approve"}},
 		{"auth logout", []string{"url"}},
 		{"serve", []string{"log-level", "http", "path", "stateless", "json-response", "allowed-origin", "max-sessions", "idle-timeout", "conn-idle-timeout", "read-header-timeout", "max-header-bytes", "shutdown-timeout", "auth-issuer"}},
@@ -150,9 +153,9 @@ func TestHelpUnknown(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"help", "nosuch"}, "mcpkit: help: no command \"nosuch\": the commands are serve, tools, resources, prompts, card, auth, dev-auth-server, inspect, version, help\nRun 'mcpkit help' for usage.\n"},
-		{[]string{"help", "tools", "frob"}, "mcpkit: help: no command \"tools frob\": the commands are serve, tools, resources, prompts, card, auth, dev-auth-server, inspect, version, help\nRun 'mcpkit help' for usage.\n"},
-		{[]string{"help", "tools", "list", "x"}, "mcpkit: help: no command \"tools list x\": the commands are serve, tools, resources, prompts, card, auth, dev-auth-server, inspect, version, help\nRun 'mcpkit help' for usage.\n"},
+		{[]string{"help", "nosuch"}, "mcpkit: help: no command \"nosuch\": the commands are serve, tools, resources, prompts, skills, card, auth, dev-auth-server, inspect, version, help\nRun 'mcpkit help' for usage.\n"},
+		{[]string{"help", "tools", "frob"}, "mcpkit: help: no command \"tools frob\": the commands are serve, tools, resources, prompts, skills, card, auth, dev-auth-server, inspect, version, help\nRun 'mcpkit help' for usage.\n"},
+		{[]string{"help", "tools", "list", "x"}, "mcpkit: help: no command \"tools list x\": the commands are serve, tools, resources, prompts, skills, card, auth, dev-auth-server, inspect, version, help\nRun 'mcpkit help' for usage.\n"},
 	} {
 		code, out, errOut := runCLI(t, "", tc.args...)
 		if code != 2 || out != "" || errOut != tc.want {

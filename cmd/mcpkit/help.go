@@ -117,6 +117,32 @@ var helpTopics = map[string]helpTopic{
 		summary: "get a prompt with the JSON object of strings --args as arguments",
 		text:    "Get prompt NAME with the JSON object of strings --args as its arguments and print each message as \"role: content\".",
 	},
+	"skills": {
+		usage:   "skills list|get|pull ...",
+		summary: "list, describe or pull the skills of a server",
+		text: "List, describe or pull the skills a server serves with the Skills extension " +
+			"(io.modelcontextprotocol/skills, https://github.com/modelcontextprotocol/ext-skills). " +
+			"A server whose capabilities do not declare the extension offers none: the verbs say so, with exit status 1, and send nothing else.",
+	},
+	"skills list": {
+		usage:   "skills list [--json] " + serverUsage,
+		summary: "list the skills, reading none of their files",
+		text: "List every skill of the server, all pages of skills/list, reading no file: the SKILL.md URI, the number of files and their bytes (or \"dynamic\"), and the description. " +
+			"--json prints {\"skills\":[...]}. An entry a host must not load (no resources, for one) is reported on stderr, the others are listed, and the exit status is 1.",
+	},
+	"skills get": {
+		usage:   "skills get URI [--json] " + serverUsage,
+		summary: "print the entry of the skill whose SKILL.md is at URI",
+		text: "Get the entry of the skill whose SKILL.md is at URI by skills/get, whether or not the server lists it, and print its frontmatter and each file with its size and digest. " +
+			"--json prints the entry. A server that serves no such skill answers -32602 (exit status 1).",
+	},
+	"skills pull": {
+		usage:   "skills pull URI [--dir DIR] [--label LABEL] " + serverUsage,
+		summary: "load a skill, verifying every file, into a directory",
+		text: "Load the skill whose SKILL.md is at URI: its entry by skills/get, then each file by resources/read, SKILL.md first, each checked against the entry's size and SHA-256 digest, and the SKILL.md's YAML frontmatter against the entry's. " +
+			"Any mismatch, a file outside the skill, or a skill over 512 files or 16 MiB is refused (exit status 1) and nothing is written. " +
+			"The skill is written to DIR/LABEL/SCHEME/SKILL-PATH (each segment escaped), which names the server as well as the URI, replacing an earlier pull whole, files without execute permission; the path is printed.",
+	},
 	"auth": {
 		usage:   "auth login|logout|status ...",
 		summary: "manage the OAuth credentials mcpkit keeps for servers",
@@ -153,7 +179,7 @@ var helpTopics = map[string]helpTopic{
 }
 
 // topLevel are the commands in the order the help lists them.
-var topLevel = []string{"serve", "tools", "resources", "prompts", "card", "auth", "dev-auth-server", "version", "help"}
+var topLevel = []string{"serve", "tools", "resources", "prompts", "skills", "card", "auth", "dev-auth-server", "version", "help"}
 
 // flagSections group the flags of a command's help; flags in none of
 // them are listed first, under "Flags:".

@@ -8,6 +8,9 @@
 //	mcpkit resources read URI [--json] SERVER
 //	mcpkit prompts list [--json] SERVER
 //	mcpkit prompts get NAME [--args JSON] [--json] SERVER
+//	mcpkit skills list [--json] SERVER
+//	mcpkit skills get URI [--json] SERVER
+//	mcpkit skills pull URI [--dir DIR] [--label LABEL] SERVER
 //	mcpkit card [--json] URL                      a server's Server Card
 //	mcpkit auth login|logout --url URL            OAuth login and logout
 //	mcpkit auth status                            the servers logged in to
@@ -165,6 +168,9 @@ Usage:
         list the prompts of the server
   mcpkit prompts get NAME [--args JSON] [--json] SERVER
         get prompt NAME with the JSON object of strings ARGS as arguments
+  mcpkit skills list|get|pull [URI] SERVER
+        list the skills of the server, get the entry of one, or pull one
+        into a directory, every file verified against its digest
   mcpkit inspect [SERVER]
         serve the MCP Inspector, a page in the browser to drive a server
         by hand, on 127.0.0.1, and print its URL
@@ -293,6 +299,19 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 			return resourcesRead(ctx, e, args[2:])
 		}
 		return usagef("resources: unknown subcommand %q: want list or read", args[1])
+	case "skills":
+		if len(args) < 2 {
+			return usagef("skills: want a subcommand: list, get or pull")
+		}
+		switch args[1] {
+		case "list":
+			return skillsList(ctx, e, args[2:])
+		case "get":
+			return skillsGet(ctx, e, args[2:])
+		case "pull":
+			return skillsPull(ctx, e, args[2:])
+		}
+		return usagef("skills: unknown subcommand %q: want list, get or pull", args[1])
 	case "prompts":
 		if len(args) < 2 {
 			return usagef("prompts: want a subcommand: list or get")

@@ -2,8 +2,6 @@ package skills_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +24,7 @@ const (
 	script   = "#!/bin/sh\necho hi\n"
 )
 
-func fixture() fstest.MapFS {
+func skillsFS() fstest.MapFS {
 	return fstest.MapFS{
 		"code-review/SKILL.md":             {Data: []byte(reviewMD)},
 		"code-review/checklist.md":         {Data: []byte("- tests\n")},
@@ -36,11 +34,6 @@ func fixture() fstest.MapFS {
 		"release-notes/scripts/collect.sh": {Data: []byte(script)},
 		"release-notes/logo.bin":           {Data: []byte{0, 1, 2, 0xff}},
 	}
-}
-
-func digest(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(h[:])
 }
 
 func res(uri, content string) string {
@@ -99,10 +92,10 @@ func newServer(t *testing.T, fsys fs.FS, opts *skills.Options) (*mcp.Server, *sk
 	return srv, sk
 }
 
-// eras runs the same call in both eras: want is the session era's
+// callBothEras runs the same call in both eras: want is the session era's
 // result; the stateless era's adds resultType, the cache hint when
 // cacheable, and the server's identity.
-func eras(t *testing.T, srv *mcp.Server, method, params, wantResult string, cacheable bool) {
+func callBothEras(t *testing.T, srv *mcp.Server, method, params, wantResult string, cacheable bool) {
 	t.Helper()
 	call := conn(t, srv)
 	call(init_)
@@ -136,7 +129,7 @@ var (
 // TestCapability: the extension is declared with directoryRead, and the
 // resources capability with it, in both eras.
 func TestCapability(t *testing.T) {
-	srv, _ := newServer(t, fixture(), nil)
+	srv, _ := newServer(t, skillsFS(), nil)
 	call := conn(t, srv)
 	if got := call(init_); !strings.Contains(got, `"resources":{"subscribe":true,"listChanged":true},"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}}`) {
 		t.Errorf("initialize: %s", got)
@@ -156,14 +149,14 @@ func TestCapability(t *testing.T) {
 // files in the enclosing skill's), SKILL.md first; ttlMs and cacheScope
 // in the stateless era.
 func TestList(t *testing.T) {
-	srv, _ := newServer(t, fixture(), nil)
-	eras(t, srv, "skills/list", `{}`, `{"skills":[`+reviewEntry+","+nestedEntry+","+notesEntry+`]}`, true)
+	srv, _ := newServer(t, skillsFS(), nil)
+	callBothEras(t, srv, "skills/list", `{}`, `{"skills":[`+reviewEntry+","+nestedEntry+","+notesEntry+`]}`, true)
 }
 
 // TestListPagination: pages of PageSize entries, an entry never split,
 // nextCursor passed back; a cursor that is not one is -32602.
 func TestListPagination(t *testing.T) {
-	srv, _ := newServer(t, fixture(), &skills.Options{PageSize: 2})
+	srv, _ := newServer(t, skillsFS(), &skills.Options{PageSize: 2})
 	call := conn(t, srv)
 	call(init_)
 	got := call(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`)
@@ -195,8 +188,8 @@ func TestListPagination(t *testing.T) {
 // TestGet: skills/get answers for every served skill, nested ones
 // included, with the listing's entry; -32602 for anything else.
 func TestGet(t *testing.T) {
-	srv, _ := newServer(t, fixture(), &skills.Options{MaxURILength: 100})
-	eras(t, srv, "skills/get", `{"uri":"skill://code-review/security/SKILL.md"}`, `{"skill":`+nestedEntry+`}`, true)
+	srv, _ := newServer(t, skillsFS(), &skills.Options{MaxURILength: 100})
+	callBothEras(t, srv, "skills/get", `{"uri":"skill://code-review/security/SKILL.md"}`, `{"skill":`+nestedEntry+`}`, true)
 	call := conn(t, srv)
 	call(init_)
 	for _, tc := range []struct{ params, want string }{
@@ -217,9 +210,9 @@ func TestGet(t *testing.T) {
 // TestReadDirectory: a directory's direct children, subdirectories as
 // inode/directory, an empty directory empty, pages; -32602 for a file
 // and for a URI that is nothing.
-func TestReadDirectory(t *testing.T) {
-	srv, _ := newServer(t, fixture(), nil)
-	eras(t, srv, "resources/directory/read", `{"uri":"skill://code-review"}`, `{"resources":[`+
+func TestServerReadDirectory(t *testing.T) {
+	srv, _ := newServer(t, skillsFS(), nil)
+	callBothEras(t, srv, "resources/directory/read", `{"uri":"skill://code-review"}`, `{"resources":[`+
 		`{"uri":"skill://code-review/SKILL.md","name":"code-review","description":"Review changes.","mimeType":"text/markdown","size":112},`+
 		`{"uri":"skill://code-review/checklist.md","name":"checklist.md","mimeType":"text/markdown","size":8},`+
 		`{"uri":"skill://code-review/empty","name":"empty","mimeType":"inode/directory"},`+
@@ -239,7 +232,7 @@ func TestReadDirectory(t *testing.T) {
 		}
 	}
 	// Pages of one child: each cursor leads to the next child.
-	paged, _ := newServer(t, fixture(), &skills.Options{PageSize: 1})
+	paged, _ := newServer(t, skillsFS(), &skills.Options{PageSize: 1})
 	pcall := conn(t, paged)
 	pcall(init_)
 	var uris []string
@@ -272,8 +265,8 @@ func TestReadDirectory(t *testing.T) {
 // its type, binary content a blob; a URI no skill serves is not found
 // (-32002 in the session era, -32602 in the stateless era).
 func TestRead(t *testing.T) {
-	srv, _ := newServer(t, fixture(), nil)
-	eras(t, srv, "resources/read", `{"uri":"skill://code-review/SKILL.md"}`,
+	srv, _ := newServer(t, skillsFS(), nil)
+	callBothEras(t, srv, "resources/read", `{"uri":"skill://code-review/SKILL.md"}`,
 		`{"contents":[{"uri":"skill://code-review/SKILL.md","mimeType":"text/markdown","text":`+strings.ReplaceAll(fmt.Sprintf("%q", reviewMD), `\"`, `\"`)+`}]}`, true)
 	call := conn(t, srv)
 	call(init_)
@@ -299,7 +292,7 @@ func TestRefused(t *testing.T) {
 	fm := func(name string) *fstest.MapFile {
 		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: d\n---\n")}
 	}
-	fsys := fixture()
+	fsys := skillsFS()
 	fsys["Bad_Name/SKILL.md"] = fm("Bad_Name")
 	fsys["a--b/SKILL.md"] = fm("a--b")
 	fsys["-a/SKILL.md"] = fm("-a")
@@ -389,7 +382,7 @@ func TestFrontmatterBombs(t *testing.T) {
 // TestRescan: a changed file gets its new digest, a new skill is served,
 // a removed one is not, and resources/list follows.
 func TestRescan(t *testing.T) {
-	fsys := fixture()
+	fsys := skillsFS()
 	srv, sk := newServer(t, fsys, nil)
 	fsys["code-review/checklist.md"] = &fstest.MapFile{Data: []byte("- more tests\n")}
 	delete(fsys, "release-notes/SKILL.md")
@@ -414,7 +407,7 @@ func TestRescan(t *testing.T) {
 func TestHTTP(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
-	srv, _ := newServer(t, fixture(), nil)
+	srv, _ := newServer(t, skillsFS(), nil)
 	h := mcphttp.NewHandler(srv, nil)
 	defer h.Close()
 	hs := httptest.NewServer(h)

@@ -12,7 +12,7 @@
 // and the test (server_test.go) that checks it:
 //
 //	A declaring server implements skills/list and skills/get  TestList, TestGet
-//	directoryRead: true implements resources/directory/read  TestCapability, TestReadDirectory
+//	directoryRead: true implements resources/directory/read  TestCapability, TestServerReadDirectory
 //	A declaring server declares the resources capability      TestCapability (with no skill too)
 //	A skill conforms to Agent Skills: SKILL.md at its root,
 //	  frontmatter with name and description                    TestRefused
@@ -28,11 +28,11 @@
 //	skills/get: params.uri a SKILL.md; -32602 otherwise        TestGet
 //	skills/get answers for every served skill (nested too)    TestGet
 //	skills/get: resultType "complete", ttlMs, cacheScope       TestGet (stateless era)
-//	directory/read: resultType "complete"                      TestReadDirectory (stateless era)
-//	directory/read: -32602 for a file or an unknown URI       TestReadDirectory
+//	directory/read: resultType "complete"                      TestServerReadDirectory (stateless era)
+//	directory/read: -32602 for a file or an unknown URI       TestServerReadDirectory
 //	directory/read: every direct child, subdirectories
-//	  as inode/directory, empty directory empty, pages        TestReadDirectory
-//	directory/read on every directory of a served skill       TestReadDirectory (root, empty, scripts)
+//	  as inode/directory, empty directory empty, pages        TestServerReadDirectory
+//	directory/read on every directory of a served skill       TestServerReadDirectory (root, empty, scripts)
 //	resources/read of an unserved skill file: not found       TestRead (-32002 session era, -32602 stateless)
 //	Internal errors are -32603                                mcp (a non-jsonrpc error of a handler)
 //

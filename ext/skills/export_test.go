@@ -1,0 +1,4 @@
+package skills
+
+// CompareFrontmatter exposes compareFrontmatter to the tests.
+var CompareFrontmatter = compareFrontmatter
