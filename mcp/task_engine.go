@@ -149,6 +149,9 @@ type taskRun struct {
 	// status (or forgets it), waking tasks/result calls.
 	terminal     chan struct{}
 	terminalOnce sync.Once
+	// released is closed when the work has ended here and the ledger has
+	// its outcome (taskRuntime.release).
+	released chan struct{}
 	// publish orders the task's store updates with their notifications;
 	// before is the status an update found, guarded by it.
 	publish sync.Mutex
@@ -163,6 +166,10 @@ type taskRun struct {
 	// (keepOutcome) in place of all it held while it ran.
 	msgBytes, inputBytes int64
 	settled              bool
+	// sessionEnded is set, under taskRuntime.mu, when the task's session
+	// ends for good while its work is still here (endOwnerRuns): its end
+	// then forgets it rather than keeping its outcome.
+	sessionEnded bool
 }
 
 func newTaskRun(id, owner, acct string, ss *ServerSession, wire taskWire) *taskRun {
@@ -170,6 +177,7 @@ func newTaskRun(id, owner, acct string, ss *ServerSession, wire taskWire) *taskR
 		id: id, owner: owner, acct: acct, wire: wire, ss: ss,
 		w:        &taskWriter{id: id, ss: ss},
 		terminal: make(chan struct{}),
+		released: make(chan struct{}),
 	}
 }
 
@@ -517,12 +525,16 @@ func (rt *taskRuntime) release(run *taskRun, acct string) {
 	defer rt.mu.Unlock()
 	if run != nil {
 		delete(rt.runs, run.id)
+		if run.sessionEnded {
+			rt.forgetTask(acct, run.id)
+		}
 		rt.finishedTask(acct, run.id)
 		if !run.settled {
 			// Cancelled (or expired) before it had an outcome: it keeps
 			// the cancelled state alone.
 			rt.settle(acct, run.id, int64(len(taskCancelledMessage)))
 		}
+		close(run.released)
 	}
 	rt.runningTotal--
 	if rt.running[acct]--; rt.running[acct] <= 0 {

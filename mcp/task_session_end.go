@@ -59,6 +59,7 @@ func (s *Server) endOwnerRuns(owner string) {
 	rt.mu.Lock()
 	for _, run := range rt.runs {
 		if run.owner == owner && run.cancel != nil {
+			run.sessionEnded = true
 			runs = append(runs, run)
 		}
 	}

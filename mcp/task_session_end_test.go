@@ -168,6 +168,7 @@ func TestSharedSessionTasksOutliveAReplicaLocalClose(t *testing.T) {
 		t.Fatalf("block cancelled on %s", got)
 	}
 	waitForgotten(t, r.a, running)
+	waitForgotten(t, r.a, finished)
 	rt := r.a.taskRT()
 	rt.mu.Lock()
 	n := rt.ledger.count
@@ -190,7 +191,7 @@ func waitForgotten(t *testing.T, s *Server, id string) {
 	rt.mu.Unlock()
 	if run != nil {
 		select {
-		case <-run.terminal:
+		case <-run.released:
 		case <-time.After(sessionEndTestTimeout):
 			t.Fatalf("task %s still running after %v", id, sessionEndTestTimeout)
 		}
@@ -244,6 +245,7 @@ func TestSharedSessionDeleteEndsItsTasks(t *testing.T) {
 		t.Fatalf("block cancelled on %s", got)
 	}
 	waitForgotten(t, r.a, running)
+	waitForgotten(t, r.a, finished)
 	rt := r.a.taskRT()
 	rt.mu.Lock()
 	count, owners := rt.ledger.count, len(rt.ledger.owners)
