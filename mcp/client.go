@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -29,6 +33,11 @@ type Client struct {
 	// stateless-era request's _meta, encoded once (client_era_stateless.go).
 	metaOnce sync.Once
 	metaTail []byte
+	// caps is what the client declares, made in NewClient; capsErr is
+	// why ClientOptions.Extensions cannot be declared, which Connect
+	// returns.
+	caps    *ClientCapabilities
+	capsErr error
 }
 
 // ClientOptions configures a Client. The zero value is a client that
@@ -43,6 +52,19 @@ type ClientOptions struct {
 	// capabilities inferred from the options. If nil, the client declares
 	// none of the optional capabilities (an empty object).
 	Capabilities *ClientCapabilities
+	// Extensions are the protocol extensions the client supports, by
+	// extension identifier ("{vendor-prefix}/{name}", such as
+	// "io.modelcontextprotocol/ui"), each with its settings, declared as
+	// capabilities.extensions in initialize and in the clientCapabilities
+	// of every 2026-07-28 request's _meta
+	// (https://modelcontextprotocol.io/extensions/overview#negotiation).
+	// They are added to the capabilities the client infers from its
+	// options (or to Capabilities, if set) rather than replacing them.
+	// Each value must encode to a JSON object; nil declares {}. Connect
+	// fails, before it opens the transport, on an identifier that is not
+	// one, a value that does not encode to an object, or an identifier
+	// Capabilities.Extensions declares as well.
+	Extensions map[string]any
 	// Logger receives the client's own diagnostics. If nil, nothing is
 	// logged.
 	Logger *slog.Logger
@@ -207,6 +229,7 @@ func NewClient(impl Implementation, opts *ClientOptions) *Client {
 	c.addSamplingMethods()
 	c.addElicitationMethods()
 	c.addRootsMethods()
+	c.caps, c.capsErr = c.declaredCapabilities()
 	c.send = c.sendingChain()          // send.go
 	c.receive = c.clientReceiveChain() // middleware.go
 	return c
@@ -221,23 +244,58 @@ func setDefault[T comparable](v *T, def T) {
 }
 
 // capabilities returns what the client declares in initialize.
-func (c *Client) capabilities() *ClientCapabilities {
-	if c.opts.Capabilities != nil {
-		return c.opts.Capabilities
+func (c *Client) capabilities() *ClientCapabilities { return c.caps }
+
+// declaredCapabilities makes what the client declares: Capabilities, or
+// the capabilities inferred from the options, with Extensions added. On
+// an error it returns them without Extensions.
+func (c *Client) declaredCapabilities() (*ClientCapabilities, error) {
+	caps := c.opts.Capabilities
+	if caps == nil {
+		caps = &ClientCapabilities{}
+		c.samplingCapability(caps)
+		c.elicitationCapability(caps)
+		c.rootsCapability(caps)
 	}
-	caps := &ClientCapabilities{}
-	c.samplingCapability(caps)
-	c.elicitationCapability(caps)
-	c.rootsCapability(caps)
-	return caps
+	if len(c.opts.Extensions) == 0 {
+		return caps, nil
+	}
+	merged := *caps
+	merged.Extensions = make(map[string]json.RawMessage, len(caps.Extensions)+len(c.opts.Extensions))
+	maps.Copy(merged.Extensions, caps.Extensions)
+	for _, id := range slices.Sorted(maps.Keys(c.opts.Extensions)) {
+		if err := checkExtensionID(id); err != nil {
+			return caps, fmt.Errorf("mcp: ClientOptions.Extensions: %s", strings.TrimPrefix(err.Error(), "mcp: "))
+		}
+		if _, dup := merged.Extensions[id]; dup {
+			return caps, fmt.Errorf("mcp: ClientOptions.Extensions[%q]: ClientOptions.Capabilities.Extensions declares it as well", id)
+		}
+		settings := json.RawMessage(emptyObject)
+		if v := c.opts.Extensions[id]; v != nil {
+			b, err := jsonenc.Marshal(v)
+			if err != nil {
+				return caps, fmt.Errorf("mcp: ClientOptions.Extensions[%q]: encoding its settings: %w", id, err)
+			}
+			if len(b) == 0 || b[0] != '{' {
+				return caps, fmt.Errorf("mcp: ClientOptions.Extensions[%q]: its settings encode to %.40s, not a JSON object", id, b)
+			}
+			settings = b
+		}
+		merged.Extensions[id] = settings
+	}
+	return &merged, nil
 }
 
 // Connect opens t and starts a session in the era
 // ClientOptions.ProtocolEra chooses (see ProtocolEra; docs/design.md).
 // When no version is shared it fails with an error wrapping
 // ErrUnsupportedVersion; on any failure it closes the connection. ctx
-// bounds the start only.
+// bounds the start only. It fails without opening t when
+// ClientOptions.Extensions cannot be declared.
 func (c *Client) Connect(ctx context.Context, t Transport) (*ClientSession, error) {
+	if c.capsErr != nil {
+		return nil, c.capsErr
+	}
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: connecting transport: %w", err)

@@ -1,11 +1,13 @@
 package mcp
 
-// Test hooks: what a MemoryTaskStore and a Server's task ledger hold, for
-// tests that check that tasks are freed (task_leak_test.go).
+// Test hooks: what a NewMemoryTaskStore store and a Server's task ledger
+// hold, for tests that check that tasks are freed (task_leak_test.go).
 
-// Held returns how many task states the store keeps reachable, by id or
-// in its owners' lists, and how many owner lists it keeps.
-func (m *MemoryTaskStore) Held() (states, owners int) {
+// MemoryTaskStoreHeld returns how many task states s, a
+// NewMemoryTaskStore store, keeps reachable, by id or in its owners'
+// lists, and how many owner lists it keeps.
+func MemoryTaskStoreHeld(s TaskStore) (states, owners int) {
+	m := s.(*memoryTaskStore)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	seen := make(map[*memTask]bool)
@@ -29,3 +31,6 @@ func TaskLedger(s *Server) (tasks int, bytes int64, accounts, sessions, runs int
 	defer rt.mu.Unlock()
 	return rt.ledger.count, rt.ledger.bytes, len(rt.ledger.owners), len(rt.sessionOwners), len(rt.runs)
 }
+
+// MemoryTaskStoreLen is the Len of s, a NewMemoryTaskStore store.
+func MemoryTaskStoreLen(s TaskStore) int { return s.(*memoryTaskStore).Len() }

@@ -50,14 +50,14 @@ func BenchmarkTaskSession(b *testing.B) {
 	}
 }
 
-// doneStore is a MemoryTaskStore that says when a task ends.
+// doneStore is a NewMemoryTaskStore store that says when a task ends.
 type doneStore struct {
-	mcp.MemoryTaskStore
+	mcp.TaskStore
 	done chan string
 }
 
 func (d *doneStore) Update(ctx context.Context, owner, id string, fn func(*mcp.TaskState) error) (*mcp.TaskState, error) {
-	st, err := d.MemoryTaskStore.Update(ctx, owner, id, fn)
+	st, err := d.TaskStore.Update(ctx, owner, id, fn)
 	if err == nil && st.Task.Status.Terminal() {
 		d.done <- id
 	}
@@ -68,7 +68,7 @@ func (d *doneStore) Update(ctx context.Context, owner, id string, fn func(*mcp.T
 // served request by request: tools/call, then, once the task has
 // completed, tasks/get.
 func BenchmarkTaskExt(b *testing.B) {
-	store := &doneStore{done: make(chan string, 1)}
+	store := &doneStore{TaskStore: mcp.NewMemoryTaskStore(), done: make(chan string, 1)}
 	srv := benchTaskServer(b, &mcp.ServerOptions{Tasks: mcp.TaskOptions{Store: store}})
 	b.ReportAllocs()
 	id := 0

@@ -78,7 +78,7 @@ func wantTasks(t *testing.T, cs *mcp.ClientSession, ids []string, want ...bool) 
 func TestTaskSessionEndFreesTasks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, g := newBoundsServer(t, nil)
-		store := srv.TaskStore().(*mcp.MemoryTaskStore)
+		store := srv.TaskStore()
 		cs, ss := taskConnect(t, srv, nil)
 		other, _ := taskConnect(t, srv, nil)
 		finishedTask(t, cs, "sized", fmt.Sprintf(`{"n":%d}`, 3<<20))
@@ -88,14 +88,14 @@ func TestTaskSessionEndFreesTasks(t *testing.T) {
 		}
 		<-g.started
 		kept := finishedTask(t, other, "quick", "{}")
-		if n := store.Len(); n != 4 {
+		if n := mcp.MemoryTaskStoreLen(store); n != 4 {
 			t.Fatalf("store holds %d tasks before the session ends, want 4", n)
 		}
 		cs.Close()
 		ss.Wait()
 		<-g.ended
 		synctest.Wait()
-		if n := store.Len(); n != 1 {
+		if n := mcp.MemoryTaskStoreLen(store); n != 1 {
 			t.Errorf("store holds %d tasks after the session ended, want 1 (the other session's)", n)
 		}
 		wantTasks(t, other, []string{kept}, true)
@@ -263,7 +263,7 @@ func TestTaskRequestBytesBound(t *testing.T) {
 		wantRPCError(t, err, jsonrpc.CodeInvalidRequest, "Invalid Request",
 			strconvQuote(fmt.Sprintf("Invalid Request: the task's request is %d bytes, and the requestor's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)", taskRequestBytes(t, "sized", args), sizedBytes(t, 10), limit)))
 		wantTasks(t, cs, []string{kept}, true)
-		if n := srv.TaskStore().(*mcp.MemoryTaskStore).Len(); n != 1 {
+		if n := mcp.MemoryTaskStoreLen(srv.TaskStore()); n != 1 {
 			t.Errorf("the store holds %d tasks, want 1", n)
 		}
 	})

@@ -30,7 +30,7 @@ import (
 // Tasks are experimental in the 2025-11-25 specification, and so is this
 // API.
 type TaskOptions struct {
-	// Store keeps the tasks' state. If nil, a new MemoryTaskStore.
+	// Store keeps the tasks' state. If nil, NewMemoryTaskStore().
 	Store TaskStore
 	// DefaultTTL is how long a task is kept, from its creation, when the
 	// request asks for no ttl (or for one of 0 or less). If zero, one hour.
@@ -201,7 +201,7 @@ func (s *Server) taskRT() *taskRuntime {
 		o := s.opts.Tasks
 		rt.store = o.Store
 		if rt.store == nil {
-			rt.store = &MemoryTaskStore{}
+			rt.store = NewMemoryTaskStore()
 		}
 		rt.defaultTTL = o.DefaultTTL
 		if rt.defaultTTL <= 0 {

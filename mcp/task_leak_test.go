@@ -19,8 +19,7 @@ import (
 // ledger counts.
 func wantHeld(t *testing.T, what string, srv *mcp.Server, states, tasks int) {
 	t.Helper()
-	store := srv.TaskStore().(*mcp.MemoryTaskStore)
-	if got, _ := store.Held(); got != states {
+	if got, _ := mcp.MemoryTaskStoreHeld(srv.TaskStore()); got != states {
 		t.Errorf("%s: the store keeps %d task states reachable, want %d", what, got, states)
 	}
 	if got, _, _, _, _ := mcp.TaskLedger(srv); got != tasks {
@@ -33,7 +32,7 @@ func wantHeld(t *testing.T, what string, srv *mcp.Server, states, tasks int) {
 func TestMemoryTaskStoreDeleteFrees(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		s := &mcp.MemoryTaskStore{}
+		s := mcp.NewMemoryTaskStore()
 		now := time.Now()
 		big := json.RawMessage(`"` + strings.Repeat("r", 1<<20) + `"`)
 		for i, id := range []string{"a", "b", "c", "d"} {
@@ -53,20 +52,20 @@ func TestMemoryTaskStoreDeleteFrees(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if states, owners := s.Held(); states != 2 || owners != 1 {
+		if states, owners := mcp.MemoryTaskStoreHeld(s); states != 2 || owners != 1 {
 			t.Errorf("after deleting 2 of 4: %d states, %d owners held; want 2, 1", states, owners)
 		}
 		time.Sleep(2 * time.Second)
 		if _, err := s.Get(ctx, "o", "d"); !errors.Is(err, mcp.ErrTaskNotFound) {
 			t.Errorf("Get of an expired task = %v", err)
 		}
-		if states, _ := s.Held(); states != 1 {
+		if states, _ := mcp.MemoryTaskStoreHeld(s); states != 1 {
 			t.Errorf("after an expired task was looked at: %d states held, want 1", states)
 		}
 		if err := s.Delete(ctx, "o", "b"); err != nil {
 			t.Fatal(err)
 		}
-		if states, owners := s.Held(); states != 0 || owners != 0 {
+		if states, owners := mcp.MemoryTaskStoreHeld(s); states != 0 || owners != 0 {
 			t.Errorf("after deleting all: %d states, %d owners held; want 0, 0", states, owners)
 		}
 		// List skips and frees expired tasks while it pages.
@@ -88,7 +87,7 @@ func TestMemoryTaskStoreDeleteFrees(t *testing.T) {
 		if err != nil || len(page) != 1 || page[0].Task.TaskID != "g" || next != "" {
 			t.Fatalf("List page 2 = %v, %q, %v", page, next, err)
 		}
-		if states, _ := s.Held(); states != 2 {
+		if states, _ := mcp.MemoryTaskStoreHeld(s); states != 2 {
 			t.Errorf("after List met an expired task: %d states held, want 2", states)
 		}
 	})

@@ -19,7 +19,7 @@ import (
 // then reports on cancelled.
 type sharedTaskReplicas struct {
 	store              *memorySessionStore
-	tasks              *MemoryTaskStore
+	tasks              *memoryTaskStore
 	a, b               *Server
 	started, cancelled chan string
 }
@@ -27,7 +27,7 @@ type sharedTaskReplicas struct {
 func newSharedTaskReplicas(t *testing.T) *sharedTaskReplicas {
 	t.Helper()
 	r := &sharedTaskReplicas{
-		store: &memorySessionStore{MemorySessionStoreOptions: MemorySessionStoreOptions{Share: true}}, tasks: &MemoryTaskStore{},
+		store: &memorySessionStore{MemorySessionStoreOptions: MemorySessionStoreOptions{Share: true}}, tasks: &memoryTaskStore{},
 		started: make(chan string, 4), cancelled: make(chan string, 4),
 	}
 	bus := &memoryBus{}
@@ -270,7 +270,7 @@ func TestSharedSessionDeleteEndsItsTasks(t *testing.T) {
 
 // endStore is a TaskStore whose List and Delete misbehave as told.
 type endStore struct {
-	*MemoryTaskStore
+	*memoryTaskStore
 	list, del string // "block" (until the context ends), "panic", "fail", or "" for the store's own
 }
 
@@ -284,7 +284,7 @@ func (s *endStore) List(ctx context.Context, owner, cursor string, limit int) ([
 	case "fail":
 		return nil, "", errors.New("list boom")
 	}
-	return s.MemoryTaskStore.List(ctx, owner, cursor, limit)
+	return s.memoryTaskStore.List(ctx, owner, cursor, limit)
 }
 
 func (s *endStore) Delete(ctx context.Context, owner, id string) error {
@@ -297,7 +297,7 @@ func (s *endStore) Delete(ctx context.Context, owner, id string) error {
 	case "fail":
 		return errors.New("delete boom")
 	}
-	return s.MemoryTaskStore.Delete(ctx, owner, id)
+	return s.memoryTaskStore.Delete(ctx, owner, id)
 }
 
 // The cleanup at a shared session's end deletes all of the session's
@@ -307,7 +307,7 @@ func (s *endStore) Delete(ctx context.Context, owner, id string) error {
 func TestSessionEndTaskCleanupBounds(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx := context.Background()
-	fill := func(t *testing.T, m *MemoryTaskStore, owner string, n int) {
+	fill := func(t *testing.T, m *memoryTaskStore, owner string, n int) {
 		t.Helper()
 		for i := range n {
 			if err := m.Create(ctx, &TaskState{Task: Task{TaskID: owner + "#" + strconv.Itoa(i), Status: TaskCompleted}, Owner: owner}); err != nil {
@@ -315,7 +315,7 @@ func TestSessionEndTaskCleanupBounds(t *testing.T) {
 			}
 		}
 	}
-	count := func(t *testing.T, m *MemoryTaskStore, owner string) int {
+	count := func(t *testing.T, m *memoryTaskStore, owner string) int {
 		t.Helper()
 		n := 0
 		for cursor := ""; ; {
@@ -332,7 +332,7 @@ func TestSessionEndTaskCleanupBounds(t *testing.T) {
 	}
 
 	t.Run("every page, one owner", func(t *testing.T) {
-		m := &MemoryTaskStore{}
+		m := &memoryTaskStore{}
 		fill(t, m, "session:s9", 2*sessionEndPage+50)
 		fill(t, m, "session:s10", 3)
 		fill(t, m, "user:x", 3)
@@ -347,7 +347,7 @@ func TestSessionEndTaskCleanupBounds(t *testing.T) {
 	})
 
 	t.Run("an Owner function keeps them", func(t *testing.T) {
-		m := &MemoryTaskStore{}
+		m := &memoryTaskStore{}
 		fill(t, m, "session:s9", 3)
 		s := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{Tasks: TaskOptions{Store: m, Owner: func(*Request) string { return "session:s9" }}})
 		s.endSharedSession(ctx, "s9")
@@ -369,12 +369,12 @@ func TestSessionEndTaskCleanupBounds(t *testing.T) {
 		{"Delete panics", "", "panic", 3, `err="deleting task session:s9#0: mcp: the store panicked"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &MemoryTaskStore{}
+			m := &memoryTaskStore{}
 			fill(t, m, "session:s9", 3)
 			logger, logs := lcPanicLogger()
 			s := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{
 				Logger: logger,
-				Tasks:  TaskOptions{Store: &endStore{MemoryTaskStore: m, list: tc.list, del: tc.del}, SessionEndTimeout: 20 * time.Millisecond},
+				Tasks:  TaskOptions{Store: &endStore{memoryTaskStore: m, list: tc.list, del: tc.del}, SessionEndTimeout: 20 * time.Millisecond},
 			})
 			s.endSharedSession(ctx, "s9")
 			if n := count(t, m, "session:s9"); n != tc.left {

@@ -100,7 +100,7 @@ var (
 
 // A TaskStore keeps TaskState by task id, for the tasks a Server runs
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks).
-// [MemoryTaskStore] is the default; a shared store (redisstore's) lets any
+// [NewMemoryTaskStore] is the default; a shared store (redisstore's) lets any
 // replica answer tasks/get for a task another one runs. Implementations
 // are safe for concurrent use; values passed in and returned are copies.
 // A task whose ExpiresAt has passed is gone: Get, Update and List act as
@@ -130,16 +130,23 @@ type TaskStore interface {
 	Delete(ctx context.Context, owner, id string) error
 }
 
-// MemoryTaskStore is the in-process TaskStore, and the default. A deleted
-// task is freed at once. Expired tasks are dropped when they are next
-// looked at and, in bulk, at most once a minute when a task is created; no
-// goroutine or timer runs for an idle task. The zero value is ready to
-// use.
+// NewMemoryTaskStore returns an in-process TaskStore: the one a Server
+// uses when TaskOptions.Store is nil, or, given to several Servers, one
+// they share within a process. A deleted task is freed at once. Expired
+// tasks are dropped when they are next looked at and, in bulk, at most
+// once a minute when a task is created; no goroutine or timer runs for an
+// idle task. Create fails for a task id it already holds. The store also
+// has the method Len() int: how many tasks it holds, expired ones not yet
+// dropped included.
 //
 // # Experimental
 //
 // Part of the experimental tasks API.
-type MemoryTaskStore struct {
+func NewMemoryTaskStore() TaskStore { return &memoryTaskStore{} }
+
+// memoryTaskStore is NewMemoryTaskStore's store. The zero value is ready
+// to use.
+type memoryTaskStore struct {
 	mu        sync.Mutex
 	seq       uint64
 	byID      map[string]*memTask
@@ -156,7 +163,7 @@ type memTask struct {
 const memSweepEvery = time.Minute
 
 // Create implements TaskStore. A task id already held is an error.
-func (m *MemoryTaskStore) Create(_ context.Context, st *TaskState) error {
+func (m *memoryTaskStore) Create(_ context.Context, st *TaskState) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
@@ -180,7 +187,7 @@ func (m *MemoryTaskStore) Create(_ context.Context, st *TaskState) error {
 
 // lookup returns the owner's live task id; it drops the task if expired.
 // m.mu is held.
-func (m *MemoryTaskStore) lookup(owner, id string) *memTask {
+func (m *memoryTaskStore) lookup(owner, id string) *memTask {
 	t, ok := m.byID[id]
 	if !ok || t.state.Owner != owner {
 		return nil
@@ -195,7 +202,7 @@ func (m *MemoryTaskStore) lookup(owner, id string) *memTask {
 // remove forgets t at once: its entry in byID and in its owner's list,
 // so that nothing keeps its state reachable (a deleted task's result is
 // freed by the next GC, not by the next sweep). m.mu is held.
-func (m *MemoryTaskStore) remove(t *memTask) {
+func (m *memoryTaskStore) remove(t *memTask) {
 	delete(m.byID, t.state.Task.TaskID)
 	owner := t.state.Owner
 	ts := m.byOwner[owner]
@@ -221,7 +228,7 @@ func cmpSeq(t *memTask, seq uint64) int {
 }
 
 // sweep drops expired tasks. m.mu is held.
-func (m *MemoryTaskStore) sweep(now time.Time) {
+func (m *memoryTaskStore) sweep(now time.Time) {
 	for owner, ts := range m.byOwner {
 		kept := ts[:0]
 		for _, t := range ts {
@@ -241,7 +248,7 @@ func (m *MemoryTaskStore) sweep(now time.Time) {
 }
 
 // Get implements TaskStore.
-func (m *MemoryTaskStore) Get(_ context.Context, owner, id string) (*TaskState, error) {
+func (m *memoryTaskStore) Get(_ context.Context, owner, id string) (*TaskState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.lookup(owner, id)
@@ -252,7 +259,7 @@ func (m *MemoryTaskStore) Get(_ context.Context, owner, id string) (*TaskState, 
 }
 
 // Update implements TaskStore.
-func (m *MemoryTaskStore) Update(_ context.Context, owner, id string, fn func(*TaskState) error) (*TaskState, error) {
+func (m *memoryTaskStore) Update(_ context.Context, owner, id string, fn func(*TaskState) error) (*TaskState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.lookup(owner, id)
@@ -270,7 +277,7 @@ func (m *MemoryTaskStore) Update(_ context.Context, owner, id string, fn func(*T
 }
 
 // List implements TaskStore.
-func (m *MemoryTaskStore) List(_ context.Context, owner, cursor string, limit int) ([]*TaskState, string, error) {
+func (m *memoryTaskStore) List(_ context.Context, owner, cursor string, limit int) ([]*TaskState, string, error) {
 	var after uint64
 	if cursor != "" {
 		b, err := base64.RawURLEncoding.DecodeString(cursor)
@@ -322,7 +329,7 @@ func (m *MemoryTaskStore) List(_ context.Context, owner, cursor string, limit in
 }
 
 // Delete implements TaskStore.
-func (m *MemoryTaskStore) Delete(_ context.Context, owner, id string) error {
+func (m *memoryTaskStore) Delete(_ context.Context, owner, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.lookup(owner, id)
@@ -336,7 +343,7 @@ func (m *MemoryTaskStore) Delete(_ context.Context, owner, id string) error {
 // Len reports how many tasks the store holds, expired ones not yet
 // dropped included. A deleted task is not held: its state is freed at
 // once.
-func (m *MemoryTaskStore) Len() int {
+func (m *memoryTaskStore) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.byID)

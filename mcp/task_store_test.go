@@ -13,7 +13,7 @@ import (
 )
 
 func TestMemoryTaskStore(t *testing.T) {
-	testTaskStore(t, func() mcp.TaskStore { return &mcp.MemoryTaskStore{} })
+	testTaskStore(t, func() mcp.TaskStore { return mcp.NewMemoryTaskStore() })
 }
 
 // testTaskStore checks the rules of the TaskStore interface. It is written
@@ -232,22 +232,27 @@ func joinIDs(s []string) string {
 func TestMemoryTaskStoreSweep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		s := &mcp.MemoryTaskStore{}
+		s := mcp.NewMemoryTaskStore()
+		// Len is the store's documented extra method.
+		lener, ok := s.(interface{ Len() int })
+		if !ok {
+			t.Fatalf("NewMemoryTaskStore's %T has no Len method", s)
+		}
 		now := time.Now()
 		for _, id := range []string{"a", "b", "c"} {
 			if err := s.Create(ctx, &mcp.TaskState{Task: mcp.Task{TaskID: id}, Owner: "o", ExpiresAt: now.Add(time.Second)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if s.Len() != 3 {
-			t.Fatalf("Len = %d", s.Len())
+		if lener.Len() != 3 {
+			t.Fatalf("Len = %d", lener.Len())
 		}
 		time.Sleep(2 * time.Minute)
 		if err := s.Create(ctx, &mcp.TaskState{Task: mcp.Task{TaskID: "d"}, Owner: "o"}); err != nil {
 			t.Fatal(err)
 		}
-		if s.Len() != 1 {
-			t.Errorf("Len after the sweep = %d, want 1", s.Len())
+		if lener.Len() != 1 {
+			t.Errorf("Len after the sweep = %d, want 1", lener.Len())
 		}
 	})
 }

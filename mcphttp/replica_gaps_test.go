@@ -34,7 +34,7 @@ func TestReplicaGETLeaseSharingMemoryStores(t *testing.T) {
 func TestReplicaSessionGapsOnAMemoryBus(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunSessionGaps(t, func(t *testing.T) replicatest.Routing {
-		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: &mcp.MemoryTaskStore{}, Bus: mcp.NewMemoryBus()}
+		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: mcp.NewMemoryTaskStore(), Bus: mcp.NewMemoryBus()}
 	})
 }
 
@@ -44,7 +44,7 @@ func TestReplicaSessionGapsOnAMemoryBus(t *testing.T) {
 func TestReplicasRoutingPerRequestOnAMemoryBus(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	newRouting := func(t *testing.T) replicatest.Routing {
-		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: &mcp.MemoryTaskStore{}, Bus: mcp.NewMemoryBus(), PerRequest: true}
+		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: mcp.NewMemoryTaskStore(), Bus: mcp.NewMemoryBus(), PerRequest: true}
 	}
 	replicatest.RunRouting(t, newRouting)
 	replicatest.RunSessionGaps(t, newRouting)
@@ -134,7 +134,7 @@ func TestSessionTaskEndsWithTheSharedSessionsExpiry(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
 	const idle = time.Hour
 	store := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, IdleTimeout: idle, Now: clock.Now})
-	tasks := &mcp.MemoryTaskStore{}
+	tasks := mcp.NewMemoryTaskStore()
 	started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
 	newServer := func() *mcp.Server {
 		s := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, &mcp.ServerOptions{

@@ -210,7 +210,7 @@ func TestReplicaStreamsPollingAStoreWithoutWatch(t *testing.T) {
 func TestReplicasRoutingOnAMemoryBus(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	replicatest.RunRouting(t, func(t *testing.T) replicatest.Routing {
-		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: &mcp.MemoryTaskStore{}, Bus: mcp.NewMemoryBus()}
+		return replicatest.Routing{Store: mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true}), Tasks: mcp.NewMemoryTaskStore(), Bus: mcp.NewMemoryBus()}
 	})
 }
 

@@ -19,7 +19,7 @@ func TestRoundRobinReplicas(t *testing.T) {
 		clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
 		const idle = time.Hour
 		st := mcp.NewMemorySessionStore(&mcp.MemorySessionStoreOptions{Share: true, MaxSessions: maxSessions, IdleTimeout: idle, Now: clock.Now})
-		rs := replicatest.ReplicaStores{Sessions: st, Events: &mcphttp.MemoryEventStore{}, Tasks: &mcp.MemoryTaskStore{}, Bus: mcp.NewMemoryBus()}
+		rs := replicatest.ReplicaStores{Sessions: st, Events: &mcphttp.MemoryEventStore{}, Tasks: mcp.NewMemoryTaskStore(), Bus: mcp.NewMemoryBus()}
 		return replicatest.Deployment{
 			Replicas: [3]replicatest.ReplicaStores{rs, rs, rs},
 			Expire:   func(t *testing.T, id string) { clock.advance(idle + time.Second) },

@@ -208,7 +208,7 @@ func newTaskStore(t *testing.T, rdb redis.UniversalClient, opts redisstore.TaskO
 func TestTaskStoreContract(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	t.Run("memory", func(t *testing.T) {
-		testTaskStoreContract(t, func(*testing.T) mcp.TaskStore { return &mcp.MemoryTaskStore{} })
+		testTaskStoreContract(t, func(*testing.T) mcp.TaskStore { return mcp.NewMemoryTaskStore() })
 	})
 	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
 		testTaskStoreContract(t, func(t *testing.T) mcp.TaskStore {
