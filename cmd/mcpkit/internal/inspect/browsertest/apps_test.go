@@ -126,6 +126,7 @@ func TestApps(t *testing.T) {
 				t.Errorf("/api/app-call answers %v, want [200 403]", statuses)
 			}
 			if i == 0 {
+				f.run(t, exec(`document.getElementById('tool-app').scrollIntoView({block: 'end'})`))
 				f.shot(t, "app")
 				f.checkKeyboard(t, "app")
 			}
