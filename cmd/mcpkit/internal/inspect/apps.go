@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -191,7 +192,8 @@ func (in *Inspector) serveApp(w http.ResponseWriter, r *http.Request) {
 // tools/call, forwarded to the server only when the tool, as the server
 // lists it now, may be called by apps (apps.CheckAppCall). The answer is
 // the call's result, or {"error": JSON-RPC error}: 403 with code -32600
-// for a tool the app may not call.
+// for a tool the app may not call, 429 past Options.MaxInFlight app calls
+// in flight on the connection.
 func (in *Inspector) apiAppCall(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		View      string          `json:"view"`
@@ -210,6 +212,20 @@ func (in *Inspector) apiAppCall(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "no such app view")
 		return
 	}
+	c.mu.Lock()
+	if c.appCalls >= in.opts.MaxInFlight {
+		c.mu.Unlock()
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("mcpkit inspect: %d tool calls of apps in flight already (the most there may be)", in.opts.MaxInFlight)}})
+		return
+	}
+	c.appCalls++
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.appCalls--
+		c.mu.Unlock()
+	}()
 	refuse := func(msg string) {
 		writeJSON(w, http.StatusForbidden, map[string]any{"error": &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}})
 	}

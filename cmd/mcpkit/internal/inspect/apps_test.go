@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -197,5 +198,48 @@ func TestSkillRead(t *testing.T) {
 		if status != c.status || body != c.want+"\n" {
 			t.Errorf("%s: %d %s, want %d %s", c.body, status, body, c.status, c.want)
 		}
+	}
+}
+
+// TestAppCallBound: past Options.MaxInFlight app calls in flight, the
+// next is answered 429; a disconnect ends the one in flight.
+func TestAppCallBound(t *testing.T) {
+	s := connected(t, Options{MaxInFlight: 1}, Target{})
+	token := s.in.Token()
+	_, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
+	var v AppView
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatal(err)
+	}
+	ev := s.events(t)
+	first := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", s.base+"/api/app-call", strings.NewReader(`{"view":"`+v.ID+`","name":"slow_compute","arguments":{"seconds":600}}`))
+		req.Header.Set(TokenHeader, token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			first <- 0
+			return
+		}
+		resp.Body.Close()
+		first <- resp.StatusCode
+	}()
+	for {
+		var f Frame
+		ev.next("message", &f)
+		if f.Dir == "send" && strings.Contains(string(f.Frame), `"name":"slow_compute"`) {
+			break
+		}
+	}
+	status, body, _ := s.do(t, "POST", "/api/app-call", token, `{"view":"`+v.ID+`","name":"echo","arguments":{"text":"hi"}}`, nil)
+	if want := `{"error":{"code":-32603,"message":"mcpkit inspect: 1 tool calls of apps in flight already (the most there may be)"}}` + "\n"; status != 429 || body != want {
+		t.Errorf("second call: %d %s, want 429 %s", status, body, want)
+	}
+	if status, body, _ := s.do(t, "POST", "/api/disconnect", token, `{}`, nil); status != 200 {
+		t.Fatalf("disconnect: %d %s", status, body)
+	}
+	if got := <-first; got != 502 {
+		t.Errorf("the call in flight ended with %d, want 502", got)
 	}
 }

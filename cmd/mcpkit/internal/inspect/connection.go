@@ -29,6 +29,8 @@ type connection struct {
 	pending map[string]context.CancelFunc
 	// views are the MCP Apps fetched for the page, oldest first (apps.go).
 	views []*appView
+	// appCalls counts the apps' tools/call in flight (apps.go).
+	appCalls int
 }
 
 // close ends the session (stopping a server started as a command),

@@ -71,7 +71,8 @@ type Options struct {
 	RequestTimeout    time.Duration
 	MaxRequestTimeout time.Duration
 	// MaxInFlight bounds the page's requests in flight at once; past it
-	// /api/request answers 429. If zero, 64.
+	// /api/request answers 429. It bounds the MCP Apps' tools/call in
+	// flight (/api/app-call) too, apart. If zero, 64.
 	MaxInFlight int
 	// MaxBacklog is how many events (frames, stderr lines) a page that
 	// (re)opens its event stream is sent from before it came. If zero,

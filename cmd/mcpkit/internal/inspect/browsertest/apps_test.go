@@ -50,7 +50,7 @@ func (f *fixture) inApp(t *testing.T, sel string) string {
 // size-changed resizes the frame, its ui/message and ui/open-link are
 // shown (the link not followed), its tools/call of echo is forwarded and
 // its tools/call of greet_app (visibility "model") refused without
-// reaching the server.
+// reaching the server; a message from another window is not read.
 func TestApps(t *testing.T) {
 	needBrowser(t)
 	for i, tc := range targets(t) {
@@ -115,6 +115,16 @@ func TestApps(t *testing.T) {
 			if strings.Join(sent, ",") != "greet_app,echo" && strings.Join(sent, ",") != "echo,greet_app" {
 				t.Errorf("tools/call sent to the server: %q, want greet_app and echo", sent)
 			}
+			// A message from another window than the app's (here the
+			// page itself) is not read.
+			f.run(t,
+				exec(`window.postMessage({jsonrpc: "2.0", id: 99, method: "ui/message", params: {role: "user", content: {type: "text", text: "forged"}}}, "*")`),
+				chromedp.WaitReady(css(`#app-log[data-ignored="1"]`)),
+			)
+			if got := f.text(t, `#app-log`); strings.Contains(got, "forged") {
+				t.Errorf("a message from the page itself was read: %q", got)
+			}
+
 			var statuses []int
 			for _, h := range f.hitsTo("/api/app-call") {
 				statuses = append(statuses, h.status)

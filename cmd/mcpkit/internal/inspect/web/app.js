@@ -776,7 +776,12 @@ function toolUI(tool) {
 let app = null;
 
 window.addEventListener("message", (ev) => {
-  if (!app || !app.frame || ev.source !== app.frame.contentWindow) return;
+  if (!app || !app.frame) return;
+  if (ev.source !== app.frame.contentWindow) {
+    // Not the app's: counted, never read.
+    app.log.dataset.ignored = String(Number(app.log.dataset.ignored || 0) + 1);
+    return;
+  }
   app.handle(ev.data);
 });
 
