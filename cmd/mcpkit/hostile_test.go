@@ -200,7 +200,7 @@ func TestServeWithClosedStderr(t *testing.T) {
 		}
 	}
 	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}},"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}}},"serverInfo":{"name":"mcpkit-everything","title":"mcpkit reference server","version":"0.1.0","description":"Every feature of mcpkit and every fixture of the MCP conformance suite."}}}`)
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}},"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true},"io.modelcontextprotocol/ui":{}}},"serverInfo":{"name":"mcpkit-everything","title":"mcpkit reference server","version":"0.1.0","description":"Every feature of mcpkit and every fixture of the MCP conformance suite."}}}`)
 	exchange(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "")
 	exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`,
 		`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}]}}`)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/auth"
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/demoapp"
 	"github.com/mcpkit/mcpkit/ext/servercard"
 	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/internal/httpguard"
@@ -203,7 +204,13 @@ func serve(ctx context.Context, e *env, args []string) error {
 		defer f.rb.close()
 		f.rb.server(sopts)
 	}
+	// The demo MCP App (cmd/mcpkit/internal/demoapp), hidden from hosts
+	// that do not render apps.
+	sopts.Middleware = append(sopts.Middleware, demoapp.Middleware)
 	s := everything.NewServer(&everything.Options{ServerOptions: sopts})
+	if err := demoapp.Add(s); err != nil {
+		return fmt.Errorf("mcpkit serve: the demo app: %w", err)
+	}
 	if f.httpAddr != "" {
 		return serveHTTP(ctx, s, &f, logger)
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -165,16 +166,21 @@ func (in *Inspector) clientHandlers(opts *mcp.ClientOptions) {
 	in.mu.Unlock()
 }
 
-// tasksExtensionCapabilities are the capabilities clientHandlers' options
-// declare, with the stateless era's tasks extension added: declared
-// explicitly, as ClientOptions.Capabilities replaces the inferred ones.
-func tasksExtensionCapabilities() *mcp.ClientCapabilities {
-	return &mcp.ClientCapabilities{
+// clientCapabilities are the capabilities clientHandlers' options
+// declare, declared explicitly (ClientOptions.Capabilities replaces the
+// inferred ones) to add extensions: MCP Apps always (the page renders
+// them, apps.go), and the stateless era's tasks extension when tasks is
+// set.
+func clientCapabilities(tasks bool) *mcp.ClientCapabilities {
+	caps := &mcp.ClientCapabilities{
 		Sampling:    &mcp.SamplingCapability{},
 		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
 		Roots:       &mcp.RootsCapability{ListChanged: true},
-		Extensions:  map[string]json.RawMessage{mcp.TasksExtensionID: json.RawMessage(`{}`)},
 	}
+	if tasks {
+		caps.Extensions = map[string]json.RawMessage{mcp.TasksExtensionID: json.RawMessage(`{}`)}
+	}
+	return apps.DeclareHost(caps)
 }
 
 // apiRoots is POST /api/roots {"roots":[{"uri","name"}]}: the roots the

@@ -27,6 +27,10 @@ type connection struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	pending map[string]context.CancelFunc
+	// views are the MCP Apps fetched for the page, oldest first (apps.go).
+	views []*appView
+	// appCalls counts the apps' tools/call in flight (apps.go).
+	appCalls int
 }
 
 // close ends the session (stopping a server started as a command),
@@ -80,9 +84,7 @@ func (in *Inspector) connect(ctx context.Context, t Target) State {
 		LogLevel: mcp.LevelInfo,
 	}
 	in.clientHandlers(copts) // asks.go
-	if t.TasksExtension {
-		copts.Capabilities = tasksExtensionCapabilities()
-	}
+	copts.Capabilities = clientCapabilities(t.TasksExtension)
 	client := mcp.NewClient(in.opts.ClientInfo, copts)
 	cs, err := client.Connect(ctx, tap)
 	if err != nil {

@@ -11,5 +11,7 @@
 // must carry the Inspector's random token (the X-Mcpkit-Token header, or
 // the token query parameter where a header cannot be set), a Host and an
 // Origin of the Inspector itself; the token never goes to the MCP
-// server. See docs/inspector.md.
+// server. The one exception is GET /app/ID, an MCP App's HTML for the
+// page's sandboxed iframe (apps.go), which the app itself could read the
+// URL of. See docs/inspector.md.
 package inspect

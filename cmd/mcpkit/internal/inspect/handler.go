@@ -28,9 +28,10 @@ const TokenHeader = "X-Mcpkit-Token"
 
 // contentSecurityPolicy allows the page its own script, style and API and
 // nothing else: no inline script, no eval, no other origin. Images and
-// audio from the server arrive as data: URLs.
+// audio from the server arrive as data: URLs; the only frames are the
+// apps the Inspector serves at /app/ID (apps.go), sandboxed.
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-	"img-src 'self' data:; media-src 'self' data:; connect-src 'self'; " +
+	"img-src 'self' data:; media-src 'self' data:; connect-src 'self'; frame-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Handler is the Inspector's HTTP handler: the page, its files and its
@@ -51,7 +52,13 @@ func (in *Inspector) Handler() http.Handler {
 	mux.HandleFunc("POST /api/roots", in.apiRoots)
 	mux.HandleFunc("POST /api/validate", in.apiValidate)
 	mux.HandleFunc("POST /api/login-cancel", in.apiLoginCancel)
+	mux.HandleFunc("POST /api/app", in.apiApp)
+	mux.HandleFunc("POST /api/app-call", in.apiAppCall)
+	mux.HandleFunc("POST /api/skill-read", in.apiSkillRead)
 	guarded := in.guard(mux)
+	// An app's HTML carries no token (apps.go): only its Host is checked.
+	appMux := http.NewServeMux()
+	appMux.HandleFunc("GET "+appPath+"{id}", in.serveApp)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The authorization server's redirect carries no token: only
 		// the Host is checked (oauth.go).
@@ -62,6 +69,10 @@ func (in *Inspector) Handler() http.Handler {
 				return
 			}
 			in.oauthCallback(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, appPath) && r.Method == http.MethodGet {
+			appMux.ServeHTTP(w, r)
 			return
 		}
 		guarded.ServeHTTP(w, r)

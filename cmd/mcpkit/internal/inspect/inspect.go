@@ -71,7 +71,8 @@ type Options struct {
 	RequestTimeout    time.Duration
 	MaxRequestTimeout time.Duration
 	// MaxInFlight bounds the page's requests in flight at once; past it
-	// /api/request answers 429. If zero, 64.
+	// /api/request answers 429. It bounds the MCP Apps' tools/call in
+	// flight (/api/app-call) too, apart. If zero, 64.
 	MaxInFlight int
 	// MaxBacklog is how many events (frames, stderr lines) a page that
 	// (re)opens its event stream is sent from before it came. If zero,
@@ -83,6 +84,10 @@ type Options struct {
 	// MaxBodyBytes bounds the body of a POST from the page; past it the
 	// answer is 413. If zero, 4 MiB.
 	MaxBodyBytes int64
+	// MaxApps bounds the MCP Apps views (POST /api/app) the Inspector
+	// keeps for the page's iframes; past it the oldest is dropped (its
+	// /app/ID answers 404). If zero, 16.
+	MaxApps int
 	// Initial, if set, is connected to as soon as Serve starts.
 	Initial *Target
 	// Logger receives the Inspector's diagnostics. If nil, none.
@@ -161,6 +166,9 @@ func New(opts Options) (*Inspector, error) {
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
+	}
+	if opts.MaxApps <= 0 {
+		opts.MaxApps = 16
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

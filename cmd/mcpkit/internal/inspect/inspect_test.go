@@ -138,7 +138,7 @@ func TestGuard(t *testing.T) {
 			}
 			// Every answer, refusals included, has the security headers.
 			for k, v := range map[string]string{
-				"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+				"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 				"X-Content-Type-Options":  "nosniff",
 				"Referrer-Policy":         "no-referrer",
 				"X-Frame-Options":         "DENY",

@@ -3,7 +3,10 @@ package browsertest
 import (
 	"context"
 	"encoding/json"
+	"testing/fstest"
 
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/demoapp"
+	"github.com/mcpkit/mcpkit/ext/skills"
 	"github.com/mcpkit/mcpkit/internal/everything"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -20,7 +23,9 @@ var weatherSchema = json.RawMessage(`{"type":"object","properties":{"city":{"typ
 // weather_broken (structuredContent that does not: a string temperature)
 // and open_url (a URL-mode elicitation).
 func newServer() *mcp.Server {
-	s := everything.NewServer(nil)
+	// The demo MCP App of mcpkit serve (greet_app), as serve adds it.
+	s := everything.NewServer(&everything.Options{ServerOptions: &mcp.ServerOptions{Middleware: []mcp.Middleware{demoapp.Middleware}}})
+	must(demoapp.Add(s))
 	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
 	structured := func(v string) mcp.ToolHandler {
 		return func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
@@ -49,4 +54,21 @@ func must(err error) {
 	if err != nil {
 		panic(err)
 	}
+}
+
+// skewedSkills is a server with two skills listed one a page: notes,
+// whose notes.md changed after the server listed its digest (a host
+// reading it must see the mismatch), and plain.
+func skewedSkills() *mcp.Server {
+	s := mcp.NewServer(mcp.Implementation{Name: "skewed-skills", Version: "1"}, nil)
+	fsys := fstest.MapFS{
+		"notes/SKILL.md": {Data: []byte("---\nname: notes\ndescription: Notes whose file changes under the server.\n---\nRead notes.md.\n")},
+		"notes/notes.md": {Data: []byte("as listed\n")},
+		"plain/SKILL.md": {Data: []byte("---\nname: plain\ndescription: A skill that stays as listed.\n---\nNothing to read.\n")},
+	}
+	if _, err := skills.Serve(s, fsys, &skills.Options{PageSize: 1}); err != nil {
+		panic(err)
+	}
+	fsys["notes/notes.md"].Data = []byte("changed since\n")
+	return s
 }

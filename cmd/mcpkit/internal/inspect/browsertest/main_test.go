@@ -125,6 +125,8 @@ func httpServer(t *testing.T) string {
 	mux := http.NewServeMux()
 	h := mcphttp.NewHandler(s, &mcphttp.Options{EventStore: &mcphttp.MemoryEventStore{}})
 	mux.Handle("/mcp", h)
+	skew := mcphttp.NewHandler(skewedSkills(), nil)
+	mux.Handle("/skew", skew)
 	sse := mcpsse.NewHandler(s, nil)
 	mux.Handle("/sse", sse)
 	mux.Handle("/messages", sse)
@@ -136,6 +138,7 @@ func httpServer(t *testing.T) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		h.Close()
+		skew.Close()
 		sse.Close()
 		srv.Close()
 	})
@@ -190,6 +193,9 @@ type fixture struct {
 	url  string // the page's URL, with the token
 	base string // http://127.0.0.1:PORT
 	ctx  context.Context
+	// frameCtx is attached to the app's iframe at frameSrc (inApp).
+	frameCtx context.Context
+	frameSrc string
 
 	mu   sync.Mutex
 	hits []hit

@@ -94,7 +94,7 @@ func TestTasks(t *testing.T) {
 				// capabilities, in every request's _meta.
 				sent := eval[string](t, f, `document.querySelector('#messages-body tr[data-dir="send"][data-method="tools/call"]').dataset.search`)
 				// (The log's search text is lower case.)
-				want := `"io.modelcontextprotocol/clientcapabilities":{"roots":{},"sampling":{},"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+				want := `"io.modelcontextprotocol/clientcapabilities":{"roots":{},"sampling":{},"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/tasks":{},"io.modelcontextprotocol/ui":{"mimetypes":["text/html;profile=mcp-app"]}}}`
 				if !strings.Contains(sent, want) {
 					t.Errorf("tools/call sent %s, want clientCapabilities %s", sent, want)
 				}

@@ -623,7 +623,9 @@ const lists = { tools: [], resources: [], templates: [], prompts: [] };
 
 function clearLists() {
   for (const k of Object.keys(lists)) lists[k] = [];
-  for (const id of ["tools-list", "resources-list", "templates-list", "prompts-list"]) $(id).replaceChildren();
+  for (const id of ["tools-list", "resources-list", "templates-list", "prompts-list", "skills-list"]) $(id).replaceChildren();
+  skillList.items = []; skillList.cursor = null; $("skills-more").hidden = true; $("skills-status").textContent = "";
+  if (app) { app.teardown("disconnected"); app = null; }
 }
 
 function loadLists() {
@@ -631,6 +633,8 @@ function loadLists() {
   if (caps.tools) loadTools();
   if (caps.resources) loadResources();
   if (caps.prompts) loadPrompts();
+  $("tab-skills").hidden = !skillsDeclared();
+  if (skillsDeclared()) loadSkills(false);
 }
 
 function renderList(listId, items, search, key, sub, onpick) {
@@ -693,6 +697,8 @@ function showTool(tool) {
       renderOutcome(result, r, (res) => taskCreated(result, res.task || {}, tool));
       return;
     }
+    // A tool with a UI (MCP Apps): its app loads while the call runs.
+    const host = toolUI(tool) ? openApp(appBox, tool, args) : null;
     const r = await callWithProgress("tools/call", params, "tools/call " + tool.name, (p, seen) => {
       progress.hidden = false;
       if (p.total > 0) { progress.max = p.total; progress.value = p.progress; }
@@ -700,11 +706,14 @@ function showTool(tool) {
     });
     // A stateless-era task (resultType "task") comes as the call's result.
     renderOutcome(result, r, (res) => res.resultType === "task" ? taskCreated(result, res, tool) : renderToolResult(result, res, tool));
+    if (host) host.done(r);
   });
+  const appBox = el("section", { class: "app", id: "tool-app", "aria-label": "MCP App of " + tool.name, hidden: true });
   fill(detail, 
     el("h2", {}, tool.title || tool.name), tool.title ? el("p", { class: "mono muted" }, tool.name) : null,
     tool.description ? el("p", {}, tool.description) : null,
-    annotations(tool), form, result,
+    annotations(tool), toolUI(tool) ? el("p", {}, el("span", { class: "badge" }, "MCP App"), el("span", { class: "mono" }, toolUI(tool))) : null,
+    form, result, appBox,
     el("details", {}, el("summary", {}, "Input schema"), tree(tool.inputSchema || {}, undefined, true)),
     tool.outputSchema ? el("details", {}, el("summary", {}, "Output schema"), tree(tool.outputSchema, undefined, true)) : null);
 }
@@ -747,6 +756,217 @@ function renderToolResult(target, res, tool) {
     add(target, el("p", { class: "schema-check error", role: "alert", dataset: { valid: "false" } },
       "✗ the tool declares an output schema but sent no structuredContent"));
   }
+}
+
+// ---------------------------------------------------------------- MCP Apps
+
+// toolUI is the ui:// URI of the app that renders a tool's results, or
+// null (_meta.ui.resourceUri, or the deprecated _meta["ui/resourceUri"]).
+function toolUI(tool) {
+  const m = tool._meta || {};
+  const uri = (m.ui && m.ui.resourceUri) || m["ui/resourceUri"];
+  return typeof uri === "string" && uri.startsWith("ui://") ? uri : null;
+}
+
+// app is the host side of the one app framed: the newest call's. The
+// app runs in an iframe sandboxed with allow-scripts alone (an opaque
+// origin), served by the inspector at /app/ID under the app's CSP; it
+// speaks JSON-RPC with the page over postMessage, and only messages from
+// that iframe's window are read.
+let app = null;
+
+window.addEventListener("message", (ev) => {
+  if (!app || !app.frame) return;
+  if (ev.source !== app.frame.contentWindow) {
+    // Not the app's: counted, never read.
+    app.log.dataset.ignored = String(Number(app.log.dataset.ignored || 0) + 1);
+    return;
+  }
+  app.handle(ev.data);
+});
+
+function openApp(box, tool, args) {
+  if (app) app.teardown("another call of a tool with an app");
+  const uri = toolUI(tool);
+  const log = el("ol", { class: "app-log", id: "app-log", "aria-label": "What the app sent" });
+  const h = { tool, args, frame: null, view: null, ready: false, result: null, log };
+  app = h;
+  box.hidden = false;
+  fill(box, el("h3", {}, "MCP App ", el("span", { class: "mono" }, uri)), el("p", { class: "muted", id: "app-status", role: "status" }, "loading the app…"));
+  const status = () => box.querySelector("#app-status");
+  const post = (m) => { if (h.frame && h.frame.contentWindow) h.frame.contentWindow.postMessage(Object.assign({ jsonrpc: "2.0" }, m), "*"); };
+  const note = (method, text, outcome, extra) => {
+    const li = el("li", { dataset: { method, outcome: outcome || "" } }, el("span", { class: "mono" }, method), " ", text, extra || null);
+    add(log, li);
+    return li;
+  };
+  const sendResult = () => {
+    if (!h.ready || !h.result) return;
+    const r = h.result;
+    h.result = null;
+    if (r.result && r.result.resultType !== "task") post({ method: "ui/notifications/tool-result", params: r.result });
+    else post({ method: "ui/notifications/tool-cancelled", params: { reason: r.cancelled ? "cancelled by the user" : errorText(r.error) || "no result" } });
+  };
+  h.done = (r) => { h.result = r; sendResult(); };
+  h.teardown = (reason) => {
+    if (h.frame) post({ id: "teardown", method: "ui/resource-teardown", params: { reason } });
+    const f = h.frame;
+    h.frame = null;
+    if (f) setTimeout(() => f.remove(), 500);
+  };
+  h.handle = async (m) => {
+    if (!m || m.jsonrpc !== "2.0" || typeof m.method !== "string") return; // responses (to teardown) and junk
+    const reply = (result, error) => { if (m.id !== undefined) post(error ? { id: m.id, error } : { id: m.id, result }); };
+    const p = m.params || {};
+    switch (m.method) {
+    case "ui/initialize":
+      note(m.method, (p.appInfo ? p.appInfo.name + " " + p.appInfo.version : "") + " (protocol " + p.protocolVersion + ")", "ok");
+      reply(h.view.initialize);
+      return;
+    case "ui/notifications/initialized":
+      h.ready = true;
+      status().textContent = "app ready";
+      note(m.method, "", "ok");
+      post({ method: "ui/notifications/tool-input", params: { arguments: h.args } });
+      sendResult();
+      return;
+    case "ui/notifications/size-changed": {
+      const height = Math.round(Number(p.height));
+      if (height > 0) {
+        const px = Math.min(Math.max(height, 40), 2000);
+        h.frame.style.height = px + "px";
+        h.frame.dataset.height = String(px);
+      }
+      note(m.method, Math.round(Number(p.width)) + "×" + height, "ok");
+      return;
+    }
+    case "ui/message": {
+      const c = p.content || {};
+      note(m.method, "(" + (p.role || "?") + "): ", "ok", el("q", { class: "app-message" }, typeof c.text === "string" ? c.text : JSON.stringify(c)));
+      reply({});
+      return;
+    }
+    case "ui/open-link": {
+      // Shown, never followed by itself: the user decides.
+      const url = String(p.url || "");
+      if (!/^https?:\/\//i.test(url)) {
+        note(m.method, url + " (refused: not an http or https URL)", "refused");
+        reply(undefined, { code: -32602, message: "mcpkit inspect: only http and https links open" });
+        return;
+      }
+      note(m.method, "the app asks to open ", "ok", el("a", { href: url, target: "_blank", rel: "noopener noreferrer", class: "app-link" }, url));
+      reply({});
+      return;
+    }
+    case "ui/request-display-mode":
+      note(m.method, String(p.mode) + " (the inspector shows apps inline)", "ok");
+      reply({ mode: "inline" });
+      return;
+    case "tools/call": {
+      const li = note(m.method, String(p.name) + "…", "pending");
+      const r = await fetch("/api/app-call", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Mcpkit-Token": token },
+        body: JSON.stringify({ view: h.view.id, name: String(p.name || ""), arguments: p.arguments }),
+      });
+      let j = {};
+      try { j = await r.json(); } catch (_) { /* empty */ }
+      const error = j.error ? (typeof j.error === "string" ? { code: -32603, message: j.error } : j.error) : null;
+      li.dataset.outcome = error ? "refused" : "ok";
+      fill(li, el("span", { class: "mono" }, m.method), " " + p.name + ": " + (error ? "refused: " + error.message : "forwarded, answered"));
+      reply(error ? undefined : j.result, error);
+      return;
+    }
+    default:
+      if (m.method.startsWith("ui/notifications/") || m.id === undefined) { note(m.method, "", "ok"); return; }
+      note(m.method, "(not supported)", "refused");
+      reply(undefined, { code: -32601, message: "mcpkit inspect: " + m.method + " is not supported" });
+    }
+  };
+  api("app", { tool: tool.name }).then((v) => {
+    if (app !== h) return;
+    h.view = v;
+    h.frame = el("iframe", { id: "app-frame", sandbox: "allow-scripts", src: v.src, allow: v.allow || undefined,
+      referrerpolicy: "no-referrer", title: "MCP App " + v.uri + " (sandboxed)" });
+    status().textContent = "loading " + v.uri + "…";
+    add(box, h.frame,
+      el("details", {}, el("summary", {}, "Policy"), el("p", { class: "csp mono" }, "sandbox=allow-scripts; Content-Security-Policy: " + v.csp)),
+      el("h3", {}, "The app's messages"), log);
+  }, (err) => {
+    status().textContent = "";
+    add(box, el("p", { class: "error", role: "alert" }, "The app could not be loaded: " + err.message));
+  });
+  return h;
+}
+
+// ---------------------------------------------------------------- skills
+
+const skillsID = "io.modelcontextprotocol/skills";
+const skillList = { items: [], cursor: null };
+
+function skillsDeclared() {
+  const c = state.capabilities || {};
+  return !!(c.extensions && c.extensions[skillsID]);
+}
+
+// loadSkills lists the skills a page at a time: more adds the next page.
+async function loadSkills(more) {
+  if (!more) { skillList.items = []; skillList.cursor = null; }
+  const params = more && skillList.cursor ? { cursor: skillList.cursor } : {};
+  const r = await request("skills/list", params, "skills/list", true);
+  if (r.error) { $("skills-status").textContent = "skills/list: " + errorText(r.error); return; }
+  for (const s of r.result.skills || []) {
+    const fm = s.frontmatter || {};
+    skillList.items.push(Object.assign({}, s, { name: String(fm.name || s.uri), description: fm.description }));
+  }
+  skillList.cursor = r.result.nextCursor || null;
+  $("skills-more").hidden = !skillList.cursor;
+  $("skills-status").textContent = skillList.items.length + " skill" + (skillList.items.length === 1 ? "" : "s") + (skillList.cursor ? ", more on the server" : "");
+  showSkills();
+}
+function showSkills() { renderList("skills-list", skillList.items, "skills-search", "uri", (s) => s.description, showSkill); }
+
+async function showSkill(s) {
+  const detail = $("skill-detail");
+  fill(detail, el("p", { class: "muted" }, "skills/get " + s.uri + "…"));
+  const r = await request("skills/get", { uri: s.uri }, "skills/get " + s.uri, true);
+  if (r.error) { fill(detail, el("p", { class: "error", role: "alert" }, "skills/get: " + errorText(r.error))); return; }
+  const sk = r.result.skill || {};
+  const fm = sk.frontmatter || {};
+  const out = el("div", { class: "result", id: "skill-file", "aria-live": "polite" });
+  const files = Array.isArray(sk.resources) ? sk.resources : [];
+  const rows = files.map((f) => el("tr", { dataset: { uri: f.uri } },
+    el("td", { class: "mono" }, f.uri.startsWith(sk.uri.replace(/SKILL\.md$/, "")) ? f.uri.slice(sk.uri.length - "SKILL.md".length) : f.uri),
+    el("td", {}, String(f.size)), el("td", { class: "digest" }, f.digest),
+    el("td", {}, el("button", { type: "button", class: "small", "aria-label": "Read " + f.uri, onclick: () => readSkillFile(sk.uri, f.uri, out) }, "Read"))));
+  fill(detail, el("h2", {}, String(fm.name || sk.uri)), el("p", { class: "mono muted" }, sk.uri),
+    fm.description ? el("p", {}, String(fm.description)) : null,
+    el("h3", {}, "Frontmatter"), tree(fm, undefined, true),
+    el("h3", {}, "Files"),
+    sk.resources === "dynamic" ? el("p", { class: "muted" }, "The server says the files are dynamic: no digests to check.") :
+      el("table", { class: "files" }, el("caption", { class: "visually-hidden" }, "Files of " + (fm.name || sk.uri)),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "File"), el("th", { scope: "col" }, "Bytes"), el("th", { scope: "col" }, "Digest"), el("th", { scope: "col" }, "Read"))),
+        el("tbody", {}, rows)),
+    out);
+}
+
+// readSkillFile reads a file through the inspector, which checks what
+// resources/read gives against skills/get's digest and size.
+async function readSkillFile(skill, uri, out) {
+  fill(out, el("p", { class: "muted" }, "reading " + uri + "…"));
+  delete out.dataset.verified;
+  let f;
+  try { f = await api("skill-read", { skill, uri }); }
+  catch (err) { fill(out, el("p", { class: "error", role: "alert" }, err.message)); out.dataset.verified = "error"; return; }
+  out.dataset.verified = String(f.verified);
+  out.dataset.uri = f.uri;
+  const verdict = f.verified
+    ? el("p", { class: "verify ok", role: "status" }, "✓ digest verified: " + f.digest + ", " + f.size + " bytes")
+    : el("div", { class: "verify mismatch", role: "alert" }, el("p", {}, "✗ digest mismatch: the file read is not the one skills/get lists"),
+      el("p", { class: "mono" }, "listed: " + f.want + ", " + f.wantSize + " bytes"),
+      el("p", { class: "mono" }, "read:   " + f.digest + ", " + f.size + " bytes"));
+  fill(out, el("h3", {}, uri), verdict, f.mimeType ? el("p", { class: "muted" }, f.mimeType) : null,
+    f.binary ? el("p", { class: "muted" }, "(not UTF-8 text: not shown)") : el("pre", { class: "skill-text" }, f.text));
 }
 
 // ---------------------------------------------------------------- tasks
@@ -1217,10 +1437,11 @@ function selectTab(name) {
 }
 
 function initTabs() {
-  const tabs = [...document.querySelectorAll('[role="tab"]')];
-  for (const tab of tabs) {
+  const all = [...document.querySelectorAll('[role="tab"]')];
+  for (const tab of all) {
     tab.addEventListener("click", () => selectTab(tab.id.slice(4)));
     tab.addEventListener("keydown", (e) => {
+      const tabs = all.filter((t) => !t.hidden); // Skills shows only for a server that declares it
       const i = tabs.indexOf(tab);
       let j = -1;
       if (e.key === "ArrowRight") j = (i + 1) % tabs.length;
@@ -1251,6 +1472,9 @@ function start() {
   $("resources-refresh").addEventListener("click", loadResources);
   $("prompts-refresh").addEventListener("click", loadPrompts);
   $("tasks-refresh").addEventListener("click", loadTasks);
+  $("skills-refresh").addEventListener("click", () => loadSkills(false));
+  $("skills-more").addEventListener("click", () => loadSkills(true));
+  $("skills-search").addEventListener("input", showSkills);
   $("log-clear").addEventListener("click", () => fill($("log-list")));
   $("log-set-level").addEventListener("click", async () => {
     const level = $("log-level").value;

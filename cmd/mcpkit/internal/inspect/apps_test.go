@@ -1,0 +1,245 @@
+package inspect
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/demoapp"
+	"github.com/mcpkit/mcpkit/ext/apps"
+	"github.com/mcpkit/mcpkit/internal/everything"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// appDial connects in memory to the reference server with the demo app
+// as mcpkit serve adds it (apps.Degrade hides it from hosts that do not
+// declare the extension).
+func appDial(ctx context.Context, _ Target, _ io.Writer) (*Dialed, error) {
+	client, server := mcp.NewInMemoryTransports()
+	s := everything.NewServer(&everything.Options{ServerOptions: &mcp.ServerOptions{Middleware: []mcp.Middleware{demoapp.Middleware}}})
+	if err := demoapp.Add(s); err != nil {
+		return nil, err
+	}
+	ss, err := s.Connect(context.WithoutCancel(ctx), server)
+	if err != nil {
+		return nil, err
+	}
+	return &Dialed{Transport: client, Era: mcp.EraSession, Release: func() { ss.Close() }}, nil
+}
+
+func connected(t *testing.T, opts Options, target Target) *started {
+	t.Helper()
+	opts.Dial = appDial
+	s := start(t, opts)
+	if st := s.in.Connect(context.Background(), target); st.Status != "connected" {
+		t.Fatalf("connect: %+v", st)
+	}
+	return s
+}
+
+// TestAppAPI: POST /api/app fetches greet_app's app (found only because
+// the Inspector declares the apps extension: Degrade hides it
+// otherwise), /app/ID serves it without the token under the View's CSP
+// sandboxed, and refuses other Hosts, non-iframe loads and unknown ids;
+// the oldest view goes past MaxApps.
+func TestAppAPI(t *testing.T) {
+	for _, tasks := range []bool{false, true} {
+		s := connected(t, Options{MaxApps: 2}, Target{TasksExtension: tasks})
+		token := s.in.Token()
+		status, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
+		if status != 200 {
+			t.Fatalf("tasks=%v: /api/app: %d %s", tasks, status, body)
+		}
+		var v AppView
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Fatal(err)
+		}
+		wantCSP := apps.DefaultCSP + "; sandbox allow-scripts; frame-ancestors 'self'"
+		if v.Src != "/app/"+v.ID || len(v.ID) != 32 || v.URI != demoapp.URI || v.CSP != wantCSP || v.Allow != "" {
+			t.Errorf("view %+v", v)
+		}
+		ini, _ := json.Marshal(v.Initialize)
+		for _, want := range []string{`"protocolVersion":"2026-01-26"`, `"hostInfo":{"name":"mcpkit-inspect","version":"0.1.0"}`,
+			`"hostCapabilities":{"openLinks":{},"serverTools":{},"sandbox":{},"message":{"text":{}}}`, `"toolInfo":{"tool":{"_meta":{"ui":{"resourceUri":"ui://mcpkit/greeting","visibility":["model"]}},"name":"greet_app"`} {
+			if !strings.Contains(string(ini), want) {
+				t.Errorf("initialize %s lacks %s", ini, want)
+			}
+		}
+
+		status, html, h := s.do(t, "GET", v.Src, "", "", map[string]string{"Sec-Fetch-Dest": "iframe"})
+		if status != 200 || !strings.HasPrefix(html, "<!DOCTYPE html>") || h.Get("Content-Security-Policy") != wantCSP ||
+			h.Get("Content-Type") != "text/html; charset=utf-8" || h.Get("X-Frame-Options") != "" || h.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("/app/ID: %d %v %.40q", status, h, html)
+		}
+		port := s.base[strings.LastIndexByte(s.base, ':')+1:]
+		for _, c := range []struct {
+			path   string
+			header map[string]string
+			status int
+			want   string
+		}{
+			{v.Src, map[string]string{"Host": "evil.example:" + port}, 403, `{"error":"mcpkit inspect: Host \"evil.example:` + port + `\" is not the inspector's address"}`},
+			{v.Src, map[string]string{"Sec-Fetch-Dest": "script"}, 403, `{"error":"mcpkit inspect: an app is only loaded in the page's iframe, not as \"script\""}`},
+			{"/app/" + strings.Repeat("0", 32), nil, 404, `{"error":"mcpkit inspect: no such app view (it belongs to an ended connection, or newer views replaced it)"}`},
+		} {
+			status, body, h := s.do(t, "GET", c.path, "", "", c.header)
+			if status != c.status || body != c.want+"\n" || h.Get("Content-Security-Policy") == wantCSP {
+				t.Errorf("GET %s %v: %d %s (CSP %q)", c.path, c.header, status, body, h.Get("Content-Security-Policy"))
+			}
+		}
+
+		if status, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"nope"}`, nil); status != 404 || body != `{"error":"mcpkit inspect: the server lists no tool \"nope\""}`+"\n" {
+			t.Errorf("unknown tool: %d %s", status, body)
+		}
+		if status, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"echo"}`, nil); status != 502 || body != `{"error":"mcpkit inspect: apps: tool echo has no UI resource"}`+"\n" {
+			t.Errorf("tool without UI: %d %s", status, body)
+		}
+		// Two more views: the first is dropped.
+		for range 2 {
+			if status, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil); status != 200 {
+				t.Fatalf("/api/app: %d %s", status, body)
+			}
+		}
+		if status, _, _ := s.do(t, "GET", v.Src, "", "", nil); status != 404 {
+			t.Errorf("the oldest view past MaxApps: %d, want 404", status)
+		}
+	}
+}
+
+// TestAppCall: an app's tools/call is forwarded for a tool apps may call
+// (echo: no _meta.ui, visibility both) and refused with 403 and -32600
+// for greet_app (visibility "model") and for a tool the server does not
+// list, without a tools/call reaching the server.
+func TestAppCall(t *testing.T) {
+	s := connected(t, Options{}, Target{})
+	token := s.in.Token()
+	_, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
+	var v AppView
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatal(err)
+	}
+	ev := s.events(t)
+	cases := []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{`{"view":"` + v.ID + `","name":"echo","arguments":{"text":"hi"}}`, 200, `{"result":{"content":[{"type":"text","text":"hi"}]}}`},
+		{`{"view":"` + v.ID + `","name":"greet_app","arguments":{"name":"x"}}`, 403, `{"error":{"code":-32600,"message":"mcpkit inspect: refused: apps: the tool is not callable by apps: greet_app has visibility [\"model\"]"}}`},
+		{`{"view":"` + v.ID + `","name":"nope"}`, 403, `{"error":{"code":-32600,"message":"mcpkit inspect: the server lists no tool \"nope\""}}`},
+		{`{"view":"` + strings.Repeat("0", 32) + `","name":"echo"}`, 404, `{"error":"mcpkit inspect: no such app view"}`},
+	}
+	for _, c := range cases {
+		status, body, _ := s.do(t, "POST", "/api/app-call", token, c.body, nil)
+		if status != c.status || body != c.want+"\n" {
+			t.Errorf("%s: %d %s, want %d %s", c.body, status, body, c.status, c.want)
+		}
+	}
+	// The frames sent, up to a ping sent after: one tools/call, echo's.
+	if status, body, _ := s.do(t, "POST", "/api/request", token, `{"id":"mark","method":"ping"}`, nil); status != 202 {
+		t.Fatalf("ping: %d %s", status, body)
+	}
+	var calls []string
+	for {
+		var f Frame
+		ev.next("message", &f)
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(f.Frame, &m); err != nil {
+			t.Fatal(err)
+		}
+		if f.Dir == "send" && m.Method == "tools/call" {
+			calls = append(calls, m.Params.Name)
+		}
+		if f.Dir == "send" && m.Method == "ping" {
+			break
+		}
+	}
+	if strings.Join(calls, ",") != "echo" {
+		t.Errorf("tools/call sent: %q, want only echo", calls)
+	}
+}
+
+// TestSkillRead: a skill's file read through the Inspector is checked
+// against skills/get's digest and size; a file the skill does not list
+// is 404, an unknown skill the server's -32602.
+func TestSkillRead(t *testing.T) {
+	s := connected(t, Options{}, Target{})
+	token := s.in.Token()
+	status, body, _ := s.do(t, "POST", "/api/skill-read", token, `{"skill":"skill://release-notes/SKILL.md","uri":"skill://release-notes/scripts/collect.sh"}`, nil)
+	var f SkillFile
+	if err := json.Unmarshal([]byte(body), &f); err != nil || status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	sum := sha256.Sum256([]byte(f.Text))
+	if !f.Verified || f.Digest != f.Want || f.Size != f.WantSize || f.Digest != "sha256:"+hex.EncodeToString(sum[:]) || f.Size != int64(len(f.Text)) || f.Binary || f.Size == 0 {
+		t.Errorf("%+v", f)
+	}
+	for _, c := range []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{`{"skill":"skill://release-notes/SKILL.md","uri":"skill://code-review/checklist.md"}`, 404,
+			`{"error":"mcpkit inspect: skill \"skill://release-notes/SKILL.md\" lists no file \"skill://code-review/checklist.md\""}`},
+		{`{"skill":"skill://nope/SKILL.md","uri":"skill://nope/x"}`, 502,
+			`{"error":{"code":-32602,"message":"skills/get: No skill is served at skill://nope/SKILL.md","data":{"uri":"skill://nope/SKILL.md"}}}`},
+	} {
+		status, body, _ := s.do(t, "POST", "/api/skill-read", token, c.body, nil)
+		if status != c.status || body != c.want+"\n" {
+			t.Errorf("%s: %d %s, want %d %s", c.body, status, body, c.status, c.want)
+		}
+	}
+}
+
+// TestAppCallBound: past Options.MaxInFlight app calls in flight, the
+// next is answered 429; a disconnect ends the one in flight.
+func TestAppCallBound(t *testing.T) {
+	s := connected(t, Options{MaxInFlight: 1}, Target{})
+	token := s.in.Token()
+	_, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
+	var v AppView
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatal(err)
+	}
+	ev := s.events(t)
+	first := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", s.base+"/api/app-call", strings.NewReader(`{"view":"`+v.ID+`","name":"slow_compute","arguments":{"seconds":600}}`))
+		req.Header.Set(TokenHeader, token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			first <- 0
+			return
+		}
+		resp.Body.Close()
+		first <- resp.StatusCode
+	}()
+	for {
+		var f Frame
+		ev.next("message", &f)
+		if f.Dir == "send" && strings.Contains(string(f.Frame), `"name":"slow_compute"`) {
+			break
+		}
+	}
+	status, body, _ := s.do(t, "POST", "/api/app-call", token, `{"view":"`+v.ID+`","name":"echo","arguments":{"text":"hi"}}`, nil)
+	if want := `{"error":{"code":-32603,"message":"mcpkit inspect: 1 tool calls of apps in flight already (the most there may be)"}}` + "\n"; status != 429 || body != want {
+		t.Errorf("second call: %d %s, want 429 %s", status, body, want)
+	}
+	if status, body, _ := s.do(t, "POST", "/api/disconnect", token, `{}`, nil); status != 200 {
+		t.Fatalf("disconnect: %d %s", status, body)
+	}
+	if got := <-first; got != 502 {
+		t.Errorf("the call in flight ended with %d, want 502", got)
+	}
+}

@@ -1,0 +1,245 @@
+package browsertest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
+)
+
+// inApp reads the text of sel in the app's iframe. Chrome runs the
+// sandboxed frame (an opaque origin) in a process of its own, a target
+// of its own: a context attached to it (chromedp.WithTargetID) reads it,
+// kept for the rest of the test, as cancelling it closes the frame. A
+// frame in the page's process is reached from its node
+// (chromedp.FromNode).
+func (f *fixture) inApp(t *testing.T, sel string) string {
+	t.Helper()
+	src := f.attr(t, `#app-frame`, "src")
+	if f.frameCtx == nil || f.frameSrc != src {
+		infos, err := chromedp.Targets(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range infos {
+			if info.Type == "iframe" && info.URL == f.base+src {
+				ctx, cancel := chromedp.NewContext(f.ctx, chromedp.WithTargetID(info.TargetID))
+				t.Cleanup(cancel)
+				f.frameCtx, f.frameSrc = ctx, src
+			}
+		}
+	}
+	if f.frameCtx != nil {
+		text, err := chromedp.Run(f.frameCtx, chromedp.Text(css(sel)))
+		if err != nil {
+			t.Fatalf("in the app's frame: %v", err)
+		}
+		return text
+	}
+	nodes := get(t, f, chromedp.Nodes(css(`#app-frame`)))
+	return get(t, f, chromedp.Text(css(sel), chromedp.FromNode(nodes[0])))
+}
+
+// TestApps renders the reference server's demo MCP App (greet_app, whose
+// UI is ui://mcpkit/greeting) over stdio and HTTP in both eras: the app,
+// sandboxed with allow-scripts alone, gets ui/initialize answered, the
+// tool's input and result (which it writes into its page), its
+// size-changed resizes the frame, its ui/message and ui/open-link are
+// shown (the link not followed), its tools/call of echo is forwarded and
+// its tools/call of greet_app (visibility "model") refused without
+// reaching the server; a message from another window is not read.
+func TestApps(t *testing.T) {
+	needBrowser(t)
+	for i, tc := range targets(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			f := open(t, &tc.target)
+			f.run(t, chromedp.WaitVisible(css(`#status[data-status="connected"]`)))
+			f.pickTool(t, "greet_app")
+			f.run(t, chromedp.SendKeys(css(`#tool-detail input[name="name"]`), "Ada"))
+			outcome, text := f.call(t)
+			if outcome != "ok" || !strings.Contains(text, "Hello, Ada!") {
+				t.Errorf("greet_app: outcome %q, result %q", outcome, text)
+			}
+			// The app's last step: its refused tools/call.
+			f.run(t, chromedp.WaitVisible(css(`#app-log li[data-method="tools/call"][data-outcome="refused"]`)))
+			if sb := f.attr(t, `#app-frame`, "sandbox"); sb != "allow-scripts" {
+				t.Errorf("iframe sandbox=%q, want allow-scripts", sb)
+			}
+			if src := f.attr(t, `#app-frame`, "src"); !strings.HasPrefix(src, "/app/") || strings.Contains(src, "token") {
+				t.Errorf("iframe src=%q, want /app/ID without the token", src)
+			}
+
+			// What the app saw, read in its frame.
+			for sel, want := range map[string]string{
+				"#result":       "Hello, Ada!",
+				"#input":        `{"name":"Ada"}`,
+				"#host":         "mcpkit-inspect 0.1.0",
+				"#message":      "ok: {}",
+				"#link":         "ok: {}",
+				"#call-refused": `refused: mcpkit inspect: refused: apps: the tool is not callable by apps: greet_app has visibility ["model"]`,
+			} {
+				if got := f.inApp(t, sel); got != want {
+					t.Errorf("app %s: %q, want %q", sel, got, want)
+				}
+			}
+			if got := f.inApp(t, "#call-echo"); !strings.HasPrefix(got, "ok: ") || !strings.Contains(got, `"text":"from the app"`) {
+				t.Errorf("app #call-echo: %q, want echo's result", got)
+			}
+
+			// size-changed: the frame is as tall as the app said.
+			size := strings.TrimSuffix(f.inApp(t, "#size"), "px")
+			if got := f.attr(t, `#app-frame`, "data-height"); got != size {
+				t.Errorf("frame data-height %q, app reported %q", got, size)
+			}
+			if got := eval[string](t, f, `String(document.getElementById('app-frame').getBoundingClientRect().height)`); got != size {
+				t.Errorf("frame height %spx, app reported %spx", got, size)
+			}
+
+			// ui/message and ui/open-link shown; the page did not navigate.
+			if got := f.text(t, `#app-log li[data-method="ui/message"] q`); got != "The card shows: Hello, Ada!" {
+				t.Errorf("ui/message shown %q", got)
+			}
+			if href := f.attr(t, `#app-log a.app-link`, "href"); href != "https://modelcontextprotocol.io/extensions/apps" {
+				t.Errorf("ui/open-link shown as %q", href)
+			}
+			if loc := eval[string](t, f, `location.href`); loc != f.url {
+				t.Errorf("the page navigated to %q", loc)
+			}
+
+			// The refused call never reached the server: two tools/call
+			// went out, the user's greet_app and the app's echo.
+			sent := eval[[]string](t, f, `[...document.querySelectorAll('#messages-body tr[data-dir="send"][data-method="tools/call"]')].map((r) => r.dataset.search.includes('"name":"echo"') ? 'echo' : r.dataset.search.includes('"name":"greet_app"') ? 'greet_app' : r.dataset.search)`)
+			if strings.Join(sent, ",") != "greet_app,echo" && strings.Join(sent, ",") != "echo,greet_app" {
+				t.Errorf("tools/call sent to the server: %q, want greet_app and echo", sent)
+			}
+			// A message from another window than the app's (here the
+			// page itself) is not read.
+			f.run(t,
+				exec(`window.postMessage({jsonrpc: "2.0", id: 99, method: "ui/message", params: {role: "user", content: {type: "text", text: "forged"}}}, "*")`),
+				chromedp.WaitReady(css(`#app-log[data-ignored="1"]`)),
+			)
+			if got := f.text(t, `#app-log`); strings.Contains(got, "forged") {
+				t.Errorf("a message from the page itself was read: %q", got)
+			}
+
+			var statuses []int
+			for _, h := range f.hitsTo("/api/app-call") {
+				statuses = append(statuses, h.status)
+				if !h.token {
+					t.Errorf("/api/app-call without the token")
+				}
+			}
+			if len(statuses) != 2 || statuses[0] != 200 || statuses[1] != 403 {
+				t.Errorf("/api/app-call answers %v, want [200 403]", statuses)
+			}
+			if i == 0 {
+				f.run(t, exec(`document.getElementById('tool-app').scrollIntoView({block: 'end'})`))
+				f.shot(t, "app")
+				f.checkKeyboard(t, "app")
+			}
+		})
+	}
+}
+
+// digest is "sha256:" and the hex SHA-256 of s.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// TestSkills lists the reference server's skills (HTTP in the session
+// era, stdio in the stateless era), shows one's frontmatter and files,
+// and reads a file with its digest verified; then, on a server whose file
+// changed after it was listed, pages through skills/list one skill at a
+// time and shows the mismatch.
+func TestSkills(t *testing.T) {
+	needBrowser(t)
+	srv := httpServer(t)
+	for i, target := range []inspect.Target{
+		{URL: srv + "/mcp", Era: "session"},
+		{Command: stdioCommand(t), Era: "stateless"},
+	} {
+		t.Run(target.Era, func(t *testing.T) {
+			f := open(t, &target)
+			f.run(t,
+				chromedp.WaitVisible(css(`#status[data-status="connected"]`)),
+				chromedp.WaitVisible(css(`#tab-skills`)),
+				chromedp.Click(css(`#tab-skills`)),
+				chromedp.WaitVisible(css(`#skills-list button`)),
+			)
+			keys := eval[[]string](t, f, `[...document.querySelectorAll('#skills-list button')].map((b) => b.dataset.key)`)
+			want := "skill://code-review/SKILL.md,skill://code-review/security/SKILL.md,skill://release-notes/SKILL.md"
+			if strings.Join(keys, ",") != want {
+				t.Errorf("skills listed %q, want %s", keys, want)
+			}
+			f.run(t,
+				chromedp.Click(css(`#skills-list button[data-key="skill://release-notes/SKILL.md"]`)),
+				chromedp.WaitVisible(css(`#skill-detail table.files`)),
+			)
+			files := eval[[]string](t, f, `[...document.querySelectorAll('#skill-detail tr[data-uri]')].map((r) => r.dataset.uri)`)
+			if strings.Join(files, ",") != "skill://release-notes/SKILL.md,skill://release-notes/scripts/collect.sh" {
+				t.Errorf("files %q", files)
+			}
+			if got := f.text(t, `#skill-detail .tree`); !strings.Contains(got, "name: \"release-notes\"") {
+				t.Errorf("frontmatter shown %q", got)
+			}
+			f.run(t,
+				chromedp.Click(css(`#skill-detail button[aria-label="Read skill://release-notes/scripts/collect.sh"]`)),
+				chromedp.WaitVisible(css(`#skill-file[data-verified]`)),
+			)
+			if v := f.attr(t, `#skill-file`, "data-verified"); v != "true" {
+				t.Errorf("collect.sh verified=%q: %s", v, f.text(t, `#skill-file`))
+			}
+			listed := eval[string](t, f, `document.querySelector('#skill-detail tr[data-uri="skill://release-notes/scripts/collect.sh"] td.digest').textContent`)
+			if got := f.text(t, `#skill-file .verify`); !strings.HasPrefix(got, "✓ digest verified: "+listed+", ") {
+				t.Errorf("verdict %q, want the listed digest %s", got, listed)
+			}
+			if i == 0 {
+				f.shot(t, "skills")
+				f.checkKeyboard(t, "skills")
+			}
+		})
+	}
+
+	t.Run("mismatch", func(t *testing.T) {
+		f := open(t, &inspect.Target{URL: srv + "/skew", Era: "session"})
+		f.run(t,
+			chromedp.WaitVisible(css(`#status[data-status="connected"]`)),
+			chromedp.Click(css(`#tab-skills`)),
+			chromedp.WaitVisible(css(`#skills-list button[data-key="skill://notes/SKILL.md"]`)),
+			chromedp.WaitVisible(css(`#skills-more`)),
+		)
+		if n := eval[int](t, f, `document.querySelectorAll('#skills-list button').length`); n != 1 {
+			t.Errorf("first page: %d skills, want 1", n)
+		}
+		f.run(t,
+			chromedp.Click(css(`#skills-more`)),
+			chromedp.WaitVisible(css(`#skills-list button[data-key="skill://plain/SKILL.md"]`)),
+		)
+		if hidden := get(t, f, chromedp.JavascriptAttribute[bool](css(`#skills-more`), "hidden")); !hidden {
+			t.Errorf("Load more still shown after the last page")
+		}
+		f.run(t,
+			chromedp.Click(css(`#skills-list button[data-key="skill://notes/SKILL.md"]`)),
+			chromedp.WaitVisible(css(`#skill-detail button[aria-label="Read skill://notes/notes.md"]`)),
+			chromedp.Click(css(`#skill-detail button[aria-label="Read skill://notes/notes.md"]`)),
+			chromedp.WaitVisible(css(`#skill-file[data-verified]`)),
+		)
+		if v := f.attr(t, `#skill-file`, "data-verified"); v != "false" {
+			t.Errorf("notes.md verified=%q", v)
+		}
+		got := f.text(t, `#skill-file .verify[role="alert"]`)
+		for _, want := range []string{"✗ digest mismatch", "listed: " + digest("as listed\n") + ", 10 bytes", "read: " + digest("changed since\n") + ", 14 bytes"} {
+			if !strings.Contains(strings.Join(strings.Fields(got), " "), want) {
+				t.Errorf("mismatch shown as %q, want %q in it", got, want)
+			}
+		}
+		if got := f.text(t, `#skill-file pre`); got != "changed since\n" && got != "changed since" {
+			t.Errorf("content shown %q", got)
+		}
+		f.shot(t, "skills-mismatch")
+	})
+}
