@@ -51,7 +51,10 @@ type resultHead struct {
 }
 
 func (s *Server) resultHead(method string) resultHead {
-	cacheable := isCacheableMethod(method) || s.tables.Load().cacheable[method]
+	cacheable := isCacheableMethod(method)
+	if c := s.tables.Load().cacheable; !cacheable && len(c) > 0 {
+		cacheable = c[method]
+	}
 	return resultHead{s: s, method: method, info: s.serverInfoMember(), cacheable: cacheable}
 }
 
