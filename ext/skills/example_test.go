@@ -13,7 +13,7 @@ import (
 // through (*os.Root).FS().
 func Example() {
 	fsys := fstest.MapFS{
-		"release-notes/SKILL.md": {Data: []byte("---\nname: release-notes\ndescription: Write release notes from merged changes.\n---\nRun scripts/collect.sh, then group the changes.\n")},
+		"release-notes/SKILL.md":           {Data: []byte("---\nname: release-notes\ndescription: Write release notes from merged changes.\n---\nRun scripts/collect.sh, then group the changes.\n")},
 		"release-notes/scripts/collect.sh": {Data: []byte("#!/bin/sh\ngit log --oneline \"$1..HEAD\"\n")},
 	}
 	s := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1.0.0"}, nil)
