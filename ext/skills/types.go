@@ -38,7 +38,8 @@
 //
 // The 512-file and 16 MiB limits (SHOULD NOT serve beyond): TestLimits.
 // Bounds on what a FS or a client can make the server hold:
-// TestFrontmatterBombs, TestListPagination, TestGet (docs/limits.md).
+// TestGiantFiles, TestFrontmatterBombs, TestListPagination, TestGet
+// (docs/limits.md).
 package skills
 
 import (
