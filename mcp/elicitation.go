@@ -102,7 +102,7 @@ type ElicitationCompleteParams struct {
 // (ErrInvalidElicitContent); a client's error is a *jsonrpc.Error.
 func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	const method = "elicitation/create"
-	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
+	if err := mayCallClient(ctx, method); err != nil { // era_stateless.go
 		return nil, err
 	}
 	if params == nil {

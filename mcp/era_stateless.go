@@ -392,12 +392,13 @@ func (c *statelessCtx) Value(key any) any {
 // statelessKey marks, in a handler's context, a stateless-era request.
 type statelessKey struct{}
 
-// checkStatelessCall refuses a server-to-client request from the handler
-// of a stateless-era request: the era has none, on any transport; input
+// mayCallClient is the era's answer to whether a request may be sent to
+// the client from ctx: not from the handler of a stateless-era request,
+// as the era has none, on any transport; input
 // from the client arrives by multi round-trip requests (Request.Input)
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-func checkStatelessCall(ctx context.Context, method string) error {
+func mayCallClient(ctx context.Context, method string) error {
 	if ctx.Value(statelessKey{}) != nil {
 		return fmt.Errorf("mcp: %s not sent: a stateless-era request sends no requests to the client; ask with Request.Input", method)
 	}

@@ -43,7 +43,7 @@ func TestModernHandlerContext(t *testing.T) {
 	}
 	check := func(name string, wantCancelled bool) {
 		t.Helper()
-		if got.Value(valueKey{}) != "v" || checkStatelessCall(got, "x") == nil {
+		if got.Value(valueKey{}) != "v" || mayCallClient(got, "x") == nil {
 			t.Errorf("%s: the handler's context lost the request's value or the stateless mark", name)
 		}
 		if cancelled := got.Err() != nil; cancelled != wantCancelled {

@@ -42,7 +42,7 @@ type ListRootsResult struct {
 // the session's read loop, so call ListRoots from a goroutine there.
 func (ss *ServerSession) ListRoots(ctx context.Context, params *ListRootsParams) (*ListRootsResult, error) {
 	const method = "roots/list"
-	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
+	if err := mayCallClient(ctx, method); err != nil { // era_stateless.go
 		return nil, err
 	}
 	caps := ss.clientCapabilities()

@@ -319,7 +319,7 @@ type CreateMessageResult struct {
 // *jsonrpc.Error (CodeUserRejectedSampling when the user said no).
 func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
 	const method = "sampling/createMessage"
-	if err := checkStatelessCall(ctx, method); err != nil { // era_stateless.go
+	if err := mayCallClient(ctx, method); err != nil { // era_stateless.go
 		return nil, err
 	}
 	if params == nil {

@@ -581,7 +581,7 @@ func (ss *ServerSession) notifyRelated(ctx context.Context, w messageWriter, met
 // is cancelled with notifications/cancelled. Stateless-era handlers use
 // Request.Input instead.
 func (ss *ServerSession) Call(ctx context.Context, method string, params, result any) error {
-	if err := checkStatelessCall(ctx, method); err != nil {
+	if err := mayCallClient(ctx, method); err != nil {
 		return err
 	}
 	ss.mu.Lock()
