@@ -37,6 +37,8 @@
 //	Internal errors are -32603                                mcp (a non-jsonrpc error of a handler)
 //
 // The 512-file and 16 MiB limits (SHOULD NOT serve beyond): TestLimits.
+// Digests and sizes refreshed when the files change: TestRescan (a
+// Rescan call), TestWatch (Watch, in a synctest bubble).
 // Bounds on what a FS or a client can make the server hold:
 // TestFrontmatterBombs, TestListPagination, TestGet (docs/limits.md).
 package skills
