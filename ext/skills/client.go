@@ -27,6 +27,7 @@ package skills
 //	| identity never keyed on the uri alone; host-assigned label, not serverInfo.name (Security)       | TestPullTwoServers (Pull takes the host's label)             |
 //	| a disk cache: never modified in place (Cache integrity)                                          | TestPullReplaces (a pull writes a new tree, then swaps it in) |
 //	| no implicit local execution: scripts are written without execute permission (Security)           | TestPullWritesFiles                                          |
+//	| both eras / stdio: List, Get, ReadFile, Pull of a nested skill of mcpkit serve, digests checked  | cmd/mcpkit TestSkillsStdio                                  |
 //
 // Requirements on what a host does with loaded content (approval, origin
 // tags in model context, allowed-tools) are the application's; the

@@ -8,8 +8,11 @@ import (
 	"io/fs"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
+	"time"
 
 	"github.com/mcpkit/mcpkit/ext/skills"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -429,4 +432,113 @@ func TestHTTP(t *testing.T) {
 		}
 		cs.Close()
 	}
+}
+
+// lockedFS is a MapFS that a test changes while a server reads it: each
+// change replaces a file under mu, and Open (through which fs.WalkDir
+// and the server read everything) takes mu.
+type lockedFS struct {
+	mu sync.Mutex
+	m  fstest.MapFS
+}
+
+func (l *lockedFS) Open(name string) (fs.File, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m.Open(name)
+}
+
+func (l *lockedFS) set(name string, f *fstest.MapFile) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.m[name] = f
+}
+
+// TestWatch runs Watch in a synctest bubble, whose clock moves only when
+// every goroutine in it is blocked (a time.Sleep there takes no real
+// time): a tree left alone causes no rescan however many intervals pass;
+// a change, even one that keeps the file's size, is picked up at the
+// next tick, OnRescan sees the outcome and skills/list the new digest; a
+// skill refused on the rescan reaches OnRescan as a *RefusedError; and
+// Watch ends with the cause of its context's cancellation.
+func TestWatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const interval = time.Minute
+		fsys := &lockedFS{m: skillsFS()}
+		outcomes := make(chan error, 10)
+		var rescans []error
+		// took returns every OnRescan outcome so far; called after
+		// synctest.Wait, when Watch is blocked on its ticker.
+		took := func() []error {
+			for {
+				select {
+				case err := <-outcomes:
+					rescans = append(rescans, err)
+				default:
+					return rescans
+				}
+			}
+		}
+		srv, sk := newServer(t, fsys, &skills.Options{OnRescan: func(err error) { outcomes <- err }})
+		call := conn(t, srv)
+		call(init_)
+		ctx, cancel := context.WithCancelCause(t.Context())
+		defer cancel(nil)
+		done := make(chan error, 1)
+		go func() { done <- sk.Watch(ctx, interval) }()
+
+		time.Sleep(10*interval + interval/2)
+		synctest.Wait()
+		if got := took(); len(got) != 0 {
+			t.Fatalf("an unchanged tree after 10 intervals: rescans %v, want none", got)
+		}
+
+		// Same size, new modification time: a change the digest shows.
+		fsys.set("code-review/checklist.md", &fstest.MapFile{Data: []byte("- TESTS\n"), ModTime: time.Now()})
+		time.Sleep(interval / 4) // still before the next tick
+		synctest.Wait()
+		if got := took(); len(got) != 0 {
+			t.Fatalf("before the tick: rescans %v, want none", got)
+		}
+		list := call(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`)
+		if !strings.Contains(list, res("skill://code-review/checklist.md", "- tests\n")) {
+			t.Errorf("skills/list before the tick: %s", list)
+		}
+		time.Sleep(interval / 2) // past the tick
+		synctest.Wait()
+		if got := took(); len(got) != 1 || got[0] != nil {
+			t.Fatalf("after the tick: rescans %v, want [<nil>]", got)
+		}
+		list = call(`{"jsonrpc":"2.0","id":2,"method":"skills/list"}`)
+		if !strings.Contains(list, res("skill://code-review/checklist.md", "- TESTS\n")) || strings.Contains(list, digest("- tests\n")) {
+			t.Errorf("skills/list after the tick: %s", list)
+		}
+
+		time.Sleep(5 * interval)
+		synctest.Wait()
+		if got := took(); len(got) != 1 {
+			t.Fatalf("unchanged since the rescan: rescans %v, want 1", got)
+		}
+
+		// A new skill breaking the naming rules: refused, the others kept.
+		fsys.set("Bad_Name/SKILL.md", &fstest.MapFile{Data: []byte("---\nname: Bad_Name\ndescription: d\n---\n")})
+		time.Sleep(interval)
+		synctest.Wait()
+		var refused *skills.RefusedError
+		if got := took(); len(got) != 2 || !errors.As(got[1], &refused) {
+			t.Fatalf("after a refused skill: rescans %v, want a *RefusedError second", got)
+		}
+		if got := len(sk.Skills()); got != 3 {
+			t.Errorf("served after the refusal: %d skills, want 3", got)
+		}
+
+		stop := errors.New("shutting down")
+		cancel(stop)
+		if err := <-done; err != stop {
+			t.Errorf("Watch returned %v, want the cause %v", err, stop)
+		}
+		if got := took(); len(got) != 2 {
+			t.Errorf("rescans after the cancellation: %v, want 2", got)
+		}
+	})
 }

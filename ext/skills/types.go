@@ -35,8 +35,13 @@
 //	directory/read on every directory of a served skill       TestServerReadDirectory (root, empty, scripts)
 //	resources/read of an unserved skill file: not found       TestRead (-32002 session era, -32602 stateless)
 //	Internal errors are -32603                                mcp (a non-jsonrpc error of a handler)
+//	Served in both eras / stdio and HTTP                      TestHTTP (skills/get, Streamable HTTP);
+//	                                                          cmd/mcpkit TestSkillsStdio (mcpkit serve
+//	                                                          over stdio: list, get, read, pull)
 //
 // The 512-file and 16 MiB limits (SHOULD NOT serve beyond): TestLimits.
+// Digests and sizes refreshed when the files change: TestRescan (a
+// Rescan call), TestWatch (Watch, in a synctest bubble).
 // Bounds on what a FS or a client can make the server hold:
 // TestGiantFiles, TestFrontmatterBombs, TestListPagination, TestGet
 // (docs/limits.md).
