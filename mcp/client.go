@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -270,16 +269,9 @@ func (c *Client) declaredCapabilities() (*ClientCapabilities, error) {
 		if _, dup := merged.Extensions[id]; dup {
 			return caps, fmt.Errorf("mcp: ClientOptions.Extensions[%q]: ClientOptions.Capabilities.Extensions declares it as well", id)
 		}
-		settings := json.RawMessage(emptyObject)
-		if v := c.opts.Extensions[id]; v != nil {
-			b, err := jsonenc.Marshal(v)
-			if err != nil {
-				return caps, fmt.Errorf("mcp: ClientOptions.Extensions[%q]: encoding its settings: %w", id, err)
-			}
-			if len(b) == 0 || b[0] != '{' {
-				return caps, fmt.Errorf("mcp: ClientOptions.Extensions[%q]: its settings encode to %.40s, not a JSON object", id, b)
-			}
-			settings = b
+		settings, err := encodeSettings(fmt.Sprintf("mcp: ClientOptions.Extensions[%q]", id), c.opts.Extensions[id]) // extension.go
+		if err != nil {
+			return caps, err
 		}
 		merged.Extensions[id] = settings
 	}

@@ -57,16 +57,9 @@ func (s *Server) AddExtension(ext Extension) error {
 	if err := checkExtensionID(ext.ID); err != nil {
 		return err
 	}
-	settings := json.RawMessage(emptyObject)
-	if ext.Settings != nil {
-		b, err := jsonenc.Marshal(ext.Settings)
-		if err != nil {
-			return fmt.Errorf("mcp: extension %s: encoding its settings: %w", ext.ID, err)
-		}
-		if len(b) == 0 || b[0] != '{' {
-			return fmt.Errorf("mcp: extension %s: its settings encode to %.40s, not a JSON object", ext.ID, b)
-		}
-		settings = b
+	settings, err := encodeSettings("mcp: extension "+ext.ID, ext.Settings)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -150,3 +143,33 @@ func checkExtensionID(id string) error {
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 func isAlnum(c byte) bool { return isASCIILetter(c) || c >= '0' && c <= '9' }
+
+// encodeSettings encodes an extension's settings, which must be a JSON
+// object ({} for nil). Its errors start with what and are mcpkit's own
+// texts on every Go release; the encoder's error is kept for errors.As.
+func encodeSettings(what string, v any) (json.RawMessage, error) {
+	if v == nil {
+		return json.RawMessage(emptyObject), nil
+	}
+	if raw, ok := v.(json.RawMessage); ok && !json.Valid(raw) {
+		return nil, fmt.Errorf("%s: its settings are not valid JSON", what)
+	}
+	b, err := jsonenc.Marshal(v)
+	if err != nil {
+		return nil, &settingsError{msg: fmt.Sprintf("%s: its settings (%T) cannot be encoded as JSON", what, v), err: err}
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("%s: its settings encode to %.40s, not a JSON object", what, b)
+	}
+	return b, nil
+}
+
+// settingsError is an encoding failure of extension settings: mcpkit's
+// text, with the encoder's error beneath.
+type settingsError struct {
+	msg string
+	err error
+}
+
+func (e *settingsError) Error() string { return e.msg }
+func (e *settingsError) Unwrap() error { return e.err }

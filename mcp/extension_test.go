@@ -105,7 +105,7 @@ func TestAddExtensionRefuses(t *testing.T) {
 		{mcp.Extension{ID: "com/-a"}, `mcp: extension identifier "com/-a": the name "-a" is not letters, digits, '-', '_' and '.'`},
 		{mcp.Extension{ID: "com.example/a"}, `mcp: extension com.example/a was added already`},
 		{mcp.Extension{ID: "com.example/b", Settings: []int{1}}, `mcp: extension com.example/b: its settings encode to [1], not a JSON object`},
-		{mcp.Extension{ID: "com.example/b", Settings: func() {}}, `mcp: extension com.example/b: encoding its settings: json: unsupported type: func()`},
+		{mcp.Extension{ID: "com.example/b", Settings: func() {}}, `mcp: extension com.example/b: its settings (func()) cannot be encoded as JSON`},
 		{mcp.Extension{ID: "com.example/b", Methods: map[string]mcp.MethodHandler{"tools/list": ok}}, `mcp: extension com.example/b: method tools/list is served already`},
 		{mcp.Extension{ID: "com.example/b", Methods: map[string]mcp.MethodHandler{"server/discover": ok}}, `mcp: extension com.example/b: method server/discover is served already`},
 		{mcp.Extension{ID: "com.example/b", Methods: map[string]mcp.MethodHandler{"a/x": ok}}, `mcp: extension com.example/b: method a/x is served already`},
