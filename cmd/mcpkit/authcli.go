@@ -31,7 +31,23 @@ type authFlags struct {
 	// device is auth login's --device: the device authorization grant
 	// instead of a browser on this machine.
 	device bool
+	// page, when set, is the redirect target of mcpkit inspect: the
+	// inspector's own address and its login in the page, so that no
+	// listener of the CLI's own is opened.
+	page *pageRedirect
 }
+
+// pageRedirect is where mcpkit inspect's logins come back to: the
+// inspector's /oauth/callback (inspect.Inspector's OAuthRedirectURL and
+// AuthorizeInBrowser).
+type pageRedirect struct {
+	url      string
+	redirect func(ctx context.Context, authorizationURL string) (*url.URL, error)
+}
+
+// listenRedirect opens the CLI's loopback OAuth redirect listener; a
+// variable so that tests count the listeners opened.
+var listenRedirect = net.Listen
 
 func (f *authFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.clientID, "client-id", "", "with --url, the OAuth client `ID` registered with the server's authorization server (default: a client ID metadata document or dynamic registration)")
@@ -89,7 +105,8 @@ func storeKey(raw string) (string, error) {
 
 // authorizer returns the OAuth client of a client verb with --url: it
 // answers the server's 401 by authorizing through a loopback redirect
-// listener on 127.0.0.1 (RFC 8252 section 7.3), the authorization URL
+// listener on 127.0.0.1 (RFC 8252 section 7.3), or, with f.page, through
+// mcpkit inspect's page and address (no listener of its own), the authorization URL
 // printed on stderr and opened in a browser when there is a display, and
 // keeps the tokens in the user's config directory. The listener and the
 // client's connections are closed when the command ends.
@@ -97,7 +114,22 @@ func (f *authFlags) authorizer(e *env, serverURL string) (*auth.Authorizer, erro
 	if f.device {
 		return f.deviceAuthorizer(e), nil
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if f.page != nil {
+		// mcpkit inspect: the inspector is the redirect target.
+		tr := &http.Transport{Proxy: http.ProxyFromEnvironment}
+		e.closers = append(e.closers, tr.CloseIdleConnections)
+		return auth.New(auth.Options{
+			HTTPClient:    &http.Client{Transport: tr},
+			RedirectURL:   f.page.url,
+			Redirect:      f.page.redirect,
+			ClientName:    "mcpkit inspect",
+			ClientID:      f.clientID,
+			ClientSecret:  f.clientSecret,
+			OfflineAccess: true,
+			Store:         tokenStore(),
+		}), nil
+	}
+	ln, err := listenRedirect("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("opening the OAuth redirect listener: %w", err)
 	}

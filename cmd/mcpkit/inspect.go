@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
@@ -128,6 +126,14 @@ func inspectDial(e *env, base *clientFlags, page func() *inspect.Inspector) func
 				ce.closers[i]()
 			}
 		}
+		switch in := page(); {
+		case in == nil:
+			// The command line's probe: its transport is never used, so
+			// it gets no redirect listener either.
+			f.auth.page = &pageRedirect{}
+		case !f.auth.autoApprove:
+			f.auth.page = &pageRedirect{url: in.OAuthRedirectURL(), redirect: in.AuthorizeInBrowser}
+		}
 		tr, err := f.transport(ce, t.Command)
 		if err != nil {
 			release()
@@ -142,21 +148,6 @@ func inspectDial(e *env, base *clientFlags, page func() *inspect.Inspector) func
 		}
 		if ht, ok := tr.(*mcphttp.ClientTransport); ok {
 			if once, ok := ht.Authorizer.(*onceAuthorizer); ok {
-				if in := page(); in != nil && !f.auth.autoApprove {
-					hc := &http.Transport{Proxy: http.ProxyFromEnvironment}
-					ce.closers = append(ce.closers, hc.CloseIdleConnections)
-					once = &onceAuthorizer{Authorizer: auth.New(auth.Options{
-						HTTPClient:    &http.Client{Transport: hc},
-						RedirectURL:   in.OAuthRedirectURL(),
-						Redirect:      in.AuthorizeInBrowser,
-						ClientName:    "mcpkit inspect",
-						ClientID:      f.auth.clientID,
-						ClientSecret:  f.auth.clientSecret,
-						OfflineAccess: true,
-						Store:         tokenStore(),
-					})}
-					ht.Authorizer = once
-				}
 				d.Credentials = once.Credentials
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -134,6 +135,14 @@ func TestCLIServerArgs(t *testing.T) {
 // credentials are kept in the CLI's store.
 func TestInspectOAuthLogin(t *testing.T) {
 	dir := authEnv(t)
+	// The inspector is the redirect target: the CLI opens no redirect
+	// listener of its own.
+	listened := make(chan string, 4)
+	defer func(l func(string, string) (net.Listener, error)) { listenRedirect = l }(listenRedirect)
+	listenRedirect = func(network, addr string) (net.Listener, error) {
+		listened <- addr
+		return net.Listen(network, addr)
+	}
 	ds, err := devserver.Start(devserver.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -227,5 +236,8 @@ func TestInspectOAuthLogin(t *testing.T) {
 	cancel()
 	if c := <-code; c != 0 {
 		t.Errorf("exit status %d", c)
+	}
+	if n := len(listened); n != 0 {
+		t.Errorf("the CLI opened %d OAuth redirect listeners of its own, want 0", n)
 	}
 }

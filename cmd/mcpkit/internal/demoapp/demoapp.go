@@ -26,7 +26,10 @@ const (
 // greeting into its page, reports its new size, posts a ui/message, asks
 // to open a link, and calls two tools through the host: echo, which apps
 // may call, and greet_app itself, whose visibility ("model") keeps it
-// from apps, so that the host must refuse it.
+// from apps, so that the host must refuse it; then it reads its own
+// ui:// resource and test://static-text (which a host refuses an app),
+// updates the model context, offers greeting.txt for download, logs a
+// line, and asks for the fullscreen display mode.
 //
 //go:embed greeting.html
 var html string

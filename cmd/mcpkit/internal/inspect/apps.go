@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -23,7 +24,8 @@ import (
 // Inspector's API (no token, and its Origin is "null"). The page is the
 // host side of the postMessage bridge; an app's tools/call comes back
 // through POST /api/app-call, which forwards only tools the app may call
-// (apps.CheckAppCall).
+// (apps.CheckAppCall), its resources/read through POST /api/app-read,
+// which forwards only ui:// resources.
 
 // appPath is where a view's HTML is served: appPath + ID.
 const appPath = "/app/"
@@ -116,10 +118,15 @@ func (in *Inspector) apiApp(w http.ResponseWriter, r *http.Request) {
 			ProtocolVersion: apps.UIProtocolVersion,
 			HostInfo:        in.opts.ClientInfo,
 			HostCapabilities: apps.HostCapabilities{
-				OpenLinks:   &struct{}{},
-				ServerTools: &apps.ListChanged{},
-				Message:     json.RawMessage(`{"text":{}}`),
-				Sandbox:     &apps.SandboxCapability{},
+				OpenLinks:       &struct{}{},
+				DownloadFile:    &struct{}{},
+				ServerTools:     &apps.ListChanged{},
+				ServerResources: &apps.ListChanged{},
+				Logging:         &struct{}{},
+				Sandbox:         &apps.SandboxCapability{},
+				Message:         json.RawMessage(`{"text":{}}`),
+				// Shown in the page's log of the app, never sent to a model.
+				UpdateModelContext: json.RawMessage(`{"text":{},"structuredContent":{}}`),
 			},
 			HostContext: &apps.HostContext{
 				// The id of the call is the client's, not known here.
@@ -188,12 +195,57 @@ func (in *Inspector) serveApp(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte(v.view.HTML))
 }
 
+// appRequest starts an app's request of the view named view: the
+// connection and true, or false once it answered 409 (not connected),
+// 404 (no such view) or 429 (past Options.MaxInFlight requests of apps
+// in flight on the connection). done ends the request.
+func (in *Inspector) appRequest(w http.ResponseWriter, view string) (c *connection, done func(), ok bool) {
+	c, v := in.view(view)
+	if c == nil {
+		httpError(w, http.StatusConflict, "not connected to a server")
+		return nil, nil, false
+	}
+	if v == nil {
+		httpError(w, http.StatusNotFound, "no such app view")
+		return nil, nil, false
+	}
+	c.mu.Lock()
+	if c.appCalls >= in.opts.MaxInFlight {
+		c.mu.Unlock()
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("mcpkit inspect: %d requests of apps in flight already (the most there may be)", in.opts.MaxInFlight)}})
+		return nil, nil, false
+	}
+	c.appCalls++
+	c.mu.Unlock()
+	return c, func() {
+		c.mu.Lock()
+		c.appCalls--
+		c.mu.Unlock()
+	}, true
+}
+
+// appForward sends an app's request to the server and writes the answer:
+// {"result"} or 502 with {"error": JSON-RPC error}.
+func appForward(w http.ResponseWriter, r *http.Request, c *connection, method string, params any) {
+	var raw json.RawMessage
+	if err := c.cs.Call(r.Context(), method, params, &raw); err != nil {
+		rpcErr, ok := errors.AsType[*jsonrpc.Error](err)
+		if !ok {
+			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		writeJSON(w, http.StatusBadGateway, map[string]any{"error": rpcErr})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"result": raw})
+}
+
 // apiAppCall is POST /api/app-call {"view","name","arguments"}: an app's
 // tools/call, forwarded to the server only when the tool, as the server
 // lists it now, may be called by apps (apps.CheckAppCall). The answer is
 // the call's result, or {"error": JSON-RPC error}: 403 with code -32600
-// for a tool the app may not call, 429 past Options.MaxInFlight app calls
-// in flight on the connection.
+// for a tool the app may not call, 429 past Options.MaxInFlight requests
+// of apps in flight on the connection.
 func (in *Inspector) apiAppCall(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		View      string          `json:"view"`
@@ -203,29 +255,11 @@ func (in *Inspector) apiAppCall(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	c, v := in.view(body.View)
-	if c == nil {
-		httpError(w, http.StatusConflict, "not connected to a server")
+	c, done, ok := in.appRequest(w, body.View)
+	if !ok {
 		return
 	}
-	if v == nil {
-		httpError(w, http.StatusNotFound, "no such app view")
-		return
-	}
-	c.mu.Lock()
-	if c.appCalls >= in.opts.MaxInFlight {
-		c.mu.Unlock()
-		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("mcpkit inspect: %d tool calls of apps in flight already (the most there may be)", in.opts.MaxInFlight)}})
-		return
-	}
-	c.appCalls++
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.appCalls--
-		c.mu.Unlock()
-	}()
+	defer done()
 	refuse := func(msg string) {
 		writeJSON(w, http.StatusForbidden, map[string]any{"error": &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}})
 	}
@@ -246,14 +280,38 @@ func (in *Inspector) apiAppCall(w http.ResponseWriter, r *http.Request) {
 	if len(body.Arguments) > 0 {
 		params["arguments"] = body.Arguments
 	}
-	var raw json.RawMessage
-	if err := c.cs.Call(r.Context(), "tools/call", params, &raw); err != nil {
-		rpcErr, ok := errors.AsType[*jsonrpc.Error](err)
-		if !ok {
-			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-		}
-		writeJSON(w, http.StatusBadGateway, map[string]any{"error": rpcErr})
+	appForward(w, r, c, "tools/call", params)
+}
+
+// codeDenied is the error code the MCP Apps spec gives a host's refusals
+// (ui/open-link, ui/message, ui/download-file: -32000, "Implementation-
+// defined error", with "Policy violation" among the messages).
+const codeDenied = -32000
+
+// apiAppRead is POST /api/app-read {"view","uri"}: an app's
+// resources/read, forwarded to the view's server (the connection the app
+// came from: the spec's Standard MCP Messages) only for a ui:// resource
+// (apps.Scheme): other resources of the server are the user's, not the
+// app's. A refusal is 403 with {"error": {"code": -32000, "message":
+// "mcpkit inspect: Policy violation: ..."}}; 429 past
+// Options.MaxInFlight requests of apps in flight.
+func (in *Inspector) apiAppRead(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		View string `json:"view"`
+		URI  string `json:"uri"`
+	}
+	if !decodeBody(w, r, &body) {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"result": raw})
+	c, done, ok := in.appRequest(w, body.View)
+	if !ok {
+		return
+	}
+	defer done()
+	if !strings.HasPrefix(body.URI, apps.Scheme) {
+		writeJSON(w, http.StatusForbidden, map[string]any{"error": &jsonrpc.Error{Code: codeDenied,
+			Message: "mcpkit inspect: Policy violation: an app reads only the ui:// resources of its server, not " + quote(body.URI)}})
+		return
+	}
+	appForward(w, r, c, "resources/read", map[string]any{"uri": body.URI})
 }

@@ -65,7 +65,7 @@ func TestAppAPI(t *testing.T) {
 		}
 		ini, _ := json.Marshal(v.Initialize)
 		for _, want := range []string{`"protocolVersion":"2026-01-26"`, `"hostInfo":{"name":"mcpkit-inspect","version":"0.1.0"}`,
-			`"hostCapabilities":{"openLinks":{},"serverTools":{},"sandbox":{},"message":{"text":{}}}`, `"toolInfo":{"tool":{"_meta":{"ui":{"resourceUri":"ui://mcpkit/greeting","visibility":["model"]}},"name":"greet_app"`} {
+			`"hostCapabilities":{"openLinks":{},"downloadFile":{},"serverTools":{},"serverResources":{},"logging":{},"sandbox":{},"updateModelContext":{"text":{},"structuredContent":{}},"message":{"text":{}}}`, `"displayMode":"inline","availableDisplayModes":["inline"]`, `"toolInfo":{"tool":{"_meta":{"ui":{"resourceUri":"ui://mcpkit/greeting","visibility":["model"]}},"name":"greet_app"`} {
 			if !strings.Contains(string(ini), want) {
 				t.Errorf("initialize %s lacks %s", ini, want)
 			}
@@ -233,7 +233,7 @@ func TestAppCallBound(t *testing.T) {
 		}
 	}
 	status, body, _ := s.do(t, "POST", "/api/app-call", token, `{"view":"`+v.ID+`","name":"echo","arguments":{"text":"hi"}}`, nil)
-	if want := `{"error":{"code":-32603,"message":"mcpkit inspect: 1 tool calls of apps in flight already (the most there may be)"}}` + "\n"; status != 429 || body != want {
+	if want := `{"error":{"code":-32603,"message":"mcpkit inspect: 1 requests of apps in flight already (the most there may be)"}}` + "\n"; status != 429 || body != want {
 		t.Errorf("second call: %d %s, want 429 %s", status, body, want)
 	}
 	if status, body, _ := s.do(t, "POST", "/api/disconnect", token, `{}`, nil); status != 200 {
@@ -241,5 +241,73 @@ func TestAppCallBound(t *testing.T) {
 	}
 	if got := <-first; got != 502 {
 		t.Errorf("the call in flight ended with %d, want 502", got)
+	}
+}
+
+// TestAppRead: an app's resources/read is forwarded for a ui:// resource
+// of its server (its own app) and refused with 403 and the spec's -32000
+// for another resource (test://static-text, which the server serves),
+// without a resources/read of it reaching the server; a ui:// resource
+// the server lacks answers the server's error; an unknown view is 404.
+func TestAppRead(t *testing.T) {
+	s := connected(t, Options{}, Target{})
+	token := s.in.Token()
+	_, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
+	var v AppView
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatal(err)
+	}
+	ev := s.events(t)
+	status, body, _ := s.do(t, "POST", "/api/app-read", token, `{"view":"`+v.ID+`","uri":"ui://mcpkit/greeting"}`, nil)
+	var ok struct {
+		Result mcp.ReadResourceResult `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &ok); err != nil || status != 200 || len(ok.Result.Contents) != 1 ||
+		ok.Result.Contents[0].URI != demoapp.URI || ok.Result.Contents[0].MIMEType != apps.MIMEType || !strings.HasPrefix(ok.Result.Contents[0].Text, "<!DOCTYPE html>") {
+		t.Fatalf("own app: %d %.200s (%v)", status, body, err)
+	}
+	for _, c := range []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{`{"view":"` + v.ID + `","uri":"test://static-text"}`, 403, `{"error":{"code":-32000,"message":"mcpkit inspect: Policy violation: an app reads only the ui:// resources of its server, not \"test://static-text\""}}`},
+		{`{"view":"` + v.ID + `","uri":"UI://mcpkit/greeting"}`, 403, `{"error":{"code":-32000,"message":"mcpkit inspect: Policy violation: an app reads only the ui:// resources of its server, not \"UI://mcpkit/greeting\""}}`},
+		{`{"view":"` + v.ID + `","uri":"ui://mcpkit/nope"}`, 502, `{"error":{"code":-32002,"message":"Resource not found","data":{"uri":"ui://mcpkit/nope"}}}`},
+		{`{"view":"` + strings.Repeat("0", 32) + `","uri":"ui://mcpkit/greeting"}`, 404, `{"error":"mcpkit inspect: no such app view"}`},
+	} {
+		status, body, _ := s.do(t, "POST", "/api/app-read", token, c.body, nil)
+		if status != c.status || body != c.want+"\n" {
+			t.Errorf("%s: %d %s, want %d %s", c.body, status, body, c.status, c.want)
+		}
+	}
+	// The frames sent (the page's log replays them from the start), up to
+	// a ping sent after: /api/app's read of the app, then the two ui://
+	// reads.
+	if status, body, _ := s.do(t, "POST", "/api/request", token, `{"id":"mark","method":"ping"}`, nil); status != 202 {
+		t.Fatalf("ping: %d %s", status, body)
+	}
+	var reads []string
+	for {
+		var f Frame
+		ev.next("message", &f)
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				URI string `json:"uri"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(f.Frame, &m); err != nil {
+			t.Fatal(err)
+		}
+		if f.Dir == "send" && m.Method == "resources/read" {
+			reads = append(reads, m.Params.URI)
+		}
+		if f.Dir == "send" && m.Method == "ping" {
+			break
+		}
+	}
+	if strings.Join(reads, ",") != "ui://mcpkit/greeting,ui://mcpkit/greeting,ui://mcpkit/nope" {
+		t.Errorf("resources/read sent: %q, want the app's fetch and the two ui:// reads", reads)
 	}
 }

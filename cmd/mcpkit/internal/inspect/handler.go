@@ -54,6 +54,7 @@ func (in *Inspector) Handler() http.Handler {
 	mux.HandleFunc("POST /api/login-cancel", in.apiLoginCancel)
 	mux.HandleFunc("POST /api/app", in.apiApp)
 	mux.HandleFunc("POST /api/app-call", in.apiAppCall)
+	mux.HandleFunc("POST /api/app-read", in.apiAppRead)
 	mux.HandleFunc("POST /api/skill-read", in.apiSkillRead)
 	guarded := in.guard(mux)
 	// An app's HTML carries no token (apps.go): only its Host is checked.

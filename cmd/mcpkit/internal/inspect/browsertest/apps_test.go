@@ -3,6 +3,7 @@ package browsertest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,12 @@ func (f *fixture) inApp(t *testing.T, sel string) string {
 // size-changed resizes the frame, its ui/message and ui/open-link are
 // shown (the link not followed), its tools/call of echo is forwarded and
 // its tools/call of greet_app (visibility "model") refused without
-// reaching the server; a message from another window is not read.
+// reaching the server; its resources/read of its own ui:// resource is
+// forwarded and of test://static-text refused (-32000) without reaching
+// the server; its ui/update-model-context and notifications/message are
+// shown in its log and the log pane, its ui/download-file as a blob:
+// link to click (nothing saved), its ui/request-display-mode answered
+// "inline"; a message from another window is not read.
 func TestApps(t *testing.T) {
 	needBrowser(t)
 	for i, tc := range targets(t) {
@@ -63,8 +69,8 @@ func TestApps(t *testing.T) {
 			if outcome != "ok" || !strings.Contains(text, "Hello, Ada!") {
 				t.Errorf("greet_app: outcome %q, result %q", outcome, text)
 			}
-			// The app's last step: its refused tools/call.
-			f.run(t, chromedp.WaitVisible(css(`#app-log li[data-method="tools/call"][data-outcome="refused"]`)))
+			// The app's last step: its ui/request-display-mode.
+			f.run(t, chromedp.WaitVisible(css(`#app-log li[data-method="ui/request-display-mode"]`)))
 			if sb := f.attr(t, `#app-frame`, "sandbox"); sb != "allow-scripts" {
 				t.Errorf("iframe sandbox=%q, want allow-scripts", sb)
 			}
@@ -80,6 +86,11 @@ func TestApps(t *testing.T) {
 				"#message":      "ok: {}",
 				"#link":         "ok: {}",
 				"#call-refused": `refused: mcpkit inspect: refused: apps: the tool is not callable by apps: greet_app has visibility ["model"]`,
+				"#read":         "ok: ui://mcpkit/greeting text/html;profile=mcp-app",
+				"#read-refused": `refused: mcpkit inspect: Policy violation: an app reads only the ui:// resources of its server, not "test://static-text"`,
+				"#context":      "ok: {}",
+				"#download":     "ok: {}",
+				"#mode":         `ok: {"mode":"inline"}`,
 			} {
 				if got := f.inApp(t, sel); got != want {
 					t.Errorf("app %s: %q, want %q", sel, got, want)
@@ -107,6 +118,44 @@ func TestApps(t *testing.T) {
 			}
 			if loc := eval[string](t, f, `location.href`); loc != f.url {
 				t.Errorf("the page navigated to %q", loc)
+			}
+
+			// ui/update-model-context and the app's log line: in its log
+			// and in the log pane.
+			const ctxShown = `The user sees the card: Hello, Ada!; structuredContent {"greeting":"Hello, Ada!"}`
+			if got := f.text(t, `#app-log li[data-method="ui/update-model-context"] q`); got != ctxShown {
+				t.Errorf("ui/update-model-context shown %q, want %q", got, ctxShown)
+			}
+			pane := eval[[]string](t, f, `[...document.querySelectorAll('#log-list li')].map((li) => li.dataset.what + " | " + li.lastChild.textContent)`)
+			for _, want := range []string{"app ui/update-model-context | " + ctxShown, "app info greeting | card shown: Hello, Ada!"} {
+				if !slices.Contains(pane, want) {
+					t.Errorf("log pane %q lacks %q", pane, want)
+				}
+			}
+			// ui/download-file: a link the user may click, nothing saved.
+			if got := f.attr(t, `#app-log a.app-download`, "download"); got != "greeting.txt" {
+				t.Errorf("download name %q", got)
+			}
+			if href := f.attr(t, `#app-log a.app-download`, "href"); !strings.HasPrefix(href, "blob:"+f.base+"/") {
+				t.Errorf("download href %q, want a blob: URL of the page", href)
+			}
+			if got := f.text(t, `#app-log a.app-download`); got != "download greeting.txt (12 bytes, text/plain)" {
+				t.Errorf("download link %q", got)
+			}
+			if got := f.text(t, `#app-log li[data-method="ui/request-display-mode"]`); !strings.Contains(got, "fullscreen (the inspector shows apps inline)") {
+				t.Errorf("ui/request-display-mode shown %q", got)
+			}
+			// Of the app's reads, only the ui:// one reached the server.
+			reads := eval[[]string](t, f, `[...document.querySelectorAll('#messages-body tr[data-dir="send"][data-method="resources/read"]')].map((r) => r.dataset.search.includes('test://static-text') ? 'static-text' : r.dataset.search.includes('ui://mcpkit/greeting') ? 'greeting' : r.dataset.search)`)
+			if strings.Join(reads, ",") != "greeting,greeting" {
+				t.Errorf("resources/read sent to the server: %q, want the inspector's fetch of the app and the app's own read", reads)
+			}
+			var readStatuses []int
+			for _, h := range f.hitsTo("/api/app-read") {
+				readStatuses = append(readStatuses, h.status)
+			}
+			if len(readStatuses) != 2 || readStatuses[0] != 200 || readStatuses[1] != 403 {
+				t.Errorf("/api/app-read answers %v, want [200 403]", readStatuses)
 			}
 
 			// The refused call never reached the server: two tools/call

@@ -21,7 +21,8 @@ var weatherSchema = json.RawMessage(`{"type":"object","properties":{"city":{"typ
 // newServer is the reference server with the browser tests' fixtures:
 // weather (structuredContent that matches its output schema),
 // weather_broken (structuredContent that does not: a string temperature)
-// and open_url (a URL-mode elicitation).
+// open_url (a URL-mode elicitation) and summarize_task (a sampling
+// request from inside a task).
 func newServer() *mcp.Server {
 	// The demo MCP App of mcpkit serve (greet_app), as serve adds it.
 	s := everything.NewServer(&everything.Options{ServerOptions: &mcp.ServerOptions{Middleware: []mcp.Middleware{demoapp.Middleware}}})
@@ -46,6 +47,29 @@ func newServer() *mcp.Server {
 				return nil, err
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "URL elicitation: action=" + res.Action}}}, nil
+		}))
+	must(s.AddTool(&mcp.Tool{Name: "summarize_task", Description: "Asks the client's model (a sampling request) for a one-line summary while it runs; it may run as a task, which waits in input_required for the answer.",
+		InputSchema: noArgs, Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+			rs, err := req.Input(ctx, map[string]*mcp.InputRequest{"summary": mcp.SamplingInput(&mcp.CreateMessageParams{
+				SystemPrompt: "You summarize in one line.",
+				Messages:     []*mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Summarize the release notes."}}}},
+				MaxTokens:    40,
+			})})
+			if err != nil {
+				return nil, err
+			}
+			res, err := rs.Sampling("summary")
+			if err != nil {
+				return nil, err
+			}
+			text := ""
+			for _, c := range res.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					text = t.Text
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "summary by " + res.Model + ": " + text}}}, nil
 		}))
 	return s
 }

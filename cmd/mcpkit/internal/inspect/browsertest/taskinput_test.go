@@ -117,3 +117,63 @@ func TestTaskInput(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskSampling: a sampling request made from inside a task is shown
+// and answered. In the stateless era with the tasks extension,
+// summarize_task's task waits in input_required with the sampling request
+// in its inputRequests: the Tasks view shows it as a sampling card in the
+// task's row (the prompt, the system prompt, maxTokens; Approve only, as
+// tasks/update carries results, not refusals), and the edited answer goes
+// with tasks/update. In the session era the task's sampling/createMessage
+// is an ordinary request of the server (tied to the task), approved from
+// the card above the views.
+func TestTaskSampling(t *testing.T) {
+	needBrowser(t)
+	for _, tc := range targets(t) {
+		if tc.name != "http-session" && tc.name != "stdio-stateless" {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			target := tc.target
+			target.TasksExtension = tc.stateless
+			f := open(t, &target)
+			f.run(t, chromedp.WaitVisible(css(`#status[data-status="connected"]`)))
+			f.pickTool(t, "summarize_task")
+			id, row := f.runTask(t, tc.stateless)
+			card := `#asks-list .ask[data-kind="sampling"]`
+			if tc.stateless {
+				card = row + `[data-status="input_required"] .task-input[data-key="summary"][data-kind="sampling"]`
+			}
+			f.run(t, chromedp.WaitVisible(css(card+` textarea`)))
+			text := f.text(t, card)
+			for _, want := range []string{"Summarize the release notes.", "You summarize in one line.", "maxTokens 40"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("sampling card %q lacks %q", text, want)
+				}
+			}
+			if n := eval[int](t, f, `document.querySelectorAll('`+strings.ReplaceAll(card, `'`, `\'`)+` button').length`); tc.stateless && n != 1 {
+				t.Errorf("the task's sampling card has %d buttons, want Approve alone", n)
+			}
+			f.run(t,
+				chromedp.SendKeys(css(card+` textarea`), "Faster tasks, fewer bugs."),
+				chromedp.Click(css(card+` button.primary`)),
+			)
+			if got := f.taskResultText(t, id, row); !strings.Contains(got, "summary by mcpkit-inspect-user: Faster tasks, fewer bugs.") {
+				t.Errorf("summarize_task's result: %q", got)
+			}
+			if tc.stateless {
+				sent := eval[string](t, f, `document.querySelector('#messages-body tr[data-dir="send"][data-method="tasks/update"]').dataset.search`)
+				if want := `"taskid":"` + strings.ToLower(id) + `","inputresponses":{"summary":{"role":"assistant","content":{"type":"text","text":"faster tasks, fewer bugs."},"model":"mcpkit-inspect-user","stopreason":"endturn"}}`; !strings.Contains(sent, want) {
+					t.Errorf("tasks/update sent %s, want %s", sent, want)
+				}
+			} else {
+				// The answer went back as the response to the server's
+				// sampling/createMessage, which named the task.
+				got := eval[string](t, f, `document.querySelector('#messages-body tr[data-dir="recv"][data-method="sampling/createMessage"]').dataset.search`)
+				if !strings.Contains(got, strings.ToLower(id)) {
+					t.Errorf("the server's sampling/createMessage %s does not name task %s", got, id)
+				}
+			}
+		})
+	}
+}

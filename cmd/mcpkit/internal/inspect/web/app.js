@@ -785,6 +785,34 @@ window.addEventListener("message", (ev) => {
   app.handle(ev.data);
 });
 
+// downloadLink is a link offering one content item of ui/download-file:
+// an embedded resource (text or base64 blob) as a blob: URL with a
+// download name from the last segment of its URI, sanitized; a
+// resource_link to an http or https URL as a link. A string says why the
+// item is refused.
+function downloadLink(c, h) {
+  if (c && c.type === "resource_link") {
+    const url = String(c.uri || "");
+    if (!/^https?:\/\//i.test(url)) return "a resource_link downloads only from http or https, not " + JSON.stringify(url);
+    return el("a", { href: url, target: "_blank", rel: "noopener noreferrer", class: "app-download" }, c.name || url);
+  }
+  const r = c && c.type === "resource" ? c.resource : null;
+  if (!r || typeof r.uri !== "string") return "want a resource or a resource_link";
+  let name = r.uri.split(/[?#]/)[0].split("/").pop() || "";
+  try { name = decodeURIComponent(name); } catch (_) { /* kept as sent */ }
+  name = name.replace(/[\\/:*?"<>|\x00-\x1f]/g, "_").replace(/^\.+/, "");
+  if (!name) name = "download";
+  let bytes;
+  if (typeof r.text === "string") bytes = new TextEncoder().encode(r.text);
+  else if (typeof r.blob === "string") {
+    try { bytes = Uint8Array.from(atob(r.blob), (ch) => ch.charCodeAt(0)); } catch (_) { return "the blob of " + JSON.stringify(r.uri) + " is not base64"; }
+  } else return "the resource " + JSON.stringify(r.uri) + " has neither text nor blob";
+  const url = URL.createObjectURL(new Blob([bytes], { type: typeof r.mimeType === "string" ? r.mimeType : "application/octet-stream" }));
+  h.urls.push(url);
+  return el("a", { href: url, download: name, class: "app-download", dataset: { size: String(bytes.length) } },
+    "download " + name + " (" + bytes.length + " bytes" + (r.mimeType ? ", " + r.mimeType : "") + ")");
+}
+
 function openApp(box, tool, args) {
   if (app) app.teardown("another call of a tool with an app");
   const uri = toolUI(tool);
@@ -808,11 +836,32 @@ function openApp(box, tool, args) {
     else post({ method: "ui/notifications/tool-cancelled", params: { reason: r.cancelled ? "cancelled by the user" : errorText(r.error) || "no result" } });
   };
   h.done = (r) => { h.result = r; sendResult(); };
+  h.urls = [];
   h.teardown = (reason) => {
+    for (const u of h.urls) URL.revokeObjectURL(u);
+    h.urls = [];
     if (h.frame) post({ id: "teardown", method: "ui/resource-teardown", params: { reason } });
     const f = h.frame;
     h.frame = null;
     if (f) setTimeout(() => f.remove(), 500);
+  };
+  // forward hands an app's request to the inspector's API (path) and
+  // answers the app with the server's result or the refusal.
+  const forward = async (m, path, body, what) => {
+    const li = note(m.method, what + "…", "pending");
+    let j = {};
+    try {
+      const r = await fetch(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Mcpkit-Token": token },
+        body: JSON.stringify(body),
+      });
+      j = await r.json();
+    } catch (err) { j = { error: { code: -32603, message: "mcpkit inspect: " + err.message } }; }
+    const error = j.error ? (typeof j.error === "string" ? { code: -32603, message: j.error } : j.error) : null;
+    li.dataset.outcome = error ? "refused" : "ok";
+    fill(li, el("span", { class: "mono" }, m.method), " " + what + ": " + (error ? "refused: " + error.message : "forwarded, answered"));
+    if (m.id !== undefined) post(error ? { id: m.id, error } : { id: m.id, result: j.result });
   };
   h.handle = async (m) => {
     if (!m || m.jsonrpc !== "2.0" || typeof m.method !== "string") return; // responses (to teardown) and junk
@@ -862,19 +911,46 @@ function openApp(box, tool, args) {
       note(m.method, String(p.mode) + " (the inspector shows apps inline)", "ok");
       reply({ mode: "inline" });
       return;
-    case "tools/call": {
-      const li = note(m.method, String(p.name) + "…", "pending");
-      const r = await fetch("/api/app-call", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-Mcpkit-Token": token },
-        body: JSON.stringify({ view: h.view.id, name: String(p.name || ""), arguments: p.arguments }),
-      });
-      let j = {};
-      try { j = await r.json(); } catch (_) { /* empty */ }
-      const error = j.error ? (typeof j.error === "string" ? { code: -32603, message: j.error } : j.error) : null;
-      li.dataset.outcome = error ? "refused" : "ok";
-      fill(li, el("span", { class: "mono" }, m.method), " " + p.name + ": " + (error ? "refused: " + error.message : "forwarded, answered"));
-      reply(error ? undefined : j.result, error);
+    case "tools/call":
+      await forward(m, "/api/app-call", { view: h.view.id, name: String(p.name || ""), arguments: p.arguments }, String(p.name));
+      return;
+    case "resources/read":
+      // Forwarded for ui:// resources of this server only (the
+      // inspector refuses the others).
+      await forward(m, "/api/app-read", { view: h.view.id, uri: String(p.uri || "") }, String(p.uri));
+      return;
+    case "ui/update-model-context": {
+      // Accepted and shown; the inspector has no model to give it to.
+      const text = (Array.isArray(p.content) ? p.content : []).map((c) => c && c.type === "text" ? c.text : JSON.stringify(c)).join(" ");
+      const shown = [text, p.structuredContent !== undefined ? "structuredContent " + JSON.stringify(p.structuredContent) : ""].filter(Boolean).join("; ");
+      note(m.method, "(the model context, replacing the one before): ", "ok", el("q", { class: "app-context" }, shown));
+      logLine(Date.now(), "app " + m.method, shown);
+      reply({});
+      return;
+    }
+    case "ui/download-file": {
+      // Offered as links the user may click, never saved by itself.
+      const items = Array.isArray(p.contents) ? p.contents : [];
+      const links = [];
+      let bad = items.length === 0 || items.length > 16 ? "want 1 to 16 contents, got " + items.length : "";
+      for (const c of bad ? [] : items) {
+        const l = downloadLink(c, h);
+        if (typeof l === "string") { bad = l; break; }
+        links.push(l);
+      }
+      if (bad) {
+        note(m.method, "(refused: " + bad + ")", "refused");
+        reply(undefined, { code: -32000, message: "mcpkit inspect: Invalid content: " + bad });
+        return;
+      }
+      note(m.method, "the app offers ", "ok", el("span", {}, ...links));
+      reply({});
+      return;
+    }
+    case "notifications/message": {
+      const data = typeof p.data === "string" ? p.data : JSON.stringify(p.data);
+      note(m.method, String(p.level || "") + ": " + data, "ok");
+      logLine(Date.now(), "app " + (p.level || "log") + (p.logger ? " " + p.logger : ""), data, logLevels.includes(p.level) ? p.level : "");
       return;
     }
     default:
