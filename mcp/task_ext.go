@@ -643,9 +643,11 @@ func (s *Server) updateTaskExt(ctx context.Context, r *Request) (any, error) {
 	}
 	run := s.taskRT().run(id)
 	if run == nil || run.ext == nil || run.owner != owner {
-		// Its work does not run here: the replica running it, if any,
-		// gets the responses through the bus (task_bus.go); without one
-		// no request of it is outstanding, so every response is ignored.
+		// Its work does not run here: the answered requests leave the
+		// stored task now, so that tasks/get on any replica agrees with
+		// this answer, and the replica running it, if any, gets the
+		// responses through the bus (task_bus.go).
+		s.dropAnsweredInput(ctx, id, owner, responses)
 		s.publishTaskOp(ctx, taskOp{Op: "update", Task: id, Owner: owner, Responses: p.InputResponses})
 		return emptyObject, nil
 	}
@@ -653,6 +655,45 @@ func (s *Server) updateTaskExt(ctx context.Context, r *Request) (any, error) {
 		return nil, rpcErr
 	}
 	return emptyObject, nil
+}
+
+// dropAnsweredInput removes the input requests responses answer from the
+// stored task whose work runs on another replica, in their order, and
+// moves it to working when none is left (SEP-2663, "Providing Input").
+// The replica running the work stores the same when it gets the
+// responses, so a lost race changes nothing.
+func (s *Server) dropAnsweredInput(ctx context.Context, id, owner string, responses map[string]json.RawMessage) {
+	remote := newTaskRun(id, owner, "", nil, extTaskWire{})
+	_, _ = s.updateTask(context.WithoutCancel(ctx), remote, func(st *TaskState) error {
+		if st.Task.Status != TaskInputRequired {
+			return errTaskUnchanged
+		}
+		members, ok := decodeObject(st.InputRequests) // era_stateless_result.go
+		if !ok {
+			return errTaskUnchanged
+		}
+		b, kept := []byte{'{'}, 0
+		for _, m := range members {
+			if _, answered := responses[m.name]; answered {
+				continue
+			}
+			if kept > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonenc.AppendString(b, m.name), ':')
+			b = append(b, m.value...)
+			kept++
+		}
+		switch {
+		case kept == len(members):
+			return errTaskUnchanged
+		case kept == 0:
+			st.Task.Status, st.InputRequests = TaskWorking, nil
+		default:
+			st.InputRequests = append(b, '}')
+		}
+		return nil
+	})
 }
 
 // answerExtTask gives responses to the outstanding input requests of

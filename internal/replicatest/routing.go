@@ -411,6 +411,11 @@ func RunRouting(t *testing.T, newRouting NewRouting) {
 		if got := b.postModern(t, ctx, 5, "tasks/update", id, `"taskId":`+strconv.Quote(id)+`,"inputResponses":{`+strconv.Quote(key)+`:{"action":"accept","content":{"name":"Gopher"}}}`).one(t); got != `{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"replica","version":"1"}}}}` {
 			t.Fatalf("tasks/update on B: %s", got)
 		}
+		// Answered on B while A runs the work: B's own tasks/get no longer
+		// asks for it (SEP-2663), whether or not A has had the bus message.
+		if st, detail := status(50); st == "input_required" && strings.Contains(detail, strconv.Quote(key)) {
+			t.Fatalf("tasks/get on B right after tasks/update still asks %s: %s", key, detail)
+		}
 		if got, want := until(6, "completed"), `{"resultType":"complete","content":[{"type":"text","text":"accept on A: {\"name\":\"Gopher\"}"}]}`; got != want {
 			t.Fatalf("the task's result on B: %s\nwant %s", got, want)
 		}
