@@ -100,7 +100,7 @@ func findTool(ctx context.Context, cs *mcp.ClientSession, name string) (*mcp.Too
 }
 
 // apiApp is POST /api/app {"tool"}: fetch the tool's app and keep it for
-// /app/ID. Only the newest Options.MaxApps views are kept.
+// /proxy/ID and /view/ID. Only the newest Options.MaxApps views are kept.
 func (in *Inspector) apiApp(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Tool string `json:"tool"`

@@ -86,7 +86,7 @@ type Options struct {
 	MaxBodyBytes int64
 	// MaxApps bounds the MCP Apps views (POST /api/app) the Inspector
 	// keeps for the page's iframes; past it the oldest is dropped (its
-	// /app/ID answers 404). If zero, 16.
+	// /proxy/ID and /view/ID answer 404). If zero, 16.
 	MaxApps int
 	// Initial, if set, is connected to as soon as Serve starts.
 	Initial *Target
