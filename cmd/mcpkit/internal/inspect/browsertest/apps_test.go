@@ -201,7 +201,9 @@ func TestApps(t *testing.T) {
 			}
 			// The app reaches the page only through the proxy: what it
 			// posts to the page directly (window.top) is not read.
-			f.inApp(t, "#result")
+			if f.inApp(t, "#result"); f.frameCtx == nil {
+				t.Fatal("the View runs in the page's process: no frame context to post from")
+			}
 			if _, err := chromedp.Run(f.frameCtx, exec(`window.top.postMessage({jsonrpc: "2.0", id: 98, method: "ui/message", params: {role: "user", content: {type: "text", text: "past the proxy"}}}, "*")`)); err != nil {
 				t.Fatalf("in the app's frame: %v", err)
 			}
