@@ -28,8 +28,10 @@
 // # The spec's requirements and their tests
 //
 // Every MUST (and MUST NOT) of both texts, where it is checked. "Renderer"
-// marks requirements on the iframe, the sandbox proxy or the View, which
-// this package does not run: they belong to the renderer (issue 27).
+// marks requirements on the iframe or the View, which this package does
+// not run: they belong to the renderer (issue 27). "Inspector" names a
+// test of mcpkit inspect's renderer (cmd/mcpkit/internal/inspect, its
+// browser tests in browsertest), which runs the sandbox proxy.
 //
 //	requirement (section)                                              test
 //	UI resource URI MUST use ui:// (UI Resource Format)                TestAddAppRefuses; host: TestVisibility (ToolUI), Fetch
@@ -49,13 +51,13 @@
 //	host MUST reject an app's tools/call of tools without "app"        TestVisibility (CheckAppCall)
 //	mimeTypes is REQUIRED in the host's settings                       TestHostSupports (missing mimeTypes does not count), TestDegrade
 //	tools MUST return meaningful content even with a UI                TestToolWithoutContent (AddTool, Result)
-//	sandbox MUST forward all but ui/notifications/sandbox-*            TestViewHelpers (SandboxForwards); forwarding itself: renderer
+//	sandbox MUST forward all but ui/notifications/sandbox-*            TestViewHelpers (SandboxForwards); forwarding itself: inspector TestApps
 //	host MUST NOT switch to a display mode the view did not declare,   TestViewHelpers (DisplayMode)
 //	  and MUST return the resulting mode
 //	payloads (ui/initialize, tool-input, sandbox-resource-ready, ...)  TestPayloads (member names exact)
-//	web host MUST use a sandbox proxy of another origin with           renderer
-//	  allow-scripts and allow-same-origin; sandbox MUST load the View
-//	  with the CSP (View.CSP gives it)
+//	web host MUST use a sandbox proxy of another origin with           inspector TestApps (frames, origins, the View's message
+//	  allow-scripts and allow-same-origin; sandbox MUST load the View    past the proxy not read), TestAppAPI (the proxy's origin,
+//	  with the CSP (View.CSP gives it)                                   the View served under View.CSP)
 //	host MUST NOT message the View before ui/notifications/initialized renderer
 //	host MUST send tool-input, tool-result, tool-cancelled, and        renderer
 //	  ui/resource-teardown before teardown; MUST stop tool-input-partial
@@ -63,5 +65,5 @@
 //	View MUST declare appCapabilities, its display modes, check them   renderer (the View)
 //	  before asking; apps MUST implement tools handlers they declare
 //	app tools MUST be tied to the app's lifecycle (draft)              renderer
-//	all View content MUST be in sandboxed iframes                      renderer
+//	all View content MUST be in sandboxed iframes                      inspector TestApps (the View's iframe: allow-scripts alone)
 package apps

@@ -1,12 +1,15 @@
 package inspect
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
+	"io/fs"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,17 +21,31 @@ import (
 
 // MCP Apps (ext/apps, issue 27): the page asks for a tool's app with
 // POST /api/app; the Inspector fetches and verifies it (apps.FetchForTool)
-// and keeps it under a random id, and the page frames /app/ID in an
-// iframe sandboxed with allow-scripts alone: the app runs in an opaque
-// origin, under the View's CSP sent as a header, and cannot reach the
-// Inspector's API (no token, and its Origin is "null"). The page is the
-// host side of the postMessage bridge; an app's tools/call comes back
-// through POST /api/app-call, which forwards only tools the app may call
+// and keeps it under a random id. The page is a web host, so it renders
+// the app through a sandbox proxy of another origin (the spec's "Sandbox
+// proxy"): the Inspector's second loopback port (Listen) serves only the
+// proxy, /proxy/ID, which the page frames with allow-scripts and
+// allow-same-origin. The proxy says ui/notifications/sandbox-proxy-ready,
+// gets ui/notifications/sandbox-resource-ready, and loads the View in an
+// inner iframe sandboxed with allow-scripts alone (an opaque origin) from
+// /view/ID on its own origin, served under the View's CSP as a header (a
+// srcdoc document would inherit the proxy's policy instead); then it
+// forwards every message between page and View but the sandbox ones
+// (apps.SandboxForwards). Neither the proxy nor the View can reach the
+// Inspector's API (another origin, no token). The page is the host side
+// of the postMessage bridge; an app's tools/call comes back through POST
+// /api/app-call, which forwards only tools the app may call
 // (apps.CheckAppCall), its resources/read through POST /api/app-read,
 // which forwards only ui:// resources.
 
-// appPath is where a view's HTML is served: appPath + ID.
-const appPath = "/app/"
+// proxyPath and viewPath are where the sandbox origin serves the proxy
+// and the View's HTML: proxyPath + ID, viewPath + ID; proxyScript is the
+// proxy's script.
+const (
+	proxyPath   = "/proxy/"
+	viewPath    = "/view/"
+	proxyScript = "/proxy.js"
+)
 
 // maxToolPages bounds the tools/list pages walked to find a tool.
 const maxToolPages = 100
@@ -40,16 +57,22 @@ type appView struct {
 }
 
 // AppView is the answer of POST /api/app: what the page needs to frame
-// the app and to answer its ui/initialize.
+// the app through the sandbox proxy and to answer its ui/initialize.
 type AppView struct {
-	// ID names the view in /api/app-call; Src is the iframe's src.
-	ID  string `json:"id"`
-	Src string `json:"src"`
-	URI string `json:"uri"`
-	// CSP is the policy the app is served under; Allow the iframe's
+	// ID names the view in /api/app-call; Src is the proxy's URL (the
+	// outer iframe's src) and Origin its origin, the only one the page
+	// reads messages from.
+	ID     string `json:"id"`
+	Src    string `json:"src"`
+	Origin string `json:"origin"`
+	URI    string `json:"uri"`
+	// CSP is the policy the View is served under; Allow the iframes'
 	// allow attribute (the permissions it asks for).
 	CSP   string `json:"csp"`
 	Allow string `json:"allow,omitempty"`
+	// Resource is the params of the ui/notifications/sandbox-resource-ready
+	// the page sends the proxy.
+	Resource *apps.SandboxResourceReadyParams `json:"resource"`
 	// Initialize is the result of the app's ui/initialize.
 	Initialize *apps.InitializeResult `json:"initialize"`
 }
@@ -77,7 +100,7 @@ func findTool(ctx context.Context, cs *mcp.ClientSession, name string) (*mcp.Too
 }
 
 // apiApp is POST /api/app {"tool"}: fetch the tool's app and keep it for
-// /app/ID. Only the newest Options.MaxApps views are kept.
+// /proxy/ID and /view/ID. Only the newest Options.MaxApps views are kept.
 func (in *Inspector) apiApp(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Tool string `json:"tool"`
@@ -113,7 +136,8 @@ func (in *Inspector) apiApp(w http.ResponseWriter, r *http.Request) {
 	c.views = append(c.views, av)
 	c.mu.Unlock()
 	writeJSON(w, http.StatusOK, AppView{
-		ID: av.id, Src: appPath + av.id, URI: v.URI, CSP: appCSP(v), Allow: v.Allow(),
+		ID: av.id, Src: in.sandboxOrigin() + proxyPath + av.id, Origin: in.sandboxOrigin(), URI: v.URI,
+		CSP: in.viewCSP(v), Allow: v.Allow(), Resource: v.SandboxResourceReady(),
 		Initialize: &apps.InitializeResult{
 			ProtocolVersion: apps.UIProtocolVersion,
 			HostInfo:        in.opts.ClientInfo,
@@ -140,13 +164,110 @@ func (in *Inspector) apiApp(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// appCSP is the Content-Security-Policy /app/ID is served with: the
-// View's (apps.View.CSP), sandboxed with scripts alone (so the document
-// is in an opaque origin even if the iframe's own sandbox were lost),
-// and framed by the Inspector's page only.
-func appCSP(v *apps.View) string {
-	return v.CSP() + "; sandbox allow-scripts; frame-ancestors 'self'"
+// sandboxOrigin is the origin of the sandbox proxy.
+func (in *Inspector) sandboxOrigin() string { return "http://" + in.sandboxAddr }
+
+// pageOrigins are the origins the page may be loaded from, as a CSP
+// source list.
+func (in *Inspector) pageOrigins() string {
+	_, port, _ := strings.Cut(in.addr, ":")
+	return "http://127.0.0.1:" + port + " http://localhost:" + port
 }
+
+// viewCSP is the Content-Security-Policy /view/ID is served with: the
+// View's (apps.View.CSP), sandboxed with scripts alone (so the document
+// is in an opaque origin even if the inner iframe's sandbox were lost),
+// and framed only by the proxy within the page (frame-ancestors checks
+// every ancestor).
+func (in *Inspector) viewCSP(v *apps.View) string {
+	return v.CSP() + "; sandbox allow-scripts; frame-ancestors " + in.sandboxOrigin() + " " + in.pageOrigins()
+}
+
+// proxyCSP is the sandbox proxy's Content-Security-Policy: its own
+// script, frames from its own origin (the View), framed by the page only.
+func (in *Inspector) proxyCSP() string {
+	return "default-src 'none'; script-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; " +
+		"frame-ancestors " + in.pageOrigins()
+}
+
+// sandboxHostAllowed reports whether host (a Host header) names the
+// sandbox origin: 127.0.0.1 or localhost with its port.
+func (in *Inspector) sandboxHostAllowed(host string) bool {
+	_, port, ok := strings.Cut(in.sandboxAddr, ":")
+	return ok && (host == "127.0.0.1:"+port || host == "localhost:"+port)
+}
+
+// SandboxHandler is the HTTP handler of the sandbox origin
+// (SandboxListener): the proxy (/proxy/ID and its script) and the View
+// (/view/ID), nothing else. Neither carries the token (the proxy and the
+// View could read their own URL): the Host must be the sandbox origin's,
+// the load an iframe's, and the id, 128 random bits, a view the page
+// asked for.
+func (in *Inspector) SandboxHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		refuse := func(status int, msg string) {
+			h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+			httpError(w, status, msg)
+		}
+		if !in.sandboxHostAllowed(r.Host) {
+			refuse(http.StatusForbidden, "Host "+quote(r.Host)+" is not the sandbox proxy's address")
+			return
+		}
+		if r.Method != http.MethodGet {
+			refuse(http.StatusMethodNotAllowed, "the sandbox origin serves GET only")
+			return
+		}
+		dest := r.Header.Get("Sec-Fetch-Dest")
+		if r.URL.Path == proxyScript {
+			if dest != "" && dest != "script" {
+				refuse(http.StatusForbidden, "the proxy's script is only loaded as a script, not as "+quote(dest))
+				return
+			}
+			b, _ := fs.ReadFile(web, "proxy.js")
+			h.Set("Content-Type", "text/javascript; charset=utf-8")
+			w.Write(b)
+			return
+		}
+		id, isProxy := strings.CutPrefix(r.URL.Path, proxyPath)
+		if !isProxy {
+			var ok bool
+			if id, ok = strings.CutPrefix(r.URL.Path, viewPath); !ok {
+				refuse(http.StatusNotFound, "the sandbox origin serves only the proxy and the apps' views")
+				return
+			}
+		}
+		if dest != "" && dest != "iframe" {
+			refuse(http.StatusForbidden, "an app is only loaded in the page's iframe, not as "+quote(dest))
+			return
+		}
+		_, v := in.view(id)
+		if v == nil {
+			refuse(http.StatusNotFound, "no such app view (it belongs to an ended connection, or newer views replaced it)")
+			return
+		}
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		if isProxy {
+			h.Set("Content-Security-Policy", in.proxyCSP())
+			var b bytes.Buffer
+			proxyTemplate.Execute(&b, struct{ Hosts, View string }{in.pageOrigins(), viewPath + v.id})
+			w.Write(b.Bytes())
+			return
+		}
+		h.Set("Content-Security-Policy", in.viewCSP(v.view))
+		w.Write([]byte(v.view.HTML))
+	})
+}
+
+// proxyTemplate is the proxy's page: its script reads the page's origins
+// and the View's path from the root element.
+var proxyTemplate = template.Must(template.New("proxy").Parse(`<!DOCTYPE html>
+<html lang="en" data-hosts="{{.Hosts}}" data-view="{{.View}}"><head><meta charset="utf-8"><title>mcpkit inspect: MCP Apps sandbox proxy</title>
+<script src="/proxy.js" defer></script></head><body></body></html>
+`))
 
 // view is the current connection's view id, or nil.
 func (in *Inspector) view(id string) (*connection, *appView) {
@@ -164,35 +285,6 @@ func (in *Inspector) view(id string) (*connection, *appView) {
 		}
 	}
 	return c, nil
-}
-
-// serveApp is GET /app/ID: the view's HTML under its CSP. It carries no
-// token (the app could read its own URL); the id, 128 random bits, names
-// a view the page asked for, and only the Host is checked.
-func (in *Inspector) serveApp(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-store")
-	if !in.hostAllowed(r.Host) {
-		in.securityHeaders(w)
-		httpError(w, http.StatusForbidden, "Host "+quote(r.Host)+" is not the inspector's address")
-		return
-	}
-	if d := r.Header.Get("Sec-Fetch-Dest"); d != "" && d != "iframe" {
-		in.securityHeaders(w)
-		httpError(w, http.StatusForbidden, "an app is only loaded in the page's iframe, not as "+quote(d))
-		return
-	}
-	_, v := in.view(r.PathValue("id"))
-	if v == nil {
-		in.securityHeaders(w)
-		httpError(w, http.StatusNotFound, "no such app view (it belongs to an ended connection, or newer views replaced it)")
-		return
-	}
-	h.Set("Content-Security-Policy", appCSP(v.view))
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	w.Write([]byte(v.view.HTML))
 }
 
 // appRequest starts an app's request of the view named view: the

@@ -44,9 +44,12 @@ func connected(t *testing.T, opts Options, target Target) *started {
 
 // TestAppAPI: POST /api/app fetches greet_app's app (found only because
 // the Inspector declares the apps extension: Degrade hides it
-// otherwise), /app/ID serves it without the token under the View's CSP
-// sandboxed, and refuses other Hosts, non-iframe loads and unknown ids;
-// the oldest view goes past MaxApps.
+// otherwise) and names the sandbox proxy on the Inspector's second port
+// (another origin); that origin serves the proxy (/proxy/ID, its strict
+// CSP, framed by the page only), its script, and the View (/view/ID)
+// under the View's CSP sandboxed, all without the token, and refuses
+// other Hosts, non-iframe loads, unknown ids and every other path; the
+// page's own port serves none of them; the oldest view goes past MaxApps.
 func TestAppAPI(t *testing.T) {
 	for _, tasks := range []bool{false, true} {
 		s := connected(t, Options{MaxApps: 2}, Target{TasksExtension: tasks})
@@ -59,9 +62,18 @@ func TestAppAPI(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &v); err != nil {
 			t.Fatal(err)
 		}
-		wantCSP := apps.DefaultCSP + "; sandbox allow-scripts; frame-ancestors 'self'"
-		if v.Src != "/app/"+v.ID || len(v.ID) != 32 || v.URI != demoapp.URI || v.CSP != wantCSP || v.Allow != "" {
+		port := s.base[strings.LastIndexByte(s.base, ':')+1:]
+		sport := s.sandbox[strings.LastIndexByte(s.sandbox, ':')+1:]
+		if port == sport || s.sandbox != "http://127.0.0.1:"+sport {
+			t.Fatalf("sandbox origin %s, page %s", s.sandbox, s.base)
+		}
+		pages := "http://127.0.0.1:" + port + " http://localhost:" + port
+		wantCSP := apps.DefaultCSP + "; sandbox allow-scripts; frame-ancestors " + s.sandbox + " " + pages
+		if v.Src != s.sandbox+"/proxy/"+v.ID || v.Origin != s.sandbox || len(v.ID) != 32 || v.URI != demoapp.URI || v.CSP != wantCSP || v.Allow != "" {
 			t.Errorf("view %+v", v)
+		}
+		if res, _ := json.Marshal(v.Resource); !strings.HasPrefix(string(res), `{"html":"\u003c!DOCTYPE html\u003e`) {
+			t.Errorf("resource %.60s", res)
 		}
 		ini, _ := json.Marshal(v.Initialize)
 		for _, want := range []string{`"protocolVersion":"2026-01-26"`, `"hostInfo":{"name":"mcpkit-inspect","version":"0.1.0"}`,
@@ -71,25 +83,52 @@ func TestAppAPI(t *testing.T) {
 			}
 		}
 
-		status, html, h := s.do(t, "GET", v.Src, "", "", map[string]string{"Sec-Fetch-Dest": "iframe"})
+		sb := &started{in: s.in, base: s.sandbox}
+		iframe := map[string]string{"Sec-Fetch-Dest": "iframe"}
+		viewSrc := "/view/" + v.ID
+		status, html, h := sb.do(t, "GET", viewSrc, "", "", iframe)
 		if status != 200 || !strings.HasPrefix(html, "<!DOCTYPE html>") || h.Get("Content-Security-Policy") != wantCSP ||
 			h.Get("Content-Type") != "text/html; charset=utf-8" || h.Get("X-Frame-Options") != "" || h.Get("Referrer-Policy") != "no-referrer" {
-			t.Errorf("/app/ID: %d %v %.40q", status, h, html)
+			t.Errorf("/view/ID: %d %v %.40q", status, h, html)
 		}
-		port := s.base[strings.LastIndexByte(s.base, ':')+1:]
+		proxyCSP := "default-src 'none'; script-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors " + pages
+		status, html, h = sb.do(t, "GET", "/proxy/"+v.ID, "", "", iframe)
+		if want := `<html lang="en" data-hosts="` + pages + `" data-view="/view/` + v.ID + `">`; status != 200 || !strings.Contains(html, want) ||
+			!strings.Contains(html, `<script src="/proxy.js" defer></script>`) || h.Get("Content-Security-Policy") != proxyCSP || h.Get("Content-Type") != "text/html; charset=utf-8" {
+			t.Errorf("/proxy/ID: %d %v %q", status, h, html)
+		}
+		if status, js, h := sb.do(t, "GET", "/proxy.js", "", "", map[string]string{"Sec-Fetch-Dest": "script"}); status != 200 ||
+			!strings.Contains(js, `"use strict";`) || h.Get("Content-Type") != "text/javascript; charset=utf-8" {
+			t.Errorf("/proxy.js: %d %v", status, h)
+		}
+		const refusedCSP = "default-src 'none'; frame-ancestors 'none'"
 		for _, c := range []struct {
 			path   string
 			header map[string]string
 			status int
 			want   string
 		}{
-			{v.Src, map[string]string{"Host": "evil.example:" + port}, 403, `{"error":"mcpkit inspect: Host \"evil.example:` + port + `\" is not the inspector's address"}`},
-			{v.Src, map[string]string{"Sec-Fetch-Dest": "script"}, 403, `{"error":"mcpkit inspect: an app is only loaded in the page's iframe, not as \"script\""}`},
-			{"/app/" + strings.Repeat("0", 32), nil, 404, `{"error":"mcpkit inspect: no such app view (it belongs to an ended connection, or newer views replaced it)"}`},
+			{viewSrc, map[string]string{"Host": "evil.example:" + sport}, 403, `{"error":"mcpkit inspect: Host \"evil.example:` + sport + `\" is not the sandbox proxy's address"}`},
+			{"/proxy/" + v.ID, map[string]string{"Host": "127.0.0.1:" + port}, 403, `{"error":"mcpkit inspect: Host \"127.0.0.1:` + port + `\" is not the sandbox proxy's address"}`},
+			{viewSrc, map[string]string{"Sec-Fetch-Dest": "script"}, 403, `{"error":"mcpkit inspect: an app is only loaded in the page's iframe, not as \"script\""}`},
+			{"/proxy.js", map[string]string{"Sec-Fetch-Dest": "iframe"}, 403, `{"error":"mcpkit inspect: the proxy's script is only loaded as a script, not as \"iframe\""}`},
+			{"/view/" + strings.Repeat("0", 32), nil, 404, `{"error":"mcpkit inspect: no such app view (it belongs to an ended connection, or newer views replaced it)"}`},
+			{"/proxy/" + strings.Repeat("0", 32), nil, 404, `{"error":"mcpkit inspect: no such app view (it belongs to an ended connection, or newer views replaced it)"}`},
+			{"/app.js", nil, 404, `{"error":"mcpkit inspect: the sandbox origin serves only the proxy and the apps' views"}`},
+			{"/api/app?token=" + token, nil, 404, `{"error":"mcpkit inspect: the sandbox origin serves only the proxy and the apps' views"}`},
 		} {
-			status, body, h := s.do(t, "GET", c.path, "", "", c.header)
-			if status != c.status || body != c.want+"\n" || h.Get("Content-Security-Policy") == wantCSP {
-				t.Errorf("GET %s %v: %d %s (CSP %q)", c.path, c.header, status, body, h.Get("Content-Security-Policy"))
+			status, body, h := sb.do(t, "GET", c.path, "", "", c.header)
+			if status != c.status || body != c.want+"\n" || h.Get("Content-Security-Policy") != refusedCSP {
+				t.Errorf("sandbox GET %s %v: %d %s (CSP %q)", c.path, c.header, status, body, h.Get("Content-Security-Policy"))
+			}
+		}
+		if status, body, _ := sb.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil); status != 405 || body != `{"error":"mcpkit inspect: the sandbox origin serves GET only"}`+"\n" {
+			t.Errorf("sandbox POST: %d %s", status, body)
+		}
+		// The page's port serves neither the proxy nor the View.
+		for _, p := range []string{"/proxy/" + v.ID, viewSrc, "/app/" + v.ID} {
+			if status, _, _ := s.do(t, "GET", p, "", "", iframe); status != 403 {
+				t.Errorf("the page's port GET %s: %d, want 403 (no token)", p, status)
 			}
 		}
 
@@ -105,7 +144,7 @@ func TestAppAPI(t *testing.T) {
 				t.Fatalf("/api/app: %d %s", status, body)
 			}
 		}
-		if status, _, _ := s.do(t, "GET", v.Src, "", "", nil); status != 404 {
+		if status, _, _ := sb.do(t, "GET", viewSrc, "", "", nil); status != 404 {
 			t.Errorf("the oldest view past MaxApps: %d, want 404", status)
 		}
 	}

@@ -11,7 +11,8 @@
 // must carry the Inspector's random token (the X-Mcpkit-Token header, or
 // the token query parameter where a header cannot be set), a Host and an
 // Origin of the Inspector itself; the token never goes to the MCP
-// server. The one exception is GET /app/ID, an MCP App's HTML for the
-// page's sandboxed iframe (apps.go), which the app itself could read the
-// URL of. See docs/inspector.md.
+// server. The exceptions are the GET /oauth/callback of a login and
+// the second port's (SandboxHandler): the MCP Apps sandbox proxy and the
+// app's HTML, which the proxy and the app could read the URL of
+// (apps.go). See docs/inspector.md.
 package inspect

@@ -26,13 +26,15 @@ var indexTemplate = template.Must(template.ParseFS(web, "index.html"))
 // TokenHeader is the header that carries the token on the page's fetches.
 const TokenHeader = "X-Mcpkit-Token"
 
-// contentSecurityPolicy allows the page its own script, style and API and
-// nothing else: no inline script, no eval, no other origin. Images and
-// audio from the server arrive as data: URLs; the only frames are the
-// apps the Inspector serves at /app/ID (apps.go), sandboxed.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-	"img-src 'self' data:; media-src 'self' data:; connect-src 'self'; frame-src 'self'; " +
-	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// pageCSP is the page's Content-Security-Policy: its own script, style
+// and API and nothing else: no inline script, no eval, no other origin.
+// Images and audio from the server arrive as data: URLs; the only frames
+// are the MCP Apps sandbox proxy's, from its own origin (apps.go).
+func (in *Inspector) pageCSP() string {
+	return "default-src 'none'; script-src 'self'; style-src 'self'; " +
+		"img-src 'self' data:; media-src 'self' data:; connect-src 'self'; frame-src " + in.sandboxOrigin() + "; " +
+		"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
 
 // Handler is the Inspector's HTTP handler: the page, its files and its
 // API, each behind the checks of guard.
@@ -57,9 +59,6 @@ func (in *Inspector) Handler() http.Handler {
 	mux.HandleFunc("POST /api/app-read", in.apiAppRead)
 	mux.HandleFunc("POST /api/skill-read", in.apiSkillRead)
 	guarded := in.guard(mux)
-	// An app's HTML carries no token (apps.go): only its Host is checked.
-	appMux := http.NewServeMux()
-	appMux.HandleFunc("GET "+appPath+"{id}", in.serveApp)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The authorization server's redirect carries no token: only
 		// the Host is checked (oauth.go).
@@ -72,10 +71,6 @@ func (in *Inspector) Handler() http.Handler {
 			in.oauthCallback(w, r)
 			return
 		}
-		if strings.HasPrefix(r.URL.Path, appPath) && r.Method == http.MethodGet {
-			appMux.ServeHTTP(w, r)
-			return
-		}
 		guarded.ServeHTTP(w, r)
 	})
 }
@@ -83,7 +78,7 @@ func (in *Inspector) Handler() http.Handler {
 // securityHeaders are the headers of every answer.
 func (in *Inspector) securityHeaders(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("Content-Security-Policy", in.pageCSP())
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")

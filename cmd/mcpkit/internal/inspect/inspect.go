@@ -86,7 +86,7 @@ type Options struct {
 	MaxBodyBytes int64
 	// MaxApps bounds the MCP Apps views (POST /api/app) the Inspector
 	// keeps for the page's iframes; past it the oldest is dropped (its
-	// /app/ID answers 404). If zero, 16.
+	// /proxy/ID and /view/ID answer 404). If zero, 16.
 	MaxApps int
 	// Initial, if set, is connected to as soon as Serve starts.
 	Initial *Target
@@ -102,6 +102,11 @@ type Inspector struct {
 	hub   *hub
 	// addr is set by Serve: the host:port the page is served at.
 	addr string
+	// sandboxAddr and sandboxLn are set by Listen: the second loopback
+	// port, another origin than the page's, that serves the MCP Apps
+	// sandbox proxy (apps.go).
+	sandboxAddr string
+	sandboxLn   net.Listener
 
 	mu   sync.Mutex
 	conn *connection // the current connection, nil when none
@@ -192,7 +197,9 @@ func (in *Inspector) URL() string {
 
 // Listen opens the Inspector's listener on addr, which must be a
 // loopback address ("127.0.0.1:0" picks a free port), and records its
-// address for URL and the Host and Origin checks.
+// address for URL and the Host and Origin checks. It also opens, on a
+// free port of the same address, the listener of the MCP Apps sandbox
+// proxy (SandboxListener), which Serve serves too.
 func (in *Inspector) Listen(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -205,9 +212,18 @@ func (in *Inspector) Listen(addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	in.addr = ln.Addr().String()
+	sln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("inspect: the sandbox proxy's listener: %w", err)
+	}
+	in.addr, in.sandboxAddr, in.sandboxLn = ln.Addr().String(), sln.Addr().String(), sln
 	return ln, nil
 }
+
+// SandboxListener is the sandbox proxy's listener that Listen opened (nil
+// before): serve SandboxHandler on it when not using Serve.
+func (in *Inspector) SandboxListener() net.Listener { return in.sandboxLn }
 
 // Serve serves the page on ln (from Listen) until ctx ends, then closes
 // the connection to the MCP server and the page's event streams.
@@ -220,8 +236,13 @@ func (in *Inspector) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(in.opts.Logger.Handler(), slog.LevelWarn),
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	var sandbox *http.Server
+	if in.sandboxLn != nil {
+		sandbox = &http.Server{Handler: in.SandboxHandler(), ReadHeaderTimeout: srv.ReadHeaderTimeout, ErrorLog: srv.ErrorLog}
+		go func() { errc <- sandbox.Serve(in.sandboxLn) }()
+	}
 	initialDone := make(chan struct{})
 	go func() {
 		defer close(initialDone)
@@ -239,6 +260,9 @@ func (in *Inspector) Serve(ctx context.Context, ln net.Listener) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	srv.Shutdown(shutdownCtx)
+	if sandbox != nil {
+		sandbox.Shutdown(shutdownCtx)
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

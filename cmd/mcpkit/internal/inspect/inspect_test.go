@@ -34,6 +34,8 @@ func memDial(ctx context.Context, t Target, _ io.Writer) (*Dialed, error) {
 type started struct {
 	in   *Inspector
 	base string // http://127.0.0.1:PORT
+	// sandbox is the sandbox proxy's origin: http://127.0.0.1:PORT.
+	sandbox string
 }
 
 func start(t *testing.T, opts Options) *started {
@@ -61,7 +63,7 @@ func start(t *testing.T, opts Options) *started {
 		http.DefaultClient.CloseIdleConnections()
 		goleak.VerifyNone(t, leaks)
 	})
-	return &started{in: in, base: "http://" + ln.Addr().String()}
+	return &started{in: in, base: "http://" + ln.Addr().String(), sandbox: "http://" + in.SandboxListener().Addr().String()}
 }
 
 // do sends a request with the token (unless token is "") and returns the
@@ -138,7 +140,7 @@ func TestGuard(t *testing.T) {
 			}
 			// Every answer, refusals included, has the security headers.
 			for k, v := range map[string]string{
-				"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+				"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data:; connect-src 'self'; frame-src " + s.sandbox + "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 				"X-Content-Type-Options":  "nosniff",
 				"Referrer-Policy":         "no-referrer",
 				"X-Frame-Options":         "DENY",

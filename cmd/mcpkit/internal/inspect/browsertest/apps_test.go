@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,22 +12,23 @@ import (
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
 )
 
-// inApp reads the text of sel in the app's iframe. Chrome runs the
-// sandboxed frame (an opaque origin) in a process of its own, a target
-// of its own: a context attached to it (chromedp.WithTargetID) reads it,
-// kept for the rest of the test, as cancelling it closes the frame. A
-// frame in the page's process is reached from its node
-// (chromedp.FromNode).
+// inApp reads the text of sel in the app's View: the inner iframe of the
+// sandbox proxy that the page frames, two frames deep. Chrome runs the
+// View's sandboxed frame (an opaque origin) in a process of its own, a
+// target of its own: a context attached to it (chromedp.WithTargetID)
+// reads it, kept for the rest of the test, as cancelling it closes the
+// frame. A View in the page's process is reached from its node, itself
+// reached from the proxy's (chromedp.FromNode).
 func (f *fixture) inApp(t *testing.T, sel string) string {
 	t.Helper()
-	src := f.attr(t, `#app-frame`, "src")
+	src := f.viewURL(t)
 	if f.frameCtx == nil || f.frameSrc != src {
 		infos, err := chromedp.Targets(f.ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, info := range infos {
-			if info.Type == "iframe" && info.URL == f.base+src {
+			if info.Type == "iframe" && info.URL == src {
 				ctx, cancel := chromedp.NewContext(f.ctx, chromedp.WithTargetID(info.TargetID))
 				t.Cleanup(cancel)
 				f.frameCtx, f.frameSrc = ctx, src
@@ -40,13 +42,28 @@ func (f *fixture) inApp(t *testing.T, sel string) string {
 		}
 		return text
 	}
-	nodes := get(t, f, chromedp.Nodes(css(`#app-frame`)))
-	return get(t, f, chromedp.Text(css(sel), chromedp.FromNode(nodes[0])))
+	proxy := get(t, f, chromedp.Nodes(css(`#app-frame`)))
+	view := get(t, f, chromedp.Nodes(css(`#view`), chromedp.FromNode(proxy[0])))
+	return get(t, f, chromedp.Text(css(sel), chromedp.FromNode(view[0])))
+}
+
+// viewURL is the URL of the View the page's proxy frames: the sandbox
+// origin's /view/ID for the proxy's /proxy/ID.
+func (f *fixture) viewURL(t *testing.T) string {
+	t.Helper()
+	src := f.attr(t, `#app-frame`, "src")
+	id, ok := strings.CutPrefix(src, f.sandbox+"/proxy/")
+	if !ok {
+		t.Fatalf("iframe src=%q, want the sandbox proxy %s/proxy/ID", src, f.sandbox)
+	}
+	return f.sandbox + "/view/" + id
 }
 
 // TestApps renders the reference server's demo MCP App (greet_app, whose
-// UI is ui://mcpkit/greeting) over stdio and HTTP in both eras: the app,
-// sandboxed with allow-scripts alone, gets ui/initialize answered, the
+// UI is ui://mcpkit/greeting) over stdio and HTTP in both eras: the page
+// frames the sandbox proxy (another origin, allow-scripts and
+// allow-same-origin), which frames the app sandboxed with allow-scripts
+// alone and forwards its messages; the app gets ui/initialize answered, the
 // tool's input and result (which it writes into its page), its
 // size-changed resizes the frame, its ui/message and ui/open-link are
 // shown (the link not followed), its tools/call of echo is forwarded and
@@ -56,7 +73,8 @@ func (f *fixture) inApp(t *testing.T, sel string) string {
 // the server; its ui/update-model-context and notifications/message are
 // shown in its log and the log pane, its ui/download-file as a blob:
 // link to click (nothing saved), its ui/request-display-mode answered
-// "inline"; a message from another window is not read.
+// "inline"; a message from another window is not read, nor one the
+// app posts to the page itself, past the proxy.
 func TestApps(t *testing.T) {
 	needBrowser(t)
 	for i, tc := range targets(t) {
@@ -71,11 +89,19 @@ func TestApps(t *testing.T) {
 			}
 			// The app's last step: its ui/request-display-mode.
 			f.run(t, chromedp.WaitVisible(css(`#app-log li[data-method="ui/request-display-mode"]`)))
-			if sb := f.attr(t, `#app-frame`, "sandbox"); sb != "allow-scripts" {
-				t.Errorf("iframe sandbox=%q, want allow-scripts", sb)
+			if sb := f.attr(t, `#app-frame`, "sandbox"); sb != "allow-scripts allow-same-origin" {
+				t.Errorf("iframe sandbox=%q, want allow-scripts allow-same-origin", sb)
 			}
-			if src := f.attr(t, `#app-frame`, "src"); !strings.HasPrefix(src, "/app/") || strings.Contains(src, "token") {
-				t.Errorf("iframe src=%q, want /app/ID without the token", src)
+			if f.sandbox == f.base || !strings.HasPrefix(f.sandbox, "http://127.0.0.1:") {
+				t.Errorf("sandbox origin %s, page %s: want another port", f.sandbox, f.base)
+			}
+			if src := f.attr(t, `#app-frame`, "src"); !strings.HasPrefix(src, f.sandbox+"/proxy/") || strings.Contains(src, "token") {
+				t.Errorf("iframe src=%q, want %s/proxy/ID without the token", src, f.sandbox)
+			}
+			// The View, in the proxy, sandboxed with allow-scripts alone.
+			proxy := get(t, f, chromedp.Nodes(css(`#app-frame`)))
+			if sb := get(t, f, chromedp.AttributeValue(css(`#view`), "sandbox", chromedp.FromNode(proxy[0]))).Value; sb != "allow-scripts" {
+				t.Errorf("the View's iframe sandbox=%q, want allow-scripts", sb)
 			}
 
 			// What the app saw, read in its frame.
@@ -172,6 +198,27 @@ func TestApps(t *testing.T) {
 			)
 			if got := f.text(t, `#app-log`); strings.Contains(got, "forged") {
 				t.Errorf("a message from the page itself was read: %q", got)
+			}
+			// The app reaches the page only through the proxy: what it
+			// posts to the page directly (window.top) is not read.
+			if f.inApp(t, "#result"); f.frameCtx == nil {
+				t.Fatal("the View runs in the page's process: no frame context to post from")
+			}
+			if _, err := chromedp.Run(f.frameCtx, exec(`window.top.postMessage({jsonrpc: "2.0", id: 98, method: "ui/message", params: {role: "user", content: {type: "text", text: "past the proxy"}}}, "*")`)); err != nil {
+				t.Fatalf("in the app's frame: %v", err)
+			}
+			f.run(t, chromedp.WaitReady(css(`#app-log[data-ignored="2"]`)))
+			if got := f.text(t, `#app-log`); strings.Contains(got, "past the proxy") {
+				t.Errorf("a message of the app past the proxy was read: %q", got)
+			}
+			if got := f.text(t, `#app-log li[data-method="ui/notifications/sandbox-proxy-ready"]`); !strings.HasPrefix(got, "ui/notifications/sandbox-proxy-ready") {
+				t.Errorf("sandbox-proxy-ready shown %q", got)
+			}
+			// The proxy forwarded the app's messages up (its ui/initialize,
+			// ..., its ui/request-display-mode) and the page's down.
+			up := get(t, f, chromedp.AttributeValue(css(`html`), "data-up", chromedp.FromNode(proxy[0]))).Value
+			if n, _ := strconv.Atoi(up); n < 10 {
+				t.Errorf("the proxy forwarded %q messages of the app, want at least 10", up)
 			}
 
 			var statuses []int

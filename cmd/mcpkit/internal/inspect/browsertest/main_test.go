@@ -192,8 +192,10 @@ type fixture struct {
 	in   *inspect.Inspector
 	url  string // the page's URL, with the token
 	base string // http://127.0.0.1:PORT
-	ctx  context.Context
-	// frameCtx is attached to the app's iframe at frameSrc (inApp).
+	// sandbox is the sandbox proxy's origin: http://127.0.0.1:PORT.
+	sandbox string
+	ctx     context.Context
+	// frameCtx is attached to the app's View at frameSrc (inApp).
 	frameCtx context.Context
 	frameSrc string
 
@@ -248,18 +250,24 @@ func openDial(t *testing.T, initial *inspect.Target, mk func(in *inspect.Inspect
 		t.Fatal(err)
 	}
 	f := &fixture{in: in, url: in.URL(), base: strings.TrimSuffix(in.URL(), "/?token="+in.Token())}
-	h := in.Handler()
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &statusRecorder{ResponseWriter: w}
-		h.ServeHTTP(rec, r)
-		f.mu.Lock()
-		f.hits = append(f.hits, hit{r.Method, r.URL.Path, r.Header.Get("Origin"), r.Header.Get(inspect.TokenHeader) != "" || r.URL.Query().Has("token"), rec.status})
-		f.mu.Unlock()
-	})}
+	f.sandbox = "http://" + in.SandboxListener().Addr().String()
+	recorded := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := &statusRecorder{ResponseWriter: w}
+			h.ServeHTTP(rec, r)
+			f.mu.Lock()
+			f.hits = append(f.hits, hit{r.Method, r.URL.Path, r.Header.Get("Origin"), r.Header.Get(inspect.TokenHeader) != "" || r.URL.Query().Has("token"), rec.status})
+			f.mu.Unlock()
+		})
+	}
+	srv := &http.Server{Handler: recorded(in.Handler())}
+	sandbox := &http.Server{Handler: recorded(in.SandboxHandler())}
 	go srv.Serve(ln)
+	go sandbox.Serve(in.SandboxListener())
 	t.Cleanup(func() {
 		in.Close()
 		srv.Close()
+		sandbox.Close()
 	})
 	if initial != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

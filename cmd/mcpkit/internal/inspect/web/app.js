@@ -769,20 +769,23 @@ function toolUI(tool) {
 }
 
 // app is the host side of the one app framed: the newest call's. The
-// app runs in an iframe sandboxed with allow-scripts alone (an opaque
-// origin), served by the inspector at /app/ID under the app's CSP; it
-// speaks JSON-RPC with the page over postMessage, and only messages from
-// that iframe's window are read.
+// page frames the inspector's sandbox proxy (another origin, sandboxed
+// with allow-scripts and allow-same-origin), which loads the app in an
+// inner iframe sandboxed with allow-scripts alone, under the app's CSP;
+// the app speaks JSON-RPC with the page over postMessage through the
+// proxy, and only messages from the proxy's window and origin are read.
 let app = null;
 
 window.addEventListener("message", (ev) => {
   if (!app || !app.frame) return;
-  if (ev.source !== app.frame.contentWindow) {
-    // Not the app's: counted, never read.
+  if (ev.source !== app.frame.contentWindow || ev.origin !== app.view.origin) {
+    // Not the proxy's: counted, never read.
     app.log.dataset.ignored = String(Number(app.log.dataset.ignored || 0) + 1);
     return;
   }
-  app.handle(ev.data);
+  const m = ev.data;
+  if (m && typeof m.method === "string" && m.method.startsWith("ui/notifications/sandbox-")) app.sandbox(m);
+  else app.handle(m);
 });
 
 // downloadLink is a link offering one content item of ui/download-file:
@@ -822,7 +825,7 @@ function openApp(box, tool, args) {
   box.hidden = false;
   fill(box, el("h3", {}, "MCP App ", el("span", { class: "mono" }, uri)), el("p", { class: "muted", id: "app-status", role: "status" }, "loading the app…"));
   const status = () => box.querySelector("#app-status");
-  const post = (m) => { if (h.frame && h.frame.contentWindow) h.frame.contentWindow.postMessage(Object.assign({ jsonrpc: "2.0" }, m), "*"); };
+  const post = (m) => { if (h.frame && h.frame.contentWindow) h.frame.contentWindow.postMessage(Object.assign({ jsonrpc: "2.0" }, m), h.view.origin); };
   const note = (method, text, outcome, extra) => {
     const li = el("li", { dataset: { method, outcome: outcome || "" } }, el("span", { class: "mono" }, method), " ", text, extra || null);
     add(log, li);
@@ -862,6 +865,14 @@ function openApp(box, tool, args) {
     li.dataset.outcome = error ? "refused" : "ok";
     fill(li, el("span", { class: "mono" }, m.method), " " + what + ": " + (error ? "refused: " + error.message : "forwarded, answered"));
     if (m.id !== undefined) post(error ? { id: m.id, error } : { id: m.id, result: j.result });
+  };
+  // sandbox answers the proxy's own messages: its sandbox-proxy-ready
+  // gets the app's HTML and policy, once.
+  h.sandbox = (m) => {
+    if (m.method !== "ui/notifications/sandbox-proxy-ready" || h.proxyReady) return;
+    h.proxyReady = true;
+    note(m.method, "", "ok");
+    post({ method: "ui/notifications/sandbox-resource-ready", params: h.view.resource });
   };
   h.handle = async (m) => {
     if (!m || m.jsonrpc !== "2.0" || typeof m.method !== "string") return; // responses (to teardown) and junk
@@ -962,11 +973,11 @@ function openApp(box, tool, args) {
   api("app", { tool: tool.name }).then((v) => {
     if (app !== h) return;
     h.view = v;
-    h.frame = el("iframe", { id: "app-frame", sandbox: "allow-scripts", src: v.src, allow: v.allow || undefined,
-      referrerpolicy: "no-referrer", title: "MCP App " + v.uri + " (sandboxed)" });
+    h.frame = el("iframe", { id: "app-frame", sandbox: "allow-scripts allow-same-origin", src: v.src, allow: v.allow || undefined,
+      referrerpolicy: "no-referrer", title: "MCP App " + v.uri + " (sandbox proxy)" });
     status().textContent = "loading " + v.uri + "…";
     add(box, h.frame,
-      el("details", {}, el("summary", {}, "Policy"), el("p", { class: "csp mono" }, "sandbox=allow-scripts; Content-Security-Policy: " + v.csp)),
+      el("details", {}, el("summary", {}, "Policy"), el("p", { class: "csp mono" }, "sandbox proxy " + v.origin + " (sandbox=allow-scripts allow-same-origin); the app in it: sandbox=allow-scripts; Content-Security-Policy: " + v.csp)),
       el("h3", {}, "The app's messages"), log);
   }, (err) => {
     status().textContent = "";
