@@ -31,30 +31,7 @@ func TestAddExtension(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	clientT, serverT := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, serverT)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	conn, err := clientT.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	call := func(frame string) string {
-		t.Helper()
-		if err := conn.Write(ctx, []byte(frame)); err != nil {
-			t.Fatal(err)
-		}
-		got, err := conn.Read(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(got)
-	}
+	call := frameConn(t, s)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}`
 	info := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ext","version":"1.0.0"}}`
 	for _, tc := range []struct{ name, frame, want string }{
@@ -196,19 +173,7 @@ func TestAddExtensionCacheable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	clientT, serverT := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, serverT)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	conn, err := clientT.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	call := frameConn(t, s)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}`
 	info := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ext","version":"1.0.0"}}`
 	for _, tc := range []struct{ frame, want string }{
@@ -220,15 +185,36 @@ func TestAddExtensionCacheable(t *testing.T) {
 			`{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"com.example/notes":{}}},"serverInfo":{"name":"ext","version":"1.0.0"}}}`},
 		{`{"jsonrpc":"2.0","id":4,"method":"notes/list"}`, `{"jsonrpc":"2.0","id":4,"result":{"n":1}}`},
 	} {
-		if err := conn.Write(ctx, []byte(tc.frame)); err != nil {
+		if got := call(tc.frame); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.frame, got, tc.want)
+		}
+	}
+}
+
+// frameConn connects s to an in-memory transport for the test's life and
+// returns a function that writes one frame and returns the one answer.
+func frameConn(t *testing.T, s *mcp.Server) func(frame string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	clientT, serverT := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, serverT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := clientT.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(); ss.Close(); cancel() })
+	return func(frame string) string {
+		t.Helper()
+		if err := conn.Write(ctx, []byte(frame)); err != nil {
 			t.Fatal(err)
 		}
 		got, err := conn.Read(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.frame, got, tc.want)
-		}
+		return string(got)
 	}
 }
