@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,12 +10,12 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/httpmeta"
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -673,102 +672,27 @@ func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID) streamState {
 // consumeWith is consume with each message handed to deliver. An event
 // whose data (or a line) exceeds the message limit ends the reading, with
 // st.tooLarge set.
-func (c *clientConn) consumeWith(body io.Reader, reqID jsonrpc.ID, deliver func([]byte) bool) streamState {
-	var st streamState
-	max := c.maxMessage()
-	lineMax := 0
-	if max > 0 {
-		// Room for the field name, the space and the line end.
-		lineMax = max + 64
-	}
-	r := bufio.NewReaderSize(body, 32<<10)
-	var data bytes.Buffer
-	var buf []byte
-	event, id := "", ""
-	hasData := false
+func (c *clientConn) consumeWith(body io.Reader, reqID jsonrpc.ID, deliver func([]byte) bool) (st streamState) {
+	r := sse.NewReader(body, c.maxMessage())
+	defer func() { st.lastID, st.retry = r.LastID, r.Retry }()
 	for {
-		line, err := readLine(r, buf[:0], lineMax)
-		buf = line
-		if errors.Is(err, errLineTooLong) {
-			st.tooLarge = &mcp.FrameTooLargeError{Limit: max}
-			return st
-		}
-		if len(line) > 0 || err == nil {
-			line = bytes.TrimRight(line, "\r\n")
-			switch {
-			case len(line) == 0:
-				if id != "" {
-					st.lastID = id
-				}
-				if id != "" || hasData {
-					st.events++
-				}
-				if hasData && (event == "" || event == "message") && len(bytes.TrimSpace(data.Bytes())) > 0 {
-					frame := bytes.Clone(data.Bytes())
-					if !deliver(frame) {
-						return st
-					}
-					if reqID.IsValid() && isResponseTo(frame, reqID) {
-						st.answered = true
-						return st
-					}
-				}
-				data.Reset()
-				event, id, hasData = "", "", false
-			case line[0] == ':':
-				// A comment: keep-alive.
-			default:
-				field, value, _ := bytes.Cut(line, []byte(":"))
-				value = bytes.TrimPrefix(value, []byte(" "))
-				switch string(field) {
-				case "data":
-					sep := 0
-					if hasData {
-						sep = 1
-					}
-					if max > 0 && data.Len()+sep+len(value) > max {
-						st.tooLarge = &mcp.FrameTooLargeError{Limit: max}
-						return st
-					}
-					if hasData {
-						data.WriteByte('\n')
-					}
-					data.Write(value)
-					hasData = true
-				case "event":
-					event = string(value)
-				case "id":
-					if !bytes.Contains(value, []byte{0}) {
-						id = string(value)
-						st.lastID = id
-					}
-				case "retry":
-					if ms, err := strconv.Atoi(string(value)); err == nil && ms >= 0 {
-						st.retry = time.Duration(ms) * time.Millisecond
-					}
-				}
-			}
-		}
+		ev, err := r.Next()
 		if err != nil {
+			st.tooLarge, _ = errors.AsType[*mcp.FrameTooLargeError](err)
 			return st
 		}
-	}
-}
-
-// errLineTooLong is readLine's error for a line over its limit.
-var errLineTooLong = errors.New("mcphttp: SSE line too long")
-
-// readLine appends the next line of r, with its '\n' if any, to buf; at
-// most max bytes (0: no limit), or errLineTooLong.
-func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if max > 0 && len(buf)+len(chunk) > max {
-			return buf, errLineTooLong
+		if ev.ID != "" || ev.HasData {
+			st.events++
 		}
-		buf = append(buf, chunk...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return buf, err
+		if !ev.HasData || (ev.Name != "" && ev.Name != "message") || len(bytes.TrimSpace(ev.Data)) == 0 {
+			continue
+		}
+		if !deliver(ev.Data) {
+			return st
+		}
+		if reqID.IsValid() && isResponseTo(ev.Data, reqID) {
+			st.answered = true
+			return st
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/broadcast"
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -249,7 +250,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 			return
 		case <-tick:
 			if quiet {
-				if h.tailWrite(w, r, rc, keepAliveFrame, false) != nil {
+				if h.tailWrite(w, r, rc, sse.KeepAlive, false) != nil {
 					return
 				}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/broadcast"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -758,9 +759,6 @@ func (st *stream) closeConnection() {
 	st.mu.Unlock()
 }
 
-// keepAliveFrame is the comment line written on a quiet stream.
-var keepAliveFrame = []byte(": keep-alive\n\n")
-
 // keepAlive writes a comment line on att if the stream was quiet since the
 // last tick. A write in progress makes the stream busy, not quiet. It
 // returns false once att no longer carries the stream.
@@ -780,7 +778,7 @@ func (st *stream) keepAlive(att *attachment) bool {
 		return true
 	}
 	st.mu.Unlock()
-	if st.writeFrames(att, keepAliveFrame, true) != nil {
+	if st.writeFrames(att, sse.KeepAlive, true) != nil {
 		st.detach(att)
 		return false
 	}
@@ -987,7 +985,7 @@ func (st *stream) tick() {
 		st.mu.Unlock()
 		return
 	default:
-		frame = keepAliveFrame
+		frame = sse.KeepAlive
 	}
 	st.mu.Unlock()
 	if st.writeFrames(att, frame, true) != nil {

@@ -1,7 +1,6 @@
 package mcpsse
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -158,9 +158,9 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return fail(fmt.Errorf("%w: GET %s answered Content-Type %q, not text/event-stream", ErrNoEndpoint, t.URL, resp.Header.Get("Content-Type")))
 	}
 	c.body = resp.Body
-	c.events = newEventReader(resp.Body, c.max)
+	c.events = sse.NewReader(resp.Body, c.max)
 	for {
-		ev, err := c.events.next()
+		ev, err := c.events.Next()
 		if err != nil {
 			resp.Body.Close()
 			if errors.Is(err, io.EOF) {
@@ -168,13 +168,13 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 			}
 			return fail(err)
 		}
-		if ev.name != "endpoint" {
+		if ev.Name != "endpoint" {
 			continue // a message before the endpoint has nobody to answer
 		}
-		ep, err := base.Parse(strings.TrimSpace(string(ev.data)))
+		ep, err := base.Parse(strings.TrimSpace(string(ev.Data)))
 		if err != nil || !sameOrigin(base, ep) {
 			resp.Body.Close()
-			return fail(fmt.Errorf("%w: the endpoint %q is not on the origin of %s", ErrNoEndpoint, ev.data, t.URL))
+			return fail(fmt.Errorf("%w: the endpoint %q is not on the origin of %s", ErrNoEndpoint, ev.Data, t.URL))
 		}
 		c.endpoint = ep.String()
 		break
@@ -207,7 +207,7 @@ type clientConn struct {
 	max      int
 	endpoint string
 	body     io.ReadCloser
-	events   *eventReader
+	events   *sse.Reader
 
 	incoming chan inbound
 	readErr  error // set before readDone is closed
@@ -245,7 +245,7 @@ func (c *clientConn) readLoop() {
 	defer close(c.readDone)
 	defer c.body.Close()
 	for {
-		ev, err := c.events.next()
+		ev, err := c.events.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) || c.bg.Err() != nil {
 				err = ErrStreamDropped
@@ -266,10 +266,10 @@ func (c *clientConn) readLoop() {
 			}
 			return
 		}
-		if (ev.name != "" && ev.name != "message") || len(bytes.TrimSpace(ev.data)) == 0 {
+		if (ev.Name != "" && ev.Name != "message") || len(bytes.TrimSpace(ev.Data)) == 0 {
 			continue
 		}
-		if msg, _, err := jsonrpc.Decode(ev.data); err == nil {
+		if msg, _, err := jsonrpc.Decode(ev.Data); err == nil {
 			if resp, ok := msg.(*jsonrpc.Response); ok {
 				c.mu.Lock()
 				delete(c.pending, resp.ID)
@@ -277,7 +277,7 @@ func (c *clientConn) readLoop() {
 			}
 		}
 		select {
-		case c.incoming <- inbound{frame: ev.data}:
+		case c.incoming <- inbound{frame: ev.Data}:
 		case <-c.closed:
 			c.readErr = ErrStreamDropped
 			return
@@ -387,87 +387,4 @@ func statusError(method string, resp *http.Response) error {
 		}
 	}
 	return se
-}
-
-// event is one Server-Sent Event.
-type event struct {
-	name string
-	data []byte
-}
-
-// eventReader reads Server-Sent Events
-// (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),
-// bounding each line and each event's data.
-type eventReader struct {
-	r   *bufio.Reader
-	max int // 0: no limit
-}
-
-func newEventReader(r io.Reader, max int) *eventReader {
-	if max < 0 {
-		max = 0
-	}
-	return &eventReader{r: bufio.NewReaderSize(r, 16<<10), max: max}
-}
-
-// next returns the next event with data or a name; io.EOF at the end of
-// the stream, a *mcp.FrameTooLargeError for an event over the limit.
-func (e *eventReader) next() (event, error) {
-	var ev event
-	var data bytes.Buffer
-	hasData := false
-	for {
-		line, err := e.line()
-		if err != nil {
-			return event{}, err
-		}
-		if len(line) == 0 {
-			if hasData || ev.name != "" {
-				ev.data = bytes.Clone(data.Bytes())
-				return ev, nil
-			}
-			continue
-		}
-		if line[0] == ':' {
-			continue // a comment: keep-alive
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "event":
-			ev.name = string(value)
-		case "data":
-			if e.max > 0 && data.Len()+len(value)+1 > e.max {
-				return event{}, &mcp.FrameTooLargeError{Limit: e.max}
-			}
-			if hasData {
-				data.WriteByte('\n')
-			}
-			data.Write(value)
-			hasData = true
-		}
-	}
-}
-
-// line returns the next line without its end (LF, CRLF or CR before LF).
-func (e *eventReader) line() ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := e.r.ReadSlice('\n')
-		if e.max > 0 && len(buf)+len(chunk) > e.max+64 {
-			return nil, &mcp.FrameTooLargeError{Limit: e.max}
-		}
-		buf = append(buf, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			if err == io.EOF && len(buf) > 0 {
-				// An incomplete last line ends nothing.
-				return nil, io.EOF
-			}
-			return nil, err
-		}
-		return bytes.TrimRight(buf, "\r\n"), nil
-	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/internal/sessquota"
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -275,7 +276,7 @@ func (h *Handler) pump(ctx context.Context, w http.ResponseWriter, rc *http.Resp
 				return
 			}
 		case <-tick:
-			if err := h.write(w, rc, []byte(": keep-alive\n\n")); err != nil {
+			if err := h.write(w, rc, sse.KeepAlive); err != nil {
 				s.end(err)
 				return
 			}
