@@ -276,6 +276,25 @@ func (c *clientConn) readMessage(body io.Reader) ([]byte, error) {
 	return data, nil
 }
 
+// readJSONReply reads and closes the JSON body of resp, the answer to
+// method (a request when request is set). An empty body is
+// ErrNoResponse for a request.
+func (c *clientConn) readJSONReply(resp *http.Response, method string, request bool) ([]byte, error) {
+	data, err := c.readMessage(resp.Body)
+	resp.Body.Close()
+	switch {
+	case err != nil && request:
+		return nil, fmt.Errorf("mcphttp: reading the response to %s: %w", method, err)
+	case err != nil:
+		return nil, fmt.Errorf("mcphttp: reading the response: %w", err)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 && request {
+		return nil, fmt.Errorf("%w: %s got HTTP %d with an empty body", ErrNoResponse, method, resp.StatusCode)
+	}
+	return data, nil
+}
+
 // Write implements mcp.Connection: it POSTs one frame.
 func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 	select {
@@ -351,35 +370,29 @@ func (c *clientConn) Write(ctx context.Context, frame []byte) error {
 		}()
 		return nil
 	case mediaType == mediaJSON:
-		data, err := c.readMessage(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			if reqID.IsValid() {
-				return fmt.Errorf("mcphttp: reading the response to %s: %w", method, err)
-			}
-			return fmt.Errorf("mcphttp: reading the response: %w", err)
-		}
-		data = bytes.TrimSpace(data)
+		data, err := c.readJSONReply(resp, method, reqID.IsValid())
 		if len(data) > 0 {
 			c.deliver(data)
-			return nil
 		}
-		if reqID.IsValid() {
-			return fmt.Errorf("%w: %s got HTTP %d with an empty body", ErrNoResponse, method, resp.StatusCode)
-		}
-		return nil
+		return err
 	case !reqID.IsValid():
 		// A notification or a response: 202 Accepted is the answer.
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		resp.Body.Close()
 		return nil
-	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
-		resp.Body.Close()
-		return fmt.Errorf("%w: %s got HTTP %d", ErrNoResponse, method, resp.StatusCode)
 	default:
-		resp.Body.Close()
-		return fmt.Errorf("mcphttp: unexpected response Content-Type %q", resp.Header.Get("Content-Type"))
+		return noReply(resp, method)
 	}
+}
+
+// noReply closes resp, which answered the request method with neither
+// JSON nor a stream, and returns the error saying so.
+func noReply(resp *http.Response, method string) error {
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent {
+		return fmt.Errorf("%w: %s got HTTP %d", ErrNoResponse, method, resp.StatusCode)
+	}
+	return fmt.Errorf("mcphttp: unexpected response Content-Type %q", resp.Header.Get("Content-Type"))
 }
 
 // newRequest builds a request with the session and version headers.

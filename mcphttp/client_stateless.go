@@ -109,24 +109,16 @@ func (c *clientConn) writeStateless(ctx context.Context, req *jsonrpc.Request, v
 		}()
 		return nil
 	case mediaType == mediaJSON:
-		data, err := c.readMessage(resp.Body)
-		resp.Body.Close()
+		data, err := c.readJSONReply(resp, req.Method, true)
 		finish()
-		if err != nil {
-			return fmt.Errorf("mcphttp: reading the response to %s: %w", req.Method, err)
-		}
-		if data = bytes.TrimSpace(data); len(data) > 0 {
+		if len(data) > 0 {
 			c.deliverStateless(data, req.Method)
-			return nil
 		}
-		return fmt.Errorf("%w: %s got HTTP %d with an empty body", ErrNoResponse, req.Method, resp.StatusCode)
+		return err
 	default:
-		resp.Body.Close()
+		err := noReply(resp, req.Method)
 		finish()
-		if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent {
-			return fmt.Errorf("%w: %s got HTTP %d", ErrNoResponse, req.Method, resp.StatusCode)
-		}
-		return fmt.Errorf("mcphttp: unexpected response Content-Type %q", resp.Header.Get("Content-Type"))
+		return err
 	}
 }
 

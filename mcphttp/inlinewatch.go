@@ -2,15 +2,10 @@ package mcphttp
 
 import "time"
 
-// inlineWatch stands in for a timer per inline reply stream. Almost every
-// inline stream ends long before its first tick is due (see headerDelay),
-// so arming and stopping a timer for each one costs a timer, a closure and
-// two trips through the runtime's timer heap per request, for nothing.
-// Every stream of a Handler waits the same delay before its first tick, so
-// the order streams open in is the order their ticks fall due: the watch
-// keeps them in a list in that order, and one timer, set for the oldest,
-// serves them all. A stream that outlasts its first tick and needs
-// keep-alives gets a timer of its own then (stream.tick).
+// inlineWatch gives the inline reply streams of a Handler their first tick
+// (after headerDelay) from one timer over a list in opening order; a
+// stream that outlasts it gets a timer of its own (stream.tick).
+// docs/design.md, "Stream writes", says why.
 type inlineWatch struct {
 	delay time.Duration
 	dueList[*stream]
@@ -50,11 +45,6 @@ func (iw *inlineWatch) fire() {
 var monoEpoch = time.Now()
 
 // monoNanos reads the monotonic clock alone, in nanoseconds since
-// monoEpoch: the inline and the body watches read a clock on every
-// request, and time.Now reads the wall clock as well, which costs about
-// as much again and which neither needs (a wall clock set back or
-// forward would only skew their timeouts). Its readings may be negative
-// (in a synctest bubble, whose clock is not monoEpoch's); the watches
-// only compare them. The registry keeps Unix nanoseconds: it treats
-// negative values as unset.
+// monoEpoch. Readings may be negative (in a synctest bubble): the watches
+// only compare them.
 func monoNanos() int64 { return int64(time.Since(monoEpoch)) }
