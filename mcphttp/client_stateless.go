@@ -1,15 +1,9 @@
 package mcphttp
 
-// This file is the client transport's stateless era (2026-07-28): a request
-// whose params._meta names the protocol version is its own POST, without
-// session, with the request metadata headers (MCP-Protocol-Version,
-// Mcp-Method, Mcp-Name and the Mcp-Param-{Name} headers of x-mcp-header
-// arguments), answered with JSON or with an SSE stream scoped to it;
-// cancelling it closes that stream
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
-// Which era a request belongs to is read from the request itself, so the
-// session era's behaviour (session id, GET stream, resumption, DELETE) is
-// untouched.
+// This file is the client transport's 2026-07-28 era: a request whose
+// params._meta names the protocol version is its own POST with the request
+// metadata headers, answered with JSON or an SSE stream that cancelling it
+// closes (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
 
 import (
 	"bytes"

@@ -163,8 +163,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close ends every session (their handlers see their contexts cancelled
 // and their streams end), cancels the 2026-07-28 requests in flight (a
 // subscriptions/listen stream ends with its result), stops the reaper,
-// and waits for the requests being served to finish. Later requests are refused with 503. Close is
-// idempotent.
+// and waits for the requests being served to finish. Later requests are
+// refused with 503. Close is idempotent.
 //
 // Close waits without limit for handlers to return; [Handler.Shutdown]
 // bounds the wait with a context.

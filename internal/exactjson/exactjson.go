@@ -2,16 +2,10 @@
 // reads member names exactly: the reference decoder of mcpkit's wire, and
 // what its fast decoders are fuzzed against.
 //
-// encoding/json matches a member to a struct field case-insensitively
-// (and with Unicode folding: "ſ" for "s", "K" for "k") and lets the last
-// of two members with one name win, so a reader that takes names as they
-// are, such as a gateway checking a request, can see another request than
-// the decoder behind it (the class of go-sdk's CVE-2026-27896). Unmarshal
-// refuses both: a member whose name folds to a field's name without being
-// it, and a name repeated in any object of the value. It also checks that
-// each value fits the Go type it is decoded into, so that every error text
-// is mcpkit's own and the same whichever Go release builds it; only then
-// does it let encoding/json fill in v.
+// Unmarshal refuses a member whose name folds to a field's name without
+// being it and a name repeated in any object (docs/security.md, go-sdk's
+// CVE-2026-27896), and checks that each value fits its Go type, so that
+// every error text is mcpkit's own, before encoding/json fills in v.
 package exactjson
 
 import (

@@ -6,10 +6,7 @@
 // parses the body rejects a request whose headers disagree with it
 // (HTTP 400, JSON-RPC -32020 HeaderMismatch).
 //
-// The package has no state and does not touch net/http: mcphttp reads the
-// headers and the decoded request and asks this package whether they agree
-// (server side), or asks it for the header values to send (client side).
-// Everything here runs per request, so it works on raw JSON with
+// It has no state and does not touch net/http; it works on raw JSON with
 // internal/jsonscan and allocates only the strings it returns.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata

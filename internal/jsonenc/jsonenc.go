@@ -4,15 +4,10 @@
 // rule ([Marshal]), so that a value's bytes are the same whichever encoder
 // wrote them and whichever Go release built the program.
 //
-// The rule is encoding/json's (Go 1.26 and earlier) but for one character:
-// strings escape what JSON requires, the HTML-sensitive <, > and &, and
-// U+2028, U+2029; invalid UTF-8 becomes U+FFFD; and U+FFFD, whether it
-// stands for invalid UTF-8 or was in the string, is written as the ASCII
-// escape \ufffd. Go 1.27's encoding/json (its v2 implementation) writes
-// invalid UTF-8 as the raw U+FFFD bytes, which Go 1.26's writes as \ufffd;
-// writing every U+FFFD escaped is what makes encoding/json's output of
-// either release a byte replace away from mcpkit's (docs/design.md, "Wire
-// bytes on every Go release").
+// The rule is encoding/json's (Go 1.26) but for one character: U+FFFD,
+// whether it stands for invalid UTF-8 or was in the string, is written as
+// the ASCII escape \ufffd (docs/design.md, "Wire bytes on every Go
+// release", says why).
 package jsonenc
 
 import (
