@@ -167,3 +167,33 @@ func TestClientRelativeEndpoint(t *testing.T) {
 	conn.Close()
 	http.DefaultClient.CloseIdleConnections()
 }
+
+// A message of exactly MaxMessageBytes arrives; one byte more drops the
+// stream with a *mcp.FrameTooLargeError.
+func TestClientMessageLimit(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, tc := range []struct {
+		data string
+		ok   bool
+	}{
+		{`{"k":"12345678"}`, true},
+		{`{"k":"123456789"}`, false},
+	} {
+		srv := sseServer(t, "event: endpoint\ndata: /m\n\nevent: message\ndata: "+tc.data+"\n\n")
+		conn, err := (&ClientTransport{URL: srv.URL, MaxMessageBytes: 16}).Connect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame, err := conn.Read(t.Context())
+		var tooLarge *mcp.FrameTooLargeError
+		switch {
+		case tc.ok && (err != nil || string(frame) != tc.data):
+			t.Errorf("%s: Read = %q, %v; want the frame", tc.data, frame, err)
+		case !tc.ok && (!errors.Is(err, ErrStreamDropped) || !errors.As(err, &tooLarge) || tooLarge.Limit != 16):
+			t.Errorf("%s: Read = %q, %v; want ErrStreamDropped and *mcp.FrameTooLargeError{Limit: 16}", tc.data, frame, err)
+		}
+		conn.Close()
+		srv.Close()
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
