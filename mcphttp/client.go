@@ -510,7 +510,7 @@ func (c *clientConn) standaloneLoop(answered chan struct{}) {
 			resp.Body.Close()
 			failures++
 		} else {
-			st := c.consume(resp.Body, jsonrpc.ID{})
+			st := c.consume(resp.Body, jsonrpc.ID{}, c.deliver)
 			resp.Body.Close()
 			if st.events > 0 {
 				failures = 0
@@ -594,7 +594,7 @@ func (c *clientConn) get(lastID string) (*http.Response, error) {
 // ErrStreamLost, so that its call never waits for ever
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
 func (c *clientConn) readStream(resp *http.Response, reqID jsonrpc.ID) {
-	st := c.consume(resp.Body, reqID)
+	st := c.consume(resp.Body, reqID, c.deliver)
 	resp.Body.Close()
 	if !reqID.IsValid() || st.answered || c.isClosed() {
 		return
@@ -638,7 +638,7 @@ func (c *clientConn) resume(reqID jsonrpc.ID, st streamState) error {
 		case r.StatusCode != http.StatusOK:
 			return fmt.Errorf("%w, and the server refused to resume it: %w", ErrStreamLost, c.checkStatus(r))
 		}
-		next := c.consume(r.Body, reqID)
+		next := c.consume(r.Body, reqID, c.deliver)
 		r.Body.Close()
 		switch {
 		case next.answered || c.isClosed():
@@ -676,16 +676,10 @@ type streamState struct {
 }
 
 // consume reads SSE events (https://html.spec.whatwg.org/multipage/server-sent-events.html)
-// and delivers each message event's data. It stops at the end of the
-// stream, or once the response to reqID (if valid) has been delivered.
-func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID) streamState {
-	return c.consumeWith(body, reqID, c.deliver)
-}
-
-// consumeWith is consume with each message handed to deliver. An event
-// whose data (or a line) exceeds the message limit ends the reading, with
-// st.tooLarge set.
-func (c *clientConn) consumeWith(body io.Reader, reqID jsonrpc.ID, deliver func([]byte) bool) (st streamState) {
+// and hands each message event's data to deliver. It stops at the end of
+// the stream, once the response to reqID (if valid) has been delivered,
+// or at an event (or a line) over the message limit, with st.tooLarge set.
+func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID, deliver func([]byte) bool) (st streamState) {
 	r := sse.NewReader(body, c.maxMessage())
 	defer func() { st.lastID, st.retry = r.LastID, r.Retry }()
 	for {

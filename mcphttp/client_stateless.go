@@ -89,7 +89,7 @@ func (c *clientConn) writeStateless(ctx context.Context, req *jsonrpc.Request, v
 		go func() {
 			defer c.wg.Done()
 			defer finish()
-			st := c.consumeWith(resp.Body, req.ID, func(f []byte) bool { return c.deliverStateless(f, req.Method) })
+			st := c.consume(resp.Body, req.ID, func(f []byte) bool { return c.deliverStateless(f, req.Method) })
 			resp.Body.Close()
 			switch {
 			case st.answered || rctx.Err() != nil || c.isClosed():
@@ -387,7 +387,7 @@ func (c *clientConn) internalCall(ctx context.Context, req *jsonrpc.Request, ver
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case mediaSSE:
-		c.consumeWith(resp.Body, req.ID, take)
+		c.consume(resp.Body, req.ID, take)
 	case mediaJSON:
 		data, err := c.readMessage(resp.Body)
 		if err != nil {

@@ -88,7 +88,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, e *entry, last 
 	}
 	if st == nil {
 		// The stream has ended: its events are all in the store.
-		sent, err := h.replay(r.Context(), h.opts.EventStore, e.id, strconv.FormatUint(num, 10), last, w, r, h.opts.WriteTimeout)
+		sent, err := h.replay(r.Context(), h.opts.EventStore, e.id, strconv.FormatUint(num, 10), last, w, r)
 		if err != nil && !sent {
 			h.logger.Debug("mcphttp: replay failed", "session", e.id, "last_event_id", last, "err", err)
 			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errUnknownEvent(last))

@@ -210,7 +210,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 		return
 	}
 	rc := http.NewResponseController(w)
-	if h.tailWrite(w, r, rc, frames, true) != nil || ended {
+	if h.writeFrames(w, r, rc, frames, true) != nil || ended {
 		return
 	}
 	var poll, tick <-chan time.Time
@@ -250,7 +250,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 			return
 		case <-tick:
 			if quiet {
-				if h.tailWrite(w, r, rc, sse.KeepAlive, false) != nil {
+				if h.writeFrames(w, r, rc, sse.KeepAlive, false) != nil {
 					return
 				}
 			}
@@ -294,7 +294,7 @@ func (h *Handler) serveSharedGET(w http.ResponseWriter, r *http.Request, e *entr
 		}
 		if len(frames) > 0 {
 			quiet = false
-			if h.tailWrite(w, r, rc, frames, false) != nil {
+			if h.writeFrames(w, r, rc, frames, false) != nil {
 				return
 			}
 		}
@@ -334,12 +334,6 @@ func (h *Handler) tailOnce(ctx context.Context, store EventStore, session, strea
 		return nil, last, false, err
 	}
 	return frames, newLast, ended, nil
-}
-
-// tailWrite writes frames to a tailed stream's response, the SSE headers
-// first when headers is set, within Options.WriteTimeout.
-func (h *Handler) tailWrite(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, frames []byte, headers bool) error {
-	return h.writeFrames(w, r, rc, frames, h.opts.WriteTimeout, headers)
 }
 
 // isMarker reports whether stored data is a marker (an end, a heartbeat,

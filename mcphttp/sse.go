@@ -808,7 +808,7 @@ func (st *stream) resume(ctx context.Context, w http.ResponseWriter, r *http.Req
 		att = st.attachLocked(w, r, false)
 	}
 	st.mu.Unlock()
-	if err := st.h.writeReplay(w, r, frames, st.h.opts.WriteTimeout, att == nil); err != nil {
+	if err := st.h.writeFrames(w, r, http.NewResponseController(w), frames, att == nil); err != nil {
 		if att != nil {
 			st.detach(att)
 		}
@@ -835,17 +835,12 @@ func missedEvents(ctx context.Context, store EventStore, session, streamID, last
 	return frames, err
 }
 
-// writeReplay writes replayed frames to w and flushes them, the SSE
-// headers first when headers is set, within timeout (if positive).
-func (h *Handler) writeReplay(w http.ResponseWriter, r *http.Request, frames []byte, timeout time.Duration, headers bool) error {
-	return h.writeFrames(w, r, http.NewResponseController(w), frames, timeout, headers)
-}
-
 // writeFrames writes frames through rc's response w (to r) and flushes
-// them, the SSE headers first when headers is set, within timeout (if
-// positive). Over HTTP/2 the deadline is cleared afterwards (see
-// streamTimer): the response may stay open and quiet.
-func (h *Handler) writeFrames(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, frames []byte, timeout time.Duration, headers bool) error {
+// them, the SSE headers first when headers is set, within
+// Options.WriteTimeout (if positive). Over HTTP/2 the deadline is cleared
+// afterwards (see streamTimer): the response may stay open and quiet.
+func (h *Handler) writeFrames(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, frames []byte, headers bool) error {
+	timeout := h.opts.WriteTimeout
 	if timeout > 0 {
 		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
 	} else {
@@ -869,12 +864,12 @@ func (h *Handler) writeFrames(w http.ResponseWriter, r *http.Request, rc *http.R
 // replay writes to w the stored events of a stream that has ended after
 // lastID; sent reports whether anything was written (nothing is when the
 // store cannot replay them).
-func (h *Handler) replay(ctx context.Context, store EventStore, session, streamID, lastID string, w http.ResponseWriter, r *http.Request, timeout time.Duration) (sent bool, err error) {
+func (h *Handler) replay(ctx context.Context, store EventStore, session, streamID, lastID string, w http.ResponseWriter, r *http.Request) (sent bool, err error) {
 	frames, err := missedEvents(ctx, store, session, streamID, lastID)
 	if err != nil {
 		return false, err
 	}
-	return true, h.writeReplay(w, r, frames, timeout, true)
+	return true, h.writeFrames(w, r, http.NewResponseController(w), frames, true)
 }
 
 // pump serves an attachment's HTTP request until the stream ends or lets
