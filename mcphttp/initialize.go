@@ -2,10 +2,8 @@ package mcphttp
 
 import (
 	"context"
-	"math"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -30,7 +28,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.closeEntry(e)
 	}
 	if !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(retryAfter)))
+		w.Header().Set("Retry-After", strconv.Itoa(sessquota.RetrySeconds(retryAfter)))
 		if quota {
 			h.refuse(w, r, http.StatusTooManyRequests, req.ID, sessquota.Refusal(qkind, qmax))
 			return
@@ -131,12 +129,4 @@ func validSessionID(id string) bool {
 		}
 	}
 	return true
-}
-
-// retrySeconds turns the time until a session may expire into a
-// Retry-After value, between 1 and 60 seconds: a client should not wait
-// half an hour when sessions may also end by DELETE.
-func retrySeconds(d time.Duration) int {
-	s := int(math.Ceil(d.Seconds()))
-	return min(max(s, 1), 60)
 }

@@ -78,7 +78,7 @@ func (h *Handler) refuseStore(w http.ResponseWriter, r *http.Request, id jsonrpc
 			error
 			RetryAfter() time.Duration
 		}](err); ok {
-			retry = retrySeconds(ra.RetryAfter())
+			retry = sessquota.RetrySeconds(ra.RetryAfter())
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		h.refuse(w, r, http.StatusTooManyRequests, id, sessquota.Refusal(sessquota.Principal, storeQuota(err, h.quotas.PerPrincipal)))

@@ -203,7 +203,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 			h.refuse(w, r, http.StatusServiceUnavailable, errClosedHandler)
 			return
 		}
-		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(retryAfter)))
+		w.Header().Set("Retry-After", strconv.Itoa(sessquota.RetrySeconds(retryAfter)))
 		if quota {
 			h.refuse(w, r, http.StatusTooManyRequests, sessquota.Refusal(qkind, qmax))
 			return
@@ -451,12 +451,6 @@ func (h *Handler) reap() {
 			}
 		}
 	}
-}
-
-// retrySeconds turns the time until a session may expire into a
-// Retry-After value between 1 and 60 seconds.
-func retrySeconds(d time.Duration) int {
-	return min(max(int(math.Ceil(d.Seconds())), 1), 60)
 }
 
 // servePost delivers a POSTed message to its session's read loop and

@@ -8,10 +8,12 @@
 package sessquota
 
 import (
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -229,6 +231,13 @@ func (t *Table[M]) Members(key string) map[M]struct{} {
 
 // Reset empties the table.
 func (t *Table[M]) Reset() { t.keys = nil }
+
+// RetrySeconds turns the time until a session may expire into a
+// Retry-After value between 1 and 60 seconds: a client should not wait
+// half an hour when sessions may also end by DELETE.
+func RetrySeconds(d time.Duration) int {
+	return min(max(int(math.Ceil(d.Seconds())), 1), 60)
+}
 
 // Refusal returns the JSON-RPC error that answers, with HTTP 429 and
 // Retry-After, a session refused at a quota of kind whose limit is max:

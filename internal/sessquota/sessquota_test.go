@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"testing"
+	"time"
 )
 
 func TestClientAddr(t *testing.T) {
@@ -63,5 +64,16 @@ func TestTable(t *testing.T) {
 	tb.Remove("k", 1)
 	if n, m := tb.Count("k"), len(tb.keys); n != 0 || m != 0 {
 		t.Fatalf("count %d, keys %d after the last went", n, m)
+	}
+}
+
+func TestRetrySeconds(t *testing.T) {
+	for d, want := range map[time.Duration]int{
+		-time.Second: 1, 0: 1, time.Millisecond: 1, 1500 * time.Millisecond: 2,
+		time.Minute: 60, time.Hour: 60,
+	} {
+		if got := RetrySeconds(d); got != want {
+			t.Errorf("RetrySeconds(%v) = %d, want %d", d, got, want)
+		}
 	}
 }
