@@ -1,6 +1,9 @@
 package mcp
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // era is what differs between the two protocol eras once a request is
 // being served: the session era's (sessionEra, era_session.go, a
@@ -25,6 +28,15 @@ type era interface {
 	// log and logEnabled are Request.Log and Request.LogEnabled.
 	log(ctx context.Context, r *Request, level LoggingLevel, logger string, data any) error
 	logEnabled(r *Request, level LoggingLevel) bool
+	// runBeforeTask runs, for a tools/call that gets a task of the tasks
+	// extension, the handler of tool t, one with Tool.InputBeforeTask,
+	// before the task exists. begun reports whether the handler called
+	// Request.BeginTask and returned ErrBeginTask: the task is then
+	// created, and its work gets answers, the input the handler used.
+	// Otherwise res and err answer the tools/call (task_ext.go).
+	runBeforeTask(ctx context.Context, r *Request, t *serverTool, args json.RawMessage) (res any, answers map[string]json.RawMessage, begun bool, err error)
+	// beginTask is Request.BeginTask.
+	beginTask() error
 }
 
 // inEra returns the era serving r: a Request made without one (in a

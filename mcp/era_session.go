@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
@@ -10,6 +11,10 @@ import (
 // sessionEra is the era of a session-era request (2025-11-25 and earlier):
 // what the request needs lives in its session.
 type sessionEra struct{}
+
+// newSessionEra returns the era of a request served on a session in the
+// session era.
+func newSessionEra() era { return sessionEra{} }
 
 func (sessionEra) methods(s *Server) map[string]MethodHandler { return s.tables.Load().session }
 
@@ -68,3 +73,17 @@ func (sessionEra) log(ctx context.Context, r *Request, level LoggingLevel, logge
 func (sessionEra) logEnabled(r *Request, level LoggingLevel) bool {
 	return r.Session.LogEnabled(level)
 }
+
+// runBeforeTask: the session era has no tasks extension, so no phase
+// before the task; the task begins at once, with no answers.
+func (sessionEra) runBeforeTask(context.Context, *Request, *serverTool, json.RawMessage) (any, map[string]json.RawMessage, bool, error) {
+	return nil, nil, true, nil
+}
+
+// beginTask: a session-era handler goes on (Request.BeginTask).
+func (sessionEra) beginTask() error { return nil }
+
+// acceptsBatches reports whether ss takes JSON-RPC batches: only the
+// session era's 2025-03-26 had them; 2025-06-18 removed them
+// (https://modelcontextprotocol.io/specification/2025-06-18/changelog).
+func (ss *ServerSession) acceptsBatches() bool { return ss.ProtocolVersion() == Version20250326 }

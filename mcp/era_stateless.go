@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,10 @@ const (
 	resultTypeInputRequired = "input_required"
 	resultTypeTask          = "task"
 )
+
+// isStatelessVersion reports whether v is a stateless-era version mcpkit
+// serves.
+func isStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
 
 // isStatelessOnlyMethod reports whether method exists only in the stateless
 // era: a request for one is served there even without _meta, and refused
@@ -298,9 +303,11 @@ func (ss *ServerSession) serveStatelessCall(ctx context.Context, req *jsonrpc.Re
 	st := &c.st
 	st.logLevel, st.meta = m.logLevel, m
 	if isMRTRMethod(req.Method) {
-		if err := s.readInputValues(req, st, retry.responses, retry.state); err != nil {
+		answers, err := s.readInputValues(req, retry.responses, retry.state) // input_state.go
+		if err != nil {
 			return jsonrpc.NewErrorResponse(req.ID, err), false, nil
 		}
+		st.answers = answers
 	}
 
 	c.ctx = statelessCtx{Context: ctx, w: related}
@@ -503,6 +510,37 @@ func (st *statelessRequest) input(ctx context.Context, r *Request, keys []string
 	return out, nil
 }
 
+// taskInput is Request.Input in a task's work: the answers gathered
+// before the task (Tool.InputBeforeTask) are returned at once, and the
+// other requests are asked with the task's input_required status.
+func (st *statelessRequest) taskInput(ctx context.Context, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
+	ask := keys
+	if len(st.answers) > 0 {
+		ask = nil
+		for _, k := range keys {
+			if _, ok := st.answers[k]; !ok {
+				ask = append(ask, k)
+			}
+		}
+	}
+	var got InputResponses
+	if len(ask) > 0 {
+		var err error
+		if got, err = st.task.input(ctx, ask, requests); err != nil {
+			return nil, err
+		}
+	}
+	out := make(InputResponses, len(keys))
+	for _, k := range keys {
+		if raw, ok := got[k]; ok {
+			out[k] = raw
+		} else {
+			out[k] = st.answers[k]
+		}
+	}
+	return out, nil
+}
+
 // ask is one input request under an automatic key.
 func (st *statelessRequest) ask(ctx context.Context, r *Request, q *InputRequest) (any, error) {
 	st.auto++
@@ -535,6 +573,47 @@ func (st *statelessRequest) log(ctx context.Context, r *Request, level LoggingLe
 func (st *statelessRequest) logEnabled(r *Request, level LoggingLevel) bool {
 	l := st.logLevel
 	return l != "" && r.related != nil && r.Session.server.loggingEnabled() && level.rank() >= l.rank()
+}
+
+// newTaskWorkEra returns the era of the work of a task of the tasks
+// extension: its Request.Input returns answers, the input gathered before
+// the task (Tool.InputBeforeTask), and asks for the rest through task
+// (task_ext.go).
+func newTaskWorkEra(task *extRun, answers map[string]json.RawMessage) era {
+	return &statelessRequest{task: task, answers: answers}
+}
+
+// runBeforeTask runs the handler as a plain request, with input_required
+// results and retries, until it calls Request.BeginTask (SEP-2663, "Task
+// Creation"). The task's work gets the answers the handler used; the
+// phase's keys end with it (SEP-2663, "Composition with Multi Round-Trip
+// Requests").
+func (st *statelessRequest) runBeforeTask(ctx context.Context, r *Request, t *serverTool, args json.RawMessage) (any, map[string]json.RawMessage, bool, error) {
+	st.beforeTask = true
+	res, err := runTool(ctx, r, t, args)
+	st.beforeTask = false
+	if !st.begun || !errors.Is(err, ErrBeginTask) {
+		return res, nil, false, err
+	}
+	var answers map[string]json.RawMessage
+	for k := range st.kept {
+		if answers == nil {
+			answers = make(map[string]json.RawMessage, len(st.kept))
+		}
+		answers[k] = slices.Clone(st.answers[k])
+	}
+	return nil, answers, true, nil
+}
+
+// beginTask marks the end of the phase before the task: ErrBeginTask while
+// runBeforeTask runs the handler, nil elsewhere (a task's work, a call
+// that runs inline).
+func (st *statelessRequest) beginTask() error {
+	if st.beforeTask {
+		st.begun = true
+		return ErrBeginTask
+	}
+	return nil
 }
 
 // checkStatelessInput is InputRequest.check in the stateless era, where a

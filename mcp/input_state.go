@@ -153,43 +153,43 @@ func (s *Server) verifyState(req *jsonrpc.Request, state string) (map[string]jso
 
 // readInputValues reads a retry's inputResponses and requestState (the
 // raw params members, nil when absent; requestMeta.parse finds them) into
-// st.answers: the answers of earlier rounds from the verified state, and
+// the answers known for the attempt: the answers of earlier rounds from the verified state, and
 // this round's for the keys the state does not answer yet.
-func (s *Server) readInputValues(req *jsonrpc.Request, st *statelessRequest, responses, state []byte) *jsonrpc.Error {
+func (s *Server) readInputValues(req *jsonrpc.Request, responses, state []byte) (answers map[string]json.RawMessage, _ *jsonrpc.Error) {
 	if state != nil {
 		str, ok := jsonscan.StringValue(state)
 		if !ok {
-			return errInvalidParams("requestState must be a string")
+			return nil, errInvalidParams("requestState must be a string")
 		}
-		answers, err := s.verifyState(req, str)
+		verified, err := s.verifyState(req, str)
 		if errors.Is(err, errNoStateKey) {
 			s.logger.Error("mcp: verifying a requestState", "err", err)
-			return errInternal()
+			return nil, errInternal()
 		}
 		if err != nil {
-			return errInvalidParams(err.Error())
+			return nil, errInvalidParams(err.Error())
 		}
-		st.answers = answers
+		answers = verified
 	}
 	if responses != nil {
 		if responses[0] != '{' {
-			return errInvalidParams("inputResponses must be an object of input responses")
+			return nil, errInvalidParams("inputResponses must be an object of input responses")
 		}
 		var round map[string]json.RawMessage
 		if err := exactjson.Unmarshal(responses, &round); err != nil {
-			return errInvalidParams("inputResponses: " + err.Error())
+			return nil, errInvalidParams("inputResponses: " + err.Error())
 		}
-		if st.answers == nil {
-			st.answers = round
+		if answers == nil {
+			answers = round
 		} else {
 			// The answers the state carries stand: a retry adds answers,
 			// it does not replace those of earlier rounds.
 			for k, v := range round {
-				if _, earlier := st.answers[k]; !earlier {
-					st.answers[k] = v
+				if _, earlier := answers[k]; !earlier {
+					answers[k] = v
 				}
 			}
 		}
 	}
-	return nil
+	return answers, nil
 }

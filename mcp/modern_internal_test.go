@@ -135,7 +135,7 @@ func FuzzModernMeta(f *testing.F) {
 			t.Fatalf("requestMeta.parse(%q) found %t, rawProtocolVersion %t", params, m.found, modern)
 		}
 		if err == nil {
-			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, &statelessRequest{}, retry.responses, retry.state)
+			s.readInputValues(&jsonrpc.Request{Method: "tools/call", Params: params}, retry.responses, retry.state)
 		}
 		requestBinding("tools/call", params)
 		requestBinding("resources/read", params)

@@ -58,10 +58,6 @@ func Versions(era ProtocolEra) []string {
 	return slices.Clone(servedVersions)
 }
 
-// isStatelessVersion reports whether v is a stateless-era version mcpkit
-// serves.
-func isStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }
-
 // isSessionVersion reports whether v is a session-era version mcpkit
 // serves.
 func isSessionVersion(v string) bool { return slices.Contains(sessionVersions, v) }

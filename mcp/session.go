@@ -276,7 +276,7 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		ClientCapabilities: &ss.state.ClientCapabilities,
 		Extra:              extra,
 		related:            related,
-		era:                sessionEra{},
+		era:                newSessionEra(),
 	}
 	ss.mu.Unlock()
 
@@ -462,7 +462,7 @@ func (ss *ServerSession) handleNotification(ctx context.Context, n *jsonrpc.Noti
 		ClientInfo:         &ss.state.ClientInfo,
 		ClientCapabilities: &ss.state.ClientCapabilities,
 		Extra:              extra,
-		era:                sessionEra{},
+		era:                newSessionEra(),
 	}
 	ss.mu.Unlock()
 	if ready {

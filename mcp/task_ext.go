@@ -182,25 +182,14 @@ func (s *Server) callToolExt(ctx context.Context, r *Request, args json.RawMessa
 		return runTool(ctx, r, t, args)
 	}
 	var answers map[string]json.RawMessage
-	if st, ok := r.era.(*statelessRequest); ok && t.tool.InputBeforeTask {
-		// The multi round-trip phase: input_required results and
-		// retries, until the handler calls BeginTask (SEP-2663: resolve
-		// them synchronously before the CreateTaskResult).
-		st.beforeTask = true
-		res, err := runTool(ctx, r, t, args)
-		st.beforeTask = false
-		if !st.begun || !errors.Is(err, ErrBeginTask) {
+	if t.tool.InputBeforeTask {
+		// The multi round-trip phase (SEP-2663: resolve input
+		// synchronously before the CreateTaskResult), era_stateless.go.
+		res, got, begun, err := r.inEra().runBeforeTask(ctx, r, t, args)
+		if !begun {
 			return res, err
 		}
-		// The task's work gets the answers the handler used; the
-		// phase's keys end with it (SEP-2663, "Composition with Multi
-		// Round-Trip Requests").
-		for k := range st.kept {
-			if answers == nil {
-				answers = make(map[string]json.RawMessage, len(st.kept))
-			}
-			answers[k] = slices.Clone(st.answers[k])
-		}
+		answers = got
 	}
 	return s.startExtTask(ctx, r, args, t, answers)
 }
@@ -233,7 +222,7 @@ func (s *Server) startExtTask(ctx context.Context, r *Request, args json.RawMess
 		ClientInfo:         r.ClientInfo,
 		ClientCapabilities: r.ClientCapabilities,
 		Extra:              r.Extra,
-		era:                &statelessRequest{task: run.ext, answers: answers},
+		era:                newTaskWorkEra(run.ext, answers), // era_stateless.go
 	}
 	s.startTask(ctx, run, wr, noStream{}, t, slices.Clone(args), ttl)
 	created := extTaskView(st)
@@ -258,42 +247,7 @@ var ErrBeginTask = errors.New("mcp: the tool's work goes on as a task")
 // Requests"). Everywhere else (in the task's work, in the session era, in a
 // call that runs inline) it returns nil and the handler goes on.
 func (r *Request) BeginTask() error {
-	if st, ok := r.era.(*statelessRequest); ok && st.beforeTask {
-		st.begun = true
-		return ErrBeginTask
-	}
-	return nil
-}
-
-// taskInput is Request.Input in a task's work: the answers gathered
-// before the task (Tool.InputBeforeTask) are returned at once, and the
-// other requests are asked with the task's input_required status.
-func (st *statelessRequest) taskInput(ctx context.Context, keys []string, requests map[string]*InputRequest) (InputResponses, error) {
-	ask := keys
-	if len(st.answers) > 0 {
-		ask = nil
-		for _, k := range keys {
-			if _, ok := st.answers[k]; !ok {
-				ask = append(ask, k)
-			}
-		}
-	}
-	var got InputResponses
-	if len(ask) > 0 {
-		var err error
-		if got, err = st.task.input(ctx, ask, requests); err != nil {
-			return nil, err
-		}
-	}
-	out := make(InputResponses, len(keys))
-	for _, k := range keys {
-		if raw, ok := got[k]; ok {
-			out[k] = raw
-		} else {
-			out[k] = st.answers[k]
-		}
-	}
-	return out, nil
+	return r.inEra().beginTask()
 }
 
 // noStream is the stream of a stateless-era task's work: there is none,
