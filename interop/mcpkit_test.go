@@ -247,7 +247,7 @@ func mcpkitChecks(stateless bool, transport string) []check {
 				if err := s.cs.Subscribe(ctxFor(t), &mcp.SubscribeParams{URI: uri}); err != nil {
 					t.Fatal(err)
 				}
-				defer s.cs.Unsubscribe(ctxFor(t), &mcp.UnsubscribeParams{URI: uri})
+				defer s.cs.Unsubscribe(ctxFor(t), &mcp.SubscribeParams{URI: uri})
 				if _, err := s.cs.Listen(ctxFor(t), &mcp.SubscriptionFilter{}); !errors.Is(err, mcp.ErrStatelessEraOnly) {
 					t.Errorf("Listen: %v, want ErrStatelessEraOnly", err)
 				}

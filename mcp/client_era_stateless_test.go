@@ -367,7 +367,7 @@ func TestClientStatelessRemovedMethods(t *testing.T) {
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrSessionEraOnly) {
 		t.Errorf("Subscribe error = %v, want ErrSessionEraOnly", err)
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrSessionEraOnly) {
+	if err := cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrSessionEraOnly) {
 		t.Errorf("Unsubscribe error = %v, want ErrSessionEraOnly", err)
 	}
 	var raw json.RawMessage

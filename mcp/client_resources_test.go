@@ -82,7 +82,7 @@ func TestClientResources(t *testing.T) {
 	if len(page.Resources) != 2 || page.Resources[0].URI != "test://a" || page.NextCursor == "" {
 		t.Fatalf("first page = %+v", page)
 	}
-	page, err = p.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: page.NextCursor})
+	page, err = p.cs.ListResources(ctx, &mcp.PaginatedParams{Cursor: page.NextCursor})
 	if err != nil || len(page.Resources) != 1 || page.Resources[0].URI != "test://c" || page.NextCursor != "" {
 		t.Fatalf("second page = %+v, %v", page, err)
 	}
@@ -129,7 +129,7 @@ func TestClientResources(t *testing.T) {
 	for name, err := range map[string]error{
 		"ReadResource(nil)": func() error { _, err := p.cs.ReadResource(ctx, nil); return err }(),
 		"Subscribe(nil)":    p.cs.Subscribe(ctx, nil),
-		"Unsubscribe(nil)":  p.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{}),
+		"Unsubscribe(nil)":  p.cs.Unsubscribe(ctx, &mcp.SubscribeParams{}),
 	} {
 		if err == nil || !strings.Contains(err.Error(), "URI are required") {
 			t.Errorf("%s = %v, want an error asking for the URI", name, err)
@@ -169,7 +169,7 @@ func TestClientResourceNotifications(t *testing.T) {
 	if e := recvWithin(t, events, "resources/updated"); e != (event{"updated", "test://a"}) {
 		t.Errorf("event = %v", e)
 	}
-	if err := p.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://a"}); err != nil {
+	if err := p.cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ResourceUpdated(ctx, "test://a"); err != nil {

@@ -233,13 +233,13 @@ func (cs *ClientSession) Ping(ctx context.Context) error {
 // ListTools returns one page of the server's tools, the first for nil
 // params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#listing-tools).
-func (cs *ClientSession) ListTools(ctx context.Context, params *ListToolsParams) (*ListToolsResult, error) {
+func (cs *ClientSession) ListTools(ctx context.Context, params *PaginatedParams) (*ListToolsResult, error) {
 	return callList[ListToolsResult](ctx, cs, "tools/list", params)
 }
 
 // Tools iterates over the server's tools, page after page from
 // params.Cursor; an error ends the iteration after being yielded once.
-func (cs *ClientSession) Tools(ctx context.Context, params *ListToolsParams) iter.Seq2[*Tool, error] {
+func (cs *ClientSession) Tools(ctx context.Context, params *PaginatedParams) iter.Seq2[*Tool, error] {
 	return paginate(ctx, cs, "tools/list", params, (*ListToolsResult).pageOf)
 }
 

@@ -202,7 +202,7 @@ func TestClientListToolsPagination(t *testing.T) {
 	}
 	jsonEqual(t, "first tool", first.Tools[0], `{"name":"a","description":"tool a","inputSchema":{"type":"object"}}`)
 
-	second, err := p.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: first.NextCursor})
+	second, err := p.cs.ListTools(ctx, &mcp.PaginatedParams{Cursor: first.NextCursor})
 	if err != nil {
 		t.Fatalf("ListTools(second page): %v", err)
 	}
@@ -233,12 +233,12 @@ func TestClientListToolsPagination(t *testing.T) {
 		t.Errorf("broke out after %d tools, want 3", n)
 	}
 
-	_, err = p.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: "not a cursor"})
+	_, err = p.cs.ListTools(ctx, &mcp.PaginatedParams{Cursor: "not a cursor"})
 	wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"invalid cursor: not one tools/list issued; list again without a cursor"`)
 
 	// The iterator yields the error once and stops.
 	var errs int
-	for tool, err := range p.cs.Tools(ctx, &mcp.ListToolsParams{Cursor: "not a cursor"}) {
+	for tool, err := range p.cs.Tools(ctx, &mcp.PaginatedParams{Cursor: "not a cursor"}) {
 		if err == nil {
 			t.Errorf("Tools with a bad cursor yielded %v", tool.Name)
 			continue

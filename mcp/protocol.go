@@ -190,15 +190,13 @@ type InitializeResult struct {
 	Instructions    string             `json:"instructions,omitempty"`
 }
 
-// PaginatedParams is the params of every list method
+// PaginatedParams is the params of every list method: tools/list,
+// prompts/list, resources/list, resources/templates/list and tasks/list
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 type PaginatedParams struct {
 	Meta   *RequestMeta `json:"_meta,omitempty"`
 	Cursor string       `json:"cursor,omitempty"`
 }
-
-// ListToolsParams is the params of tools/list.
-type ListToolsParams = PaginatedParams
 
 // ListToolsResult is one page of tools.
 type ListToolsResult struct {

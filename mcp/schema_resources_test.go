@@ -243,12 +243,12 @@ func init() {
 			})},
 		schemaCase{name: "client resources/list with a cursor", message: "ListResourcesRequest", method: "resources/list",
 			produce: schemaClientCall(`{"resources":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-				_, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "c2"})
+				_, err := cs.ListResources(ctx, &mcp.PaginatedParams{Cursor: "c2"})
 				return err
 			})},
 		schemaCase{name: "client resources/templates/list", message: "ListResourceTemplatesRequest", method: "resources/templates/list",
 			produce: schemaClientCall(`{"resourceTemplates":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-				_, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: "c2"})
+				_, err := cs.ListResourceTemplates(ctx, &mcp.PaginatedParams{Cursor: "c2"})
 				return err
 			})},
 		schemaCase{name: "client resources/read", message: "ReadResourceRequest", method: "resources/read",
@@ -262,7 +262,7 @@ func init() {
 			})},
 		schemaCase{name: "client resources/unsubscribe", message: "UnsubscribeRequest", method: "resources/unsubscribe",
 			produce: schemaClientCall(`{}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-				return cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://x"})
+				return cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "test://x"})
 			})},
 		schemaCase{name: "client prompts/list", message: "ListPromptsRequest", method: "prompts/list",
 			produce: schemaClientCall(`{"prompts":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {

@@ -248,7 +248,7 @@ var schemaCases = []schemaCase{
 		})},
 	{name: "client tools/list with a cursor", message: "ListToolsRequest", method: "tools/list",
 		produce: schemaClientCall(`{"tools":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-			_, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: "next-page"})
+			_, err := cs.ListTools(ctx, &mcp.PaginatedParams{Cursor: "next-page"})
 			return err
 		})},
 	{name: "client tools/call with arguments and a progress token", message: "CallToolRequest", method: "tools/call",

@@ -206,7 +206,7 @@ func TestResourcesOverHTTP(t *testing.T) {
 	if got := rpRecv(t, updates, "resources/updated"); got != "test://text" {
 		t.Errorf("updated %q, want test://text", got)
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://text"}); err != nil {
+	if err := cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "test://text"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ResourceUpdated(ctx, "test://text"); err != nil {
