@@ -620,8 +620,8 @@ func TestClientAcceptsOlderSupportedVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
-	if v := cs.InitializeResult().ProtocolVersion; v != mcp.Version20250326 {
-		t.Errorf("negotiated %q, want %q", v, mcp.Version20250326)
+	if v := cs.InitializeResult().ProtocolVersion; v != "2025-03-26" {
+		t.Errorf("negotiated %q, want %q", v, "2025-03-26")
 	}
 	if err := cs.Ping(context.Background()); err != nil {
 		t.Fatalf("Ping: %v", err)

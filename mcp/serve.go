@@ -219,7 +219,7 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 			return err
 		}
 		if jsonrpc.IsBatch(frame) {
-			if ss.ProtocolVersion() != Version20250326 {
+			if ss.ProtocolVersion() != version20250326 {
 				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest("JSON-RPC batches are not supported on this session; send one message per line")))
 				continue
 			}
