@@ -95,7 +95,7 @@ type ElicitationCompleteParams struct {
 // Elicit asks the client to get information from its user
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#elicitation-requests),
 // on the stream of the request whose handler's ctx it is given. Nothing is
-// sent when the client did not declare the mode (a *CapabilityError; an
+// sent when the client did not declare the mode (ErrCapabilityNotDeclared; an
 // empty elicitation capability means form), for an invalid schema
 // (ErrInvalidElicitSchema) or params (ErrInvalidElicitRequest). An
 // accepted form's content is checked against the schema
@@ -163,17 +163,17 @@ func elicitationModes(c *ElicitationCapability) (form, url bool) {
 func checkElicitationCapability(c *ElicitationCapability, mode string) error {
 	const method = "elicitation/create"
 	if c == nil {
-		return &CapabilityError{Method: method, Capability: "elicitation"}
+		return &capabilityError{Method: method, Capability: "elicitation"}
 	}
 	form, url := elicitationModes(c)
 	switch mode {
 	case "", ElicitationModeForm:
 		if !form {
-			return &CapabilityError{Method: method, Capability: "elicitation.form"}
+			return &capabilityError{Method: method, Capability: "elicitation.form"}
 		}
 	case ElicitationModeURL:
 		if !url {
-			return &CapabilityError{Method: method, Capability: "elicitation.url"}
+			return &capabilityError{Method: method, Capability: "elicitation.url"}
 		}
 	}
 	return nil
@@ -215,12 +215,12 @@ func (p *ElicitParams) validate() error {
 // elicitation id is over
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#completion-notifications-for-url-mode-elicitation),
 // on the session it was for. Without elicitation.url declared it sends
-// nothing and returns a *CapabilityError.
+// nothing and returns an error matching ErrCapabilityNotDeclared.
 func (ss *ServerSession) NotifyElicitationComplete(ctx context.Context, elicitationID string) error {
 	const method = "notifications/elicitation/complete"
 	caps := ss.clientCapabilities()
 	if _, url := elicitationModes(caps.Elicitation); !url {
-		return &CapabilityError{Method: method, Capability: "elicitation.url"}
+		return &capabilityError{Method: method, Capability: "elicitation.url"}
 	}
 	if elicitationID == "" {
 		return fmt.Errorf("%w: %s needs an elicitationId", ErrInvalidElicitRequest, method)

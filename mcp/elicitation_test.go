@@ -249,9 +249,9 @@ func TestElicitCapabilityGating(t *testing.T) {
 			frame := c.read()
 			if tc.capability != "" {
 				err := <-errc
-				var capErr *mcp.CapabilityError
-				if !errors.As(err, &capErr) || capErr.Capability != tc.capability || capErr.Method != "elicitation/create" {
-					t.Fatalf("Elicit = %v, want a CapabilityError for %s", err, tc.capability)
+				want := "mcp: elicitation/create not sent: the client did not declare the " + tc.capability + " capability"
+				if !errors.Is(err, mcp.ErrCapabilityNotDeclared) || err.Error() != want {
+					t.Fatalf("Elicit = %v, want ErrCapabilityNotDeclared: %s", err, want)
 				}
 				askWantToolError(t, frame, "3", err.Error())
 				return
@@ -494,8 +494,7 @@ func TestNotifyElicitationCompleteNeedsURLCapability(t *testing.T) {
 	})
 	c := askRaw(t, s, `{"elicitation":{}}`)
 	frame := askRawTool(c)
-	var capErr *mcp.CapabilityError
-	if err := <-errc; !errors.As(err, &capErr) || capErr.Capability != "elicitation.url" || capErr.Method != "notifications/elicitation/complete" {
+	if err := <-errc; !errors.Is(err, mcp.ErrCapabilityNotDeclared) || err.Error() != "mcp: notifications/elicitation/complete not sent: the client did not declare the elicitation.url capability" {
 		t.Fatalf("NotifyElicitationComplete = %v", err)
 	}
 	askWantToolError(t, frame, "3", "mcp: notifications/elicitation/complete not sent: the client did not declare the elicitation.url capability")

@@ -314,7 +314,7 @@ type CreateMessageResult struct {
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#creating-messages),
 // on the stream of the request whose handler's ctx it is given. Nothing is
 // sent when the client did not declare sampling (or sampling.tools,
-// sampling.context as params need) — a *CapabilityError — or for invalid
+// sampling.context as params need: ErrCapabilityNotDeclared) or for invalid
 // params (ErrInvalidSamplingRequest). A client's error is a
 // *jsonrpc.Error (CodeUserRejectedSampling when the user said no).
 func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
@@ -372,13 +372,13 @@ func (r *Request) relatedContext(ctx context.Context) context.Context {
 func checkSamplingCapability(caps *ClientCapabilities, p *CreateMessageParams) error {
 	const method = "sampling/createMessage"
 	if caps.Sampling == nil {
-		return &CapabilityError{Method: method, Capability: "sampling"}
+		return &capabilityError{Method: method, Capability: "sampling"}
 	}
 	if (len(p.Tools) > 0 || p.ToolChoice != nil) && caps.Sampling.Tools == nil {
-		return &CapabilityError{Method: method, Capability: "sampling.tools"}
+		return &capabilityError{Method: method, Capability: "sampling.tools"}
 	}
 	if (p.IncludeContext == IncludeContextThisServer || p.IncludeContext == IncludeContextAllServers) && caps.Sampling.Context == nil {
-		return &CapabilityError{Method: method, Capability: "sampling.context"}
+		return &capabilityError{Method: method, Capability: "sampling.context"}
 	}
 	return nil
 }

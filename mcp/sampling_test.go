@@ -185,7 +185,7 @@ func TestSamplingWithTools(t *testing.T) {
 }
 
 // TestSamplingRefusedWithoutCapability: what the client did not declare is
-// never sent; the handler gets a *CapabilityError naming the capability,
+// never sent; the handler gets ErrCapabilityNotDeclared naming the capability,
 // and the next frame on the wire is the tool's own answer.
 func TestSamplingRefusedWithoutCapability(t *testing.T) {
 	basic := func() *mcp.CreateMessageParams {
@@ -224,12 +224,9 @@ func TestSamplingRefusedWithoutCapability(t *testing.T) {
 			c := askRaw(t, s, tc.caps)
 			frame := askRawTool(c)
 			err := <-errc
-			var capErr *mcp.CapabilityError
-			if !errors.As(err, &capErr) || !errors.Is(err, mcp.ErrCapabilityNotDeclared) {
-				t.Fatalf("CreateMessage = %v, want a *CapabilityError", err)
-			}
-			if capErr.Method != "sampling/createMessage" || capErr.Capability != tc.capability {
-				t.Errorf("CapabilityError = %+v, want sampling/createMessage and %s", capErr, tc.capability)
+			want := "mcp: sampling/createMessage not sent: the client did not declare the " + tc.capability + " capability"
+			if !errors.Is(err, mcp.ErrCapabilityNotDeclared) || err.Error() != want {
+				t.Fatalf("CreateMessage = %v, want ErrCapabilityNotDeclared: %s", err, want)
 			}
 			askWantToolError(t, frame, "3", "mcp: sampling/createMessage not sent: the client did not declare the "+tc.capability+" capability")
 		})
