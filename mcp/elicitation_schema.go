@@ -21,16 +21,14 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// ErrInvalidElicitSchema is wrapped by the error Elicit returns, without
-// sending anything, for a requested schema outside the flat shapes the
-// spec allows.
-var ErrInvalidElicitSchema = errors.New("mcp: invalid elicitation schema")
-
-// ErrInvalidElicitContent is wrapped by the error returned for form
-// content that does not match the requested schema: by Elicit for what
-// the client sent, and on the client for what its ElicitationHandler
-// returned.
-var ErrInvalidElicitContent = errors.New("mcp: elicitation content does not match the requested schema")
+// The kinds of ErrInvalidElicitation, each with its text: a requested
+// schema outside the flat shapes the spec allows, and form content that
+// does not match the requested schema (what the client sent, or on the
+// client what its ElicitationHandler returned).
+var (
+	errInvalidElicitSchema  = &kindError{"mcp: invalid elicitation schema", ErrInvalidElicitation}
+	errInvalidElicitContent = &kindError{"mcp: elicitation content does not match the requested schema", ErrInvalidElicitation}
+)
 
 // Types of the properties of an ElicitSchema.
 const (
@@ -294,10 +292,10 @@ func (p *PrimitiveSchema) UnmarshalJSON(data []byte) error {
 // mode: a flat object of primitive properties, each in one of the shapes
 // PrimitiveSchema lists, with defaults of the right type and within the
 // property's bounds, and required names that are properties. The error
-// wraps ErrInvalidElicitSchema and names the property at fault.
+// matches ErrInvalidElicitation and names the property at fault.
 func (s *ElicitSchema) Validate() error {
 	if err := s.validate(); err != nil {
-		return fmt.Errorf("%w: %s", ErrInvalidElicitSchema, err)
+		return fmt.Errorf("%w: %s", errInvalidElicitSchema, err)
 	}
 	return nil
 }
@@ -606,10 +604,10 @@ func checkFormat(format, s string) error {
 // checkContent checks the content a user submitted against the schema:
 // a JSON object whose members are properties of the schema, each with a
 // value the property allows, and every required property present. The
-// error wraps ErrInvalidElicitContent.
+// error wraps errInvalidElicitContent (an ErrInvalidElicitation).
 func (s *ElicitSchema) checkContent(content json.RawMessage) error {
 	if err := s.checkContentMembers(content); err != nil {
-		return fmt.Errorf("%w: %s", ErrInvalidElicitContent, err)
+		return fmt.Errorf("%w: %s", errInvalidElicitContent, err)
 	}
 	return nil
 }

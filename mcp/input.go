@@ -88,7 +88,7 @@ func (q *InputRequest) check(caps *ClientCapabilities) error {
 	switch q.Method {
 	case "elicitation/create":
 		if q.elicit == nil {
-			return fmt.Errorf("%w: params are required", ErrInvalidElicitRequest)
+			return fmt.Errorf("%w: params are required", errInvalidElicitRequest)
 		}
 		if err := checkElicitationCapability(caps.Elicitation, q.elicit.Mode); err != nil {
 			return err

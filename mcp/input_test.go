@@ -456,7 +456,7 @@ func TestInputAPIErrors(t *testing.T) {
 	if err := <-errc; err == nil || err.Error() != `mcp: input request "x" is nil` {
 		t.Errorf("nil request: %v", err)
 	}
-	if err := <-errc; !errors.Is(err, mcp.ErrInvalidElicitRequest) {
+	if err := <-errc; !errors.Is(err, mcp.ErrInvalidElicitation) || err.Error() != "mcp: invalid elicitation/create params: params are required" {
 		t.Errorf("nil elicitation params: %v", err)
 	}
 }
