@@ -405,8 +405,8 @@ var v2ModernChecks = []check{
 	}},
 	{"session-era methods are refused without a request", func(t *testing.T, s *session) {
 		err := s.cs.Subscribe(ctxFor(t), &mcp.SubscribeParams{URI: "interop://greeting"})
-		if !errors.Is(err, mcp.ErrSessionEraOnly) {
-			t.Errorf("Subscribe: %v, want ErrSessionEraOnly", err)
+		if !errors.Is(err, mcp.ErrWrongEra) {
+			t.Errorf("Subscribe: %v, want ErrWrongEra", err)
 		}
 	}},
 }

@@ -72,7 +72,7 @@ func (e *clientStatelessEra) params(params json.RawMessage) (json.RawMessage, er
 func (e *clientStatelessEra) lacks(method string) error {
 	switch method {
 	case "resources/subscribe", "resources/unsubscribe":
-		return ErrSessionEraOnly
+		return errSessionEraOnly
 	}
 	return nil
 }

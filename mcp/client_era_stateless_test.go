@@ -364,11 +364,11 @@ func TestClientStatelessRemovedMethods(t *testing.T) {
 	if err := cs.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
-	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrSessionEraOnly) {
-		t.Errorf("Subscribe error = %v, want ErrSessionEraOnly", err)
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrWrongEra) || err.Error() != "mcp: not available in the stateless era (2026-07-28)" {
+		t.Errorf("Subscribe error = %v, want ErrWrongEra", err)
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrSessionEraOnly) {
-		t.Errorf("Unsubscribe error = %v, want ErrSessionEraOnly", err)
+	if err := cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrWrongEra) || err.Error() != "mcp: not available in the stateless era (2026-07-28)" {
+		t.Errorf("Unsubscribe error = %v, want ErrWrongEra", err)
 	}
 	var raw json.RawMessage
 	if err := cs.Call(ctx, "resources/read", json.RawMessage(`{"uri":"file:///a","_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"1999-01-01"}}`), &raw); err != nil {

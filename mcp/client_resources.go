@@ -54,7 +54,7 @@ func (cs *ClientSession) ReadResource(ctx context.Context, params *ReadResourceP
 // ClientOptions.ResourceUpdatedHandler, when the resource at params.URI
 // changes
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
-// On a stateless-era session it returns ErrSessionEraOnly: use Listen.
+// On a stateless-era session it returns ErrWrongEra: use Listen.
 func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams) error {
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Subscribe: params with the resource's URI are required")
@@ -67,7 +67,7 @@ func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams)
 
 // Unsubscribe cancels a subscription made with Subscribe
 // (https://modelcontextprotocol.io/specification/2025-11-25/schema#unsubscriberequest).
-// On a stateless-era session it returns ErrSessionEraOnly.
+// On a stateless-era session it returns ErrWrongEra.
 func (cs *ClientSession) Unsubscribe(ctx context.Context, params *SubscribeParams) error {
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Unsubscribe: params with the resource's URI are required")

@@ -122,7 +122,7 @@ func (cs *ClientSession) Instructions() string { return cs.era().hello(cs).instr
 // returns the server's current versions, capabilities and instructions
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
 // The session keeps the result as its DiscoverResult. On a session-era
-// session it returns ErrStatelessEraOnly.
+// session it returns ErrWrongEra.
 func (cs *ClientSession) Discover(ctx context.Context) (*DiscoverResult, error) {
 	return cs.era().discover(ctx, cs)
 }
