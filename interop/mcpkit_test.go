@@ -89,9 +89,9 @@ func mcpkitChecks(stateless bool, transport string) []check {
 			if !stateless {
 				return
 			}
-			d := s.cs.DiscoverResult()
-			if d == nil {
-				t.Fatal("no discover result")
+			d, err := s.cs.Discover(ctxFor(t))
+			if err != nil {
+				t.Fatalf("Discover: %v", err)
 			}
 			// Over stdio every version mcpkit serves; Streamable HTTP
 			// serves 2025-03-26 and later, so there only the newest two

@@ -377,12 +377,8 @@ func eraCheck(stateless bool, version string) check {
 		if got := s.cs.ProtocolVersion(); got != version {
 			t.Errorf("ProtocolVersion() = %q, want %q", got, version)
 		}
-		if stateless {
-			if s.cs.DiscoverResult() == nil || s.cs.InitializeResult() != nil {
-				t.Errorf("DiscoverResult %v, InitializeResult %v: want a discover result and no initialize", s.cs.DiscoverResult(), s.cs.InitializeResult())
-			}
-		} else if s.cs.InitializeResult() == nil || s.cs.DiscoverResult() != nil {
-			t.Errorf("InitializeResult %v, DiscoverResult %v: want an initialize result and no discover", s.cs.InitializeResult(), s.cs.DiscoverResult())
+		if s.cs.ServerCapabilities() == nil {
+			t.Error("ServerCapabilities() = nil: the handshake's answer was not kept")
 		}
 	}}
 }

@@ -96,7 +96,6 @@ type serverHello struct {
 	info         *Implementation
 	capabilities *ServerCapabilities
 	instructions string
-	discover     *DiscoverResult
 }
 
 // era returns the era the session speaks.

@@ -38,7 +38,7 @@ func (clientSessionEra) discover(context.Context, *ClientSession) (*DiscoverResu
 }
 
 func (clientSessionEra) hello(cs *ClientSession) serverHello {
-	res := cs.InitializeResult()
+	res := cs.initializeResult()
 	if res == nil {
 		return serverHello{}
 	}

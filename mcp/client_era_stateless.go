@@ -111,7 +111,7 @@ func (e *clientStatelessEra) discover(ctx context.Context, cs *ClientSession) (*
 }
 
 func (e *clientStatelessEra) hello(*ClientSession) serverHello {
-	h := serverHello{version: e.version, info: e.serverInfo, discover: e.result}
+	h := serverHello{version: e.version, info: e.serverInfo}
 	if e.result != nil {
 		h.capabilities = &e.result.Capabilities
 		h.instructions = e.result.Instructions

@@ -72,7 +72,7 @@ func newFeatureServer(t *testing.T, opts *mcp.ServerOptions) *mcp.Server {
 func TestClientResources(t *testing.T) {
 	p := connectClient(t, newFeatureServer(t, &mcp.ServerOptions{PageSize: 2}), nil)
 	ctx := context.Background()
-	jsonEqual(t, "capabilities", p.cs.InitializeResult().Capabilities,
+	jsonEqual(t, "capabilities", p.cs.ServerCapabilities(),
 		`{"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}}`)
 
 	page, err := p.cs.ListResources(ctx, nil)

@@ -21,7 +21,7 @@ var ErrTasksNotSupported = errors.New("mcp: the server does not support task-aug
 // serverToolTasks reports whether the server declared task-augmented
 // tools/call.
 func (cs *ClientSession) serverToolTasks() bool {
-	res := cs.InitializeResult()
+	res := cs.initializeResult()
 	if res == nil || len(res.Capabilities.Tasks) == 0 {
 		return false
 	}

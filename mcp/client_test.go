@@ -152,8 +152,14 @@ func recvWithin[T any](t *testing.T, ch <-chan T, what string) T {
 
 func TestClientConnect(t *testing.T) {
 	p := connectClient(t, newToolServer(t, nil), nil)
-	jsonEqual(t, "InitializeResult", p.cs.InitializeResult(),
-		`{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"test-server","version":"1.2.3"}}`)
+	if v := p.cs.ProtocolVersion(); v != "2025-11-25" {
+		t.Errorf("ProtocolVersion() = %q, want 2025-11-25", v)
+	}
+	jsonEqual(t, "ServerCapabilities", p.cs.ServerCapabilities(), `{"tools":{"listChanged":true}}`)
+	jsonEqual(t, "ServerInfo", p.cs.ServerInfo(), `{"name":"test-server","version":"1.2.3"}`)
+	if got := p.cs.Instructions(); got != "" {
+		t.Errorf("Instructions() = %q, want none", got)
+	}
 
 	// A ping fences notifications/initialized, which the server handles in
 	// order on its read loop.
@@ -620,7 +626,7 @@ func TestClientAcceptsOlderSupportedVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
-	if v := cs.InitializeResult().ProtocolVersion; v != "2025-03-26" {
+	if v := cs.ProtocolVersion(); v != "2025-03-26" {
 		t.Errorf("negotiated %q, want %q", v, "2025-03-26")
 	}
 	if err := cs.Ping(context.Background()); err != nil {

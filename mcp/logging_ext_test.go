@@ -232,7 +232,7 @@ func TestClientSetLogLevel(t *testing.T) {
 			mu.Unlock()
 		},
 	})
-	if p.cs.InitializeResult().Capabilities.Logging == nil {
+	if p.cs.ServerCapabilities().Logging == nil {
 		t.Error("the server does not declare logging")
 	}
 	ctx := context.Background()

@@ -185,7 +185,7 @@ func TestTaskStatusMachine(t *testing.T) {
 func TestTaskCapability(t *testing.T) {
 	srv, _ := newTaskServer(t, nil)
 	cs, _ := taskConnect(t, srv, nil)
-	jsonEqual(t, "capabilities", cs.InitializeResult().Capabilities,
+	jsonEqual(t, "capabilities", cs.ServerCapabilities(),
 		`{"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}`)
 
 	// No tool supports tasks: nothing declared.
@@ -194,7 +194,7 @@ func TestTaskCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs2, ss2 := taskConnect(t, bare, nil)
-	jsonEqual(t, "capabilities without task tools", cs2.InitializeResult().Capabilities, `{"tools":{"listChanged":true}}`)
+	jsonEqual(t, "capabilities without task tools", cs2.ServerCapabilities(), `{"tools":{"listChanged":true}}`)
 	// The client supports no task-augmented request, so it declares none.
 	if err := cs2.Ping(context.Background()); err != nil {
 		t.Fatal(err)

@@ -118,7 +118,7 @@ func TestTasksOverHTTP(t *testing.T) {
 	other := tasksClient(t, url, nil, nil)
 	ctx := context.Background()
 
-	caps, _ := json.Marshal(cs.InitializeResult().Capabilities.Tasks)
+	caps, _ := json.Marshal(cs.ServerCapabilities().Tasks)
 	if string(caps) != `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}` {
 		t.Errorf("tasks capability = %s", caps)
 	}

@@ -63,7 +63,7 @@ func TestCountdownTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cs := connectBubble(t, nil)
 		ctx := context.Background()
-		tasks, _ := json.Marshal(cs.InitializeResult().Capabilities.Tasks)
+		tasks, _ := json.Marshal(cs.ServerCapabilities().Tasks)
 		if string(tasks) != `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}` {
 			t.Errorf("tasks capability = %s", tasks)
 		}
