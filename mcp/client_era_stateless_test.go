@@ -67,7 +67,7 @@ func mrtrOptions(asked *[]string, mu *sync.Mutex) *mcp.ClientOptions {
 		},
 		CreateMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			record("sample: " + p.SystemPrompt)
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Paris"}}, Model: "m", StopReason: mcp.StopReasonEndTurn}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Paris"}}, Model: "m", StopReason: "endTurn"}, nil
 		},
 		Roots: []*mcp.Root{{URI: "file:///work", Name: "work"}},
 	}

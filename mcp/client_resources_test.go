@@ -261,7 +261,7 @@ func TestClientComplete(t *testing.T) {
 	p := connectClient(t, newFeatureServer(t, nil), nil)
 	ctx := context.Background()
 	res, err := p.cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: "p1"},
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "p1"},
 		Argument: mcp.CompleteArgument{Name: "topic", Value: "go"},
 	})
 	if err != nil {
@@ -269,7 +269,7 @@ func TestClientComplete(t *testing.T) {
 	}
 	jsonEqual(t, "completion", res, `{"completion":{"values":["go","gopher"],"total":2}}`)
 	res, err = p.cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: "p1"},
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "p1"},
 		Argument: mcp.CompleteArgument{Name: "topic", Value: "go"},
 		Context:  &mcp.CompleteContext{Arguments: map[string]string{"style": "loud"}},
 	})
@@ -278,7 +278,7 @@ func TestClientComplete(t *testing.T) {
 	}
 	jsonEqual(t, "completion with context", res, `{"completion":{"values":["GO","GOPHER"],"total":2}}`)
 	res, err = p.cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: mcp.RefTypeResource, URI: "test://items/{id}"},
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "test://items/{id}"},
 		Argument: mcp.CompleteArgument{Name: "id", Value: "r"},
 	})
 	if err != nil {

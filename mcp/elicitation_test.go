@@ -18,8 +18,8 @@ func elicitForm() *mcp.ElicitSchema {
 	return &mcp.ElicitSchema{
 		Properties: []mcp.ElicitProperty{
 			{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string", Title: "Name", Description: "Your name", MinLength: askPtr(1), MaxLength: askPtr(50), Default: "Ada"}},
-			{Name: "email", Schema: &mcp.PrimitiveSchema{Type: "string", Format: mcp.FormatEmail}},
-			{Name: "born", Schema: &mcp.PrimitiveSchema{Type: "string", Format: mcp.FormatDate}},
+			{Name: "email", Schema: &mcp.PrimitiveSchema{Type: "string", Format: "email"}},
+			{Name: "born", Schema: &mcp.PrimitiveSchema{Type: "string", Format: "date"}},
 			{Name: "age", Schema: &mcp.PrimitiveSchema{Type: "integer", Minimum: askPtr(0.0), Maximum: askPtr(150.0), Default: 36}},
 			{Name: "score", Schema: &mcp.PrimitiveSchema{Type: "number", Default: 95.5}},
 			{Name: "agree", Schema: &mcp.PrimitiveSchema{Type: "boolean", Default: false}},

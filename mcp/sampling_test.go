@@ -32,7 +32,7 @@ func samplingParams() *mcp.CreateMessageParams {
 			IntelligencePriority: askPtr(0.5),
 		},
 		SystemPrompt:   "You are a helpful assistant.",
-		IncludeContext: mcp.IncludeContextNone,
+		IncludeContext: "none",
 		Temperature:    askPtr(0.7),
 		MaxTokens:      100,
 		StopSequences:  []string{"\n\n"},
@@ -76,7 +76,7 @@ func TestSamplingRoundTrip(t *testing.T) {
 				Role:       mcp.RoleAssistant,
 				Content:    mcp.SamplingContents{&mcp.TextContent{Text: "The capital of France is Paris."}},
 				Model:      "claude-3-sonnet-20240307",
-				StopReason: mcp.StopReasonEndTurn,
+				StopReason: "endTurn",
 			}, nil
 		},
 	})
@@ -115,7 +115,7 @@ func TestSamplingWithTools(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		if first.StopReason != mcp.StopReasonToolUse || len(first.Content) != 2 {
+		if first.StopReason != "toolUse" || len(first.Content) != 2 {
 			return "", errors.New("want two tool uses")
 		}
 		var results mcp.SamplingContents
@@ -157,10 +157,10 @@ func TestSamplingWithTools(t *testing.T) {
 						&mcp.ToolUseContent{ID: "call_2", Name: "get_weather", Input: json.RawMessage(`{"city":"London"}`)},
 					},
 					Model:      "m",
-					StopReason: mcp.StopReasonToolUse,
+					StopReason: "toolUse",
 				}, nil
 			}
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Both sunny."}}, Model: "m", StopReason: mcp.StopReasonEndTurn}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Both sunny."}}, Model: "m", StopReason: "endTurn"}, nil
 		},
 	})
 	text, isErr := askCall(t, p.cs)
@@ -199,9 +199,9 @@ func TestSamplingRefusedWithoutCapability(t *testing.T) {
 	withChoice := basic()
 	withChoice.ToolChoice = &mcp.ToolChoice{Mode: mcp.ToolChoiceNone}
 	withContext := basic()
-	withContext.IncludeContext = mcp.IncludeContextThisServer
+	withContext.IncludeContext = "thisServer"
 	withAll := basic()
-	withAll.IncludeContext = mcp.IncludeContextAllServers
+	withAll.IncludeContext = "allServers"
 	for _, tc := range []struct {
 		name, caps string
 		params     *mcp.CreateMessageParams
@@ -242,7 +242,7 @@ func TestSamplingAllowedWithCapability(t *testing.T) {
 		MaxTokens:      10,
 		Tools:          []*mcp.Tool{{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		ToolChoice:     &mcp.ToolChoice{Mode: mcp.ToolChoiceRequired},
-		IncludeContext: mcp.IncludeContextThisServer,
+		IncludeContext: "thisServer",
 	}
 	s := askServer(t, nil, func(ctx context.Context, req *mcp.Request) (string, error) {
 		res, err := req.CreateMessage(ctx, params)

@@ -282,7 +282,7 @@ func init() {
 		schemaCase{name: "client completion/complete for a prompt, with context", message: "CompleteRequest", method: "completion/complete",
 			produce: schemaClientCall(`{"completion":{"values":[]}}`, func(ctx context.Context, cs *mcp.ClientSession) error {
 				_, err := cs.Complete(ctx, &mcp.CompleteParams{
-					Ref:      &mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: "p", Title: "P"},
+					Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "p", Title: "P"},
 					Argument: mcp.CompleteArgument{Name: "a", Value: ""},
 					Context:  &mcp.CompleteContext{Arguments: map[string]string{"b": "x"}},
 				})
@@ -291,7 +291,7 @@ func init() {
 		schemaCase{name: "client completion/complete for a template", message: "CompleteRequest", method: "completion/complete",
 			produce: schemaClientCall(`{"completion":{"values":[]}}`, func(ctx context.Context, cs *mcp.ClientSession) error {
 				_, err := cs.Complete(ctx, &mcp.CompleteParams{
-					Ref:      &mcp.CompleteReference{Type: mcp.RefTypeResource, URI: "file:///{path}"},
+					Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "file:///{path}"},
 					Argument: mcp.CompleteArgument{Name: "path", Value: "src/"},
 				})
 				return err
