@@ -269,7 +269,7 @@ func TestInputResponsesChecked(t *testing.T) {
 }
 
 // TestInputCapabilityMissing: a handler that asks for what the request's
-// _meta does not declare gets a *CapabilityError, which becomes -32021:
+// _meta does not declare gets ErrCapabilityNotDeclared, which becomes -32021:
 // the client is not asked
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func TestInputCapabilityMissing(t *testing.T) {
