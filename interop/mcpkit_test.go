@@ -89,9 +89,9 @@ func mcpkitChecks(stateless bool, transport string) []check {
 			if !stateless {
 				return
 			}
-			d := s.cs.DiscoverResult()
-			if d == nil {
-				t.Fatal("no discover result")
+			d, err := s.cs.Discover(ctxFor(t))
+			if err != nil {
+				t.Fatalf("Discover: %v", err)
 			}
 			// Over stdio every version mcpkit serves; Streamable HTTP
 			// serves 2025-03-26 and later, so there only the newest two
@@ -240,16 +240,16 @@ func mcpkitChecks(stateless bool, transport string) []check {
 				if got := sub.Acknowledged(); !slices.Equal(got.ResourceSubscriptions, []string{uri}) || got.ToolsListChanged {
 					t.Errorf("acknowledged %+v", got)
 				}
-				if err := s.cs.Subscribe(ctxFor(t), &mcp.SubscribeParams{URI: uri}); !errors.Is(err, mcp.ErrSessionEraOnly) {
-					t.Errorf("Subscribe: %v, want ErrSessionEraOnly", err)
+				if err := s.cs.Subscribe(ctxFor(t), &mcp.SubscribeParams{URI: uri}); !errors.Is(err, mcp.ErrWrongEra) {
+					t.Errorf("Subscribe: %v, want ErrWrongEra", err)
 				}
 			} else {
 				if err := s.cs.Subscribe(ctxFor(t), &mcp.SubscribeParams{URI: uri}); err != nil {
 					t.Fatal(err)
 				}
-				defer s.cs.Unsubscribe(ctxFor(t), &mcp.UnsubscribeParams{URI: uri})
-				if _, err := s.cs.Listen(ctxFor(t), &mcp.SubscriptionFilter{}); !errors.Is(err, mcp.ErrStatelessEraOnly) {
-					t.Errorf("Listen: %v, want ErrStatelessEraOnly", err)
+				defer s.cs.Unsubscribe(ctxFor(t), &mcp.SubscribeParams{URI: uri})
+				if _, err := s.cs.Listen(ctxFor(t), &mcp.SubscriptionFilter{}); !errors.Is(err, mcp.ErrWrongEra) {
+					t.Errorf("Listen: %v, want ErrWrongEra", err)
 				}
 			}
 			if got, _ := callText(t, s, "interop_touch_watched", map[string]any{}); got != "touched" {

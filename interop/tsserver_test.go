@@ -98,15 +98,14 @@ func TestTypeScriptServers(t *testing.T) {
 func commonChecks(wantName string) []check {
 	return []check{
 		{"initialize", func(t *testing.T, s *session) {
-			ir := s.cs.InitializeResult()
-			if ir.ServerInfo.Name != wantName {
-				t.Errorf("serverInfo.name = %q, want %q", ir.ServerInfo.Name, wantName)
+			if info := s.cs.ServerInfo(); info == nil || info.Name != wantName {
+				t.Errorf("serverInfo = %+v, want the name %q", info, wantName)
 			}
-			if ir.ProtocolVersion != mcp.LatestVersion {
-				t.Errorf("protocolVersion = %q, want %q", ir.ProtocolVersion, mcp.LatestVersion)
+			if v := s.cs.ProtocolVersion(); v != mcp.LatestVersion {
+				t.Errorf("protocolVersion = %q, want %q", v, mcp.LatestVersion)
 			}
-			if ir.Capabilities.Tools == nil || ir.Capabilities.Prompts == nil || ir.Capabilities.Resources == nil || ir.Capabilities.Logging == nil {
-				t.Errorf("capabilities = %+v, want tools, prompts, resources and logging", ir.Capabilities)
+			if caps := s.cs.ServerCapabilities(); caps == nil || caps.Tools == nil || caps.Prompts == nil || caps.Resources == nil || caps.Logging == nil {
+				t.Errorf("capabilities = %+v, want tools, prompts, resources and logging", caps)
 			}
 		}},
 		{"ping", func(t *testing.T, s *session) {
@@ -337,9 +336,9 @@ var v2Checks = []check{
 // v2ModernChecks use ts/server-v2.mjs's fixtures in the 2026-07-28 era.
 var v2ModernChecks = []check{
 	{"server/discover", func(t *testing.T, s *session) {
-		d := s.cs.DiscoverResult()
-		if d == nil {
-			t.Fatal("no discover result")
+		d, err := s.cs.Discover(ctxFor(t))
+		if err != nil {
+			t.Fatalf("Discover: %v", err)
 		}
 		// The TypeScript SDK lists only the stateless-era versions; the
 		// session era's are reached through initialize.
@@ -353,7 +352,7 @@ var v2ModernChecks = []check{
 		if caps.Tools == nil || !caps.Tools.ListChanged || caps.Logging == nil || caps.Prompts == nil || caps.Resources == nil {
 			t.Errorf("capabilities %+v", caps)
 		}
-		again, err := s.cs.Discover(ctxFor(t))
+		again, err := s.cs.Discover(ctxFor(t)) // the same answer twice
 		if err != nil || !slices.Equal(again.SupportedVersions, d.SupportedVersions) {
 			t.Errorf("Discover: %+v, %v", again, err)
 		}
@@ -405,8 +404,8 @@ var v2ModernChecks = []check{
 	}},
 	{"session-era methods are refused without a request", func(t *testing.T, s *session) {
 		err := s.cs.Subscribe(ctxFor(t), &mcp.SubscribeParams{URI: "interop://greeting"})
-		if !errors.Is(err, mcp.ErrSessionEraOnly) {
-			t.Errorf("Subscribe: %v, want ErrSessionEraOnly", err)
+		if !errors.Is(err, mcp.ErrWrongEra) {
+			t.Errorf("Subscribe: %v, want ErrWrongEra", err)
 		}
 	}},
 }

@@ -5,17 +5,17 @@ import (
 	"fmt"
 )
 
-// ErrCapabilityNotDeclared is matched (with errors.Is) by every
-// *CapabilityError: the server was about to ask the client for something
-// the client did not declare in initialize.
+// ErrCapabilityNotDeclared is matched (with errors.Is) by the error that
+// ServerSession.CreateMessage, Elicit, ListRoots and
+// NotifyElicitationComplete, and Request.Input and its helpers, return
+// without sending anything when the client did not declare the capability
+// the request needs, which the spec forbids
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#capabilities).
+// The error's text names the method not sent and the missing capability.
 var ErrCapabilityNotDeclared = errors.New("mcp: the client did not declare the capability")
 
-// A CapabilityError is what ServerSession.CreateMessage, Elicit, ListRoots
-// and NotifyElicitationComplete return, without sending anything, when the
-// client did not declare the capability the request needs, which the spec
-// forbids
-// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#capabilities).
-type CapabilityError struct {
+// A capabilityError is the error ErrCapabilityNotDeclared describes.
+type capabilityError struct {
 	// Method is the method that was not sent, such as
 	// "sampling/createMessage".
 	Method string
@@ -25,12 +25,12 @@ type CapabilityError struct {
 }
 
 // Error names the method that was not sent and the missing capability.
-func (e *CapabilityError) Error() string {
+func (e *capabilityError) Error() string {
 	return fmt.Sprintf("mcp: %s not sent: the client did not declare the %s capability", e.Method, e.Capability)
 }
 
 // Is reports whether target is ErrCapabilityNotDeclared.
-func (e *CapabilityError) Is(target error) bool { return target == ErrCapabilityNotDeclared }
+func (e *capabilityError) Is(target error) bool { return target == ErrCapabilityNotDeclared }
 
 // clientCapabilities returns a copy of what the client declared in
 // initialize; the zero value before initialization and on a stateless

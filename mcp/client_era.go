@@ -51,14 +51,18 @@ func (e ProtocolEra) String() string {
 	return fmt.Sprintf("ProtocolEra(%d)", int(e))
 }
 
+// ErrWrongEra is matched (with errors.Is) by the error a ClientSession
+// method of one protocol era returns, without sending anything, on a
+// session of the other
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta):
+// Subscribe and Unsubscribe on a stateless-era session, Listen and
+// Discover on a session-era session. The error's text says which era the
+// method needs.
+var ErrWrongEra = errors.New("mcp: not available in this session's protocol era")
+
 var (
-	// ErrSessionEraOnly is returned, without sending anything, by
-	// Subscribe and Unsubscribe on a stateless-era session
-	// (https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta).
-	ErrSessionEraOnly = errors.New("mcp: not available in the stateless era (2026-07-28)")
-	// ErrStatelessEraOnly is returned, without sending anything, by Listen
-	// and Discover on a session-era session.
-	ErrStatelessEraOnly = errors.New("mcp: only available in the stateless era (2026-07-28)")
+	errSessionEraOnly   = &kindError{"mcp: not available in the stateless era (2026-07-28)", ErrWrongEra}
+	errStatelessEraOnly = &kindError{"mcp: only available in the stateless era (2026-07-28)", ErrWrongEra}
 )
 
 // clientEra is what a ClientSession does differently in each era:
@@ -70,7 +74,7 @@ type clientEra interface {
 	// params returns a request's params as the era sends them.
 	params(params json.RawMessage) (json.RawMessage, error)
 	// lacks returns the error of a method the era does not have (one
-	// wrapping ErrSessionEraOnly or ErrStatelessEraOnly), nil otherwise.
+	// wrapping errSessionEraOnly or errStatelessEraOnly), nil otherwise.
 	lacks(method string) error
 	// pingMethod is the request Ping sends.
 	pingMethod() string
@@ -92,7 +96,6 @@ type serverHello struct {
 	info         *Implementation
 	capabilities *ServerCapabilities
 	instructions string
-	discover     *DiscoverResult
 }
 
 // era returns the era the session speaks.

@@ -22,7 +22,7 @@ func (clientSessionEra) params(params json.RawMessage) (json.RawMessage, error) 
 func (clientSessionEra) lacks(method string) error {
 	switch method {
 	case "server/discover", "subscriptions/listen":
-		return ErrStatelessEraOnly
+		return errStatelessEraOnly
 	}
 	return nil
 }
@@ -34,11 +34,11 @@ func (clientSessionEra) setLogLevel(ctx context.Context, cs *ClientSession, para
 }
 
 func (clientSessionEra) discover(context.Context, *ClientSession) (*DiscoverResult, error) {
-	return nil, ErrStatelessEraOnly
+	return nil, errStatelessEraOnly
 }
 
 func (clientSessionEra) hello(cs *ClientSession) serverHello {
-	res := cs.InitializeResult()
+	res := cs.initializeResult()
 	if res == nil {
 		return serverHello{}
 	}

@@ -72,7 +72,7 @@ func (e *clientStatelessEra) params(params json.RawMessage) (json.RawMessage, er
 func (e *clientStatelessEra) lacks(method string) error {
 	switch method {
 	case "resources/subscribe", "resources/unsubscribe":
-		return ErrSessionEraOnly
+		return errSessionEraOnly
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func (e *clientStatelessEra) discover(ctx context.Context, cs *ClientSession) (*
 }
 
 func (e *clientStatelessEra) hello(*ClientSession) serverHello {
-	h := serverHello{version: e.version, info: e.serverInfo, discover: e.result}
+	h := serverHello{version: e.version, info: e.serverInfo}
 	if e.result != nil {
 		h.capabilities = &e.result.Capabilities
 		h.instructions = e.result.Instructions

@@ -67,7 +67,7 @@ func mrtrOptions(asked *[]string, mu *sync.Mutex) *mcp.ClientOptions {
 		},
 		CreateMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			record("sample: " + p.SystemPrompt)
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Paris"}}, Model: "m", StopReason: mcp.StopReasonEndTurn}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Paris"}}, Model: "m", StopReason: "endTurn"}, nil
 		},
 		Roots: []*mcp.Root{{URI: "file:///work", Name: "work"}},
 	}
@@ -364,24 +364,26 @@ func TestClientStatelessRemovedMethods(t *testing.T) {
 	if err := cs.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
-	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrSessionEraOnly) {
-		t.Errorf("Subscribe error = %v, want ErrSessionEraOnly", err)
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrWrongEra) || err.Error() != "mcp: Subscribe: mcp: not available in the stateless era (2026-07-28): use Listen" {
+		t.Errorf("Subscribe error = %v, want ErrWrongEra", err)
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrSessionEraOnly) {
-		t.Errorf("Unsubscribe error = %v, want ErrSessionEraOnly", err)
+	if err := cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "file:///a"}); !errors.Is(err, mcp.ErrWrongEra) || err.Error() != "mcp: Unsubscribe: mcp: not available in the stateless era (2026-07-28): close the Listen subscription" {
+		t.Errorf("Unsubscribe error = %v, want ErrWrongEra", err)
 	}
 	var raw json.RawMessage
 	if err := cs.Call(ctx, "resources/read", json.RawMessage(`{"uri":"file:///a","_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"1999-01-01"}}`), &raw); err != nil {
 		t.Errorf("Call: %v", err)
 	}
-	if _, err := cs.Discover(ctx); err != nil {
+	d, err := cs.Discover(ctx)
+	if err != nil {
 		t.Errorf("Discover: %v", err)
 	}
 	// No notifications/roots/list_changed in the stateless era.
 	if err := cs.Client().SetRoots(ctx, &mcp.Root{URI: "file:///b"}); err != nil {
 		t.Errorf("SetRoots: %v", err)
 	}
-	jsonEqual(t, "DiscoverResult after Discover", cs.DiscoverResult(), `{"supportedVersions":["2026-07-28"],"capabilities":{}}`)
+	jsonEqual(t, "Discover", d, `{"supportedVersions":["2026-07-28"],"capabilities":{}}`)
+	jsonEqual(t, "ServerCapabilities after Discover", cs.ServerCapabilities(), `{}`)
 	cs.Close()
 	// The roots capability is declared without listChanged, which the
 	// stateless era removed.

@@ -97,10 +97,6 @@ func TestEraAutoProbeFindsStatelessServer(t *testing.T) {
 	if !cs.Stateless() || cs.ProtocolVersion() != "2026-07-28" {
 		t.Errorf("Stateless() = %v, ProtocolVersion() = %q; want true, 2026-07-28", cs.Stateless(), cs.ProtocolVersion())
 	}
-	if cs.InitializeResult() != nil {
-		t.Errorf("InitializeResult() = %+v, want nil in the stateless era", cs.InitializeResult())
-	}
-	jsonEqual(t, "DiscoverResult", cs.DiscoverResult(), `{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{"listChanged":true}},"instructions":"Use the tools."}`)
 	jsonEqual(t, "ServerInfo", cs.ServerInfo(), `{"name":"modern","version":"9"}`)
 	jsonEqual(t, "ServerCapabilities", cs.ServerCapabilities(), `{"tools":{"listChanged":true}}`)
 	if got := cs.Instructions(); got != "Use the tools." {
@@ -145,8 +141,8 @@ func TestEraAutoFallsBackToInitialize(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
-			if cs.Stateless() || cs.ProtocolVersion() != "2025-11-25" || cs.DiscoverResult() != nil {
-				t.Errorf("Stateless() = %v, ProtocolVersion() = %q, DiscoverResult() = %v; want a 2025-11-25 session", cs.Stateless(), cs.ProtocolVersion(), cs.DiscoverResult())
+			if cs.Stateless() || cs.ProtocolVersion() != "2025-11-25" {
+				t.Errorf("Stateless() = %v, ProtocolVersion() = %q; want a 2025-11-25 session", cs.Stateless(), cs.ProtocolVersion())
 			}
 			jsonEqual(t, "ServerInfo", cs.ServerInfo(), `{"name":"legacy","version":"1"}`)
 			cs.Close()

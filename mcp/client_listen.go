@@ -46,7 +46,7 @@ type Subscription struct {
 // opts in to, and returns once the server has acknowledged it
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment).
 // The request timeout bounds only that wait; the stream lasts until ctx
-// ends or Close. On a session-era session it returns ErrStatelessEraOnly.
+// ends or Close. On a session-era session it returns ErrWrongEra.
 func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter) (*Subscription, error) {
 	era := cs.era()
 	if err := era.lacks("subscriptions/listen"); err != nil {

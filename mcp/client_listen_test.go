@@ -151,11 +151,11 @@ func TestListenSessionEnds(t *testing.T) {
 
 func TestListenSessionEra(t *testing.T) {
 	cs := connectEra(t, newToolServer(t, nil), &mcp.ClientOptions{ProtocolEra: mcp.EraSession})
-	if _, err := cs.Listen(context.Background(), nil); !errors.Is(err, mcp.ErrStatelessEraOnly) {
-		t.Errorf("Listen on a session-era session: %v, want ErrStatelessEraOnly", err)
+	if _, err := cs.Listen(context.Background(), nil); !errors.Is(err, mcp.ErrWrongEra) || err.Error() != "mcp: Listen: mcp: only available in the stateless era (2026-07-28)" {
+		t.Errorf("Listen on a session-era session: %v, want ErrWrongEra", err)
 	}
-	if _, err := cs.Discover(context.Background()); !errors.Is(err, mcp.ErrStatelessEraOnly) {
-		t.Errorf("Discover on a session-era session: %v, want ErrStatelessEraOnly", err)
+	if _, err := cs.Discover(context.Background()); !errors.Is(err, mcp.ErrWrongEra) || err.Error() != "mcp: only available in the stateless era (2026-07-28)" {
+		t.Errorf("Discover on a session-era session: %v, want ErrWrongEra", err)
 	}
 }
 

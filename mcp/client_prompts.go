@@ -11,14 +11,14 @@ import (
 
 // Prompts iterates over the server's prompts, page after page from
 // params.Cursor; an error ends the iteration after being yielded once.
-func (cs *ClientSession) Prompts(ctx context.Context, params *ListPromptsParams) iter.Seq2[*Prompt, error] {
+func (cs *ClientSession) Prompts(ctx context.Context, params *PaginatedParams) iter.Seq2[*Prompt, error] {
 	return paginate(ctx, cs, "prompts/list", params, (*ListPromptsResult).pageOf)
 }
 
 // ListPrompts returns one page of the server's prompts, the first for nil
 // params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#listing-prompts).
-func (cs *ClientSession) ListPrompts(ctx context.Context, params *ListPromptsParams) (*ListPromptsResult, error) {
+func (cs *ClientSession) ListPrompts(ctx context.Context, params *PaginatedParams) (*ListPromptsResult, error) {
 	return callList[ListPromptsResult](ctx, cs, "prompts/list", params)
 }
 

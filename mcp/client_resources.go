@@ -16,27 +16,27 @@ import (
 // ListResources returns one page of the server's resources, the first for
 // nil params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#listing-resources).
-func (cs *ClientSession) ListResources(ctx context.Context, params *ListResourcesParams) (*ListResourcesResult, error) {
+func (cs *ClientSession) ListResources(ctx context.Context, params *PaginatedParams) (*ListResourcesResult, error) {
 	return callList[ListResourcesResult](ctx, cs, "resources/list", params)
 }
 
 // Resources iterates over the server's resources, page after page from
 // params.Cursor; an error ends the iteration after being yielded once.
-func (cs *ClientSession) Resources(ctx context.Context, params *ListResourcesParams) iter.Seq2[*Resource, error] {
+func (cs *ClientSession) Resources(ctx context.Context, params *PaginatedParams) iter.Seq2[*Resource, error] {
 	return paginate(ctx, cs, "resources/list", params, (*ListResourcesResult).pageOf)
 }
 
 // ListResourceTemplates returns one page of the server's resource
 // templates, the first for nil params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-templates).
-func (cs *ClientSession) ListResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) (*ListResourceTemplatesResult, error) {
+func (cs *ClientSession) ListResourceTemplates(ctx context.Context, params *PaginatedParams) (*ListResourceTemplatesResult, error) {
 	return callList[ListResourceTemplatesResult](ctx, cs, "resources/templates/list", params)
 }
 
 // ResourceTemplates iterates over the server's resource templates, page
 // after page from params.Cursor; an error ends the iteration after being
 // yielded once.
-func (cs *ClientSession) ResourceTemplates(ctx context.Context, params *ListResourceTemplatesParams) iter.Seq2[*ResourceTemplate, error] {
+func (cs *ClientSession) ResourceTemplates(ctx context.Context, params *PaginatedParams) iter.Seq2[*ResourceTemplate, error] {
 	return paginate(ctx, cs, "resources/templates/list", params, (*ListResourceTemplatesResult).pageOf)
 }
 
@@ -54,7 +54,7 @@ func (cs *ClientSession) ReadResource(ctx context.Context, params *ReadResourceP
 // ClientOptions.ResourceUpdatedHandler, when the resource at params.URI
 // changes
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
-// On a stateless-era session it returns ErrSessionEraOnly: use Listen.
+// On a stateless-era session it returns ErrWrongEra: use Listen.
 func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams) error {
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Subscribe: params with the resource's URI are required")
@@ -67,8 +67,8 @@ func (cs *ClientSession) Subscribe(ctx context.Context, params *SubscribeParams)
 
 // Unsubscribe cancels a subscription made with Subscribe
 // (https://modelcontextprotocol.io/specification/2025-11-25/schema#unsubscriberequest).
-// On a stateless-era session it returns ErrSessionEraOnly.
-func (cs *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribeParams) error {
+// On a stateless-era session it returns ErrWrongEra.
+func (cs *ClientSession) Unsubscribe(ctx context.Context, params *SubscribeParams) error {
 	if params == nil || params.URI == "" {
 		return errors.New("mcp: Unsubscribe: params with the resource's URI are required")
 	}

@@ -72,7 +72,7 @@ func newFeatureServer(t *testing.T, opts *mcp.ServerOptions) *mcp.Server {
 func TestClientResources(t *testing.T) {
 	p := connectClient(t, newFeatureServer(t, &mcp.ServerOptions{PageSize: 2}), nil)
 	ctx := context.Background()
-	jsonEqual(t, "capabilities", p.cs.InitializeResult().Capabilities,
+	jsonEqual(t, "capabilities", p.cs.ServerCapabilities(),
 		`{"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}}`)
 
 	page, err := p.cs.ListResources(ctx, nil)
@@ -82,7 +82,7 @@ func TestClientResources(t *testing.T) {
 	if len(page.Resources) != 2 || page.Resources[0].URI != "test://a" || page.NextCursor == "" {
 		t.Fatalf("first page = %+v", page)
 	}
-	page, err = p.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: page.NextCursor})
+	page, err = p.cs.ListResources(ctx, &mcp.PaginatedParams{Cursor: page.NextCursor})
 	if err != nil || len(page.Resources) != 1 || page.Resources[0].URI != "test://c" || page.NextCursor != "" {
 		t.Fatalf("second page = %+v, %v", page, err)
 	}
@@ -129,7 +129,7 @@ func TestClientResources(t *testing.T) {
 	for name, err := range map[string]error{
 		"ReadResource(nil)": func() error { _, err := p.cs.ReadResource(ctx, nil); return err }(),
 		"Subscribe(nil)":    p.cs.Subscribe(ctx, nil),
-		"Unsubscribe(nil)":  p.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{}),
+		"Unsubscribe(nil)":  p.cs.Unsubscribe(ctx, &mcp.SubscribeParams{}),
 	} {
 		if err == nil || !strings.Contains(err.Error(), "URI are required") {
 			t.Errorf("%s = %v, want an error asking for the URI", name, err)
@@ -169,7 +169,7 @@ func TestClientResourceNotifications(t *testing.T) {
 	if e := recvWithin(t, events, "resources/updated"); e != (event{"updated", "test://a"}) {
 		t.Errorf("event = %v", e)
 	}
-	if err := p.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://a"}); err != nil {
+	if err := p.cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ResourceUpdated(ctx, "test://a"); err != nil {
@@ -261,7 +261,7 @@ func TestClientComplete(t *testing.T) {
 	p := connectClient(t, newFeatureServer(t, nil), nil)
 	ctx := context.Background()
 	res, err := p.cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: "p1"},
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "p1"},
 		Argument: mcp.CompleteArgument{Name: "topic", Value: "go"},
 	})
 	if err != nil {
@@ -269,7 +269,7 @@ func TestClientComplete(t *testing.T) {
 	}
 	jsonEqual(t, "completion", res, `{"completion":{"values":["go","gopher"],"total":2}}`)
 	res, err = p.cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: "p1"},
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "p1"},
 		Argument: mcp.CompleteArgument{Name: "topic", Value: "go"},
 		Context:  &mcp.CompleteContext{Arguments: map[string]string{"style": "loud"}},
 	})
@@ -278,7 +278,7 @@ func TestClientComplete(t *testing.T) {
 	}
 	jsonEqual(t, "completion with context", res, `{"completion":{"values":["GO","GOPHER"],"total":2}}`)
 	res, err = p.cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: mcp.RefTypeResource, URI: "test://items/{id}"},
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "test://items/{id}"},
 		Argument: mcp.CompleteArgument{Name: "id", Value: "r"},
 	})
 	if err != nil {

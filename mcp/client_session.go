@@ -75,10 +75,9 @@ func newClientSession(ctx context.Context, c *Client, conn Connection) *ClientSe
 	return cs
 }
 
-// InitializeResult returns what the server answered to initialize: the
-// negotiated protocol version, the server's capabilities, info and
-// instructions.
-func (cs *ClientSession) InitializeResult() *InitializeResult {
+// initializeResult returns what the server answered to initialize; nil
+// on a stateless-era session.
+func (cs *ClientSession) initializeResult() *InitializeResult {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	return cs.initResult
@@ -90,13 +89,6 @@ func (cs *ClientSession) Client() *Client { return cs.client }
 // ProtocolVersion returns the protocol version the session speaks: the one
 // initialize negotiated, or the stateless-era version its requests carry.
 func (cs *ClientSession) ProtocolVersion() string { return cs.era().hello(cs).version }
-
-// DiscoverResult returns what the server answered to the server/discover
-// that started a stateless-era session, or to the latest Discover: its
-// versions, capabilities and instructions
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
-// It is nil for a session started with initialize (see InitializeResult).
-func (cs *ClientSession) DiscoverResult() *DiscoverResult { return cs.era().hello(cs).discover }
 
 // ServerInfo returns the server's identity, from initialize or
 // server/discover; nil if the server gave none.
@@ -121,8 +113,8 @@ func (cs *ClientSession) Instructions() string { return cs.era().hello(cs).instr
 // Discover calls server/discover again on a stateless-era session and
 // returns the server's current versions, capabilities and instructions
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
-// The session keeps the result as its DiscoverResult. On a session-era
-// session it returns ErrStatelessEraOnly.
+// ServerCapabilities and Instructions then report what it said. On a
+// session-era session it returns ErrWrongEra.
 func (cs *ClientSession) Discover(ctx context.Context) (*DiscoverResult, error) {
 	return cs.era().discover(ctx, cs)
 }
@@ -233,13 +225,13 @@ func (cs *ClientSession) Ping(ctx context.Context) error {
 // ListTools returns one page of the server's tools, the first for nil
 // params
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#listing-tools).
-func (cs *ClientSession) ListTools(ctx context.Context, params *ListToolsParams) (*ListToolsResult, error) {
+func (cs *ClientSession) ListTools(ctx context.Context, params *PaginatedParams) (*ListToolsResult, error) {
 	return callList[ListToolsResult](ctx, cs, "tools/list", params)
 }
 
 // Tools iterates over the server's tools, page after page from
 // params.Cursor; an error ends the iteration after being yielded once.
-func (cs *ClientSession) Tools(ctx context.Context, params *ListToolsParams) iter.Seq2[*Tool, error] {
+func (cs *ClientSession) Tools(ctx context.Context, params *PaginatedParams) iter.Seq2[*Tool, error] {
 	return paginate(ctx, cs, "tools/list", params, (*ListToolsResult).pageOf)
 }
 

@@ -21,7 +21,7 @@ var ErrTasksNotSupported = errors.New("mcp: the server does not support task-aug
 // serverToolTasks reports whether the server declared task-augmented
 // tools/call.
 func (cs *ClientSession) serverToolTasks() bool {
-	res := cs.InitializeResult()
+	res := cs.initializeResult()
 	if res == nil || len(res.Capabilities.Tasks) == 0 {
 		return false
 	}
@@ -59,7 +59,7 @@ func (cs *ClientSession) CallToolAsTask(ctx context.Context, params *CallToolPar
 // # Experimental
 //
 // Part of the experimental tasks API.
-func (cs *ClientSession) GetTask(ctx context.Context, params *GetTaskParams) (*GetTaskResult, error) {
+func (cs *ClientSession) GetTask(ctx context.Context, params *TaskParams) (*GetTaskResult, error) {
 	if params == nil || params.TaskID == "" {
 		return nil, errors.New("mcp: GetTask: params with the task's id are required")
 	}
@@ -76,7 +76,7 @@ func (cs *ClientSession) GetTask(ctx context.Context, params *GetTaskParams) (*G
 // # Experimental
 //
 // Part of the experimental tasks API.
-func (cs *ClientSession) GetTaskResult(ctx context.Context, params *GetTaskPayloadParams, result any) error {
+func (cs *ClientSession) GetTaskResult(ctx context.Context, params *TaskParams, result any) error {
 	if params == nil || params.TaskID == "" {
 		return errors.New("mcp: GetTaskResult: params with the task's id are required")
 	}
@@ -89,7 +89,7 @@ func (cs *ClientSession) GetTaskResult(ctx context.Context, params *GetTaskPaylo
 // # Experimental
 //
 // Part of the experimental tasks API.
-func (cs *ClientSession) CancelTask(ctx context.Context, params *CancelTaskParams) (*CancelTaskResult, error) {
+func (cs *ClientSession) CancelTask(ctx context.Context, params *TaskParams) (*CancelTaskResult, error) {
 	if params == nil || params.TaskID == "" {
 		return nil, errors.New("mcp: CancelTask: params with the task's id are required")
 	}
@@ -103,7 +103,7 @@ func (cs *ClientSession) CancelTask(ctx context.Context, params *CancelTaskParam
 // # Experimental
 //
 // Part of the experimental tasks API.
-func (cs *ClientSession) ListTasks(ctx context.Context, params *ListTasksParams) (*ListTasksResult, error) {
+func (cs *ClientSession) ListTasks(ctx context.Context, params *PaginatedParams) (*ListTasksResult, error) {
 	return callList[ListTasksResult](ctx, cs, "tasks/list", params)
 }
 
@@ -113,6 +113,6 @@ func (cs *ClientSession) ListTasks(ctx context.Context, params *ListTasksParams)
 // # Experimental
 //
 // Part of the experimental tasks API.
-func (cs *ClientSession) Tasks(ctx context.Context, params *ListTasksParams) iter.Seq2[*Task, error] {
+func (cs *ClientSession) Tasks(ctx context.Context, params *PaginatedParams) iter.Seq2[*Task, error] {
 	return paginate(ctx, cs, "tasks/list", params, (*ListTasksResult).pageOf)
 }

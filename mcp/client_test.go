@@ -152,8 +152,14 @@ func recvWithin[T any](t *testing.T, ch <-chan T, what string) T {
 
 func TestClientConnect(t *testing.T) {
 	p := connectClient(t, newToolServer(t, nil), nil)
-	jsonEqual(t, "InitializeResult", p.cs.InitializeResult(),
-		`{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"test-server","version":"1.2.3"}}`)
+	if v := p.cs.ProtocolVersion(); v != "2025-11-25" {
+		t.Errorf("ProtocolVersion() = %q, want 2025-11-25", v)
+	}
+	jsonEqual(t, "ServerCapabilities", p.cs.ServerCapabilities(), `{"tools":{"listChanged":true}}`)
+	jsonEqual(t, "ServerInfo", p.cs.ServerInfo(), `{"name":"test-server","version":"1.2.3"}`)
+	if got := p.cs.Instructions(); got != "" {
+		t.Errorf("Instructions() = %q, want none", got)
+	}
 
 	// A ping fences notifications/initialized, which the server handles in
 	// order on its read loop.
@@ -202,7 +208,7 @@ func TestClientListToolsPagination(t *testing.T) {
 	}
 	jsonEqual(t, "first tool", first.Tools[0], `{"name":"a","description":"tool a","inputSchema":{"type":"object"}}`)
 
-	second, err := p.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: first.NextCursor})
+	second, err := p.cs.ListTools(ctx, &mcp.PaginatedParams{Cursor: first.NextCursor})
 	if err != nil {
 		t.Fatalf("ListTools(second page): %v", err)
 	}
@@ -233,12 +239,12 @@ func TestClientListToolsPagination(t *testing.T) {
 		t.Errorf("broke out after %d tools, want 3", n)
 	}
 
-	_, err = p.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: "not a cursor"})
+	_, err = p.cs.ListTools(ctx, &mcp.PaginatedParams{Cursor: "not a cursor"})
 	wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"invalid cursor: not one tools/list issued; list again without a cursor"`)
 
 	// The iterator yields the error once and stops.
 	var errs int
-	for tool, err := range p.cs.Tools(ctx, &mcp.ListToolsParams{Cursor: "not a cursor"}) {
+	for tool, err := range p.cs.Tools(ctx, &mcp.PaginatedParams{Cursor: "not a cursor"}) {
 		if err == nil {
 			t.Errorf("Tools with a bad cursor yielded %v", tool.Name)
 			continue
@@ -620,8 +626,8 @@ func TestClientAcceptsOlderSupportedVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
-	if v := cs.InitializeResult().ProtocolVersion; v != mcp.Version20250326 {
-		t.Errorf("negotiated %q, want %q", v, mcp.Version20250326)
+	if v := cs.ProtocolVersion(); v != "2025-03-26" {
+		t.Errorf("negotiated %q, want %q", v, "2025-03-26")
 	}
 	if err := cs.Ping(context.Background()); err != nil {
 		t.Fatalf("Ping: %v", err)

@@ -17,10 +17,8 @@ import (
 
 // The reference types of completion/complete.
 const (
-	// RefTypePrompt names a prompt by name.
-	RefTypePrompt = "ref/prompt"
-	// RefTypeResource names a resource template by its URI template.
-	RefTypeResource = "ref/resource"
+	refTypePrompt   = "ref/prompt"   // a prompt, by name
+	refTypeResource = "ref/resource" // a resource template, by its URI template
 )
 
 // maxCompletionValues is the most values one completion result carries
@@ -41,8 +39,8 @@ type CompleteParams struct {
 }
 
 // CompleteReference (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion#reference-types)
-// is a PromptReference (Type RefTypePrompt, with Name)
-// or a ResourceTemplateReference (Type RefTypeResource, with URI, the URI
+// is a PromptReference (Type "ref/prompt", with Name)
+// or a ResourceTemplateReference (Type "ref/resource", with URI, the URI
 // template).
 type CompleteReference struct {
 	Type  string `json:"type"`
@@ -146,7 +144,7 @@ func (s *Server) checkCompletionRef(p *CompleteParams) *jsonrpc.Error {
 		return errInvalidParams("missing argument name")
 	}
 	switch p.Ref.Type {
-	case RefTypePrompt:
+	case refTypePrompt:
 		sp, ok := s.promptByName(p.Ref.Name)
 		if !ok {
 			return errInvalidParams("Unknown prompt: " + p.Ref.Name)
@@ -154,7 +152,7 @@ func (s *Server) checkCompletionRef(p *CompleteParams) *jsonrpc.Error {
 		if !slices.ContainsFunc(sp.prompt.Arguments, func(a *PromptArgument) bool { return a.Name == p.Argument.Name }) {
 			return errInvalidParams("Unknown argument for prompt " + p.Ref.Name + ": " + p.Argument.Name)
 		}
-	case RefTypeResource:
+	case refTypeResource:
 		st, ok := s.templateByURI(p.Ref.URI)
 		if !ok {
 			return errInvalidParams("Unknown resource template: " + p.Ref.URI)

@@ -17,10 +17,19 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// ErrInvalidElicitRequest is wrapped by the error Elicit returns, without
-// sending anything, for params the spec does not allow in their mode (the
-// schema itself is checked with ErrInvalidElicitSchema).
-var ErrInvalidElicitRequest = errors.New("mcp: invalid elicitation/create params")
+// ErrInvalidElicitation is matched (with errors.Is) by the error returned,
+// without sending anything, for an elicitation the spec does not allow
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation):
+// by Elicit and URLElicitationRequiredError for params not allowed in
+// their mode, by Elicit and ElicitSchema.Validate for a requested schema
+// outside the flat shapes the spec allows, and for form content that does
+// not match the requested schema (by Elicit for what the client sent, on
+// the client for what its ElicitationHandler returned). The error's text
+// says which and names what is at fault.
+var ErrInvalidElicitation = errors.New("mcp: invalid elicitation")
+
+// errInvalidElicitRequest is the ErrInvalidElicitation of params.
+var errInvalidElicitRequest = &kindError{"mcp: invalid elicitation/create params", ErrInvalidElicitation}
 
 // Elicitation modes
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#elicitation-requests).
@@ -95,18 +104,18 @@ type ElicitationCompleteParams struct {
 // Elicit asks the client to get information from its user
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#elicitation-requests),
 // on the stream of the request whose handler's ctx it is given. Nothing is
-// sent when the client did not declare the mode (a *CapabilityError; an
-// empty elicitation capability means form), for an invalid schema
-// (ErrInvalidElicitSchema) or params (ErrInvalidElicitRequest). An
-// accepted form's content is checked against the schema
-// (ErrInvalidElicitContent); a client's error is a *jsonrpc.Error.
+// sent when the client did not declare the mode (ErrCapabilityNotDeclared; an
+// empty elicitation capability means form), or for an invalid schema or
+// params (ErrInvalidElicitation). An accepted form's content is checked
+// against the schema (ErrInvalidElicitation); a client's error is a
+// *jsonrpc.Error.
 func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
 	const method = "elicitation/create"
 	if err := mayCallClient(ctx, method); err != nil { // era_stateless.go
 		return nil, err
 	}
 	if params == nil {
-		return nil, fmt.Errorf("%w: params are required", ErrInvalidElicitRequest)
+		return nil, fmt.Errorf("%w: params are required", errInvalidElicitRequest)
 	}
 	caps := ss.clientCapabilities()
 	if err := checkElicitationCapability(caps.Elicitation, params.Mode); err != nil {
@@ -163,17 +172,17 @@ func elicitationModes(c *ElicitationCapability) (form, url bool) {
 func checkElicitationCapability(c *ElicitationCapability, mode string) error {
 	const method = "elicitation/create"
 	if c == nil {
-		return &CapabilityError{Method: method, Capability: "elicitation"}
+		return &capabilityError{Method: method, Capability: "elicitation"}
 	}
 	form, url := elicitationModes(c)
 	switch mode {
 	case "", ElicitationModeForm:
 		if !form {
-			return &CapabilityError{Method: method, Capability: "elicitation.form"}
+			return &capabilityError{Method: method, Capability: "elicitation.form"}
 		}
 	case ElicitationModeURL:
 		if !url {
-			return &CapabilityError{Method: method, Capability: "elicitation.url"}
+			return &capabilityError{Method: method, Capability: "elicitation.url"}
 		}
 	}
 	return nil
@@ -182,7 +191,7 @@ func checkElicitationCapability(c *ElicitationCapability, mode string) error {
 // validate checks the params of their mode.
 func (p *ElicitParams) validate() error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrInvalidElicitRequest, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s", errInvalidElicitRequest, fmt.Sprintf(format, args...))
 	}
 	if p.Message == "" {
 		return bad("message is required")
@@ -215,15 +224,15 @@ func (p *ElicitParams) validate() error {
 // elicitation id is over
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#completion-notifications-for-url-mode-elicitation),
 // on the session it was for. Without elicitation.url declared it sends
-// nothing and returns a *CapabilityError.
+// nothing and returns an error matching ErrCapabilityNotDeclared.
 func (ss *ServerSession) NotifyElicitationComplete(ctx context.Context, elicitationID string) error {
 	const method = "notifications/elicitation/complete"
 	caps := ss.clientCapabilities()
 	if _, url := elicitationModes(caps.Elicitation); !url {
-		return &CapabilityError{Method: method, Capability: "elicitation.url"}
+		return &capabilityError{Method: method, Capability: "elicitation.url"}
 	}
 	if elicitationID == "" {
-		return fmt.Errorf("%w: %s needs an elicitationId", ErrInvalidElicitRequest, method)
+		return fmt.Errorf("%w: %s needs an elicitationId", errInvalidElicitRequest, method)
 	}
 	return ss.Notify(ctx, method, &ElicitationCompleteParams{ElicitationID: elicitationID})
 }
@@ -240,23 +249,23 @@ type urlElicitationRequiredData struct {
 // URL-mode elicitations, each with an elicitationId (empty Mode becomes
 // "url")
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-elicitation-required-error).
-// It is a *jsonrpc.Error, or an error wrapping ErrInvalidElicitRequest for
+// It is a *jsonrpc.Error, or an error matching ErrInvalidElicitation for
 // an invalid elicitation.
 func URLElicitationRequiredError(elicitations ...*ElicitParams) error {
 	if len(elicitations) == 0 {
-		return fmt.Errorf("%w: URLElicitationRequired needs at least one elicitation", ErrInvalidElicitRequest)
+		return fmt.Errorf("%w: URLElicitationRequired needs at least one elicitation", errInvalidElicitRequest)
 	}
 	data := urlElicitationRequiredData{Elicitations: make([]*ElicitParams, len(elicitations))}
 	for i, e := range elicitations {
 		if e == nil {
-			return fmt.Errorf("%w: elicitation %d is nil", ErrInvalidElicitRequest, i)
+			return fmt.Errorf("%w: elicitation %d is nil", errInvalidElicitRequest, i)
 		}
 		cp := *e
 		if cp.Mode == "" {
 			cp.Mode = ElicitationModeURL
 		}
 		if cp.Mode != ElicitationModeURL {
-			return fmt.Errorf("%w: elicitation %d: URLElicitationRequired allows URL mode only", ErrInvalidElicitRequest, i)
+			return fmt.Errorf("%w: elicitation %d: URLElicitationRequired allows URL mode only", errInvalidElicitRequest, i)
 		}
 		if err := cp.validate(); err != nil {
 			return fmt.Errorf("elicitation %d: %w", i, err)

@@ -21,33 +21,31 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// ErrInvalidElicitSchema is wrapped by the error Elicit returns, without
-// sending anything, for a requested schema outside the flat shapes the
-// spec allows.
-var ErrInvalidElicitSchema = errors.New("mcp: invalid elicitation schema")
-
-// ErrInvalidElicitContent is wrapped by the error returned for form
-// content that does not match the requested schema: by Elicit for what
-// the client sent, and on the client for what its ElicitationHandler
-// returned.
-var ErrInvalidElicitContent = errors.New("mcp: elicitation content does not match the requested schema")
+// The kinds of ErrInvalidElicitation, each with its text: a requested
+// schema outside the flat shapes the spec allows, and form content that
+// does not match the requested schema (what the client sent, or on the
+// client what its ElicitationHandler returned).
+var (
+	errInvalidElicitSchema  = &kindError{"mcp: invalid elicitation schema", ErrInvalidElicitation}
+	errInvalidElicitContent = &kindError{"mcp: elicitation content does not match the requested schema", ErrInvalidElicitation}
+)
 
 // Types of the properties of an ElicitSchema.
 const (
-	SchemaTypeString  = "string"
-	SchemaTypeNumber  = "number"
-	SchemaTypeInteger = "integer"
-	SchemaTypeBoolean = "boolean"
-	// SchemaTypeArray is for multi-select enums only.
-	SchemaTypeArray = "array"
+	schemaTypeString  = "string"
+	schemaTypeNumber  = "number"
+	schemaTypeInteger = "integer"
+	schemaTypeBoolean = "boolean"
+	// schemaTypeArray is for multi-select enums only.
+	schemaTypeArray = "array"
 )
 
 // Formats a string property may declare.
 const (
-	FormatEmail    = "email"
-	FormatURI      = "uri"
-	FormatDate     = "date"
-	FormatDateTime = "date-time"
+	formatEmail    = "email"
+	formatURI      = "uri"
+	formatDate     = "date"
+	formatDateTime = "date-time"
 )
 
 // ElicitSchema is the requestedSchema of a form-mode elicitation: a flat
@@ -294,10 +292,10 @@ func (p *PrimitiveSchema) UnmarshalJSON(data []byte) error {
 // mode: a flat object of primitive properties, each in one of the shapes
 // PrimitiveSchema lists, with defaults of the right type and within the
 // property's bounds, and required names that are properties. The error
-// wraps ErrInvalidElicitSchema and names the property at fault.
+// matches ErrInvalidElicitation and names the property at fault.
 func (s *ElicitSchema) Validate() error {
 	if err := s.validate(); err != nil {
-		return fmt.Errorf("%w: %s", ErrInvalidElicitSchema, err)
+		return fmt.Errorf("%w: %s", errInvalidElicitSchema, err)
 	}
 	return nil
 }
@@ -358,7 +356,7 @@ func (p *PrimitiveSchema) validate() error {
 		return err
 	}
 	switch p.Type {
-	case SchemaTypeString:
+	case schemaTypeString:
 		switch {
 		case p.OneOf != nil:
 			if err := only("a titled single-select enum (oneOf)", "oneOf"); err != nil {
@@ -382,7 +380,7 @@ func (p *PrimitiveSchema) validate() error {
 				return err
 			}
 			switch p.Format {
-			case "", FormatEmail, FormatURI, FormatDate, FormatDateTime:
+			case "", formatEmail, formatURI, formatDate, formatDateTime:
 			default:
 				return fmt.Errorf("format %q is not one of email, uri, date and date-time", p.Format)
 			}
@@ -390,18 +388,18 @@ func (p *PrimitiveSchema) validate() error {
 				return err
 			}
 		}
-	case SchemaTypeNumber, SchemaTypeInteger:
+	case schemaTypeNumber, schemaTypeInteger:
 		if err := only("a "+p.Type, "minimum", "maximum"); err != nil {
 			return err
 		}
 		if p.Minimum != nil && p.Maximum != nil && *p.Minimum > *p.Maximum {
 			return fmt.Errorf("minimum %v is greater than maximum %v", *p.Minimum, *p.Maximum)
 		}
-	case SchemaTypeBoolean:
+	case schemaTypeBoolean:
 		if err := only("a boolean"); err != nil {
 			return err
 		}
-	case SchemaTypeArray:
+	case schemaTypeArray:
 		if err := only("a multi-select enum", "items", "minItems", "maxItems"); err != nil {
 			return err
 		}
@@ -412,14 +410,14 @@ func (p *PrimitiveSchema) validate() error {
 		case it.AnyOf != nil && it.Enum != nil:
 			return errors.New("items has both enum and anyOf")
 		case it.AnyOf != nil:
-			if it.Type != "" && it.Type != SchemaTypeString {
+			if it.Type != "" && it.Type != schemaTypeString {
 				return fmt.Errorf(`items.type must be "string", not %q`, it.Type)
 			}
 			if err := validOptions("items.anyOf", it.AnyOf); err != nil {
 				return err
 			}
 		case it.Enum != nil:
-			if it.Type != SchemaTypeString {
+			if it.Type != schemaTypeString {
 				return fmt.Errorf(`items.type must be "string", not %q`, it.Type)
 			}
 			if err := validValues("items.enum", it.Enum); err != nil {
@@ -514,7 +512,7 @@ func optionValues(opts []EnumOption) []string {
 // against the property.
 func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 	switch p.Type {
-	case SchemaTypeString:
+	case schemaTypeString:
 		var s string
 		if !isJSONString(trimJSONSpace(raw)) || exactjson.Unmarshal(raw, &s) != nil {
 			return fmt.Errorf("want a string, got %s", string(raw))
@@ -533,13 +531,13 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 			return fmt.Errorf("%q is longer than %d characters", s, *p.MaxLength)
 		}
 		return checkFormat(p.Format, s)
-	case SchemaTypeNumber, SchemaTypeInteger:
+	case schemaTypeNumber, schemaTypeInteger:
 		var f float64
 		t := trimJSONSpace(raw)
 		if len(t) == 0 || !(t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) || exactjson.Unmarshal(raw, &f) != nil {
 			return fmt.Errorf("want a number, got %s", string(raw))
 		}
-		if p.Type == SchemaTypeInteger && f != math.Trunc(f) {
+		if p.Type == schemaTypeInteger && f != math.Trunc(f) {
 			return fmt.Errorf("want an integer, got %s", string(raw))
 		}
 		if p.Minimum != nil && f < *p.Minimum {
@@ -549,12 +547,12 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 			return fmt.Errorf("%v is greater than the maximum %v", f, *p.Maximum)
 		}
 		return nil
-	case SchemaTypeBoolean:
+	case schemaTypeBoolean:
 		if t := string(trimJSONSpace(raw)); t != "true" && t != "false" {
 			return fmt.Errorf("want a boolean, got %s", string(raw))
 		}
 		return nil
-	case SchemaTypeArray:
+	case schemaTypeArray:
 		var list []string
 		if t := trimJSONSpace(raw); len(t) == 0 || t[0] != '[' || exactjson.Unmarshal(raw, &list) != nil {
 			return fmt.Errorf("want a list of strings, got %s", string(raw))
@@ -583,19 +581,19 @@ func (p *PrimitiveSchema) checkValue(raw json.RawMessage) error {
 // as far as the standard library can tell.
 func checkFormat(format, s string) error {
 	switch format {
-	case FormatEmail:
+	case formatEmail:
 		if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
 			return fmt.Errorf("%q is not an email address", s)
 		}
-	case FormatURI:
+	case formatURI:
 		if u, err := url.Parse(s); err != nil || u.Scheme == "" {
 			return fmt.Errorf("%q is not an absolute URI", s)
 		}
-	case FormatDate:
+	case formatDate:
 		if _, err := time.Parse(time.DateOnly, s); err != nil {
 			return fmt.Errorf("%q is not a date (YYYY-MM-DD)", s)
 		}
-	case FormatDateTime:
+	case formatDateTime:
 		if _, err := time.Parse(time.RFC3339, s); err != nil {
 			return fmt.Errorf("%q is not an RFC 3339 date-time", s)
 		}
@@ -606,10 +604,10 @@ func checkFormat(format, s string) error {
 // checkContent checks the content a user submitted against the schema:
 // a JSON object whose members are properties of the schema, each with a
 // value the property allows, and every required property present. The
-// error wraps ErrInvalidElicitContent.
+// error wraps errInvalidElicitContent (an ErrInvalidElicitation).
 func (s *ElicitSchema) checkContent(content json.RawMessage) error {
 	if err := s.checkContentMembers(content); err != nil {
-		return fmt.Errorf("%w: %s", ErrInvalidElicitContent, err)
+		return fmt.Errorf("%w: %s", errInvalidElicitContent, err)
 	}
 	return nil
 }

@@ -18,8 +18,8 @@ func elicitForm() *mcp.ElicitSchema {
 	return &mcp.ElicitSchema{
 		Properties: []mcp.ElicitProperty{
 			{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string", Title: "Name", Description: "Your name", MinLength: askPtr(1), MaxLength: askPtr(50), Default: "Ada"}},
-			{Name: "email", Schema: &mcp.PrimitiveSchema{Type: "string", Format: mcp.FormatEmail}},
-			{Name: "born", Schema: &mcp.PrimitiveSchema{Type: "string", Format: mcp.FormatDate}},
+			{Name: "email", Schema: &mcp.PrimitiveSchema{Type: "string", Format: "email"}},
+			{Name: "born", Schema: &mcp.PrimitiveSchema{Type: "string", Format: "date"}},
 			{Name: "age", Schema: &mcp.PrimitiveSchema{Type: "integer", Minimum: askPtr(0.0), Maximum: askPtr(150.0), Default: 36}},
 			{Name: "score", Schema: &mcp.PrimitiveSchema{Type: "number", Default: 95.5}},
 			{Name: "agree", Schema: &mcp.PrimitiveSchema{Type: "boolean", Default: false}},
@@ -156,8 +156,8 @@ func TestElicitSchemaValidate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.schema.Validate()
-			if !errors.Is(err, mcp.ErrInvalidElicitSchema) {
-				t.Fatalf("Validate = %v, want ErrInvalidElicitSchema", err)
+			if !errors.Is(err, mcp.ErrInvalidElicitation) {
+				t.Fatalf("Validate = %v, want ErrInvalidElicitation", err)
 			}
 			if want := "mcp: invalid elicitation schema: " + tc.want; err.Error() != want {
 				t.Errorf("Validate =\n\t%s\nwant\n\t%s", err, want)
@@ -249,9 +249,9 @@ func TestElicitCapabilityGating(t *testing.T) {
 			frame := c.read()
 			if tc.capability != "" {
 				err := <-errc
-				var capErr *mcp.CapabilityError
-				if !errors.As(err, &capErr) || capErr.Capability != tc.capability || capErr.Method != "elicitation/create" {
-					t.Fatalf("Elicit = %v, want a CapabilityError for %s", err, tc.capability)
+				want := "mcp: elicitation/create not sent: the client did not declare the " + tc.capability + " capability"
+				if !errors.Is(err, mcp.ErrCapabilityNotDeclared) || err.Error() != want {
+					t.Fatalf("Elicit = %v, want ErrCapabilityNotDeclared: %s", err, want)
 				}
 				askWantToolError(t, frame, "3", err.Error())
 				return
@@ -287,16 +287,16 @@ func TestElicitInvalidNotSent(t *testing.T) {
 		is     error
 		want   string
 	}{
-		{"nil params", nil, mcp.ErrInvalidElicitRequest, "mcp: invalid elicitation/create params: params are required"},
-		{"no message", &mcp.ElicitParams{RequestedSchema: &mcp.ElicitSchema{}}, mcp.ErrInvalidElicitRequest, "mcp: invalid elicitation/create params: message is required"},
-		{"form without schema", &mcp.ElicitParams{Message: "m"}, mcp.ErrInvalidElicitRequest, "mcp: invalid elicitation/create params: form mode needs a requestedSchema"},
-		{"form with url", &mcp.ElicitParams{Message: "m", RequestedSchema: &mcp.ElicitSchema{}, URL: "https://a.example"}, mcp.ErrInvalidElicitRequest, "mcp: invalid elicitation/create params: elicitationId and url belong to URL mode"},
+		{"nil params", nil, mcp.ErrInvalidElicitation, "mcp: invalid elicitation/create params: params are required"},
+		{"no message", &mcp.ElicitParams{RequestedSchema: &mcp.ElicitSchema{}}, mcp.ErrInvalidElicitation, "mcp: invalid elicitation/create params: message is required"},
+		{"form without schema", &mcp.ElicitParams{Message: "m"}, mcp.ErrInvalidElicitation, "mcp: invalid elicitation/create params: form mode needs a requestedSchema"},
+		{"form with url", &mcp.ElicitParams{Message: "m", RequestedSchema: &mcp.ElicitSchema{}, URL: "https://a.example"}, mcp.ErrInvalidElicitation, "mcp: invalid elicitation/create params: elicitationId and url belong to URL mode"},
 		{"nested schema", &mcp.ElicitParams{Message: "m", RequestedSchema: &mcp.ElicitSchema{Properties: []mcp.ElicitProperty{{Name: "addr", Schema: &mcp.PrimitiveSchema{Type: "object"}}}}},
-			mcp.ErrInvalidElicitSchema, `mcp: invalid elicitation schema: property "addr": nested objects are not allowed: a form is flat`},
-		{"url with schema", &mcp.ElicitParams{Mode: "url", Message: "m", ElicitationID: "e", URL: "https://a.example", RequestedSchema: &mcp.ElicitSchema{}}, mcp.ErrInvalidElicitRequest, "mcp: invalid elicitation/create params: requestedSchema belongs to form mode"},
-		{"url without id", &mcp.ElicitParams{Mode: "url", Message: "m", URL: "https://a.example"}, mcp.ErrInvalidElicitRequest, "mcp: invalid elicitation/create params: URL mode needs an elicitationId"},
-		{"url not absolute", &mcp.ElicitParams{Mode: "url", Message: "m", ElicitationID: "e", URL: "/connect"}, mcp.ErrInvalidElicitRequest, `mcp: invalid elicitation/create params: URL mode needs an absolute url, not "/connect"`},
-		{"unknown mode", &mcp.ElicitParams{Mode: "voice", Message: "m"}, mcp.ErrInvalidElicitRequest, `mcp: invalid elicitation/create params: mode "voice" is not form or url`},
+			mcp.ErrInvalidElicitation, `mcp: invalid elicitation schema: property "addr": nested objects are not allowed: a form is flat`},
+		{"url with schema", &mcp.ElicitParams{Mode: "url", Message: "m", ElicitationID: "e", URL: "https://a.example", RequestedSchema: &mcp.ElicitSchema{}}, mcp.ErrInvalidElicitation, "mcp: invalid elicitation/create params: requestedSchema belongs to form mode"},
+		{"url without id", &mcp.ElicitParams{Mode: "url", Message: "m", URL: "https://a.example"}, mcp.ErrInvalidElicitation, "mcp: invalid elicitation/create params: URL mode needs an elicitationId"},
+		{"url not absolute", &mcp.ElicitParams{Mode: "url", Message: "m", ElicitationID: "e", URL: "/connect"}, mcp.ErrInvalidElicitation, `mcp: invalid elicitation/create params: URL mode needs an absolute url, not "/connect"`},
+		{"unknown mode", &mcp.ElicitParams{Mode: "voice", Message: "m"}, mcp.ErrInvalidElicitation, `mcp: invalid elicitation/create params: mode "voice" is not form or url`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errc := make(chan error, 1)
@@ -494,8 +494,7 @@ func TestNotifyElicitationCompleteNeedsURLCapability(t *testing.T) {
 	})
 	c := askRaw(t, s, `{"elicitation":{}}`)
 	frame := askRawTool(c)
-	var capErr *mcp.CapabilityError
-	if err := <-errc; !errors.As(err, &capErr) || capErr.Capability != "elicitation.url" || capErr.Method != "notifications/elicitation/complete" {
+	if err := <-errc; !errors.Is(err, mcp.ErrCapabilityNotDeclared) || err.Error() != "mcp: notifications/elicitation/complete not sent: the client did not declare the elicitation.url capability" {
 		t.Fatalf("NotifyElicitationComplete = %v", err)
 	}
 	askWantToolError(t, frame, "3", "mcp: notifications/elicitation/complete not sent: the client did not declare the elicitation.url capability")
@@ -572,7 +571,7 @@ func TestURLElicitationRequiredErrorMisuse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := mcp.URLElicitationRequiredError(tc.els...)
 			var rpcErr *jsonrpc.Error
-			if errors.As(err, &rpcErr) || !errors.Is(err, mcp.ErrInvalidElicitRequest) || err.Error() != tc.want {
+			if errors.As(err, &rpcErr) || !errors.Is(err, mcp.ErrInvalidElicitation) || err.Error() != tc.want {
 				t.Errorf("URLElicitationRequiredError = %v, want %q", err, tc.want)
 			}
 		})

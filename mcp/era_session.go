@@ -86,4 +86,4 @@ func (sessionEra) beginTask() error { return nil }
 // acceptsBatches reports whether ss takes JSON-RPC batches: only the
 // session era's 2025-03-26 had them; 2025-06-18 removed them
 // (https://modelcontextprotocol.io/specification/2025-06-18/changelog).
-func (ss *ServerSession) acceptsBatches() bool { return ss.ProtocolVersion() == Version20250326 }
+func (ss *ServerSession) acceptsBatches() bool { return ss.ProtocolVersion() == version20250326 }

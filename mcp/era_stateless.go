@@ -426,7 +426,7 @@ func (s *Server) servesStateless(method string) bool {
 // resource is -32602 (with data.uri kept), no longer -32002
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling).
 func statelessError(err error) error {
-	var capErr *CapabilityError
+	var capErr *capabilityError
 	if errors.As(err, &capErr) {
 		return missingCapabilityError(capErr.Capability)
 	}
@@ -462,7 +462,7 @@ func (*statelessRequest) callTool(ctx context.Context, s *Server, r *Request, p 
 // protocolToolError: asking the client for input, or for what it did not
 // declare, is the protocol's business, not the model's.
 func (*statelessRequest) protocolToolError(err error) bool {
-	var capErr *CapabilityError
+	var capErr *capabilityError
 	return errors.Is(err, ErrInputRequired) || errors.Is(err, ErrBeginTask) || errors.As(err, &capErr)
 }
 

@@ -21,6 +21,17 @@ var (
 	ErrUnsupportedVersion = errors.New("mcp: unsupported protocol version")
 )
 
+// A kindError is an error with a text of its own that matches (errors.Is)
+// a wider exported sentinel, its kind: the precise text stays while
+// callers test one sentinel.
+type kindError struct {
+	text string
+	kind error
+}
+
+func (e *kindError) Error() string        { return e.text }
+func (e *kindError) Is(target error) bool { return target == e.kind }
+
 // errInvalidRequest returns -32600 with the given detail as data, the form
 // the lifecycle refusals take on the wire.
 func errInvalidRequest(detail string) *jsonrpc.Error {

@@ -88,7 +88,7 @@ func (q *InputRequest) check(caps *ClientCapabilities) error {
 	switch q.Method {
 	case "elicitation/create":
 		if q.elicit == nil {
-			return fmt.Errorf("%w: params are required", ErrInvalidElicitRequest)
+			return fmt.Errorf("%w: params are required", errInvalidElicitRequest)
 		}
 		if err := checkElicitationCapability(caps.Elicitation, q.elicit.Mode); err != nil {
 			return err
@@ -104,7 +104,7 @@ func (q *InputRequest) check(caps *ClientCapabilities) error {
 		return q.sample.validate()
 	case "roots/list":
 		if caps.Roots == nil {
-			return &CapabilityError{Method: "roots/list", Capability: "roots"}
+			return &capabilityError{Method: "roots/list", Capability: "roots"}
 		}
 		return nil
 	}
@@ -165,9 +165,10 @@ func (rs InputResponses) decode(key string, v any) error {
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 //
 // Either way, a request the client did not declare the capability for is
-// not sent: Input returns a *CapabilityError, which in the stateless era
-// becomes -32021 when returned by the handler. An answer of the wrong shape
-// is an error wrapping a -32602 *jsonrpc.Error.
+// not sent: Input returns an error matching ErrCapabilityNotDeclared,
+// which in the stateless era becomes -32021 when returned by the handler.
+// An answer of the wrong shape is an error wrapping a -32602
+// *jsonrpc.Error.
 func (r *Request) Input(ctx context.Context, requests map[string]*InputRequest) (InputResponses, error) {
 	keys := make([]string, 0, len(requests))
 	for k, q := range requests {

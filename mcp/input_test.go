@@ -269,7 +269,7 @@ func TestInputResponsesChecked(t *testing.T) {
 }
 
 // TestInputCapabilityMissing: a handler that asks for what the request's
-// _meta does not declare gets a *CapabilityError, which becomes -32021:
+// _meta does not declare gets ErrCapabilityNotDeclared, which becomes -32021:
 // the client is not asked
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func TestInputCapabilityMissing(t *testing.T) {
@@ -456,7 +456,7 @@ func TestInputAPIErrors(t *testing.T) {
 	if err := <-errc; err == nil || err.Error() != `mcp: input request "x" is nil` {
 		t.Errorf("nil request: %v", err)
 	}
-	if err := <-errc; !errors.Is(err, mcp.ErrInvalidElicitRequest) {
+	if err := <-errc; !errors.Is(err, mcp.ErrInvalidElicitation) || err.Error() != "mcp: invalid elicitation/create params: params are required" {
 		t.Errorf("nil elicitation params: %v", err)
 	}
 }

@@ -90,12 +90,12 @@ func TestLoggingHandlerLevelMapping(t *testing.T) {
 	}{
 		{slog.LevelDebug - 4, "debug"}, {slog.LevelDebug, "debug"}, {slog.LevelInfo - 1, "debug"},
 		{slog.LevelInfo, "info"}, {slog.LevelInfo + 1, "info"},
-		{mcp.SlogLevelNotice, "notice"}, {slog.LevelWarn - 1, "notice"},
+		{slog.LevelInfo + 2, "notice"}, {slog.LevelWarn - 1, "notice"},
 		{slog.LevelWarn, "warning"}, {slog.LevelError - 1, "warning"},
-		{slog.LevelError, "error"}, {mcp.SlogLevelCritical - 1, "error"},
-		{mcp.SlogLevelCritical, "critical"}, {mcp.SlogLevelAlert - 1, "critical"},
-		{mcp.SlogLevelAlert, "alert"}, {mcp.SlogLevelEmergency - 1, "alert"},
-		{mcp.SlogLevelEmergency, "emergency"}, {mcp.SlogLevelEmergency + 100, "emergency"},
+		{slog.LevelError, "error"}, {slog.LevelError + 3, "error"},
+		{slog.LevelError + 4, "critical"}, {slog.LevelError + 7, "critical"},
+		{slog.LevelError + 8, "alert"}, {slog.LevelError + 11, "alert"},
+		{slog.LevelError + 12, "emergency"}, {slog.LevelError + 112, "emergency"},
 	} {
 		logger.Log(ctx, tc.level, "m")
 		sent := f.take()
@@ -232,7 +232,7 @@ func TestClientSetLogLevel(t *testing.T) {
 			mu.Unlock()
 		},
 	})
-	if p.cs.InitializeResult().Capabilities.Logging == nil {
+	if p.cs.ServerCapabilities().Logging == nil {
 		t.Error("the server does not declare logging")
 	}
 	ctx := context.Background()

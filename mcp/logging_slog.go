@@ -17,15 +17,13 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
 )
 
-// The slog levels of the MCP severities that slog does not name, for
-// slog.Logger.Log. NewLoggingHandler's handler maps them to notice,
-// critical, alert and emergency; slog.LevelDebug, LevelInfo, LevelWarn and LevelError map to
-// debug, info, warning and error.
+// The slog levels where the MCP severities that slog does not name begin
+// (NewLoggingHandler's table).
 const (
-	SlogLevelNotice    = slog.Level(2)
-	SlogLevelCritical  = slog.Level(12)
-	SlogLevelAlert     = slog.Level(16)
-	SlogLevelEmergency = slog.Level(20)
+	slogLevelNotice    = slog.Level(2)
+	slogLevelCritical  = slog.Level(12)
+	slogLevelAlert     = slog.Level(16)
+	slogLevelEmergency = slog.Level(20)
 )
 
 // loggingLevelOf maps an slog level to the MCP severity it falls in: below
@@ -36,17 +34,17 @@ func loggingLevelOf(l slog.Level) LoggingLevel {
 	switch {
 	case l < slog.LevelInfo:
 		return LevelDebug
-	case l < SlogLevelNotice:
+	case l < slogLevelNotice:
 		return LevelInfo
 	case l < slog.LevelWarn:
 		return LevelNotice
 	case l < slog.LevelError:
 		return LevelWarning
-	case l < SlogLevelCritical:
+	case l < slogLevelCritical:
 		return LevelError
-	case l < SlogLevelAlert:
+	case l < slogLevelAlert:
 		return LevelCritical
-	case l < SlogLevelEmergency:
+	case l < slogLevelEmergency:
 		return LevelAlert
 	}
 	return LevelEmergency
@@ -84,10 +82,21 @@ type groupOrAttrs struct {
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#log-message-notifications),
 // filtered by LoggingHandlerOptions.Level, then by the level the client
 // chose (ServerSession.LogLevel); nothing is sent unless the server
-// declares logging (ServerOptions.Logging). Slog levels map to severities
-// by range, SlogLevelNotice, SlogLevelCritical, SlogLevelAlert and
-// SlogLevelEmergency naming those slog lacks; the data is a JSON object of
-// "time", "msg" and the record's attributes (docs/design.md). The handler
+// declares logging (ServerOptions.Logging). An slog level maps to the
+// severity of the range it falls in, each from the level given up to the
+// next (log the severities slog does not name with slog.Logger.Log):
+//
+//	below slog.LevelInfo        debug
+//	slog.LevelInfo              info
+//	slog.LevelInfo + 2          notice
+//	slog.LevelWarn              warning
+//	slog.LevelError             error
+//	slog.LevelError + 4         critical
+//	slog.LevelError + 8         alert
+//	slog.LevelError + 12 and up emergency
+//
+// The data is a JSON object of "time", "msg" and the record's attributes
+// (docs/design.md). The handler
 // is safe for concurrent use: create one per session, or one per request
 // to send on that request's stream. A nil opts is the zero
 // LoggingHandlerOptions.

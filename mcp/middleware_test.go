@@ -281,7 +281,7 @@ func TestClientReceivingMiddleware(t *testing.T) {
 			switch r.Method {
 			case "test/hello":
 				// Middleware may answer a method of its own.
-				return map[string]string{"hello": r.Session.InitializeResult().ServerInfo.Name}, nil
+				return map[string]string{"hello": r.Session.ServerInfo().Name}, nil
 			case "test/deny":
 				return nil, jsonrpc.NewError(-32001, "Denied", nil)
 			case "test/panic":

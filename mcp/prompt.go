@@ -72,10 +72,6 @@ func (m *PromptMessage) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ListPromptsParams is the params of prompts/list, a paginated request
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#listing-prompts).
-type ListPromptsParams = PaginatedParams
-
 // ListPromptsResult is one page of prompts; NextCursor, when set, asks for
 // the next (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 type ListPromptsResult struct {

@@ -13,12 +13,12 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// Protocol versions mcpkit negotiates through initialize, newest first.
+// Protocol versions mcpkit serves. Versions lists every one, older
+// session-era versions included.
 const (
+	// Version20251125 is the newest version negotiated through initialize
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation).
 	Version20251125 = "2025-11-25"
-	Version20250618 = "2025-06-18"
-	Version20250326 = "2025-03-26"
-	Version20241105 = "2024-11-05"
 
 	// LatestVersion is what a server answers when the client asks for a
 	// version it does not support, and what a Client requests.
@@ -32,13 +32,20 @@ const (
 	Version20260728 = "2026-07-28"
 )
 
+// The older session-era versions, which only Versions names.
+const (
+	version20250618 = "2025-06-18"
+	version20250326 = "2025-03-26"
+	version20241105 = "2024-11-05"
+)
+
 // The version lists are kept unexported and handed out as copies, so
 // that no importer can change which versions mcpkit negotiates for every
 // other user of the package.
 var (
 	statelessVersions = []string{Version20260728}
-	servedVersions    = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
-	sessionVersions   = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+	servedVersions    = []string{Version20260728, Version20251125, version20250618, version20250326, version20241105}
+	sessionVersions   = []string{Version20251125, version20250618, version20250326, version20241105}
 )
 
 // Versions returns the protocol versions mcpkit serves in era, newest
@@ -186,15 +193,13 @@ type InitializeResult struct {
 	Instructions    string             `json:"instructions,omitempty"`
 }
 
-// PaginatedParams is the params of every list method
+// PaginatedParams is the params of every list method: tools/list,
+// prompts/list, resources/list, resources/templates/list and tasks/list
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 type PaginatedParams struct {
 	Meta   *RequestMeta `json:"_meta,omitempty"`
 	Cursor string       `json:"cursor,omitempty"`
 }
-
-// ListToolsParams is the params of tools/list.
-type ListToolsParams = PaginatedParams
 
 // ListToolsResult is one page of tools.
 type ListToolsResult struct {

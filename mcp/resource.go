@@ -35,10 +35,6 @@ type Resource struct {
 	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
-// ListResourcesParams is the params of resources/list, a paginated request
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#listing-resources).
-type ListResourcesParams = PaginatedParams
-
 // ListResourcesResult is one page of resources; NextCursor, when set, asks
 // for the next
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
@@ -70,17 +66,12 @@ type ReadResourceResult struct {
 	Contents []*ResourceContents `json:"contents"`
 }
 
-// SubscribeParams is the params of resources/subscribe
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions).
+// SubscribeParams is the params of resources/subscribe and of
+// resources/unsubscribe, which ends a subscription made with
+// resources/subscribe
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions,
+// https://modelcontextprotocol.io/specification/2025-11-25/schema#unsubscriberequest).
 type SubscribeParams struct {
-	Meta *RequestMeta `json:"_meta,omitempty"`
-	URI  string       `json:"uri"`
-}
-
-// UnsubscribeParams is the params of resources/unsubscribe, which ends a
-// subscription made with resources/subscribe
-// (https://modelcontextprotocol.io/specification/2025-11-25/schema#unsubscriberequest).
-type UnsubscribeParams struct {
 	Meta *RequestMeta `json:"_meta,omitempty"`
 	URI  string       `json:"uri"`
 }
@@ -350,7 +341,7 @@ func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, erro
 	if !s.resourcesOffered() {
 		return nil, errMethodNotFound(r.Method)
 	}
-	var p UnsubscribeParams
+	var p SubscribeParams
 	if err := unmarshalParams(r.Params, &p); err != nil {
 		return nil, err
 	}

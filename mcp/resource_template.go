@@ -27,11 +27,6 @@ type ResourceTemplate struct {
 	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
-// ListResourceTemplatesParams is the params of resources/templates/list, a
-// paginated request
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-templates).
-type ListResourceTemplatesParams = PaginatedParams
-
 // ListResourceTemplatesResult is one page of resource templates; NextCursor,
 // when set, asks for the next
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).

@@ -35,7 +35,7 @@ type ListRootsResult struct {
 // Called with the ctx of a request handler, the request travels on that
 // request's stream.
 //
-// Nothing is sent, and the error is a *CapabilityError, when the client did
+// Nothing is sent, and the error matches ErrCapabilityNotDeclared, when the client did
 // not declare roots. A nil params sends none.
 //
 // To follow changes, set ServerOptions.RootsListChangedHandler; it runs on
@@ -47,7 +47,7 @@ func (ss *ServerSession) ListRoots(ctx context.Context, params *ListRootsParams)
 	}
 	caps := ss.clientCapabilities()
 	if caps.Roots == nil {
-		return nil, &CapabilityError{Method: method, Capability: "roots"}
+		return nil, &capabilityError{Method: method, Capability: "roots"}
 	}
 	var p any
 	if params != nil {

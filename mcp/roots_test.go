@@ -60,8 +60,7 @@ func TestListRootsRefusedWithoutCapability(t *testing.T) {
 	})
 	c := askRaw(t, s, `{"sampling":{},"elicitation":{}}`)
 	frame := askRawTool(c)
-	var capErr *mcp.CapabilityError
-	if err := <-errc; !errors.As(err, &capErr) || capErr.Capability != "roots" || capErr.Method != "roots/list" {
+	if err := <-errc; !errors.Is(err, mcp.ErrCapabilityNotDeclared) || err.Error() != "mcp: roots/list not sent: the client did not declare the roots capability" {
 		t.Fatalf("ListRoots = %v", err)
 	}
 	askWantToolError(t, frame, "3", "mcp: roots/list not sent: the client did not declare the roots capability")

@@ -46,18 +46,9 @@ func UserRejectedSamplingError() *jsonrpc.Error {
 // capability
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#capabilities).
 const (
-	IncludeContextNone       = "none"
-	IncludeContextThisServer = "thisServer"
-	IncludeContextAllServers = "allServers"
-)
-
-// Standard values of CreateMessageResult.StopReason; the field is an open
-// string, so providers may add their own.
-const (
-	StopReasonEndTurn      = "endTurn"
-	StopReasonStopSequence = "stopSequence"
-	StopReasonMaxTokens    = "maxTokens"
-	StopReasonToolUse      = "toolUse"
+	includeContextNone       = "none"
+	includeContextThisServer = "thisServer"
+	includeContextAllServers = "allServers"
 )
 
 // Modes of ToolChoice
@@ -277,9 +268,8 @@ type CreateMessageParams struct {
 	// advice the client may ignore.
 	ModelPreferences *ModelPreferences `json:"modelPreferences,omitempty"`
 	SystemPrompt     string            `json:"systemPrompt,omitempty"`
-	// IncludeContext is empty (the same as IncludeContextNone),
-	// IncludeContextNone, or one of the soft-deprecated
-	// IncludeContextThisServer and IncludeContextAllServers, which need the
+	// IncludeContext is empty (the same as "none"), "none", or one of the
+	// soft-deprecated "thisServer" and "allServers", which need the
 	// client's sampling.context capability.
 	IncludeContext string   `json:"includeContext,omitempty"`
 	Temperature    *float64 `json:"temperature,omitempty"`
@@ -305,8 +295,8 @@ type CreateMessageResult struct {
 	Content SamplingContents `json:"content"`
 	// Model names the model that produced the message.
 	Model string `json:"model"`
-	// StopReason says why sampling stopped, such as StopReasonEndTurn or
-	// StopReasonToolUse; it is an open string.
+	// StopReason says why sampling stopped: "endTurn", "stopSequence",
+	// "maxTokens", "toolUse", or another string a provider chose.
 	StopReason string `json:"stopReason,omitempty"`
 }
 
@@ -314,7 +304,7 @@ type CreateMessageResult struct {
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling#creating-messages),
 // on the stream of the request whose handler's ctx it is given. Nothing is
 // sent when the client did not declare sampling (or sampling.tools,
-// sampling.context as params need) — a *CapabilityError — or for invalid
+// sampling.context as params need: ErrCapabilityNotDeclared) or for invalid
 // params (ErrInvalidSamplingRequest). A client's error is a
 // *jsonrpc.Error (CodeUserRejectedSampling when the user said no).
 func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
@@ -372,13 +362,13 @@ func (r *Request) relatedContext(ctx context.Context) context.Context {
 func checkSamplingCapability(caps *ClientCapabilities, p *CreateMessageParams) error {
 	const method = "sampling/createMessage"
 	if caps.Sampling == nil {
-		return &CapabilityError{Method: method, Capability: "sampling"}
+		return &capabilityError{Method: method, Capability: "sampling"}
 	}
 	if (len(p.Tools) > 0 || p.ToolChoice != nil) && caps.Sampling.Tools == nil {
-		return &CapabilityError{Method: method, Capability: "sampling.tools"}
+		return &capabilityError{Method: method, Capability: "sampling.tools"}
 	}
-	if (p.IncludeContext == IncludeContextThisServer || p.IncludeContext == IncludeContextAllServers) && caps.Sampling.Context == nil {
-		return &CapabilityError{Method: method, Capability: "sampling.context"}
+	if (p.IncludeContext == includeContextThisServer || p.IncludeContext == includeContextAllServers) && caps.Sampling.Context == nil {
+		return &capabilityError{Method: method, Capability: "sampling.context"}
 	}
 	return nil
 }
@@ -393,7 +383,7 @@ func (p *CreateMessageParams) validate() error {
 		return fmt.Errorf("maxTokens must be positive, not %d", p.MaxTokens)
 	}
 	switch p.IncludeContext {
-	case "", IncludeContextNone, IncludeContextThisServer, IncludeContextAllServers:
+	case "", includeContextNone, includeContextThisServer, includeContextAllServers:
 	default:
 		return fmt.Errorf("includeContext %q is not one of none, thisServer and allServers", p.IncludeContext)
 	}

@@ -32,7 +32,7 @@ func samplingParams() *mcp.CreateMessageParams {
 			IntelligencePriority: askPtr(0.5),
 		},
 		SystemPrompt:   "You are a helpful assistant.",
-		IncludeContext: mcp.IncludeContextNone,
+		IncludeContext: "none",
 		Temperature:    askPtr(0.7),
 		MaxTokens:      100,
 		StopSequences:  []string{"\n\n"},
@@ -76,7 +76,7 @@ func TestSamplingRoundTrip(t *testing.T) {
 				Role:       mcp.RoleAssistant,
 				Content:    mcp.SamplingContents{&mcp.TextContent{Text: "The capital of France is Paris."}},
 				Model:      "claude-3-sonnet-20240307",
-				StopReason: mcp.StopReasonEndTurn,
+				StopReason: "endTurn",
 			}, nil
 		},
 	})
@@ -115,7 +115,7 @@ func TestSamplingWithTools(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		if first.StopReason != mcp.StopReasonToolUse || len(first.Content) != 2 {
+		if first.StopReason != "toolUse" || len(first.Content) != 2 {
 			return "", errors.New("want two tool uses")
 		}
 		var results mcp.SamplingContents
@@ -157,10 +157,10 @@ func TestSamplingWithTools(t *testing.T) {
 						&mcp.ToolUseContent{ID: "call_2", Name: "get_weather", Input: json.RawMessage(`{"city":"London"}`)},
 					},
 					Model:      "m",
-					StopReason: mcp.StopReasonToolUse,
+					StopReason: "toolUse",
 				}, nil
 			}
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Both sunny."}}, Model: "m", StopReason: mcp.StopReasonEndTurn}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Both sunny."}}, Model: "m", StopReason: "endTurn"}, nil
 		},
 	})
 	text, isErr := askCall(t, p.cs)
@@ -185,7 +185,7 @@ func TestSamplingWithTools(t *testing.T) {
 }
 
 // TestSamplingRefusedWithoutCapability: what the client did not declare is
-// never sent; the handler gets a *CapabilityError naming the capability,
+// never sent; the handler gets ErrCapabilityNotDeclared naming the capability,
 // and the next frame on the wire is the tool's own answer.
 func TestSamplingRefusedWithoutCapability(t *testing.T) {
 	basic := func() *mcp.CreateMessageParams {
@@ -199,9 +199,9 @@ func TestSamplingRefusedWithoutCapability(t *testing.T) {
 	withChoice := basic()
 	withChoice.ToolChoice = &mcp.ToolChoice{Mode: mcp.ToolChoiceNone}
 	withContext := basic()
-	withContext.IncludeContext = mcp.IncludeContextThisServer
+	withContext.IncludeContext = "thisServer"
 	withAll := basic()
-	withAll.IncludeContext = mcp.IncludeContextAllServers
+	withAll.IncludeContext = "allServers"
 	for _, tc := range []struct {
 		name, caps string
 		params     *mcp.CreateMessageParams
@@ -224,12 +224,9 @@ func TestSamplingRefusedWithoutCapability(t *testing.T) {
 			c := askRaw(t, s, tc.caps)
 			frame := askRawTool(c)
 			err := <-errc
-			var capErr *mcp.CapabilityError
-			if !errors.As(err, &capErr) || !errors.Is(err, mcp.ErrCapabilityNotDeclared) {
-				t.Fatalf("CreateMessage = %v, want a *CapabilityError", err)
-			}
-			if capErr.Method != "sampling/createMessage" || capErr.Capability != tc.capability {
-				t.Errorf("CapabilityError = %+v, want sampling/createMessage and %s", capErr, tc.capability)
+			want := "mcp: sampling/createMessage not sent: the client did not declare the " + tc.capability + " capability"
+			if !errors.Is(err, mcp.ErrCapabilityNotDeclared) || err.Error() != want {
+				t.Fatalf("CreateMessage = %v, want ErrCapabilityNotDeclared: %s", err, want)
 			}
 			askWantToolError(t, frame, "3", "mcp: sampling/createMessage not sent: the client did not declare the "+tc.capability+" capability")
 		})
@@ -245,7 +242,7 @@ func TestSamplingAllowedWithCapability(t *testing.T) {
 		MaxTokens:      10,
 		Tools:          []*mcp.Tool{{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		ToolChoice:     &mcp.ToolChoice{Mode: mcp.ToolChoiceRequired},
-		IncludeContext: mcp.IncludeContextThisServer,
+		IncludeContext: "thisServer",
 	}
 	s := askServer(t, nil, func(ctx context.Context, req *mcp.Request) (string, error) {
 		res, err := req.CreateMessage(ctx, params)

@@ -79,11 +79,11 @@ func init() {
 		schemaCase{name: "client result for sampling/createMessage", message: "JSONRPCResultResponse", result: "CreateMessageResult",
 			produce: schemaClientAnswers(&mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContents{&mcp.TextContent{Text: "Paris."}},
-					Model: "claude-3-sonnet-20240307", StopReason: mcp.StopReasonEndTurn, Meta: mcp.Meta{"example.com/cost": json.RawMessage(`1`)}}, nil
+					Model: "claude-3-sonnet-20240307", StopReason: "endTurn", Meta: mcp.Meta{"example.com/cost": json.RawMessage(`1`)}}, nil
 			}}, "sampling/createMessage", schemaAskJSON(samplingParams()))},
 		schemaCase{name: "client result for sampling/createMessage with tool uses", message: "JSONRPCResultResponse", result: "CreateMessageResult",
 			produce: schemaClientAnswers(&mcp.ClientOptions{SamplingTools: true, CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", StopReason: mcp.StopReasonToolUse, Content: mcp.SamplingContents{
+				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", StopReason: "toolUse", Content: mcp.SamplingContents{
 					&mcp.ToolUseContent{ID: "call_1", Name: "get_weather", Input: json.RawMessage(`{"city":"Paris"}`), Meta: mcp.Meta{"k": json.RawMessage(`1`)}},
 					&mcp.ToolUseContent{ID: "call_2", Name: "get_weather"},
 				}}, nil
@@ -158,7 +158,7 @@ func schemaToolLoop() *mcp.CreateMessageParams {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
 		}},
 		ToolChoice:     &mcp.ToolChoice{Mode: mcp.ToolChoiceRequired},
-		IncludeContext: mcp.IncludeContextAllServers,
+		IncludeContext: "allServers",
 		MaxTokens:      1000,
 	}
 }

@@ -243,12 +243,12 @@ func init() {
 			})},
 		schemaCase{name: "client resources/list with a cursor", message: "ListResourcesRequest", method: "resources/list",
 			produce: schemaClientCall(`{"resources":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-				_, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "c2"})
+				_, err := cs.ListResources(ctx, &mcp.PaginatedParams{Cursor: "c2"})
 				return err
 			})},
 		schemaCase{name: "client resources/templates/list", message: "ListResourceTemplatesRequest", method: "resources/templates/list",
 			produce: schemaClientCall(`{"resourceTemplates":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-				_, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: "c2"})
+				_, err := cs.ListResourceTemplates(ctx, &mcp.PaginatedParams{Cursor: "c2"})
 				return err
 			})},
 		schemaCase{name: "client resources/read", message: "ReadResourceRequest", method: "resources/read",
@@ -262,7 +262,7 @@ func init() {
 			})},
 		schemaCase{name: "client resources/unsubscribe", message: "UnsubscribeRequest", method: "resources/unsubscribe",
 			produce: schemaClientCall(`{}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-				return cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://x"})
+				return cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "test://x"})
 			})},
 		schemaCase{name: "client prompts/list", message: "ListPromptsRequest", method: "prompts/list",
 			produce: schemaClientCall(`{"prompts":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
@@ -282,7 +282,7 @@ func init() {
 		schemaCase{name: "client completion/complete for a prompt, with context", message: "CompleteRequest", method: "completion/complete",
 			produce: schemaClientCall(`{"completion":{"values":[]}}`, func(ctx context.Context, cs *mcp.ClientSession) error {
 				_, err := cs.Complete(ctx, &mcp.CompleteParams{
-					Ref:      &mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: "p", Title: "P"},
+					Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "p", Title: "P"},
 					Argument: mcp.CompleteArgument{Name: "a", Value: ""},
 					Context:  &mcp.CompleteContext{Arguments: map[string]string{"b": "x"}},
 				})
@@ -291,7 +291,7 @@ func init() {
 		schemaCase{name: "client completion/complete for a template", message: "CompleteRequest", method: "completion/complete",
 			produce: schemaClientCall(`{"completion":{"values":[]}}`, func(ctx context.Context, cs *mcp.ClientSession) error {
 				_, err := cs.Complete(ctx, &mcp.CompleteParams{
-					Ref:      &mcp.CompleteReference{Type: mcp.RefTypeResource, URI: "file:///{path}"},
+					Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "file:///{path}"},
 					Argument: mcp.CompleteArgument{Name: "path", Value: "src/"},
 				})
 				return err

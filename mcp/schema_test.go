@@ -72,7 +72,7 @@ var schemaCases = []schemaCase{
 	{name: "initialize", message: "JSONRPCResultResponse", result: "InitializeResult",
 		produce: schemaFresh(func(c *schemaConn) []byte { return c.initialize(mcp.Version20251125) })},
 	{name: "initialize answering an older version", message: "JSONRPCResultResponse", result: "InitializeResult",
-		produce: schemaFresh(func(c *schemaConn) []byte { return c.initialize(mcp.Version20241105) })},
+		produce: schemaFresh(func(c *schemaConn) []byte { return c.initialize("2024-11-05") })},
 	{name: "initialize answering the latest for an unknown version", message: "JSONRPCResultResponse", result: "InitializeResult",
 		produce: schemaFresh(func(c *schemaConn) []byte { return c.initialize("2099-01-01") })},
 	{name: "initialize on a server without features", message: "JSONRPCResultResponse", result: "InitializeResult",
@@ -161,7 +161,7 @@ var schemaCases = []schemaCase{
 	{name: "invalid request: not initialized", message: "JSONRPCErrorResponse", code: jsonrpc.CodeInvalidRequest,
 		produce: schemaFresh(func(c *schemaConn) []byte { return c.call("tools/list", "") })},
 	{name: "invalid request: already initialized", message: "JSONRPCErrorResponse", code: jsonrpc.CodeInvalidRequest,
-		produce: schemaAfterInit(func(c *schemaConn) []byte { return c.call("initialize", schemaInitParams(mcp.Version20250618)) })},
+		produce: schemaAfterInit(func(c *schemaConn) []byte { return c.call("initialize", schemaInitParams("2025-06-18")) })},
 	{name: "method not found", message: "JSONRPCErrorResponse", code: jsonrpc.CodeMethodNotFound,
 		produce: schemaAfterInit(func(c *schemaConn) []byte { return c.call("resources/list", "") })},
 	{name: "invalid params: unknown tool", message: "JSONRPCErrorResponse", code: jsonrpc.CodeInvalidParams,
@@ -248,7 +248,7 @@ var schemaCases = []schemaCase{
 		})},
 	{name: "client tools/list with a cursor", message: "ListToolsRequest", method: "tools/list",
 		produce: schemaClientCall(`{"tools":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-			_, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: "next-page"})
+			_, err := cs.ListTools(ctx, &mcp.PaginatedParams{Cursor: "next-page"})
 			return err
 		})},
 	{name: "client tools/call with arguments and a progress token", message: "CallToolRequest", method: "tools/call",

@@ -44,7 +44,7 @@ func BenchmarkTaskSession(b *testing.B) {
 			b.Fatal(err)
 		}
 		var res mcp.CallToolResult
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: created.Task.TaskID}, &res); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID}, &res); err != nil {
 			b.Fatal(err)
 		}
 	}

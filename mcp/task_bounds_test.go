@@ -56,7 +56,7 @@ func finishedTask(t *testing.T, cs *mcp.ClientSession, tool string, args string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: created.Task.TaskID}, nil)
+	_ = cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID}, nil)
 	synctest.Wait()
 	return created.Task.TaskID
 }
@@ -65,7 +65,7 @@ func finishedTask(t *testing.T, cs *mcp.ClientSession, tool string, args string)
 func wantTasks(t *testing.T, cs *mcp.ClientSession, ids []string, want ...bool) {
 	t.Helper()
 	for i, id := range ids {
-		_, err := cs.GetTask(context.Background(), &mcp.GetTaskParams{TaskID: id})
+		_, err := cs.GetTask(context.Background(), &mcp.TaskParams{TaskID: id})
 		if got := err == nil; got != want[i] {
 			t.Errorf("task %d: kept = %v (%v), want %v", i, got, err, want[i])
 		}
@@ -163,14 +163,14 @@ func TestTaskMaxResultBytes(t *testing.T) {
 		cs, _ := taskConnect(t, srv, nil)
 		ctx := context.Background()
 		ok := finishedTask(t, cs, "sized", fmt.Sprintf(`{"n":%d}`, 100))
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: ok}, nil); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: ok}, nil); err != nil {
 			t.Errorf("a result of exactly the bound: %v", err)
 		}
 		big := finishedTask(t, cs, "sized", fmt.Sprintf(`{"n":%d}`, 101))
-		err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: big}, nil)
+		err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: big}, nil)
 		wantRPCError(t, err, jsonrpc.CodeInternalError, "Internal error",
 			fmt.Sprintf(`"the task's result is %d bytes, over the limit of %d (TaskOptions.MaxResultBytes)"`, limit+1, limit))
-		got, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: big})
+		got, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: big})
 		if err != nil || got.Task.Status != mcp.TaskFailed {
 			t.Errorf("tasks/get = %+v, %v; want failed", got, err)
 		}
@@ -223,7 +223,7 @@ func TestTaskMaxStoredBytes(t *testing.T) {
 		// slack, its result fails.
 		third, _ := taskConnect(t, srv, nil)
 		t1 := finishedTask(t, third, "sized", n)
-		err := third.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: t1}, nil)
+		err := third.GetTaskResult(ctx, &mcp.TaskParams{TaskID: t1}, nil)
 		detail := fmt.Sprintf("the task's result is %d bytes, and the server's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytes)", one, 3*one, 3*one+slack)
 		wantRPCError(t, err, jsonrpc.CodeInternalError, "Internal error", strconvQuote(detail))
 		wantTasks(t, cs, []string{b, c}, true, true)
@@ -240,7 +240,7 @@ func TestTaskMaxStoredBytes(t *testing.T) {
 		// A result larger than the owner's whole allowance: its request
 		// evicts b, then c is not enough.
 		huge := finishedTask(t, cs, "sized", fmt.Sprintf(`{"n":%d}`, 2500))
-		err = cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: huge}, nil)
+		err = cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: huge}, nil)
 		wantRPCError(t, err, jsonrpc.CodeInternalError, "Internal error",
 			fmt.Sprintf(`"the task's result is %d bytes, and the requestor's tasks already hold %d of at most %d (TaskOptions.MaxStoredBytesPerOwner)"`, sizedBytes(t, 2500), one, 2*one))
 		wantTasks(t, cs, []string{b, c}, false, true)

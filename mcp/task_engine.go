@@ -569,7 +569,7 @@ func errTaskNotFound(verb string) *jsonrpc.Error {
 // tasks/cancel. Any related-task _meta is ignored: the taskId param is the
 // source of truth.
 func taskIDParam(params json.RawMessage) (string, *jsonrpc.Error) {
-	var p GetTaskParams
+	var p TaskParams
 	if len(params) == 0 {
 		return "", errInvalidParams("missing params: taskId is required")
 	}

@@ -429,9 +429,8 @@ func TestTasksExtElicitAndCapabilities(t *testing.T) {
 		// asked for: the task fails with -32021.
 		id, _ = txStart(t, srv, 5, "sample", txExt)
 		synctest.Wait()
-		var capErr *mcp.CapabilityError
-		if err := <-g.asked; !errors.As(err, &capErr) || capErr.Capability != "sampling" {
-			t.Errorf("CreateMessage without sampling: %v, want a *CapabilityError for sampling", err)
+		if err := <-g.asked; !errors.Is(err, mcp.ErrCapabilityNotDeclared) || err.Error() != "mcp: sampling/createMessage not sent: the client did not declare the sampling capability" {
+			t.Errorf("CreateMessage without sampling: %v, want ErrCapabilityNotDeclared for sampling", err)
 		}
 		got = mask(txCall(t, srv, 6, "tasks/get", txExt, `,"taskId":"`+id+`"`), id)
 		txWant(t, "sampling not declared", got, txGet(6, "failed", "", `"statusMessage":"Missing required client capability: sampling",`,

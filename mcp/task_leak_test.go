@@ -117,7 +117,7 @@ func TestTaskSessionsEndHoldNothing(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := cs.GetTaskResult(context.Background(), &mcp.GetTaskPayloadParams{TaskID: created.Task.TaskID}, nil); err != nil {
+					if err := cs.GetTaskResult(context.Background(), &mcp.TaskParams{TaskID: created.Task.TaskID}, nil); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -139,12 +139,14 @@ type CreateTaskResult struct {
 	Task Task `json:"task"`
 }
 
-// GetTaskParams is the params of tasks/get.
+// TaskParams is the params of tasks/get, tasks/result and tasks/cancel:
+// the task they name
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks).
 //
 // # Experimental
 //
 // Part of the experimental tasks API.
-type GetTaskParams struct {
+type TaskParams struct {
 	Meta   *RequestMeta `json:"_meta,omitempty"`
 	TaskID string       `json:"taskId"`
 }
@@ -160,28 +162,6 @@ type GetTaskResult struct {
 	Task
 }
 
-// GetTaskPayloadParams is the params of tasks/result, which waits for a
-// task to end and returns the underlying request's result
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#retrieving-task-results).
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-type GetTaskPayloadParams struct {
-	Meta   *RequestMeta `json:"_meta,omitempty"`
-	TaskID string       `json:"taskId"`
-}
-
-// CancelTaskParams is the params of tasks/cancel.
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-type CancelTaskParams struct {
-	Meta   *RequestMeta `json:"_meta,omitempty"`
-	TaskID string       `json:"taskId"`
-}
-
 // CancelTaskResult answers tasks/cancel with the cancelled task
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#cancelling-tasks).
 //
@@ -192,13 +172,6 @@ type CancelTaskResult struct {
 	Meta Meta `json:"_meta,omitempty"`
 	Task
 }
-
-// ListTasksParams is the params of tasks/list.
-//
-// # Experimental
-//
-// Part of the experimental tasks API.
-type ListTasksParams = PaginatedParams
 
 // ListTasksResult is one page of the caller's tasks
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#listing-tasks).

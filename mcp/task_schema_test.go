@@ -155,14 +155,14 @@ func init() {
 		schemaCase{name: "client tasks/get", message: "GetTaskRequest", method: "tasks/get",
 			produce: taskSchemaClientCall(`{"taskId":"t-1","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000}`,
 				func(ctx context.Context, cs *mcp.ClientSession) error {
-					_, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: "t-1"})
+					_, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: "t-1"})
 					return err
 				})},
 		schemaCase{name: "client tasks/result", message: "GetTaskPayloadRequest", method: "tasks/result",
 			produce: taskSchemaClientCall(`{"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t-1"}}}`,
 				func(ctx context.Context, cs *mcp.ClientSession) error {
 					var res mcp.CallToolResult
-					return cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: "t-1"}, &res)
+					return cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: "t-1"}, &res)
 				})},
 		schemaCase{name: "client tasks/list", message: "ListTasksRequest", method: "tasks/list",
 			produce: taskSchemaClientCall(`{"tasks":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
@@ -171,13 +171,13 @@ func init() {
 			})},
 		schemaCase{name: "client tasks/list with a cursor", message: "ListTasksRequest", method: "tasks/list",
 			produce: taskSchemaClientCall(`{"tasks":[]}`, func(ctx context.Context, cs *mcp.ClientSession) error {
-				_, err := cs.ListTasks(ctx, &mcp.ListTasksParams{Cursor: "c-2"})
+				_, err := cs.ListTasks(ctx, &mcp.PaginatedParams{Cursor: "c-2"})
 				return err
 			})},
 		schemaCase{name: "client tasks/cancel", message: "CancelTaskRequest", method: "tasks/cancel",
 			produce: taskSchemaClientCall(`{"taskId":"t-1","status":"cancelled","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:31:00Z","ttl":60000}`,
 				func(ctx context.Context, cs *mcp.ClientSession) error {
-					_, err := cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: "t-1"})
+					_, err := cs.CancelTask(ctx, &mcp.TaskParams{TaskID: "t-1"})
 					return err
 				})},
 		schemaCase{name: "client method not found for the server's tasks/get", message: "JSONRPCErrorResponse", code: jsonrpc.CodeMethodNotFound,

@@ -185,7 +185,7 @@ func TestTaskStatusMachine(t *testing.T) {
 func TestTaskCapability(t *testing.T) {
 	srv, _ := newTaskServer(t, nil)
 	cs, _ := taskConnect(t, srv, nil)
-	jsonEqual(t, "capabilities", cs.InitializeResult().Capabilities,
+	jsonEqual(t, "capabilities", cs.ServerCapabilities(),
 		`{"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}`)
 
 	// No tool supports tasks: nothing declared.
@@ -194,7 +194,7 @@ func TestTaskCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs2, ss2 := taskConnect(t, bare, nil)
-	jsonEqual(t, "capabilities without task tools", cs2.InitializeResult().Capabilities, `{"tools":{"listChanged":true}}`)
+	jsonEqual(t, "capabilities without task tools", cs2.ServerCapabilities(), `{"tools":{"listChanged":true}}`)
 	// The client supports no task-augmented request, so it declares none.
 	if err := cs2.Ping(context.Background()); err != nil {
 		t.Fatal(err)
@@ -239,7 +239,7 @@ func TestTaskLifecycle(t *testing.T) {
 		}
 
 		time.Sleep(1500 * time.Millisecond)
-		got, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		got, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +252,7 @@ func TestTaskLifecycle(t *testing.T) {
 		done := make(chan outcome, 1)
 		go func() {
 			var res mcp.CallToolResult
-			err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, &res)
+			err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, &res)
 			done <- outcome{&res, err}
 		}()
 		synctest.Wait()
@@ -271,7 +271,7 @@ func TestTaskLifecycle(t *testing.T) {
 			`{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+id+`"}},"content":[{"type":"text","text":"opened"}]}`)
 		jsonEqual(t, "notifications/tasks/status", <-statuses, taskJSON(id, "completed", "", "2000-01-01T00:00:01.5Z"))
 
-		got, err = cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		got, err = cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +279,7 @@ func TestTaskLifecycle(t *testing.T) {
 
 		// The result stays available, unchanged, until the ttl.
 		var again json.RawMessage
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, &again); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, &again); err != nil {
 			t.Fatal(err)
 		}
 		jsonEqual(t, "tasks/result again", again,
@@ -320,7 +320,7 @@ func TestTaskResultKeepsMeta(t *testing.T) {
 			t.Fatal(err)
 		}
 		var res json.RawMessage
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: created.Task.TaskID}, &res); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID}, &res); err != nil {
 			t.Fatal(err)
 		}
 		jsonEqual(t, "tasks/result", res, `{"_meta":{"example.com/trace":"abc","io.modelcontextprotocol/related-task":{"taskId":"`+
@@ -346,9 +346,9 @@ func TestTaskFailures(t *testing.T) {
 		}
 
 		id := run("rpc_fail")
-		err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, nil)
+		err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, nil)
 		wantRPCError(t, err, -32050, "Backend unavailable", `"rate limit exceeded"`)
-		got, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		got, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,21 +356,21 @@ func TestTaskFailures(t *testing.T) {
 
 		id = run("tool_fail")
 		var res json.RawMessage
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, &res); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, &res); err != nil {
 			t.Fatal(err)
 		}
 		jsonEqual(t, "tool_fail result", res, `{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+id+
 			`"}},"content":[{"type":"text","text":"the disk is full"}],"isError":true}`)
-		got, err = cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		got, err = cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
 		jsonEqual(t, "tool_fail task", got, taskJSON(id, "failed", "Tool execution failed: the disk is full", t0))
 
 		id = run("panics")
-		err = cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, nil)
+		err = cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, nil)
 		wantRPCError(t, err, jsonrpc.CodeInternalError, "Internal error", "")
-		got, err = cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		got, err = cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -482,17 +482,17 @@ func TestTaskMethodErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := created.Task.TaskID
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, nil); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, nil); err != nil {
 			t.Fatal(err)
 		}
-		_, err = cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: id})
+		_, err = cs.CancelTask(ctx, &mcp.TaskParams{TaskID: id})
 		wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"Cannot cancel task: already in terminal status 'completed'"`)
 
 		// Client-side checks send nothing.
 		if _, err := cs.GetTask(ctx, nil); err == nil {
 			t.Error("GetTask(nil) succeeded")
 		}
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{}, nil); err == nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{}, nil); err == nil {
 			t.Error("GetTaskResult without an id succeeded")
 		}
 		if _, err := cs.CancelTask(ctx, nil); err == nil {
@@ -522,11 +522,11 @@ func TestTaskCancel(t *testing.T) {
 		id := created.Task.TaskID
 		<-g.started
 		waiting := make(chan error, 1)
-		go func() { waiting <- cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, nil) }()
+		go func() { waiting <- cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, nil) }()
 		synctest.Wait()
 
 		time.Sleep(time.Second)
-		cancelled, err := cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: id})
+		cancelled, err := cs.CancelTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -537,12 +537,12 @@ func TestTaskCancel(t *testing.T) {
 		}
 		wantNoResult := `"Failed to retrieve task result: Task ` + id + ` was cancelled"`
 		wantRPCError(t, <-waiting, jsonrpc.CodeInvalidParams, "Invalid params", wantNoResult)
-		wantRPCError(t, cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, nil), jsonrpc.CodeInvalidParams, "Invalid params", wantNoResult)
+		wantRPCError(t, cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, nil), jsonrpc.CodeInvalidParams, "Invalid params", wantNoResult)
 		jsonEqual(t, "status notification", <-statuses, want)
 
-		_, err = cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: id})
+		_, err = cs.CancelTask(ctx, &mcp.TaskParams{TaskID: id})
 		wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"Cannot cancel task: already in terminal status 'cancelled'"`)
-		got, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		got, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -563,12 +563,12 @@ func TestTaskCancelledStaysCancelled(t *testing.T) {
 		}
 		id := created.Task.TaskID
 		<-g.started
-		if _, err := cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: id}); err != nil {
+		if _, err := cs.CancelTask(ctx, &mcp.TaskParams{TaskID: id}); err != nil {
 			t.Fatal(err)
 		}
 		close(g.release)
 		synctest.Wait() // the tool has returned its result
-		got, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		got, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,11 +591,11 @@ func TestTaskVisibility(t *testing.T) {
 		id := created.Task.TaskID
 		<-g.started
 
-		_, err = b.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		_, err = b.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"Failed to retrieve task: Task not found"`)
-		err = b.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, nil)
+		err = b.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, nil)
 		wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"Failed to retrieve task: Task not found"`)
-		_, err = b.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: id})
+		_, err = b.CancelTask(ctx, &mcp.TaskParams{TaskID: id})
 		wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"Failed to cancel task: Task not found"`)
 		list, err := b.ListTasks(ctx, nil)
 		if err != nil {
@@ -604,7 +604,7 @@ func TestTaskVisibility(t *testing.T) {
 		jsonEqual(t, "b's tasks", list, `{"tasks":[]}`)
 
 		// Still working for its owner.
-		got, err := a.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+		got, err := a.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -612,7 +612,7 @@ func TestTaskVisibility(t *testing.T) {
 			t.Errorf("status = %s, want working", got.Status)
 		}
 		close(g.release)
-		if err := a.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, nil); err != nil {
+		if err := a.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -633,7 +633,7 @@ func TestTaskOwner(t *testing.T) {
 			t.Fatal(err)
 		}
 		var res mcp.CallToolResult
-		if err := b.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: created.Task.TaskID}, &res); err != nil {
+		if err := b.GetTaskResult(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID}, &res); err != nil {
 			t.Fatal(err)
 		}
 		if len(res.Content) != 1 {
@@ -658,7 +658,7 @@ func TestTaskResultAsStored(t *testing.T) {
 		}
 		id := created.Task.TaskID
 		var res json.RawMessage
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, &res); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, &res); err != nil {
 			t.Fatal(err)
 		}
 		want := `{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + id + `"}},"content":[{"type":"text","text":"quick "}]}`
@@ -677,7 +677,7 @@ func TestTaskResultAsStored(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: "elsewhere"}, &res); err != nil || string(res) != stored {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: "elsewhere"}, &res); err != nil || string(res) != stored {
 			t.Errorf("tasks/result of a stored result = %s, %v; want %s", res, err, stored)
 		}
 	})
@@ -716,15 +716,15 @@ func TestTaskTTL(t *testing.T) {
 		running := create("gate", ms(5000))
 		<-g.started
 		time.Sleep(4999 * time.Millisecond)
-		if _, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: short.TaskID}); err != nil {
+		if _, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: short.TaskID}); err != nil {
 			t.Fatalf("before its ttl: %v", err)
 		}
 		waiting := make(chan error, 1)
-		go func() { waiting <- cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: running.TaskID}, nil) }()
+		go func() { waiting <- cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: running.TaskID}, nil) }()
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
 		for _, id := range []string{short.TaskID, running.TaskID} {
-			_, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+			_, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 			wantRPCError(t, err, jsonrpc.CodeInvalidParams, "Invalid params", `"Failed to retrieve task: Task not found"`)
 		}
 		if err := <-g.ended; !errors.Is(err, context.Canceled) {
@@ -777,7 +777,7 @@ func TestTaskList(t *testing.T) {
 		if strings.Join(got, ",") != strings.Join(ids, ",") {
 			t.Errorf("listed %v, want %v", got, ids)
 		}
-		last, err := cs.ListTasks(ctx, &mcp.ListTasksParams{Cursor: first.NextCursor})
+		last, err := cs.ListTasks(ctx, &mcp.PaginatedParams{Cursor: first.NextCursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -881,7 +881,7 @@ func TestTaskSetStatus(t *testing.T) {
 		if err := <-errs; !errors.Is(err, mcp.ErrInvalidTaskTransition) {
 			t.Errorf("SetStatus(completed) = %v, want ErrInvalidTaskTransition", err)
 		}
-		if _, err := cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: created.Task.TaskID}); err != nil {
+		if _, err := cs.CancelTask(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID}); err != nil {
 			t.Fatal(err)
 		}
 		close(release)
@@ -928,7 +928,7 @@ func TestTaskMaxRunning(t *testing.T) {
 			t.Errorf("another session: %v", err)
 		}
 		close(g.release)
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: first.Task.TaskID}, nil); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: first.Task.TaskID}, nil); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()

@@ -29,8 +29,8 @@ type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (
 // A string Out is one text content; a *CallToolResult is sent as it is;
 // anything else as its JSON text and, if an object, as structuredContent.
 // An error becomes a result with isError set, except a *jsonrpc.Error,
-// ctx's own error, and in 2026-07-28 ErrInputRequired and
-// *CapabilityError.
+// ctx's own error, and in 2026-07-28 ErrInputRequired and the
+// ErrCapabilityNotDeclared error of a request to the client.
 type TypedToolHandler[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
 
 type serverTool struct {

@@ -107,7 +107,7 @@ func TestCommandTransportCleanShutdown(t *testing.T) {
 	cs := connectChild(t, tr)
 	ctx := context.Background()
 
-	if got := cs.InitializeResult().ServerInfo.Name; got != "child" {
+	if got := cs.ServerInfo().Name; got != "child" {
 		t.Errorf("server name = %q, want child", got)
 	}
 	tools, err := cs.ListTools(ctx, nil)

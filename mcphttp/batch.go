@@ -34,7 +34,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		}
 	}
 	defer release()
-	if e.ss.ProtocolVersion() != mcp.Version20250326 {
+	if e.ss.ProtocolVersion() != "2025-03-26" {
 		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errNotSingle)
 		return
 	}

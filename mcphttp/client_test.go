@@ -101,7 +101,7 @@ func TestClientTransportModes(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			_, h, ts := clientTestServer(t, mode.opts)
 			cs := connectHTTP(t, ts.URL, nil)
-			if got := cs.InitializeResult().ProtocolVersion; got != mcp.LatestVersion {
+			if got := cs.ProtocolVersion(); got != mcp.LatestVersion {
 				t.Errorf("negotiated %q, want %q", got, mcp.LatestVersion)
 			}
 			if got := callEcho(t, cs, "hi"); got != "hi" {

@@ -206,7 +206,7 @@ func TestResourcesOverHTTP(t *testing.T) {
 	if got := rpRecv(t, updates, "resources/updated"); got != "test://text" {
 		t.Errorf("updated %q, want test://text", got)
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://text"}); err != nil {
+	if err := cs.Unsubscribe(ctx, &mcp.SubscribeParams{URI: "test://text"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ResourceUpdated(ctx, "test://text"); err != nil {
@@ -249,14 +249,14 @@ func TestPromptsAndCompletionOverHTTP(t *testing.T) {
 	}
 
 	comp, err := cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: "forecast"},
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "forecast"},
 		Argument: mcp.CompleteArgument{Name: "region", Value: "no"},
 	})
 	if err != nil || len(comp.Completion.Values) != 1 || comp.Completion.Values[0] != "north" {
 		t.Errorf("prompt completion = %+v, %v", comp, err)
 	}
 	comp, err = cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: mcp.RefTypeResource, URI: "test://weather/{planet}/{region}"},
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "test://weather/{planet}/{region}"},
 		Argument: mcp.CompleteArgument{Name: "region", Value: "o"},
 		Context:  &mcp.CompleteContext{Arguments: map[string]string{"planet": "mars"}},
 	})

@@ -118,7 +118,7 @@ func TestTasksOverHTTP(t *testing.T) {
 	other := tasksClient(t, url, nil, nil)
 	ctx := context.Background()
 
-	caps, _ := json.Marshal(cs.InitializeResult().Capabilities.Tasks)
+	caps, _ := json.Marshal(cs.ServerCapabilities().Tasks)
 	if string(caps) != `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}` {
 		t.Errorf("tasks capability = %s", caps)
 	}
@@ -131,13 +131,13 @@ func TestTasksOverHTTP(t *testing.T) {
 	if created.Task.Status != mcp.TaskWorking || *created.Task.TTL != 3_600_000 || created.Task.PollInterval != 1000 {
 		t.Errorf("CreateTaskResult = %+v", created)
 	}
-	got, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+	got, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 	if err != nil || got.Status != mcp.TaskWorking {
 		t.Fatalf("GetTask = %+v, %v", got, err)
 	}
 
 	// Another session does not see the task.
-	_, err = other.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+	_, err = other.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 	wantTaskError(t, err, `"Failed to retrieve task: Task not found"`)
 	list, err := other.ListTasks(ctx, nil)
 	if err != nil || len(list.Tasks) != 0 {
@@ -147,7 +147,7 @@ func TestTasksOverHTTP(t *testing.T) {
 	// tasks/result waits for the task on its SSE stream.
 	done := make(chan error, 1)
 	var res mcp.CallToolResult
-	go func() { done <- cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, &res) }()
+	go func() { done <- cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, &res) }()
 	close(release)
 	if err := within(t, done, "tasks/result"); err != nil {
 		t.Fatal(err)
@@ -166,18 +166,18 @@ func TestTasksOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = other.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: created.Task.TaskID})
+	_, err = other.CancelTask(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID})
 	wantTaskError(t, err, `"Failed to cancel task: Task not found"`)
-	cancelled, err := cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: created.Task.TaskID})
+	cancelled, err := cs.CancelTask(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID})
 	if err != nil || cancelled.Status != mcp.TaskCancelled || cancelled.StatusMessage != "The task was cancelled by request." {
 		t.Fatalf("CancelTask = %+v, %v", cancelled, err)
 	}
 	if err := within(t, ended, "the cancelled tool to stop"); !errors.Is(err, context.Canceled) {
 		t.Errorf("the tool's context ended with %v", err)
 	}
-	_, err = cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: created.Task.TaskID})
+	_, err = cs.CancelTask(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID})
 	wantTaskError(t, err, `"Cannot cancel task: already in terminal status 'cancelled'"`)
-	err = cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: created.Task.TaskID}, nil)
+	err = cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: created.Task.TaskID}, nil)
 	wantTaskError(t, err, `"Failed to retrieve task result: Task `+created.Task.TaskID+` was cancelled"`)
 
 	var ids []string
@@ -210,13 +210,13 @@ func TestTaskInputRequiredOverHTTP(t *testing.T) {
 	}
 	id := created.Task.TaskID
 	var res mcp.CallToolResult
-	if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, &res); err != nil {
+	if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "asked" {
 		t.Errorf("result = %+v", res)
 	}
-	got, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+	got, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 	if err != nil || got.Status != mcp.TaskCompleted {
 		t.Errorf("GetTask = %+v, %v", got, err)
 	}

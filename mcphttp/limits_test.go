@@ -360,7 +360,7 @@ func TestBatchConcurrencyAtMostN(t *testing.T) {
 		}))
 		h := NewHandler(s, &Options{MaxBatchLength: 1000, MaxBatchConcurrency: 8, ReapInterval: -1})
 		defer h.Close()
-		ss := s.Host().NewSession(mcp.SessionOptions{Preinitialized: true, ProtocolVersion: mcp.Version20250326})
+		ss := s.Host().NewSession(mcp.SessionOptions{Preinitialized: true, ProtocolVersion: "2025-03-26"})
 		defer ss.Close()
 		e := &entry{id: "s", ss: ss}
 		msgs, _, err := jsonrpc.DecodeBatch([]byte(batchOf(1000, "wait")))

@@ -119,7 +119,8 @@ func (f *fixture) raw(body string, lines ...string) *reply {
 //   - route, whose region argument is mirrored into Mcp-Param-Region
 //     (x-mcp-header), as the conformance suite's custom-header scenario
 //     needs; it answers the region it got;
-//   - needs_sampling, which reports the sampling capability missing;
+//   - needs_sampling, which asks for sampling, which the request did not
+//     declare;
 //   - chatty, which reports progress twice and logs at info, then
 //     answers;
 //   - the prompt greet and the resource test://doc.
@@ -140,8 +141,9 @@ func newStatelessFixture(t *testing.T, opts *Options) *fixture {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 		}))
-	must(t, s.AddTool(&mcp.Tool{Name: "needs_sampling"}, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
-		return nil, &mcp.CapabilityError{Method: "sampling/createMessage", Capability: "sampling"}
+	must(t, s.AddTool(&mcp.Tool{Name: "needs_sampling"}, func(ctx context.Context, req *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+		_, err := req.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1})
+		return nil, err
 	}))
 	must(t, s.AddTool(&mcp.Tool{Name: "chatty"}, chatty))
 	must(t, s.AddPrompt(&mcp.Prompt{Name: "greet"}, func(context.Context, *mcp.Request, *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {

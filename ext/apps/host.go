@@ -296,7 +296,7 @@ func Fetch(ctx context.Context, cs *mcp.ClientSession, uri string, opts *FetchOp
 func findListing(ctx context.Context, cs *mcp.ClientSession, uri string, maxPages int) (*mcp.Resource, error) {
 	cursor := ""
 	for range maxPages {
-		res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		res, err := cs.ListResources(ctx, &mcp.PaginatedParams{Cursor: cursor})
 		if err != nil {
 			return nil, fmt.Errorf("apps: %s: listing resources for its _meta.ui: %w", uri, err)
 		}

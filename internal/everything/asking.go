@@ -61,8 +61,8 @@ func addAskingTools(s *mcp.Server) {
 			Message: in.Message,
 			RequestedSchema: &mcp.ElicitSchema{
 				Properties: []mcp.ElicitProperty{
-					{Name: "username", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeString, Description: "User's response"}},
-					{Name: "email", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeString, Description: "User's email address"}},
+					{Name: "username", Schema: &mcp.PrimitiveSchema{Type: "string", Description: "User's response"}},
+					{Name: "email", Schema: &mcp.PrimitiveSchema{Type: "string", Description: "User's email address"}},
 				},
 				Required: []string{"username", "email"},
 			},
@@ -155,14 +155,14 @@ func intPtr(n int) *int { return &n }
 func sep1034Schema() *mcp.ElicitSchema {
 	return &mcp.ElicitSchema{
 		Properties: []mcp.ElicitProperty{
-			{Name: "name", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeString, Description: "User name", Default: "John Doe"}},
-			{Name: "age", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeInteger, Description: "User age", Default: 30}},
-			{Name: "score", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeNumber, Description: "User score", Default: 95.5}},
+			{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string", Description: "User name", Default: "John Doe"}},
+			{Name: "age", Schema: &mcp.PrimitiveSchema{Type: "integer", Description: "User age", Default: 30}},
+			{Name: "score", Schema: &mcp.PrimitiveSchema{Type: "number", Description: "User score", Default: 95.5}},
 			{Name: "status", Schema: &mcp.PrimitiveSchema{
-				Type: mcp.SchemaTypeString, Description: "User status",
+				Type: "string", Description: "User status",
 				Enum: []string{"active", "inactive", "pending"}, Default: "active",
 			}},
-			{Name: "verified", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeBoolean, Description: "Verification status", Default: true}},
+			{Name: "verified", Schema: &mcp.PrimitiveSchema{Type: "boolean", Description: "Verification status", Default: true}},
 		},
 		Required: []string{},
 	}
@@ -173,11 +173,11 @@ func sep1330Schema() *mcp.ElicitSchema {
 	return &mcp.ElicitSchema{
 		Properties: []mcp.ElicitProperty{
 			{Name: "untitledSingle", Schema: &mcp.PrimitiveSchema{
-				Type: mcp.SchemaTypeString, Description: "Select one option",
+				Type: "string", Description: "Select one option",
 				Enum: []string{"option1", "option2", "option3"},
 			}},
 			{Name: "titledSingle", Schema: &mcp.PrimitiveSchema{
-				Type: mcp.SchemaTypeString, Description: "Select one option with titles",
+				Type: "string", Description: "Select one option with titles",
 				OneOf: []mcp.EnumOption{
 					{Const: "value1", Title: "First Option"},
 					{Const: "value2", Title: "Second Option"},
@@ -185,17 +185,17 @@ func sep1330Schema() *mcp.ElicitSchema {
 				},
 			}},
 			{Name: "legacyEnum", Schema: &mcp.PrimitiveSchema{
-				Type: mcp.SchemaTypeString, Description: "Select one option (legacy)",
+				Type: "string", Description: "Select one option (legacy)",
 				Enum:      []string{"opt1", "opt2", "opt3"},
 				EnumNames: []string{"Option One", "Option Two", "Option Three"},
 			}},
 			{Name: "untitledMulti", Schema: &mcp.PrimitiveSchema{
-				Type: mcp.SchemaTypeArray, Description: "Select multiple options",
+				Type: "array", Description: "Select multiple options",
 				MinItems: intPtr(1), MaxItems: intPtr(3),
-				Items: &mcp.EnumItems{Type: mcp.SchemaTypeString, Enum: []string{"option1", "option2", "option3"}},
+				Items: &mcp.EnumItems{Type: "string", Enum: []string{"option1", "option2", "option3"}},
 			}},
 			{Name: "titledMulti", Schema: &mcp.PrimitiveSchema{
-				Type: mcp.SchemaTypeArray, Description: "Select multiple options with titles",
+				Type: "array", Description: "Select multiple options with titles",
 				MinItems: intPtr(1), MaxItems: intPtr(3),
 				Items: &mcp.EnumItems{AnyOf: []mcp.EnumOption{
 					{Const: "value1", Title: "First Choice"},

@@ -19,15 +19,15 @@ var (
 // candidates follow arg1 when the client says which arg1 it chose.
 func complete(_ context.Context, _ *mcp.Request, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
 	switch {
-	case p.Ref.Type == mcp.RefTypePrompt && p.Ref.Name == "test_prompt_with_arguments" && p.Argument.Name == "arg1":
+	case p.Ref.Type == "ref/prompt" && p.Ref.Name == "test_prompt_with_arguments" && p.Argument.Name == "arg1":
 		return mcp.CompletionValues(arg1Values, p.Argument.Value), nil
-	case p.Ref.Type == mcp.RefTypePrompt && p.Ref.Name == "test_prompt_with_arguments" && p.Argument.Name == "arg2":
+	case p.Ref.Type == "ref/prompt" && p.Ref.Name == "test_prompt_with_arguments" && p.Argument.Name == "arg2":
 		arg1 := "value"
 		if p.Context != nil && p.Context.Arguments["arg1"] != "" {
 			arg1 = p.Context.Arguments["arg1"]
 		}
 		return mcp.CompletionValues([]string{arg1 + "-a", arg1 + "-b", arg1 + "-c"}, p.Argument.Value), nil
-	case p.Ref.Type == mcp.RefTypeResource && p.Ref.URI == TemplateURI && p.Argument.Name == "id":
+	case p.Ref.Type == "ref/resource" && p.Ref.URI == TemplateURI && p.Argument.Name == "id":
 		return mcp.CompletionValues(templateID, p.Argument.Value), nil
 	}
 	return nil, nil

@@ -194,11 +194,11 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("tool %s not listed", name)
 		}
 	}
-	caps, _ := json.Marshal(cs.InitializeResult().Capabilities)
+	caps, _ := json.Marshal(cs.ServerCapabilities())
 	if string(caps) != `{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}},"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}}}` {
 		t.Errorf("capabilities = %s", caps)
 	}
-	if info := cs.InitializeResult().ServerInfo; info.Name != everything.Name || info.Version != everything.Version {
+	if info := cs.ServerInfo(); info.Name != everything.Name || info.Version != everything.Version {
 		t.Errorf("serverInfo = %+v", info)
 	}
 }

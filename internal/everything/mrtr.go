@@ -37,7 +37,7 @@ func stringForm(message, field string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message: message,
 		RequestedSchema: &mcp.ElicitSchema{
-			Properties: []mcp.ElicitProperty{{Name: field, Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeString}}},
+			Properties: []mcp.ElicitProperty{{Name: field, Schema: &mcp.PrimitiveSchema{Type: "string"}}},
 			Required:   []string{field},
 		},
 	}
@@ -52,7 +52,7 @@ func confirmForm() *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message: "Please confirm",
 		RequestedSchema: &mcp.ElicitSchema{
-			Properties: []mcp.ElicitProperty{{Name: "ok", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeBoolean}}},
+			Properties: []mcp.ElicitProperty{{Name: "ok", Schema: &mcp.PrimitiveSchema{Type: "boolean"}}},
 			Required:   []string{"ok"},
 		},
 	}

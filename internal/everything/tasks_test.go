@@ -63,7 +63,7 @@ func TestCountdownTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cs := connectBubble(t, nil)
 		ctx := context.Background()
-		tasks, _ := json.Marshal(cs.InitializeResult().Capabilities.Tasks)
+		tasks, _ := json.Marshal(cs.ServerCapabilities().Tasks)
 		if string(tasks) != `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}` {
 			t.Errorf("tasks capability = %s", tasks)
 		}
@@ -76,7 +76,7 @@ func TestCountdownTask(t *testing.T) {
 		get := func() *mcp.GetTaskResult {
 			t.Helper()
 			synctest.Wait()
-			got, err := cs.GetTask(ctx, &mcp.GetTaskParams{TaskID: id})
+			got, err := cs.GetTask(ctx, &mcp.TaskParams{TaskID: id})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func TestCountdownTask(t *testing.T) {
 		wantJSON(t, "at 1s", get(), countdownTask(id, "working", "1 second left", "2000-01-01T00:00:01Z"))
 
 		var res json.RawMessage
-		if err := cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, &res); err != nil {
+		if err := cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, &res); err != nil {
 			t.Fatal(err)
 		}
 		if now := time.Now().UTC().Format(time.RFC3339); now != "2000-01-01T00:00:02Z" {
@@ -109,13 +109,13 @@ func TestCountdownCancel(t *testing.T) {
 		}
 		id := created.Task.TaskID
 		time.Sleep(1500 * time.Millisecond)
-		cancelled, err := cs.CancelTask(ctx, &mcp.CancelTaskParams{TaskID: id})
+		cancelled, err := cs.CancelTask(ctx, &mcp.TaskParams{TaskID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantJSON(t, "tasks/cancel", cancelled, countdownTask(id, "cancelled", "The task was cancelled by request.", "2000-01-01T00:00:01.5Z"))
 		synctest.Wait() // the countdown has stopped: nothing is left running
-		err = cs.GetTaskResult(ctx, &mcp.GetTaskPayloadParams{TaskID: id}, nil)
+		err = cs.GetTaskResult(ctx, &mcp.TaskParams{TaskID: id}, nil)
 		var rpcErr *jsonrpc.Error
 		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("tasks/result of a cancelled task = %v", err)

@@ -62,7 +62,7 @@ func utilityCall(t *testing.T, level mcp.LoggingLevel, params string) []event {
 		cs.Close()
 		ss.Wait()
 	}()
-	if cs.InitializeResult().Capabilities.Logging == nil {
+	if cs.ServerCapabilities().Logging == nil {
 		t.Error("the reference server does not declare logging")
 	}
 	if level != "" {

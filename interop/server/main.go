@@ -224,7 +224,7 @@ func addModernTools(s *mcp.Server) {
 			"name": mcp.ElicitationInput(&mcp.ElicitParams{
 				Message: "Your name?",
 				RequestedSchema: &mcp.ElicitSchema{
-					Properties: []mcp.ElicitProperty{{Name: "name", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaTypeString}}},
+					Properties: []mcp.ElicitProperty{{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string"}}},
 					Required:   []string{"name"},
 				},
 			}),

@@ -82,7 +82,7 @@ type AppView struct {
 func findTool(ctx context.Context, cs *mcp.ClientSession, name string) (*mcp.Tool, error) {
 	cursor := ""
 	for range maxToolPages {
-		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		res, err := cs.ListTools(ctx, &mcp.PaginatedParams{Cursor: cursor})
 		if err != nil {
 			return nil, err
 		}
