@@ -41,7 +41,8 @@
 //
 // The 512-file and 16 MiB limits (SHOULD NOT serve beyond): TestLimits.
 // Digests and sizes refreshed when the files change: TestRescan (a
-// Rescan call), TestWatch (Watch, in a synctest bubble).
+// Rescan call), TestWatch (Watch, in a synctest bubble), TestWatchBackoff
+// (its polls back off while the FS fails).
 // Bounds on what a FS or a client can make the server hold:
 // TestGiantFiles, TestFrontmatterBombs, TestListPagination, TestGet
 // (docs/limits.md).
