@@ -177,9 +177,13 @@ func ctxApps(t *testing.T) context.Context {
 	return ctx
 }
 
-func connectApps(t *testing.T, tr mcp.Transport, era mcp.ProtocolEra, caps *mcp.ClientCapabilities) *mcp.ClientSession {
+func connectApps(t *testing.T, tr mcp.Transport, era mcp.ProtocolEra, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(mcp.Implementation{Name: "mcpkit-apps-host", Version: "1.0.0"}, &mcp.ClientOptions{ProtocolEra: era, Capabilities: caps})
+	if opts == nil {
+		opts = &mcp.ClientOptions{}
+	}
+	opts.ProtocolEra = era
+	c := mcp.NewClient(mcp.Implementation{Name: "mcpkit-apps-host", Version: "1.0.0"}, opts)
 	cs, err := c.Connect(ctxApps(t), tr)
 	if err != nil {
 		t.Fatalf("connect: %v", err)

@@ -169,11 +169,6 @@ func getSkill(ctx context.Context, cs *mcp.ClientSession, verb, uri string) (ski
 	return s, nil
 }
 
-// pullMaxMessageBytes is the largest message skills pull accepts: a
-// resources/read of a file of skills.MaxTotalSize bytes as a base64 blob
-// (4/3 of it), with room for the JSON around it.
-const pullMaxMessageBytes = 24 << 20
-
 // skillsPull implements `mcpkit skills pull URI`: load the skill (its
 // entry by skills/get, then each file by resources/read, SKILL.md first,
 // each verified against the entry's size and digest and the SKILL.md's
@@ -200,7 +195,7 @@ func skillsPull(ctx context.Context, e *env, args []string) error {
 	}
 	// One file may be the whole 16 MiB of a skill, base64-encoded in a
 	// blob.
-	f.maxMessageBytes = pullMaxMessageBytes
+	f.maxMessageBytes = skills.MessageBytes // any file of a skill as a base64 blob
 	cs, err := f.connect(ctx, e, command)
 	if err != nil {
 		return err

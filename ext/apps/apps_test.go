@@ -26,8 +26,8 @@ var eras = []struct {
 }
 
 // connect serves s to a client over the in-memory transport in era, with
-// caps declared, and closes both at the end of the test.
-func connect(t *testing.T, s *mcp.Server, era mcp.ProtocolEra, caps *mcp.ClientCapabilities) *mcp.ClientSession {
+// opts (nil: none), and closes both at the end of the test.
+func connect(t *testing.T, s *mcp.Server, era mcp.ProtocolEra, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	clientT, serverT := mcp.NewInMemoryTransports()
@@ -35,7 +35,11 @@ func connect(t *testing.T, s *mcp.Server, era mcp.ProtocolEra, caps *mcp.ClientC
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := mcp.NewClient(mcp.Implementation{Name: "host", Version: "1.0.0"}, &mcp.ClientOptions{ProtocolEra: era, Capabilities: caps})
+	if opts == nil {
+		opts = &mcp.ClientOptions{}
+	}
+	opts.ProtocolEra = era
+	c := mcp.NewClient(mcp.Implementation{Name: "host", Version: "1.0.0"}, opts)
 	cs, err := c.Connect(ctx, clientT)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +238,7 @@ func TestDegrade(t *testing.T) {
 		} {
 			t.Run(e.name+"/"+c.name, func(t *testing.T) {
 				noLeaks(t)
-				cs := connect(t, weatherServer(t, nil), e.era, c.caps)
+				cs := connect(t, weatherServer(t, nil), e.era, &mcp.ClientOptions{Capabilities: c.caps})
 				if got, want := toolsJSON(t, cs), `{"name":"get_weather"},{"name":"plain"}`; got != want {
 					t.Errorf("tools: got %s, want %s", got, want)
 				}
@@ -279,10 +283,47 @@ func TestHostSupports(t *testing.T) {
 	if apps.HostSupports(nil) || apps.HostSupports(&mcp.ClientCapabilities{}) {
 		t.Error("HostSupports without the extension is true")
 	}
-	caps := apps.DeclareHost(&mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{"x.y/z": json.RawMessage(`{}`)}})
-	b, _ := json.Marshal(caps)
-	if want := `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]},"x.y/z":{}}}`; string(b) != want {
-		t.Errorf("DeclareHost: %s", b)
+}
+
+// TestDeclareHost: DeclareHost adds the extension to ClientOptions.Extensions,
+// so that the client declares it beside the capabilities it infers from
+// its handlers and the other extensions, in both eras (the server sees
+// them in Request.ClientCapabilities); the caller's map is not changed.
+func TestDeclareHost(t *testing.T) {
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			noLeaks(t)
+			s := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, nil)
+			err := s.AddTool(&mcp.Tool{Name: "caps"}, func(_ context.Context, r *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+				b, err := json.Marshal(r.ClientCapabilities)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mine := map[string]any{"x.y/z": nil}
+			opts := apps.DeclareHost(&mcp.ClientOptions{
+				Extensions: mine,
+				CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+					return nil, errors.New("unused")
+				},
+			})
+			if len(mine) != 1 {
+				t.Errorf("the caller's Extensions changed: %v", mine)
+			}
+			cs := connect(t, s, e.era, opts)
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "caps"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"sampling":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]},"x.y/z":{}}}`
+			if got := res.Content[0].(*mcp.TextContent).Text; got != want {
+				t.Errorf("the server sees\n %s\nwant %s", got, want)
+			}
+		})
+	}
+	if opts := apps.DeclareHost(nil); len(opts.Extensions) != 1 || opts.Extensions[apps.ID] == nil {
+		t.Errorf("DeclareHost(nil): %+v", opts)
 	}
 }
 

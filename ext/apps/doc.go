@@ -16,7 +16,7 @@
 // middleware, serves a host that did not declare the extension (with the
 // app mime type, HostSupports) as if the server had no apps.
 //
-// Host side: DeclareHost declares the extension in ClientCapabilities;
+// Host side: DeclareHost declares the extension in ClientOptions.Extensions;
 // ToolUI reads a tool's _meta.ui, ModelTools and CheckAppCall apply
 // visibility; Fetch and FetchForTool read and verify an app, giving a
 // View with the CSP and allow attribute it must be loaded with; Open

@@ -33,3 +33,19 @@ func Example() {
 	fmt.Println(err)
 	// Output: <nil>
 }
+
+// A host that renders apps and answers sampling: DeclareHost adds the
+// extension to the options, and the client declares it beside the
+// sampling capability its handler brings.
+func ExampleDeclareHost() {
+	opts := apps.DeclareHost(&mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			return nil, mcp.UserRejectedSamplingError() // a real host asks its user and its model
+		},
+	})
+	client := mcp.NewClient(mcp.Implementation{Name: "host", Version: "1.0.0"}, opts)
+	_ = client // client.Connect(ctx, transport), then apps.Open for a tool with a UI
+	b, _ := json.Marshal(opts.Extensions)
+	fmt.Println(string(b))
+	// Output: {"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}
+}

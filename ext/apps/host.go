@@ -14,20 +14,23 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// DeclareHost returns a copy of caps (nil: none) that also declares
-// the extension with mimeTypes [MIMEType], for ClientOptions.Capabilities
-// of a host that renders apps (the spec's "Client (Host) Capabilities").
-func DeclareHost(caps *mcp.ClientCapabilities) *mcp.ClientCapabilities {
-	var c mcp.ClientCapabilities
-	if caps != nil {
-		c = *caps
+// DeclareHost makes opts (nil: new options) declare a host that renders
+// apps (the spec's "Client (Host) Capabilities"): it sets
+// opts.Extensions[ID] to Settings with mimeTypes [MIMEType], which
+// mcp.Client adds to the capabilities it declares in both eras, keeping
+// those it infers from opts's handlers or takes from opts.Capabilities.
+// opts.Extensions is copied, not changed in place. It returns opts.
+func DeclareHost(opts *mcp.ClientOptions) *mcp.ClientOptions {
+	if opts == nil {
+		opts = &mcp.ClientOptions{}
 	}
-	c.Extensions = maps.Clone(c.Extensions)
-	if c.Extensions == nil {
-		c.Extensions = map[string]json.RawMessage{}
+	ext := maps.Clone(opts.Extensions)
+	if ext == nil {
+		ext = map[string]any{}
 	}
-	c.Extensions[ID] = json.RawMessage(`{"mimeTypes":["` + MIMEType + `"]}`)
-	return &c
+	ext[ID] = Settings{MIMETypes: []string{MIMEType}}
+	opts.Extensions = ext
+	return opts
 }
 
 // ToolUI returns t's _meta.ui, or nil when t has no UI. A tool without

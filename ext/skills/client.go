@@ -465,6 +465,16 @@ func ReadFile(ctx context.Context, cs *mcp.ClientSession, s Skill, uri string) (
 // Size: an unverifiable file of a dynamic skill, bounded by MaxTotalSize).
 func readContent(ctx context.Context, cs *mcp.ClientSession, want Resource) ([]byte, error) {
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: want.URI})
+	if tooLarge, ok := errors.AsType[*mcp.FrameTooLargeError](err); ok {
+		size := ""
+		if want.Size >= 0 {
+			size = fmt.Sprintf(" (%d bytes)", want.Size)
+		}
+		return nil, fmt.Errorf("skills: resources/read %s%s: the answer is over the client transport's limit of %d bytes; "+
+			"raise its MaxMessageBytes (mcphttp.ClientTransport, mcp.CommandTransport, mcp.StdioTransport), "+
+			"to skills.MessageBytes (%d) for any file of a skill: %w",
+			want.URI, size, tooLarge.Limit, MessageBytes, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("resources/read %s: %w", want.URI, err)
 	}

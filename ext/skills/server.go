@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -161,13 +162,22 @@ func (s *Server) Rescan() error {
 	return nil
 }
 
+// MaxWatchBackoff is how many intervals apart Watch's polls grow, at
+// most, while the FS cannot be read.
+const MaxWatchBackoff = 32
+
 // Watch polls the FS every interval and rescans it when a file or
 // directory was added, removed or changed in size, time or mode, until
 // ctx is done; it then returns ctx's cause. It starts no goroutine: run
-// it in one. Each rescan's outcome goes to Options.OnRescan.
+// it in one. Each rescan's outcome goes to Options.OnRescan. While the FS
+// cannot be walked or scanned (a rescan fails with an error other than a
+// *RefusedError), the wait before the next poll doubles, up to
+// MaxWatchBackoff intervals; the first poll that succeeds brings it back
+// to interval.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) error {
 	last, _ := s.fingerprint()
-	t := time.NewTicker(interval)
+	wait := interval
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
 		select {
@@ -175,15 +185,24 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) error {
 			return context.Cause(ctx)
 		case <-t.C:
 		}
-		fp, err := s.fingerprint()
-		if err == nil && fp == last {
-			continue
+		fp, fpErr := s.fingerprint()
+		failed := fpErr != nil
+		if fpErr != nil || fp != last {
+			last = fp
+			err := s.Rescan()
+			if s.opts.OnRescan != nil {
+				s.opts.OnRescan(err)
+			}
+			var refused *RefusedError
+			failed = failed || err != nil && !errors.As(err, &refused)
 		}
-		last = fp
-		err = s.Rescan()
-		if s.opts.OnRescan != nil {
-			s.opts.OnRescan(err)
+		switch {
+		case !failed:
+			wait = interval
+		case wait < MaxWatchBackoff*interval:
+			wait = min(2*wait, MaxWatchBackoff*interval)
 		}
+		t.Reset(wait)
 	}
 }
 

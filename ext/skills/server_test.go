@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -440,12 +441,23 @@ func TestHTTP(t *testing.T) {
 type lockedFS struct {
 	mu sync.Mutex
 	m  fstest.MapFS
+	// fail, if set, is what every Open returns.
+	fail error
 }
 
 func (l *lockedFS) Open(name string) (fs.File, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.fail != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: l.fail}
+	}
 	return l.m.Open(name)
+}
+
+func (l *lockedFS) setFail(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fail = err
 }
 
 func (l *lockedFS) set(name string, f *fstest.MapFile) {
@@ -540,5 +552,75 @@ func TestWatch(t *testing.T) {
 		if got := took(); len(got) != 2 {
 			t.Errorf("rescans after the cancellation: %v, want 2", got)
 		}
+	})
+}
+
+// TestWatchBackoff: while the FS cannot be read, Watch polls at 1, 2, 4,
+// 8, 16 and then 32 intervals apart (skills.MaxWatchBackoff), each poll a
+// failed rescan that OnRescan sees; the first poll after the FS is back
+// succeeds and the polls are one interval apart again (a change is seen
+// at the next tick). The times are the synctest bubble's, exact.
+func TestWatchBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const interval = time.Minute
+		fsys := &lockedFS{m: skillsFS()}
+		type outcome struct {
+			at  time.Duration
+			err error
+		}
+		start := time.Now()
+		outcomes := make(chan outcome, 100)
+		_, sk := newServer(t, fsys, &skills.Options{OnRescan: func(err error) { outcomes <- outcome{time.Since(start), err} }})
+		took := func() (at []time.Duration, errs []error) {
+			for {
+				select {
+				case o := <-outcomes:
+					at, errs = append(at, o.at), append(errs, o.err)
+				default:
+					return at, errs
+				}
+			}
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- sk.Watch(ctx, interval) }()
+
+		down := errors.New("disk gone")
+		time.Sleep(interval / 2)
+		fsys.setFail(down)
+		time.Sleep(100 * interval)
+		synctest.Wait()
+		at, errs := took()
+		want := []time.Duration{1, 3, 7, 15, 31, 63, 95}
+		for i := range want {
+			want[i] *= interval
+		}
+		if !slices.Equal(at, want) {
+			t.Errorf("rescans while the FS fails at %v, want %v", at, want)
+		}
+		for i, err := range errs {
+			var refused *skills.RefusedError
+			if !errors.Is(err, down) || errors.As(err, &refused) {
+				t.Errorf("rescan %d: %v, want an error wrapping %v", i, err, down)
+			}
+		}
+		if got := len(sk.Skills()); got != 3 {
+			t.Errorf("served while the FS fails: %d skills, want the 3 from before", got)
+		}
+
+		fsys.setFail(nil) // at 100.5 intervals; the next poll is at 127
+		time.Sleep(27 * interval)
+		synctest.Wait()
+		if at, errs = took(); !slices.Equal(at, []time.Duration{127 * interval}) || errs[0] != nil {
+			t.Errorf("after the FS is back: rescans at %v: %v, want one at %v, nil", at, errs, 127*interval)
+		}
+		fsys.set("code-review/checklist.md", &fstest.MapFile{Data: []byte("- TESTS\n"), ModTime: time.Now()})
+		time.Sleep(interval)
+		synctest.Wait()
+		if at, errs = took(); !slices.Equal(at, []time.Duration{128 * interval}) || errs[0] != nil {
+			t.Errorf("a change after the recovery: rescans at %v: %v, want one at %v, nil", at, errs, 128*interval)
+		}
+		cancel()
+		<-done
 	})
 }

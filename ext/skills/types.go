@@ -41,7 +41,8 @@
 //
 // The 512-file and 16 MiB limits (SHOULD NOT serve beyond): TestLimits.
 // Digests and sizes refreshed when the files change: TestRescan (a
-// Rescan call), TestWatch (Watch, in a synctest bubble).
+// Rescan call), TestWatch (Watch, in a synctest bubble), TestWatchBackoff
+// (its polls back off while the FS fails).
 // Bounds on what a FS or a client can make the server hold:
 // TestGiantFiles, TestFrontmatterBombs, TestListPagination, TestGet
 // (docs/limits.md).
@@ -104,6 +105,15 @@ const (
 	// MaxTotalSize is the most bytes a skill's files may sum to.
 	MaxTotalSize = 16 << 20
 )
+
+// MessageBytes is the MaxMessageBytes a client transport
+// (mcphttp.ClientTransport, mcp.CommandTransport, mcp.StdioTransport)
+// needs for ReadFile and Pull to read any file within MaxTotalSize: the
+// resources/read answer holds the file as a base64 blob (4/3 of its
+// size) in JSON. A text file dense in characters JSON escapes may need
+// more. The transports' default, 4 MiB, holds files up to about 3 MiB; a
+// larger file fails with an error naming the option.
+const MessageBytes = 24 << 20
 
 // MarshalJSON encodes the entry with resources as an array, or as the
 // string "dynamic" when Dynamic is set.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -348,5 +349,61 @@ func TestAppRead(t *testing.T) {
 	}
 	if strings.Join(reads, ",") != "ui://mcpkit/greeting,ui://mcpkit/greeting,ui://mcpkit/nope" {
 		t.Errorf("resources/read sent: %q, want the app's fetch and the two ui:// reads", reads)
+	}
+}
+
+// TestDeclaredCapabilities: the client the Inspector connects declares,
+// in both eras, the capabilities mcp infers from its handlers (roots,
+// sampling, elicitation in both modes) with the apps extension added
+// through ClientOptions.Extensions, and the tasks extension when the
+// target asks for it; the server sees exactly that.
+func TestDeclaredCapabilities(t *testing.T) {
+	for _, era := range []mcp.ProtocolEra{mcp.EraSession, mcp.EraStateless} {
+		for _, tasks := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v/tasks=%v", era, tasks), func(t *testing.T) { declaredCapabilities(t, era, tasks) })
+		}
+	}
+}
+
+func declaredCapabilities(t *testing.T, era mcp.ProtocolEra, tasks bool) {
+	seen := make(chan string, 1)
+	dial := func(ctx context.Context, _ Target, _ io.Writer) (*Dialed, error) {
+		client, server := mcp.NewInMemoryTransports()
+		s := mcp.NewServer(mcp.Implementation{Name: "caps", Version: "1"}, nil)
+		err := s.AddTool(&mcp.Tool{Name: "caps"}, func(_ context.Context, r *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
+			b, err := json.Marshal(r.ClientCapabilities)
+			seen <- string(b)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		ss, err := s.Connect(context.WithoutCancel(ctx), server)
+		if err != nil {
+			return nil, err
+		}
+		return &Dialed{Transport: client, Era: era, Release: func() { ss.Close() }}, nil
+	}
+	s := start(t, Options{Dial: dial})
+	if st := s.in.Connect(context.Background(), Target{TasksExtension: tasks}); st.Status != "connected" {
+		t.Fatalf("connect: %+v", st)
+	}
+	s.in.mu.Lock()
+	cs := s.in.conn.cs
+	s.in.mu.Unlock()
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "caps"}); err != nil {
+		t.Fatal(err)
+	}
+	roots := `{"listChanged":true}`
+	if era == mcp.EraStateless {
+		roots = `{}` // the stateless era has no notifications/roots/list_changed
+	}
+	want := `{"roots":` + roots + `,"sampling":{},"elicitation":{"form":{},"url":{}},"extensions":{`
+	if tasks {
+		want += `"io.modelcontextprotocol/tasks":{},`
+	}
+	want += `"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`
+	if got := <-seen; got != want {
+		t.Errorf("the server sees\n %s\nwant %s", got, want)
 	}
 }

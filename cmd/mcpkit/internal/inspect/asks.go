@@ -166,21 +166,15 @@ func (in *Inspector) clientHandlers(opts *mcp.ClientOptions) {
 	in.mu.Unlock()
 }
 
-// clientCapabilities are the capabilities clientHandlers' options
-// declare, declared explicitly (ClientOptions.Capabilities replaces the
-// inferred ones) to add extensions: MCP Apps always (the page renders
-// them, apps.go), and the stateless era's tasks extension when tasks is
-// set.
-func clientCapabilities(tasks bool) *mcp.ClientCapabilities {
-	caps := &mcp.ClientCapabilities{
-		Sampling:    &mcp.SamplingCapability{},
-		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
-		Roots:       &mcp.RootsCapability{ListChanged: true},
-	}
+// declareExtensions adds the extensions the inspector's client declares
+// to opts.Extensions, beside the capabilities mcp infers from
+// clientHandlers' options: MCP Apps always (the page renders them,
+// apps.go), and the stateless era's tasks extension when tasks is set.
+func declareExtensions(opts *mcp.ClientOptions, tasks bool) {
+	apps.DeclareHost(opts)
 	if tasks {
-		caps.Extensions = map[string]json.RawMessage{mcp.TasksExtensionID: json.RawMessage(`{}`)}
+		opts.Extensions[mcp.TasksExtensionID] = nil
 	}
-	return apps.DeclareHost(caps)
 }
 
 // apiRoots is POST /api/roots {"roots":[{"uri","name"}]}: the roots the

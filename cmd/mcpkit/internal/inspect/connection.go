@@ -83,8 +83,10 @@ func (in *Inspector) connect(ctx context.Context, t Target) State {
 		// that carry a level; the log pane's setter changes it.
 		LogLevel: mcp.LevelInfo,
 	}
-	in.clientHandlers(copts) // asks.go
-	copts.Capabilities = clientCapabilities(t.TasksExtension)
+	// asks.go: the handlers, whose capabilities mcp infers, and the
+	// extensions added to them.
+	in.clientHandlers(copts)
+	declareExtensions(copts, t.TasksExtension)
 	client := mcp.NewClient(in.opts.ClientInfo, copts)
 	cs, err := client.Connect(ctx, tap)
 	if err != nil {
