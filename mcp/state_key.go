@@ -24,8 +24,17 @@ type requestStateKeyer interface {
 // signed or checked because the server has no key its replicas share.
 var errNoStateKey = errors.New("mcp: no requestState key shared by the replicas")
 
-// stateKeyTimeout bounds the call that fetches a store's key.
+// stateKeyTimeout bounds the fetch of a store's key, its retries
+// included.
 const stateKeyTimeout = 5 * time.Second
+
+// stateKeyAttempts is how many times a fetch asks the store when it answers
+// with ErrStoreUnavailable, stateKeyBackoff apart, then twice that, and so
+// on (docs/design.md, "The requestState key of a shared store").
+const (
+	stateKeyAttempts = 3
+	stateKeyBackoff  = 50 * time.Millisecond
+)
 
 // stateKeyHolder is a server's requestState key: configured, random for
 // one process, or fetched from a shared store on first use (and again
@@ -64,14 +73,7 @@ func (h *stateKeyHolder) get() ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), stateKeyTimeout)
 	defer cancel()
-	k, err := func() (k []byte, err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("SessionStore.RequestStateKey panicked: %v", p)
-			}
-		}()
-		return keyer.RequestStateKey(ctx)
-	}()
+	k, err := fetchStateKey(ctx, keyer)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the SessionStore's: %w", errNoStateKey, err)
 	}
@@ -81,6 +83,38 @@ func (h *stateKeyHolder) get() ([]byte, error) {
 	k = append([]byte(nil), k...)
 	h.key.Store(&k)
 	return k, nil
+}
+
+// fetchStateKey asks keyer for its key, again after an error wrapping
+// ErrStoreUnavailable (a store's first call may outlast its own timeout,
+// or meet a cluster that is failing over), at most stateKeyAttempts times
+// and while ctx lasts.
+func fetchStateKey(ctx context.Context, keyer requestStateKeyer) (k []byte, err error) {
+	wait := stateKeyBackoff
+	for attempt := 1; ; attempt++ {
+		k, err = askStateKey(ctx, keyer)
+		if err == nil || !errors.Is(err, ErrStoreUnavailable) || attempt == stateKeyAttempts {
+			return k, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		wait *= 2
+	}
+}
+
+// askStateKey is keyer.RequestStateKey with a panic recovered.
+func askStateKey(ctx context.Context, keyer requestStateKeyer) (k []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("SessionStore.RequestStateKey panicked: %v", p)
+		}
+	}()
+	return keyer.RequestStateKey(ctx)
 }
 
 // RequestStateKey implements requestStateKeyer: a random key made on the

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -156,10 +157,11 @@ type rrCluster struct {
 // -race.
 const rrLease = lostLease
 
-func newRRServer(c *rrCluster, name string, rs ReplicaStores, keyer stateKeyer) *mcp.Server {
+func newRRServer(c *rrCluster, name string, rs ReplicaStores, keyer stateKeyer, logger *slog.Logger) *mcp.Server {
 	store := &switchedStore{flaky: newFlaky(rs.Sessions, &c.down), keyer: keyer}
 	s := mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{
 		SessionStore: store,
+		Logger:       logger,
 		Logging:      &mcp.LoggingOptions{},
 		Bus:          rs.Bus,
 		Tasks:        mcp.TaskOptions{Store: rs.Tasks},
@@ -254,8 +256,9 @@ func newRRCluster(t *testing.T, newDeployment NewDeployment, maxSessions int) *r
 		}
 		name := fmt.Sprintf("r%d", i+1)
 		ev := &mortalEvents{fullEventStore: full}
-		srv := newRRServer(c, name, rs, keyer)
-		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: ev, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond, StreamLease: rrLease})
+		logger := replicaLog(t, name)
+		srv := newRRServer(c, name, rs, keyer, logger)
+		h := mcphttp.NewHandler(srv, &mcphttp.Options{EventStore: ev, EventPollInterval: 50 * time.Millisecond, KeepAlive: 100 * time.Millisecond, StreamLease: rrLease, Logger: logger})
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
 			ts.CloseClientConnections()
@@ -277,6 +280,39 @@ func newRRCluster(t *testing.T, newDeployment NewDeployment, maxSessions int) *r
 		p.CloseIdleConnections()
 	})
 	return c
+}
+
+// replicaLog is a replica's slog.Logger for its Server and Handler: it
+// keeps every record, at debug level and up, and logs them all if the test
+// fails, so that a failure seen once in CI shows what the replicas said.
+func replicaLog(t *testing.T, name string) *slog.Logger {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if buf.Len() == 0 {
+			t.Logf("%s logged nothing", name)
+			return
+		}
+		t.Logf("%s logged:\n%s", name, buf.String())
+	})
+	return slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // aim makes the next request through the proxy go to replica i (0-based),
