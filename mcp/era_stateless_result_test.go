@@ -309,7 +309,8 @@ func jsonEqual(a, b []byte) bool {
 }
 
 func headOf(s *Server, method string) *resultHead {
-	h := s.resultHead(method)
+	var h resultHead
+	s.setHead(&h, method)
 	return &h
 }
 
