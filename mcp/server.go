@@ -52,10 +52,10 @@ type Server struct {
 	// results, within the head of a result that carries no cache hint
 	// (era_stateless_result.go), the requestState key
 	// (input_state.go) and the open subscriptions/listen streams (listen.go).
-	infoOnce sync.Once
-	infoHead []byte
-	stateKey   stateKeyHolder
-	listeners  listenerSet
+	infoOnce  sync.Once
+	infoHead  []byte
+	stateKey  stateKeyHolder
+	listeners listenerSet
 	// texts keeps the escaped form of long resource texts read more than
 	// once (resource_textcache.go).
 	texts textCache
@@ -306,7 +306,7 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 		// handlers of their own yet.
 		return nil, nil
 	}
-	h, ok := r.inEra().methods(s)[r.Method]
+	h, ok := r.inEra().handler(s, r.Method)
 	if !ok {
 		return nil, errMethodNotFound(r.Method)
 	}
