@@ -202,13 +202,59 @@ func literal(data []byte, i int, lit string, k Kind) (int, Kind, error) {
 // eight at a time: object keys and string values are most of what
 // mcpkit scans.
 func skipString(data []byte, i int) (int, error) {
-	end, _, err := scanString(data, i)
-	return end, err
+	i++
+	for {
+		for len(data)-i >= 8 {
+			if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3 // the first special byte
+				break
+			}
+			i += 8
+		}
+		// data[i] is special, or fewer than eight bytes are left.
+		for {
+			if i >= len(data) {
+				return i, ErrSyntax
+			}
+			c := data[i]
+			if c == '"' {
+				return i + 1, nil
+			}
+			if c < 0x20 {
+				return i, ErrSyntax
+			}
+			i++
+			if c != '\\' {
+				continue
+			}
+			if i >= len(data) {
+				return i, ErrSyntax
+			}
+			switch data[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if len(data)-i < 5 {
+					return i, ErrSyntax
+				}
+				for _, h := range data[i+1 : i+5] {
+					if !isHex(h) {
+						return i, ErrSyntax
+					}
+				}
+				i += 5
+			default:
+				return i, ErrSyntax
+			}
+			break
+		}
+	}
 }
 
-// scanString is skipString that also reports whether the string is ASCII
-// without escapes: its raw bytes are then its decoding (plainKey), found
-// on the way.
+// scanString is skipString for a key, that also reports whether the key
+// is ASCII without escapes: its raw bytes are then its decoding
+// (plainKey), found on the way. It is kept apart from skipString, which
+// reads string values too, so that they do not pay for the flag.
 func scanString(data []byte, i int) (end int, ascii bool, err error) {
 	const highs = 0x8080808080808080
 	var seen uint64 // the bytes passed, ORed: a top bit set is a byte past ASCII
