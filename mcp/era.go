@@ -9,9 +9,8 @@ import "context"
 // Request.inEra and never ask which era they are in;
 // docs/architecture.md draws the path.
 type era interface {
-	// handler is the handler of method in the era's method table, built
-	// in NewServer.
-	handler(s *Server, method string) (MethodHandler, bool)
+	// methods is the era's method table, built in NewServer.
+	methods(s *Server) map[string]MethodHandler
 	// callTool runs tool t for tools/call, as a task when the era's task
 	// rules say so (task_session.go, task_ext.go).
 	callTool(ctx context.Context, s *Server, r *Request, p CallToolParams, t *serverTool) (any, error)

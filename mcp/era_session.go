@@ -11,10 +11,7 @@ import (
 // what the request needs lives in its session.
 type sessionEra struct{}
 
-func (sessionEra) handler(s *Server, method string) (MethodHandler, bool) {
-	h, ok := s.tables.Load().session[method]
-	return h, ok
-}
+func (sessionEra) methods(s *Server) map[string]MethodHandler { return s.tables.Load().session }
 
 func (sessionEra) callTool(ctx context.Context, s *Server, r *Request, p CallToolParams, t *serverTool) (any, error) {
 	if p.Task != nil || taskSupport(t.tool) == TaskSupportRequired {

@@ -151,10 +151,6 @@ type statelessRequest struct {
 	// meta is the request's _meta and what else parsing params found
 	// (era_stateless_meta.go); nil for a task's work.
 	meta *requestMeta
-	// route is the handler of method routed, looked up once with the
-	// check that the era serves it.
-	routed string
-	route  MethodHandler
 }
 
 // errUnsupportedVersion is -32022 with the versions served
@@ -296,13 +292,11 @@ func (ss *ServerSession) serveStatelessCall(ctx context.Context, req *jsonrpc.Re
 	if !isStatelessVersion(m.version) {
 		return jsonrpc.NewErrorResponse(req.ID, errUnsupportedVersion(m.version)), true, nil
 	}
-	h, ok := s.statelessHandler(req.Method)
-	if !ok {
+	if !s.servesStateless(req.Method) {
 		return jsonrpc.NewErrorResponse(req.ID, errMethodNotFound(req.Method)), true, nil
 	}
 	st := &c.st
 	st.logLevel, st.meta = m.logLevel, m
-	st.routed, st.route = req.Method, h
 	if isMRTRMethod(req.Method) {
 		if err := s.readInputValues(req, st, retry.responses, retry.state); err != nil {
 			return jsonrpc.NewErrorResponse(req.ID, err), false, nil
@@ -411,15 +405,13 @@ func mayCallClient(ctx context.Context, method string) error {
 	return nil
 }
 
-// statelessHandler returns method's handler in the stateless era's table,
-// and whether the era serves it: the tasks extension's methods only while
-// it is enabled (task_ext.go).
-func (s *Server) statelessHandler(method string) (MethodHandler, bool) {
-	h, ok := s.tables.Load().stateless[method]
-	if !ok || strings.HasPrefix(method, "tasks/") && !s.tasksExtensionMethod(method) {
-		return nil, false
+// servesStateless reports whether method is in the stateless era's table,
+// the tasks extension's methods only while it is enabled (task_ext.go).
+func (s *Server) servesStateless(method string) bool {
+	if _, ok := s.tables.Load().stateless[method]; !ok {
+		return false
 	}
-	return h, true
+	return !strings.HasPrefix(method, "tasks/") || s.tasksExtensionMethod(method)
 }
 
 // statelessError rewrites the session era's error shapes into the stateless
@@ -447,14 +439,8 @@ func (r *Request) Stateless() bool {
 	return ok
 }
 
-// handler is the handler serveStatelessCall found for the request's
-// method, unless middleware changed the method since.
-func (st *statelessRequest) handler(s *Server, method string) (MethodHandler, bool) {
-	if st.route != nil && method == st.routed {
-		return st.route, true
-	}
-	h, ok := s.tables.Load().stateless[method]
-	return h, ok
+func (*statelessRequest) methods(s *Server) map[string]MethodHandler {
+	return s.tables.Load().stateless
 }
 
 // callTool runs a tool that may be a task as the tasks extension's; the

@@ -306,7 +306,7 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 		// handlers of their own yet.
 		return nil, nil
 	}
-	h, ok := r.inEra().handler(s, r.Method)
+	h, ok := r.inEra().methods(s)[r.Method]
 	if !ok {
 		return nil, errMethodNotFound(r.Method)
 	}
