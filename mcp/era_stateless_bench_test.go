@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"testing"
+	"unsafe"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -62,5 +63,40 @@ func BenchmarkStatelessMetaParse(b *testing.B) {
 		if _, e := m.parse(req.Params, req); e != nil {
 			b.Fatal(e)
 		}
+	}
+}
+
+// A 2026-07-28 tools/call served on a session (stdio) allocates what
+// BenchmarkModernToolsCallSession reports: no func value for the request's
+// cancel, and sessionStatelessCall, with the 8-byte header of a pointerful
+// object above 512 bytes, within the 704-byte size class.
+func TestStatelessSessionCallAllocs(t *testing.T) {
+	if size := unsafe.Sizeof(sessionStatelessCall{}) + 8; size > 704 {
+		t.Errorf("sessionStatelessCall takes %d bytes with its header: past the 704-byte size class", size)
+	}
+	s := NewServer(Implementation{Name: "bench", Version: "1"}, nil)
+	if err := AddTool(s, &Tool{Name: "echo"}, func(_ context.Context, _ *Request, in benchEchoIn) (string, error) {
+		return in.Text, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ss := s.newSession(SessionOptions{Preinitialized: true})
+	defer ss.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + benchModernMeta + `,"name":"echo","arguments":{"text":"hello, world"}}}`)
+	msg, _, err := jsonrpc.Decode(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := msg.(*jsonrpc.Request)
+	// 8 with the cancel func value.
+	const want = 7
+	if n := testing.AllocsPerRun(100, func() {
+		if resp, err := ss.handleRequest(ctx, req, nil, nil); err != nil || resp.Error != nil {
+			t.Fatal(err, resp.Error)
+		}
+	}); n != want {
+		t.Errorf("%v allocations per call, want %d", n, want)
 	}
 }
