@@ -383,7 +383,7 @@ func Members(obj []byte, fn func(key, value []byte) bool) {
 		key := obj[i+1 : kend-1]
 		i = SkipSpace(obj, kend)
 		i = SkipSpace(obj, i+1) // past ':'
-		vend := skipValid(obj, i)
+		vend, _, _ := Skip(obj, i)
 		if !fn(key, obj[i:vend]) {
 			return
 		}
@@ -415,38 +415,6 @@ func skipValidString(data []byte, i int) int {
 		}
 		i++
 	}
-}
-
-// skipValid returns the index just after the value at data[i] of a valid
-// document: strings by skipValidString, and objects and arrays by their
-// brackets outside strings, without checking what Skip checked before.
-func skipValid(data []byte, i int) int {
-	if i >= len(data) {
-		return i
-	}
-	switch data[i] {
-	case '"':
-		return skipValidString(data, i)
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				i = skipValidString(data, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	end, _, _ := Skip(data, i) // a number or a literal
-	return end
 }
 
 // Elements calls fn for each element of the array value (already
