@@ -379,7 +379,7 @@ func skipNumber(data []byte, i int) (int, error) {
 func Members(obj []byte, fn func(key, value []byte) bool) {
 	i := SkipSpace(obj, 1) // past '{'
 	for i < len(obj) && obj[i] == '"' {
-		kend := skipValidString(obj, i)
+		kend, _ := skipString(obj, i)
 		key := obj[i+1 : kend-1]
 		i = SkipSpace(obj, kend)
 		i = SkipSpace(obj, i+1) // past ':'
@@ -391,29 +391,6 @@ func Members(obj []byte, fn func(key, value []byte) bool) {
 		if i < len(obj) && obj[i] == ',' {
 			i = SkipSpace(obj, i+1)
 		}
-	}
-}
-
-// skipValidString returns the index just after the string at data[i] of
-// a valid document: its closing quote is the first quote not escaped, and
-// bytes.IndexByte finds quotes faster than skipString checks every byte.
-func skipValidString(data []byte, i int) int {
-	i++
-	for {
-		j := bytes.IndexByte(data[i:], '"')
-		if j < 0 {
-			return len(data)
-		}
-		i += j
-		// An escaped quote follows an odd run of backslashes.
-		k := i
-		for data[k-1] == '\\' {
-			k--
-		}
-		if (i-k)%2 == 0 {
-			return i + 1
-		}
-		i++
 	}
 }
 
