@@ -143,12 +143,14 @@ type statelessRequest struct {
 	// kept are the keys of the answers the handler asked for and found:
 	// what the next requestState carries.
 	kept map[string]bool
-	// auto numbers the input requests made through Request.Elicit,
-	// CreateMessage and ListRoots, which have no key of their own.
-	auto int
 	// task is set when the request is the work of a task of the tasks
 	// extension: Request.Input waits for tasks/update (task_ext.go).
 	task *extRun
+	// auto numbers the input requests made through Request.Elicit,
+	// CreateMessage and ListRoots, which have no key of their own. An
+	// int32 beside the flags keeps sessionStatelessCall within its
+	// allocation size class (docs/design.md).
+	auto int32
 	// beforeTask is set while the handler of a tool with
 	// Tool.InputBeforeTask runs before its task exists; begun once it
 	// called Request.BeginTask then (task_ext.go).
@@ -319,7 +321,7 @@ func (ss *ServerSession) serveStatelessCall(ctx context.Context, req *jsonrpc.Re
 			return resp, false, err
 		}
 	}
-	var cancel context.CancelFunc
+	var cancel context.CancelFunc // nil: lc's, not a func value, which would escape
 	if solo && ctxscope.Scoped(ctx) {
 		// The transport ends ctx once the request is answered, and
 		// nothing else can reach a solo request: a context of its own
@@ -327,12 +329,12 @@ func (ss *ServerSession) serveStatelessCall(ctx context.Context, req *jsonrpc.Re
 		ctx, cancel = &c.ctx, func() {}
 	} else if lc != nil {
 		lc.Context = &c.ctx
-		ctx, cancel = lc, lc.cancel
+		ctx = lc
 	} else {
 		ctx, cancel = context.WithCancel(&c.ctx)
 	}
 	if !solo {
-		in.cancel = cancel
+		in.cancel, in.lc = cancel, lc
 		ss.addInflightLocked(req.ID, in)
 		ss.mu.Unlock()
 	}
@@ -352,7 +354,11 @@ func (ss *ServerSession) serveStatelessCall(ctx context.Context, req *jsonrpc.Re
 	result, err := s.dispatch(ctx, r)
 
 	cancelled := !solo && ss.retireInflight(req.ID, in)
-	cancel()
+	if cancel != nil {
+		cancel()
+	} else {
+		lc.cancel()
+	}
 	if cancelled {
 		return nil, false, nil
 	}
@@ -544,7 +550,7 @@ func (st *statelessRequest) taskInput(ctx context.Context, keys []string, reques
 // ask is one input request under an automatic key.
 func (st *statelessRequest) ask(ctx context.Context, r *Request, q *InputRequest) (any, error) {
 	st.auto++
-	key := q.Method + "#" + strconv.Itoa(st.auto)
+	key := q.Method + "#" + strconv.Itoa(int(st.auto))
 	rs, err := st.input(ctx, r, []string{key}, map[string]*InputRequest{key: q})
 	if err != nil {
 		return nil, err

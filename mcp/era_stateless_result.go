@@ -50,12 +50,14 @@ type resultHead struct {
 	hint      CacheHint
 }
 
-func (s *Server) resultHead(method string) resultHead {
+// setHead makes h the head of method's results. It fills h in place: a
+// resultHead returned by value is copied through memory (docs/design.md).
+func (s *Server) setHead(h *resultHead, method string) {
 	cacheable := isCacheableMethod(method)
 	if c := s.tables.Load().cacheable; !cacheable && len(c) > 0 {
 		cacheable = c[method]
 	}
-	return resultHead{s: s, method: method, info: s.serverInfoMember(), cacheable: cacheable}
+	h.s, h.method, h.info, h.cacheable = s, method, s.serverInfoMember(), cacheable
 }
 
 // ownMembers is which of the head's members a result sets itself.
@@ -116,6 +118,9 @@ func (h *resultHead) open(dst []byte, own ownMembers) []byte {
 func (h *resultHead) start(dst []byte) []byte {
 	if h == nil {
 		return append(dst, '{')
+	}
+	if h.info != nil && !h.cacheable {
+		return append(dst, h.s.infoHead...) // the same bytes, encoded once
 	}
 	dst = h.open(dst, ownMembers{})
 	if h.info == nil {
@@ -352,7 +357,8 @@ func hasMember(ms []rawMember, name string) bool {
 // resources/read and prompts/get results and for cached list pages, else
 // with encoding/json (statelessMarshal).
 func (s *Server) statelessResponse(id jsonrpc.ID, method string, result any) *jsonrpc.Response {
-	h := s.resultHead(method)
+	var h resultHead
+	s.setHead(&h, method)
 	var out []byte
 	var err error
 	switch r := result.(type) {
@@ -439,11 +445,18 @@ func (s *Server) cacheHint(method string) CacheHint {
 }
 
 // serverInfoMember is `"io.modelcontextprotocol/serverInfo":{...}`,
-// encoded once.
+// encoded once, within s.infoHead: what start writes for a head with
+// that identity and no cache hint.
 func (s *Server) serverInfoMember() []byte {
 	s.infoOnce.Do(func() {
 		b, _ := jsonenc.Marshal(s.impl)
-		s.infoMember = append([]byte(`"`+metaKeyServerInfo+`":`), b...)
+		s.infoHead = append([]byte(infoHeadPrefix+`"`+metaKeyServerInfo+`":`), b...)
+		s.infoHead = append(s.infoHead, "},"...)
 	})
-	return s.infoMember
+	end := len(s.infoHead) - len("},")
+	return s.infoHead[len(infoHeadPrefix):end:end]
 }
+
+// infoHeadPrefix is what start writes before the server's identity when
+// the head has no cache hint.
+const infoHeadPrefix = `{"resultType":"complete","_meta":{`

@@ -309,7 +309,8 @@ func jsonEqual(a, b []byte) bool {
 }
 
 func headOf(s *Server, method string) *resultHead {
-	h := s.resultHead(method)
+	var h resultHead
+	s.setHead(&h, method)
 	return &h
 }
 
@@ -321,5 +322,39 @@ func TestStatelessResponseNilList(t *testing.T) {
 		if got := s.statelessResponse(jsonrpc.Int64ID(1), "tools/list", v); got.Error != nil || string(got.Result) != "null" {
 			t.Errorf("%T: %s, %v", v, got.Result, got.Error)
 		}
+	}
+}
+
+// Middleware that changes a stateless-era request's method routes it to
+// the new method's handler, not to the one found for the method received.
+func TestStatelessRouteAfterMiddlewareRenames(t *testing.T) {
+	rename := func(next MethodHandler) MethodHandler {
+		return func(ctx context.Context, r *Request) (any, error) {
+			if r.Method == "tools/list" {
+				r.Method = "prompts/list"
+			}
+			return next(ctx, r)
+		}
+	}
+	s := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{Middleware: []Middleware{rename}})
+	if err := s.AddPrompt(&Prompt{Name: "p"}, func(context.Context, *Request, *GetPromptParams) (*GetPromptResult, error) {
+		return &GetPromptResult{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	msg, _, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + benchModernMeta + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, refused := s.serveStateless(context.Background(), msg.(*jsonrpc.Request), nil, nil)
+	if refused || resp.Error != nil {
+		t.Fatalf("refused %v, error %v", refused, resp.Error)
+	}
+	var got struct {
+		Prompts []struct{ Name string } `json:"prompts"`
+		Tools   []json.RawMessage       `json:"tools"`
+	}
+	if err := json.Unmarshal(resp.Result, &got); err != nil || len(got.Prompts) != 1 || got.Prompts[0].Name != "p" || got.Tools != nil {
+		t.Fatalf("result %s (%v): want the prompts/list page", resp.Result, err)
 	}
 }

@@ -49,12 +49,13 @@ type Server struct {
 	sessions map[*ServerSession]struct{}
 
 	// The stateless era's state: the encoded server identity written into
-	// results (era_stateless_result.go), the requestState key
+	// results, within the head of a result that carries no cache hint
+	// (era_stateless_result.go), the requestState key
 	// (input_state.go) and the open subscriptions/listen streams (listen.go).
-	infoOnce   sync.Once
-	infoMember []byte
-	stateKey   stateKeyHolder
-	listeners  listenerSet
+	infoOnce  sync.Once
+	infoHead  []byte
+	stateKey  stateKeyHolder
+	listeners listenerSet
 	// texts keeps the escaped form of long resource texts read more than
 	// once (resource_textcache.go).
 	texts textCache

@@ -62,13 +62,26 @@ type ServerSession struct {
 // inflightRequest is a request being handled, kept so that
 // notifications/cancelled can stop it.
 type inflightRequest struct {
+	// cancel stops the request, unless lc is set: a server's request on a
+	// session keeps its lazy context, whose cancel as a func value would
+	// be an allocation of its own.
 	cancel    context.CancelFunc
+	lc        *lazyCancelCtx
 	cancelled bool
 	// initialize is never cancelled by the client
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements).
 	initialize bool
 	// The handler's Request shares this allocation.
 	req Request
+}
+
+// stop cancels the request.
+func (in *inflightRequest) stop() {
+	if in.lc != nil {
+		in.lc.cancel()
+		return
+	}
+	in.cancel()
 }
 
 // inflightTable holds a session's requests in flight by id, integer and
@@ -122,10 +135,10 @@ func (t *inflightTable) len() int { return len(t.num) + len(t.str) }
 // cancelAll cancels every request in flight.
 func (t *inflightTable) cancelAll() {
 	for _, in := range t.num {
-		in.cancel()
+		in.stop()
 	}
 	for _, in := range t.str {
-		in.cancel()
+		in.stop()
 	}
 }
 
@@ -262,8 +275,8 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 		ctx = &c.rctx
 	}
 	c.lc.Context = ctx
-	ctx, cancel := &c.lc, c.lc.cancel
-	in.cancel = cancel
+	ctx = &c.lc
+	in.lc = &c.lc
 	ss.addInflightLocked(req.ID, in)
 	r := &in.req
 	*r = Request{
@@ -283,7 +296,7 @@ func (ss *ServerSession) handleRequest(ctx context.Context, req *jsonrpc.Request
 	result, err := ss.server.dispatch(ctx, r)
 
 	cancelled := ss.retireInflight(req.ID, in)
-	cancel()
+	c.lc.cancel()
 	if cancelled {
 		return nil, nil
 	}
@@ -484,7 +497,7 @@ func (ss *ServerSession) cancelInflight(params json.RawMessage) {
 	if exactjson.Unmarshal(params, &p) == nil && p.RequestID.IsValid() {
 		if in, ok := ss.inflight.get(p.RequestID); ok && !in.initialize {
 			in.cancelled = true
-			in.cancel()
+			in.stop()
 		}
 	}
 }

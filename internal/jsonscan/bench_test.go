@@ -20,3 +20,15 @@ func BenchmarkValid(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSkipUnique is BenchmarkValid's 2026-07-28 frame checked for
+// repeated member names as well, as jsonrpc.Decode checks every frame.
+func BenchmarkSkipUnique(b *testing.B) {
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}},"name":"echo","arguments":{"text":"hello, world"}}}`)
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if _, _, err := SkipUniqueAt(frame, 0, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -251,6 +251,67 @@ func skipString(data []byte, i int) (int, error) {
 	}
 }
 
+// scanString is skipString for a key, that also reports whether the key
+// is ASCII without escapes: its raw bytes are then its decoding
+// (plainKey), found on the way. It is kept apart from skipString, which
+// reads string values too, so that they do not pay for the flag.
+func scanString(data []byte, i int) (end int, ascii bool, err error) {
+	const highs = 0x8080808080808080
+	var seen uint64 // the bytes passed, ORed: a top bit set is a byte past ASCII
+	i++
+	for {
+		for len(data)-i >= 8 {
+			v := binary.LittleEndian.Uint64(data[i:])
+			if m := specialBytes(v); m != 0 {
+				seen |= v & (m&-m - 1)            // the bytes before the special one
+				i += bits.TrailingZeros64(m) >> 3 // the first special byte
+				break
+			}
+			seen |= v
+			i += 8
+		}
+		// data[i] is special, or fewer than eight bytes are left.
+		for {
+			if i >= len(data) {
+				return i, false, ErrSyntax
+			}
+			c := data[i]
+			if c == '"' {
+				return i + 1, seen&highs == 0, nil
+			}
+			if c < 0x20 {
+				return i, false, ErrSyntax
+			}
+			i++
+			if c != '\\' {
+				seen |= uint64(c)
+				continue
+			}
+			seen |= 0x80 // an escape
+			if i >= len(data) {
+				return i, false, ErrSyntax
+			}
+			switch data[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if len(data)-i < 5 {
+					return i, false, ErrSyntax
+				}
+				for _, h := range data[i+1 : i+5] {
+					if !isHex(h) {
+						return i, false, ErrSyntax
+					}
+				}
+				i += 5
+			default:
+				return i, false, ErrSyntax
+			}
+			break
+		}
+	}
+}
+
 // specialBytes sets the top bit of each byte of v (read little-endian)
 // that is '"', '\\' or below 0x20, and perhaps of bytes after the first
 // such one (the bit tricks of "Bit Twiddling Hacks": a byte is zero, or

@@ -119,3 +119,61 @@ func FuzzSkipUniqueAt(f *testing.F) {
 		}
 	})
 }
+
+// TestScanStringASCII checks the flag scanString gives Names: set only for
+// a string of ASCII bytes without a backslash, wherever in the string, or
+// in its last eight bytes, the byte that clears it is.
+func TestScanStringASCII(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		ascii bool
+	}{
+		{`""`, true},
+		{`"abc"`, true},
+		{`"io.modelcontextprotocol/protocolVersion"`, true},
+		{`"a\"b"`, false},
+		{`"\u0061"`, false},
+		{`"abcdefgh\n"`, false},
+		{`"abcdefghijklmno\\"`, false},
+		{"\"\u00e9\"", false},
+		{"\"abcdefgh\u00e9\"", false},
+		{"\"abcdef\u00e9ghijklmnop\"", false},
+		{"\"abcdefghijklmn\u00e9\"", false},
+	} {
+		end, ascii, err := scanString([]byte(tc.s), 0)
+		if err != nil || end != len(tc.s) || ascii != tc.ascii {
+			t.Errorf("scanString(%s) = %d, %v, %v; want %d, %v, nil", tc.s, end, ascii, err, len(tc.s), tc.ascii)
+		}
+	}
+}
+
+// FuzzScanString: scanString agrees with skipString and its flag with a
+// byte-by-byte reading; plainKey agrees with plainKeySlow.
+func FuzzScanString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"bcdefghijk"`, "\"abcdefg\xffh\"", `"\u00e9"`, "\"\u00e9abcdefghij\"", `"x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' {
+			return
+		}
+		end, ascii, err := scanString(data, 0)
+		wantEnd, wantErr := skipString(data, 0)
+		if end != wantEnd || (err == nil) != (wantErr == nil) {
+			t.Fatalf("%q: scanString = %d, %v; skipString = %d, %v", data, end, err, wantEnd, wantErr)
+		}
+		if err == nil {
+			raw := data[1 : end-1]
+			want := bytes.IndexByte(raw, '\\') < 0
+			for _, c := range raw {
+				want = want && c < 0x80
+			}
+			if ascii != want {
+				t.Fatalf("%q: ascii = %v, want %v", data, ascii, want)
+			}
+		}
+		if got, want := plainKey(data), plainKeySlow(data); got != want {
+			t.Fatalf("%q: plainKey = %v, want %v", data, got, want)
+		}
+	})
+}
