@@ -268,7 +268,15 @@ func (cs *ClientSession) readLoop() {
 			}
 			var tooLarge *FrameTooLargeError
 			if errors.As(err, &tooLarge) {
-				cs.client.logger.Warn("mcp: client: message from server dropped", "err", err)
+				// A response the transport found the id of fails its
+				// call at once; a request is answered with the error.
+				cs.client.logger.Warn("mcp: client: message from server dropped", "id", tooLarge.ID.String(), "err", err)
+				switch id := tooLarge.ID; {
+				case id.IsValid() && tooLarge.Request:
+					cs.reply(cs.ctx, jsonrpc.NewErrorResponse(id, errFrameTooLarge(tooLarge.Limit)))
+				case id.IsValid():
+					cs.calls.fail(id, tooLarge)
+				}
 				continue
 			}
 			if !errors.Is(err, io.EOF) && !cs.closing.Load() {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -36,6 +37,11 @@ func (e *kindError) Is(target error) bool { return target == e.kind }
 // the lifecycle refusals take on the wire.
 func errInvalidRequest(detail string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Invalid Request: "+detail)
+}
+
+// errFrameTooLarge answers a message over a stream transport's limit.
+func errFrameTooLarge(limit int) *jsonrpc.Error {
+	return errInvalidRequest(fmt.Sprintf("message exceeds the limit of %d bytes", limit))
 }
 
 // errInvalidParams returns -32602 with the given detail as data.

@@ -194,7 +194,16 @@ func (ss *ServerSession) serveConn(parent context.Context, conn Connection, w *c
 		if err != nil {
 			var tooLarge *FrameTooLargeError
 			if errors.As(err, &tooLarge) {
-				_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errInvalidRequest(fmt.Sprintf("message exceeds the limit of %d bytes", tooLarge.Limit))))
+				// A request the transport found the id of is answered at
+				// that id; a response fails the call it answers; the rest
+				// get an answer without id.
+				switch id := tooLarge.ID; {
+				case id.IsValid() && tooLarge.Request:
+					_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(id, errFrameTooLarge(tooLarge.Limit)))
+				case id.IsValid() && ss.calls.fail(id, tooLarge):
+				default:
+					_ = w.WriteMessage(ctx, jsonrpc.NewErrorResponse(jsonrpc.ID{}, errFrameTooLarge(tooLarge.Limit)))
+				}
 				continue
 			}
 			if errors.Is(err, io.EOF) && !errors.Is(err, ErrConnectionClosed) && !isClosed(ss) {

@@ -25,9 +25,14 @@ func lcPingOfSize(t testing.TB, n int) string {
 	return head + strings.Repeat("x", pad) + tail
 }
 
-// lcTooLarge is the answer to a line over a limit of n bytes.
-func lcTooLarge(n int) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: message exceeds the limit of %d bytes"}}`, n)
+// lcTooLarge is the answer to a line over a limit of n bytes whose id
+// the transport did not find.
+func lcTooLarge(n int) string { return lcTooLargeAt("null", n) }
+
+// lcTooLargeAt is the answer to a request over a limit of n bytes whose
+// id, in JSON, is id.
+func lcTooLargeAt(id string, n int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: message exceeds the limit of %d bytes"}}`, id, n)
 }
 
 func TestStdioOversizedLine(t *testing.T) {
@@ -39,8 +44,9 @@ func TestStdioOversizedLine(t *testing.T) {
 	c.send(atLimit)
 	c.expect(`{"jsonrpc":"2.0","id":"p` + strings.Repeat("x", limit-len(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)) + `","result":{}}`)
 
+	// The request is answered at its id, found in the line discarded.
 	c.send(lcPingOfSize(t, limit+1))
-	c.expect(lcTooLarge(limit))
+	c.expect(lcTooLargeAt(`"p`+strings.Repeat("x", limit+1-len(`{"jsonrpc":"2.0","id":"p","method":"ping"}`))+`"`, limit))
 	// Far over the limit, and not even JSON: the same answer.
 	c.send(strings.Repeat("{", 10*limit))
 	c.expect(lcTooLarge(limit))
@@ -73,7 +79,7 @@ func TestStdioLongLines(t *testing.T) {
 
 	huge := strings.Repeat("abcdefgh", 500<<10/8)
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + huge + `"}}}`)
-	c.expect(lcTooLarge(limit))
+	c.expect(lcTooLargeAt("2", limit))
 	c.run(`
 		-> {"jsonrpc":"2.0","id":3,"method":"ping"}
 		<- {"jsonrpc":"2.0","id":3,"result":{}}
@@ -83,6 +89,7 @@ func TestStdioLongLines(t *testing.T) {
 
 func TestStdioDefaultLimit(t *testing.T) {
 	c := lcConnectStdio(t, lcNewServer(nil), 0)
+	// The id is 4 MiB long: longer than the transport keeps.
 	c.send(lcPingOfSize(t, defaultMaxMessageBytes+1))
 	c.expect(lcTooLarge(4 << 20))
 	c.send(lcPingOfSize(t, 1<<20))

@@ -30,7 +30,9 @@ type CommandTransport struct {
 	// ShutdownGrace is how long Close waits for the server to exit after
 	// closing its stdin, and again after SIGTERM. If zero, 5 seconds.
 	ShutdownGrace time.Duration
-	// MaxMessageBytes limits one line from the server. If zero, 4 MiB.
+	// MaxMessageBytes limits one line from the server. A longer line is
+	// discarded; a response whose id is found in it fails its call with
+	// an error wrapping *FrameTooLargeError. If zero, 4 MiB.
 	MaxMessageBytes int
 }
 

@@ -22,8 +22,9 @@ type StdioTransport struct {
 	In  io.Reader
 	Out io.Writer
 	// MaxMessageBytes limits one incoming line. A longer line is discarded
-	// and reported with *FrameTooLargeError; the next line is read as
-	// usual. If zero, 4 MiB.
+	// and reported with *FrameTooLargeError, which carries the line's
+	// top-level id when it has one; the next line is read as usual. If
+	// zero, 4 MiB.
 	MaxMessageBytes int
 }
 
@@ -55,6 +56,8 @@ type streamConn struct {
 	rc  io.Reader
 	max int
 	buf []byte
+	// scan finds the id of a line over max while it is discarded.
+	scan frameScanner
 
 	wmu  sync.Mutex
 	w    io.Writer
@@ -76,13 +79,17 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 		tooLarge := false
 		for {
 			chunk, err := c.r.ReadSlice('\n')
-			if !tooLarge {
-				if len(c.buf)+len(chunk) > c.max+2 { // allow "\r\n"
-					tooLarge = true
-					c.buf = c.buf[:0]
-				} else {
-					c.buf = append(c.buf, chunk...)
-				}
+			switch {
+			case tooLarge:
+				c.scan.write(chunk)
+			case len(c.buf)+len(chunk) > c.max+2: // allow "\r\n"
+				tooLarge = true
+				c.scan.reset()
+				c.scan.write(c.buf)
+				c.scan.write(chunk)
+				c.buf = c.buf[:0]
+			default:
+				c.buf = append(c.buf, chunk...)
 			}
 			if err == bufio.ErrBufferFull {
 				continue
@@ -97,7 +104,7 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 				if err == io.EOF && tooLarge {
 					// So does a last line over the limit: report it; the
 					// next Read returns io.EOF.
-					return nil, &FrameTooLargeError{Limit: c.max}
+					return nil, c.tooLarge()
 				}
 				select {
 				case <-c.closed:
@@ -109,18 +116,26 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 			break
 		}
 		if tooLarge {
-			return nil, &FrameTooLargeError{Limit: c.max}
+			return nil, c.tooLarge()
 		}
 		line := bytes.TrimRight(c.buf, "\r\n")
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if len(line) > c.max {
-			return nil, &FrameTooLargeError{Limit: c.max}
+			c.scan.reset()
+			c.scan.write(line)
+			return nil, c.tooLarge()
 		}
 		// The caller may keep the frame; the buffer is reused.
 		return bytes.Clone(line), nil
 	}
+}
+
+// tooLarge reports the line just discarded, with what c.scan found in it.
+func (c *streamConn) tooLarge() *FrameTooLargeError {
+	id, method := c.scan.result()
+	return &FrameTooLargeError{Limit: c.max, ID: id, Request: method}
 }
 
 // Write implements Connection. Frames held (see hold) go out first, in

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
+	"github.com/mcpkit/mcpkit/ext/skills"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcphttp"
 )
@@ -115,6 +116,10 @@ func inspectDial(e *env, base *clientFlags, page func() *inspect.Inspector) func
 	return func(_ context.Context, t inspect.Target, stderr io.Writer) (*inspect.Dialed, error) {
 		f := *base
 		f.url, f.headers, f.era = t.URL, t.Headers, t.Era
+		// The page reads skills' files (/api/skill-read), each a
+		// resources/read answer up to a 16 MiB file as base64: the
+		// transports' default of 4 MiB would stop at about 3 MiB.
+		f.maxMessageBytes = skills.MessageBytes
 		era, err := f.protocolEra()
 		if err != nil {
 			return nil, err

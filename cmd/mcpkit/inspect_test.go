@@ -15,6 +15,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/auth/devserver"
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/inspect"
+	"github.com/mcpkit/mcpkit/ext/skills"
+	"github.com/mcpkit/mcpkit/mcphttp"
 )
 
 // `mcpkit inspect -- mcpkit serve` prints the page's URL, connects to the
@@ -239,5 +241,34 @@ func TestInspectOAuthLogin(t *testing.T) {
 	}
 	if n := len(listened); n != 0 {
 		t.Errorf("the CLI opened %d OAuth redirect listeners of its own, want 0", n)
+	}
+}
+
+// The inspector's transports read messages up to skills.MessageBytes, so
+// that the page opens any file of a skill, over HTTP and over stdio.
+func TestInspectDialMessageBytes(t *testing.T) {
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	dial := inspectDial(e, &clientFlags{}, func() *inspect.Inspector { return nil })
+	for _, target := range []inspect.Target{
+		{URL: "http://127.0.0.1:1/mcp", Headers: stringList{"Authorization: Bearer x"}},
+		{Command: []string{"mcpkit", "serve"}},
+	} {
+		d, err := dial(context.Background(), target, io.Discard)
+		if err != nil {
+			t.Fatalf("%+v: %v", target, err)
+		}
+		var got int
+		switch tr := d.Transport.(type) {
+		case *mcphttp.ClientTransport:
+			got = tr.MaxMessageBytes
+		case *childTransport:
+			got = tr.MaxMessageBytes
+		default:
+			t.Fatalf("%+v: transport %T", target, tr)
+		}
+		if got != skills.MessageBytes {
+			t.Errorf("%+v: MaxMessageBytes %d, want %d", target, got, skills.MessageBytes)
+		}
+		d.Release()
 	}
 }
