@@ -325,14 +325,16 @@ func (st *stream) open(ctx context.Context, w http.ResponseWriter, r *http.Reque
 func (st *stream) writePrime(att *attachment, prime []byte) {
 	err := st.writeFrames(att, prime, true)
 	st.mu.Lock()
-	defer st.mu.Unlock()
+	let := err != nil && st.att == att
 	switch {
-	case err != nil:
-		if st.att == att {
-			st.detachLocked()
-		}
-	case prime != nil:
+	case let:
+		st.detachLocked()
+	case err == nil && prime != nil:
 		st.idSent = true
+	}
+	st.mu.Unlock()
+	if let && st.h.onDetach != nil {
+		st.h.onDetach() // the client went away as the stream opened
 	}
 }
 
