@@ -75,8 +75,20 @@ func (b *Bus) ChannelName(channel string) string { return b.prefix + "bus:" + ch
 
 // Publish implements mcp.Bus: one PUBLISH.
 func (b *Bus) Publish(ctx context.Context, channel string, msg []byte) error {
+	name := b.ChannelName(channel)
 	return b.call(ctx, "publishing", func(ctx context.Context) error {
-		return b.rdb.Publish(ctx, b.ChannelName(channel), msg).Err()
+		if c, ok := b.rdb.(*redis.ClusterClient); ok {
+			// A Cluster client sends a PUBLISH to any node, and two
+			// nodes' messages may reach a subscriber in either order;
+			// the node of the channel's slot serves every publish of a
+			// channel, so they arrive in the order they were sent.
+			node, err := c.MasterForKey(ctx, name)
+			if err != nil {
+				return err
+			}
+			return node.Publish(ctx, name, msg).Err()
+		}
+		return b.rdb.Publish(ctx, name, msg).Err()
 	})
 }
 

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -197,6 +198,37 @@ func TestBusSubscriptionSurvivesACut(t *testing.T) {
 			return true
 		default:
 			return false
+		}
+	})
+}
+
+// What one client publishes on a channel reaches a subscriber in the order
+// it was published, on a Cluster too, where a PUBLISH sent to another node
+// each time could arrive out of order.
+func TestBusOrder(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		b, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: testPrefix(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 50
+		got := make(chan string, n)
+		stop, err := b.Subscribe(ctx, "ordered", func(m []byte) { got <- string(m) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		for i := range n {
+			if err := b.Publish(ctx, "ordered", []byte(strconv.Itoa(i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range n {
+			if m := <-got; m != strconv.Itoa(i) {
+				t.Fatalf("message %d is %q, want %d", i, m, i)
+			}
 		}
 	})
 }
