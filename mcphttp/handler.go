@@ -81,6 +81,13 @@ type Handler struct {
 	onDetach func()
 }
 
+// detached calls the onDetach test hook, if set.
+func (h *Handler) detached() {
+	if h.onDetach != nil {
+		h.onDetach()
+	}
+}
+
 // NewHandler returns a Handler serving server. A nil opts is the zero
 // Options. NewHandlerFunc chooses the server per request instead.
 func NewHandler(server *mcp.Server, opts *Options) *Handler {

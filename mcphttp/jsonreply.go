@@ -92,9 +92,7 @@ func (h *Handler) awaitReply(ctx context.Context, r *http.Request, st *stream, a
 	select {
 	case <-att.gone:
 	case <-r.Context().Done():
-		if st.detach(att) && h.onDetach != nil {
-			h.onDetach()
-		}
+		st.dropClient(att)
 	case <-sessionDone:
 		st.detach(att)
 	case <-t.C:

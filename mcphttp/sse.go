@@ -323,18 +323,14 @@ func (st *stream) open(ctx context.Context, w http.ResponseWriter, r *http.Reque
 // failed write lets att go, a written priming event gives the client an
 // id to resume from. The caller holds wmu, not mu.
 func (st *stream) writePrime(att *attachment, prime []byte) {
-	err := st.writeFrames(att, prime, true)
-	st.mu.Lock()
-	let := err != nil && st.att == att
-	switch {
-	case let:
-		st.detachLocked()
-	case err == nil && prime != nil:
-		st.idSent = true
+	if err := st.writeFrames(att, prime, true); err != nil {
+		st.dropClient(att)
+		return
 	}
-	st.mu.Unlock()
-	if let && st.h.onDetach != nil {
-		st.h.onDetach() // the client went away as the stream opened
+	if prime != nil {
+		st.mu.Lock()
+		st.idSent = true
+		st.mu.Unlock()
 	}
 }
 
@@ -376,6 +372,14 @@ func (st *stream) detach(att *attachment) bool {
 	}
 	st.detachLocked()
 	return true
+}
+
+// dropClient lets go of att, whose client went away or could not be
+// written to, if it still carries the stream, and tells the test hook.
+func (st *stream) dropClient(att *attachment) {
+	if st.detach(att) {
+		st.h.detached()
+	}
 }
 
 // WriteMessage implements jsonrpc.Writer: it queues msg as the stream's
@@ -547,17 +551,19 @@ func (st *stream) drain() {
 		st.mu.Unlock()
 		err := st.writeQueued(att, frames)
 		st.mu.Lock()
+		lost := err != nil && st.att == att
 		switch {
-		case err != nil:
-			if st.att == att {
-				st.detachLocked()
-			}
-		case ids:
+		case lost:
+			st.detachLocked()
+		case err == nil && ids:
 			st.idSent = true
 		}
 		st.out.reuse(frames)
 		st.mu.Unlock()
 		st.wmu.Unlock()
+		if lost {
+			st.h.detached()
+		}
 	}
 }
 
@@ -781,7 +787,7 @@ func (st *stream) keepAlive(att *attachment) bool {
 	}
 	st.mu.Unlock()
 	if st.writeFrames(att, sse.KeepAlive, true) != nil {
-		st.detach(att)
+		st.dropClient(att)
 		return false
 	}
 	return true
@@ -895,9 +901,7 @@ func (h *Handler) pump(r *http.Request, st *stream, att *attachment, sessionDone
 		case <-att.gone:
 			return
 		case <-r.Context().Done():
-			if st.detach(att) && h.onDetach != nil {
-				h.onDetach()
-			}
+			st.dropClient(att)
 			return
 		case <-sessionDone:
 			st.detach(att)
@@ -951,9 +955,7 @@ func (st *stream) tick() {
 		// Disconnection is not cancellation: the handler goes on, but
 		// its events are not written to a dead connection.
 		st.unwatch = context.AfterFunc(st.req.Context(), func() {
-			if st.detach(att) && st.h.onDetach != nil {
-				st.h.onDetach()
-			}
+			st.dropClient(att)
 		})
 	}
 	if ka := st.h.opts.KeepAlive; ka > 0 {
