@@ -325,6 +325,20 @@ func unmarshalBlock[T comparable](data []byte, newBlock func(typ string) T, notA
 	return c, nil
 }
 
+// unmarshalBlocks decodes a list of blocks, each with one; it returns a
+// non-nil list, empty for no blocks, and stops at the first bad block.
+func unmarshalBlocks[T any](raws []json.RawMessage, one func([]byte) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(raws))
+	for _, raw := range raws {
+		c, err := one(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 // UnmarshalJSON decodes a result's content blocks by their types.
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 	type plain CallToolResult
@@ -336,13 +350,7 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 	if err := exactjson.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	r.Content = make([]Content, 0, len(w.Content))
-	for _, raw := range w.Content {
-		c, err := unmarshalContent(raw)
-		if err != nil {
-			return err
-		}
-		r.Content = append(r.Content, c)
-	}
-	return nil
+	var err error
+	r.Content, err = unmarshalBlocks(w.Content, unmarshalContent)
+	return err
 }

@@ -144,15 +144,9 @@ func (c *ToolResultContent) UnmarshalJSON(data []byte) error {
 	if err := exactjson.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	c.Content = make([]Content, 0, len(w.Content))
-	for _, raw := range w.Content {
-		block, err := unmarshalContent(raw)
-		if err != nil {
-			return err
-		}
-		c.Content = append(c.Content, block)
-	}
-	return nil
+	var err error
+	c.Content, err = unmarshalBlocks(w.Content, unmarshalContent)
+	return err
 }
 
 // unmarshalSamplingContent decodes one sampling content block by its
@@ -206,13 +200,9 @@ func (cs *SamplingContents) UnmarshalJSON(data []byte) error {
 	if err := exactjson.Unmarshal(data, &raws); err != nil {
 		return fmt.Errorf("mcp: sampling content must be an object or a list: %w", err)
 	}
-	out := make(SamplingContents, 0, len(raws))
-	for _, raw := range raws {
-		c, err := unmarshalSamplingContent(raw)
-		if err != nil {
-			return err
-		}
-		out = append(out, c)
+	out, err := unmarshalBlocks(raws, unmarshalSamplingContent)
+	if err != nil {
+		return err
 	}
 	*cs = out
 	return nil
