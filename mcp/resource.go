@@ -299,71 +299,56 @@ func completeContents(res *ReadResourceResult, uri, mimeType string) *ReadResour
 	return out
 }
 
-// subscribeResource implements resources/subscribe: the session is sent
-// notifications/resources/updated for uri until it unsubscribes. The URI
-// must name a resource (or match a template); otherwise -32002.
-func (s *Server) subscribeResource(ctx context.Context, r *Request) (any, error) {
-	if !s.resourcesOffered() {
-		return nil, errMethodNotFound(r.Method)
-	}
-	var p SubscribeParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	if err := s.checkParamURI(p.URI); err != nil {
-		return nil, err
-	}
-	if _, _, _, ok := s.findResource(p.URI); !ok {
-		return nil, ResourceNotFoundError(p.URI)
-	}
-	ss := r.Session
-	ss.mu.Lock()
-	subs := ss.state.Subscriptions
-	i, found := slices.BinarySearch(subs, p.URI)
-	if !found {
-		ss.state.Subscriptions = slices.Insert(subs, i, p.URI)
-	}
-	ss.mu.Unlock()
-	if !found {
-		ss.update(ctx, func(st *SessionState) {
-			if i, found := slices.BinarySearch(st.Subscriptions, p.URI); !found {
-				st.Subscriptions = slices.Insert(st.Subscriptions, i, p.URI)
+// subscription implements resources/subscribe (on) and
+// resources/unsubscribe. A subscribed session is sent
+// notifications/resources/updated for the URI until it unsubscribes; the
+// URI must name a resource (or match a template), otherwise -32002.
+// Unsubscribing from a URI the session is not subscribed to succeeds and
+// changes nothing, so that a client may unsubscribe from a resource that
+// is gone.
+func (s *Server) subscription(on bool) MethodHandler {
+	return func(ctx context.Context, r *Request) (any, error) {
+		if !s.resourcesOffered() {
+			return nil, errMethodNotFound(r.Method)
+		}
+		var p SubscribeParams
+		if err := unmarshalParams(r.Params, &p); err != nil {
+			return nil, err
+		}
+		if err := s.checkParamURI(p.URI); err != nil {
+			return nil, err
+		}
+		if on {
+			if _, _, _, ok := s.findResource(p.URI); !ok {
+				return nil, ResourceNotFoundError(p.URI)
 			}
-		})
+		}
+		ss := r.Session
+		ss.mu.Lock()
+		changed := editSubscriptions(&ss.state.Subscriptions, p.URI, on)
+		ss.mu.Unlock()
+		if changed {
+			ss.update(ctx, func(st *SessionState) {
+				editSubscriptions(&st.Subscriptions, p.URI, on)
+			})
+		}
+		return emptyObject, nil
 	}
-	return emptyObject, nil
 }
 
-// unsubscribeResource implements resources/unsubscribe. Unsubscribing
-// from a URI the session is not subscribed to succeeds and changes
-// nothing, so that a client may unsubscribe from a resource that is gone.
-func (s *Server) unsubscribeResource(ctx context.Context, r *Request) (any, error) {
-	if !s.resourcesOffered() {
-		return nil, errMethodNotFound(r.Method)
+// editSubscriptions adds uri to the sorted list *subs (on) or removes it
+// from it, and reports whether the list changed.
+func editSubscriptions(subs *[]string, uri string, on bool) bool {
+	i, found := slices.BinarySearch(*subs, uri)
+	switch {
+	case on && !found:
+		*subs = slices.Insert(*subs, i, uri)
+	case !on && found:
+		*subs = slices.Delete(*subs, i, i+1)
+	default:
+		return false
 	}
-	var p SubscribeParams
-	if err := unmarshalParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	if err := s.checkParamURI(p.URI); err != nil {
-		return nil, err
-	}
-	ss := r.Session
-	ss.mu.Lock()
-	subs := ss.state.Subscriptions
-	i, found := slices.BinarySearch(subs, p.URI)
-	if found {
-		ss.state.Subscriptions = slices.Delete(subs, i, i+1)
-	}
-	ss.mu.Unlock()
-	if found {
-		ss.update(ctx, func(st *SessionState) {
-			if i, found := slices.BinarySearch(st.Subscriptions, p.URI); found {
-				st.Subscriptions = slices.Delete(st.Subscriptions, i, i+1)
-			}
-		})
-	}
-	return emptyObject, nil
+	return true
 }
 
 // ResourceUpdated sends notifications/resources/updated to the sessions

@@ -248,8 +248,8 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	methods := map[string]MethodHandler{
 		"initialize":            s.initialize,
 		"ping":                  func(context.Context, *Request) (any, error) { return emptyObject, nil },
-		"resources/subscribe":   s.subscribeResource,
-		"resources/unsubscribe": s.unsubscribeResource,
+		"resources/subscribe":   s.subscription(true), // resource.go
+		"resources/unsubscribe": s.subscription(false),
 		"logging/setLevel":      s.setLogLevel,
 		"tasks/get":             s.getTask, // task_session.go
 		"tasks/result":          s.getTaskResult,
