@@ -166,10 +166,17 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 	if err != nil {
 		return err
 	}
-	if result != nil {
-		if err := exactjson.Unmarshal(res, result); err != nil {
-			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
-		}
+	return decodeResult(method, res, result)
+}
+
+// decodeResult decodes res, the result of a request for method that
+// either side sent with Call, into result, unless result is nil.
+func decodeResult(method string, res json.RawMessage, result any) error {
+	if result == nil {
+		return nil
+	}
+	if err := exactjson.Unmarshal(res, result); err != nil {
+		return fmt.Errorf("mcp: decoding %s result: %w", method, err)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,11 +124,7 @@ func (s *Server) complete(ctx context.Context, r *Request) (any, error) {
 	}
 	res, err := h(ctx, r, &p)
 	if err != nil {
-		var rpcErr *jsonrpc.Error
-		if errors.As(err, &rpcErr) {
-			return nil, rpcErr
-		}
-		return nil, err
+		return nil, handlerError(err)
 	}
 	return capCompletion(res), nil
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Prompt describes a prompt or prompt template the server offers
@@ -301,11 +300,7 @@ func (s *Server) getPrompt(ctx context.Context, r *Request) (any, error) {
 	}
 	res, err := sp.handler(ctx, r, &p)
 	if err != nil {
-		var rpcErr *jsonrpc.Error
-		if errors.As(err, &rpcErr) {
-			return nil, rpcErr
-		}
-		return nil, err
+		return nil, handlerError(err)
 	}
 	if res == nil {
 		return &GetPromptResult{Messages: []*PromptMessage{}}, nil

@@ -205,11 +205,7 @@ func (s *Server) readResource(ctx context.Context, r *Request) (any, error) {
 	p.Variables = vars
 	res, err := h(ctx, r, &p)
 	if err != nil {
-		var rpcErr *jsonrpc.Error
-		if errors.As(err, &rpcErr) {
-			return nil, rpcErr
-		}
-		return nil, err
+		return nil, handlerError(err)
 	}
 	return completeContents(res, p.URI, mimeType), nil
 }

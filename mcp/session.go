@@ -626,12 +626,7 @@ func (ss *ServerSession) Call(ctx context.Context, method string, params, result
 	if err != nil {
 		return err
 	}
-	if result != nil {
-		if err := exactjson.Unmarshal(res, result); err != nil {
-			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
-		}
-	}
-	return nil
+	return decodeResult(method, res, result) // client_session.go
 }
 
 // Ping checks that the client is alive.
@@ -645,6 +640,17 @@ func mustMarshal(v any) json.RawMessage {
 		panic(err) // only called with types that always encode
 	}
 	return b
+}
+
+// handlerError is the error of a feature's handler as a request's answer:
+// a *jsonrpc.Error wrapped in it unwrapped, so that it is sent as it is,
+// any other error unchanged.
+func handlerError(err error) error {
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		return rpcErr
+	}
+	return err
 }
 
 // makeResponse turns a handler's outcome into the response to send. A
