@@ -151,11 +151,7 @@ func (ss *ServerSession) Elicit(ctx context.Context, params *ElicitParams) (*Eli
 // it returns ErrInputRequired, which the handler must return
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) Elicit(ctx context.Context, params *ElicitParams) (*ElicitResult, error) {
-	res, err := r.inEra().ask(ctx, r, ElicitationInput(params))
-	if err != nil {
-		return nil, err
-	}
-	return res.(*ElicitResult), nil
+	return ask[ElicitResult](ctx, r, ElicitationInput(params))
 }
 
 // elicitationModes reports which modes a declared elicitation capability

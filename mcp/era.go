@@ -39,6 +39,17 @@ type era interface {
 	beginTask() error
 }
 
+// ask sends q, the one request to the client of Request.CreateMessage,
+// Elicit or ListRoots, through r's era, and returns the client's result
+// of type T.
+func ask[T any](ctx context.Context, r *Request, q *InputRequest) (*T, error) {
+	res, err := r.inEra().ask(ctx, r, q)
+	if err != nil {
+		return nil, err
+	}
+	return res.(*T), nil
+}
+
 // inEra returns the era serving r: a Request made without one (in a
 // test, say) is the session era's.
 func (r *Request) inEra() era {

@@ -77,9 +77,5 @@ func (ss *ServerSession) ListRoots(ctx context.Context, params *ListRootsParams)
 // the handler must return as it is (or wrapped)
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) ListRoots(ctx context.Context, params *ListRootsParams) (*ListRootsResult, error) {
-	res, err := r.inEra().ask(ctx, r, &InputRequest{Method: "roots/list", roots: params})
-	if err != nil {
-		return nil, err
-	}
-	return res.(*ListRootsResult), nil
+	return ask[ListRootsResult](ctx, r, &InputRequest{Method: "roots/list", roots: params})
 }

@@ -327,11 +327,7 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, params *CreateMessag
 // arrives it returns ErrInputRequired, which the handler must return
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
 func (r *Request) CreateMessage(ctx context.Context, params *CreateMessageParams) (*CreateMessageResult, error) {
-	res, err := r.inEra().ask(ctx, r, SamplingInput(params))
-	if err != nil {
-		return nil, err
-	}
-	return res.(*CreateMessageResult), nil
+	return ask[CreateMessageResult](ctx, r, SamplingInput(params))
 }
 
 // errNoSession is returned by the Request methods that reach the client
