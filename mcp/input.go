@@ -117,40 +117,30 @@ type InputResponses map[string]json.RawMessage
 
 // Elicitation decodes the answer to the elicitation asked under key.
 func (rs InputResponses) Elicitation(key string) (*ElicitResult, error) {
-	var res ElicitResult
-	if err := rs.decode(key, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return decodeInput[ElicitResult](rs, key)
 }
 
 // Sampling decodes the answer to the sampling request asked under key.
 func (rs InputResponses) Sampling(key string) (*CreateMessageResult, error) {
-	var res CreateMessageResult
-	if err := rs.decode(key, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return decodeInput[CreateMessageResult](rs, key)
 }
 
 // Roots decodes the answer to the roots request asked under key.
 func (rs InputResponses) Roots(key string) (*ListRootsResult, error) {
-	var res ListRootsResult
-	if err := rs.decode(key, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return decodeInput[ListRootsResult](rs, key)
 }
 
-func (rs InputResponses) decode(key string, v any) error {
+// decodeInput decodes the answer under key as a T.
+func decodeInput[T any](rs InputResponses, key string) (*T, error) {
 	raw, ok := rs[key]
 	if !ok {
-		return fmt.Errorf("mcp: no input response %q", key)
+		return nil, fmt.Errorf("mcp: no input response %q", key)
 	}
-	if err := exactjson.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("mcp: input response %q: %w", key, err)
+	var res T
+	if err := exactjson.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("mcp: input response %q: %w", key, err)
 	}
-	return nil
+	return &res, nil
 }
 
 // Input asks the client for everything in requests at once, keyed by names
