@@ -221,29 +221,15 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	if s.store == nil {
 		s.store = &memorySessionStore{}
 	}
-	if s.opts.PageSize <= 0 {
-		s.opts.PageSize = 100
-	}
-	if s.opts.MaxConcurrentRequests <= 0 {
-		s.opts.MaxConcurrentRequests = 64
-	}
-	if s.opts.MaxQueuedNotifications == 0 {
-		s.opts.MaxQueuedNotifications = defaultMaxQueuedNotifications
-	}
-	if s.opts.MaxClientStateBytes == 0 {
-		s.opts.MaxClientStateBytes = defaultMaxClientStateBytes
-	}
-	if s.opts.MaxInFlightRequests == 0 {
-		s.opts.MaxInFlightRequests = max(defaultMaxInFlightRequests, s.opts.MaxConcurrentRequests)
-	}
+	s.opts.PageSize = positiveOr(s.opts.PageSize, 100) // client.go
+	s.opts.MaxConcurrentRequests = positiveOr(s.opts.MaxConcurrentRequests, 64)
+	setDefault(&s.opts.MaxQueuedNotifications, defaultMaxQueuedNotifications) // client.go
+	setDefault(&s.opts.MaxClientStateBytes, defaultMaxClientStateBytes)
+	setDefault(&s.opts.MaxInFlightRequests, max(defaultMaxInFlightRequests, s.opts.MaxConcurrentRequests))
 	s.stateKey.init(s.opts.RequestStateKey, s.store) // state_key.go
-	if s.opts.ResourceTextCacheBytes == 0 {
-		s.opts.ResourceTextCacheBytes = defaultResourceTextCacheBytes
-	}
+	setDefault(&s.opts.ResourceTextCacheBytes, defaultResourceTextCacheBytes)
 	s.texts.limit = s.opts.ResourceTextCacheBytes
-	if s.opts.RequestStateTTL <= 0 {
-		s.opts.RequestStateTTL = time.Hour
-	}
+	s.opts.RequestStateTTL = positiveOr(s.opts.RequestStateTTL, time.Hour)
 	// Each feature's methods live in the feature's own file.
 	methods := map[string]MethodHandler{
 		"initialize":            s.initialize,

@@ -203,26 +203,11 @@ func (s *Server) taskRT() *taskRuntime {
 		if rt.store == nil {
 			rt.store = NewMemoryTaskStore()
 		}
-		rt.defaultTTL = o.DefaultTTL
-		if rt.defaultTTL <= 0 {
-			rt.defaultTTL = time.Hour
-		}
-		rt.maxTTL = o.MaxTTL
-		if rt.maxTTL <= 0 {
-			rt.maxTTL = 24 * time.Hour
-		}
-		rt.poll = o.PollInterval
-		if rt.poll <= 0 {
-			rt.poll = time.Second
-		}
-		rt.endTimeout = o.SessionEndTimeout
-		if rt.endTimeout <= 0 {
-			rt.endTimeout = defaultSessionEndTimeout
-		}
-		rt.maxRunning = o.MaxRunning
-		if rt.maxRunning <= 0 {
-			rt.maxRunning = 16
-		}
+		rt.defaultTTL = positiveOr(o.DefaultTTL, time.Hour) // client.go
+		rt.maxTTL = positiveOr(o.MaxTTL, 24*time.Hour)
+		rt.poll = positiveOr(o.PollInterval, time.Second)
+		rt.endTimeout = positiveOr(o.SessionEndTimeout, defaultSessionEndTimeout)
+		rt.maxRunning = positiveOr(o.MaxRunning, 16)
 		rt.setBounds(&o)
 	})
 	return rt

@@ -292,9 +292,7 @@ func (m *memoryTaskStore) List(_ context.Context, owner, cursor string, limit in
 			return nil, "", ErrInvalidTaskCursor
 		}
 	}
-	if limit <= 0 {
-		limit = 100
-	}
+	limit = positiveOr(limit, 100) // client.go
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()

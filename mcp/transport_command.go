@@ -45,10 +45,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (Connection, error) {
 	if cmd.Stdin != nil || cmd.Stdout != nil {
 		return nil, errors.New("mcp: CommandTransport: Command.Stdin and Command.Stdout must be nil")
 	}
-	grace := t.ShutdownGrace
-	if grace <= 0 {
-		grace = defaultShutdownGrace
-	}
+	grace := positiveOr(t.ShutdownGrace, defaultShutdownGrace) // client.go
 	// Pipes we create ourselves, rather than Cmd.StdinPipe/StdoutPipe: then
 	// Cmd.Wait does not close our end of stdout when the child exits, and
 	// the read loop can read everything the server wrote before it ended.
