@@ -121,7 +121,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	httpguard.CloseChunked(w, r)
 	if !h.opts.DisableDNSRebindingProtection {
 		if header, value := h.guard.Check(r); header != "" {
-			h.refuse(w, r, http.StatusForbidden, serverError("Forbidden: "+header+" not allowed: "+value))
+			h.refuse(w, r, http.StatusForbidden, httpguard.Forbidden(header, value))
 			return
 		}
 	}
@@ -132,51 +132,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.servePost(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST")
-		h.refuse(w, r, http.StatusMethodNotAllowed, serverError("Method Not Allowed: use GET, POST"))
+		h.refuse(w, r, http.StatusMethodNotAllowed, httpguard.MethodNotAllowed("GET, POST"))
 	}
 }
 
 // refuse writes status and a JSON-RPC error response with id null.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, e *jsonrpc.Error) {
-	body, err := jsonrpc.Encode(jsonrpc.NewErrorResponse(jsonrpc.ID{}, e))
-	if err != nil {
-		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}`)
-	}
-	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	httpguard.Refuse(w, status, jsonrpc.ID{}, e)
 	h.opts.Logger.Debug("mcpsse: refused", "method", r.Method, "status", status, "code", e.Code, "message", e.Message)
 }
 
-func serverError(message string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeServerError, Message: message}
-}
-
 var (
-	errNoSession       = serverError("Bad Request: the " + SessionParam + " query parameter is required")
-	errSessionNotFound = &jsonrpc.Error{Code: jsonrpc.CodeSessionNotFound, Message: "Session not found"}
-	errUnsupportedType = serverError("Unsupported Media Type: Content-Type must be application/json")
-	errParse           = &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error"}
-	errClosedHandler   = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: the handler is closed"}
-	errNoFlush         = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the response writer cannot stream"}
+	errNoSession = httpguard.ServerError("Bad Request: the " + SessionParam + " query parameter is required")
+	errNoFlush   = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the response writer cannot stream"}
 )
 
-func errCapReached(n int) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("Service unavailable: maximum concurrent sessions (%d) reached", n)}
-}
-
-func errTooLarge(n int64) *jsonrpc.Error {
-	return serverError(fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", n))
-}
-
 func errHandOff(d time.Duration) *jsonrpc.Error {
-	return serverError(fmt.Sprintf("Service Unavailable: the session did not take the message within %s", d))
-}
-
-func errBodyTimeout(d time.Duration) *jsonrpc.Error {
-	return serverError(fmt.Sprintf("Request Timeout: the body was not received within %s", d))
+	return httpguard.ServerError(fmt.Sprintf("Service Unavailable: the session did not take the message within %s", d))
 }
 
 // Why a stream ended, for the log.
@@ -200,7 +172,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	s, retryAfter, quota, ok := h.register(qkey, qmax)
 	if !ok {
 		if h.isClosed() {
-			h.refuse(w, r, http.StatusServiceUnavailable, errClosedHandler)
+			h.refuse(w, r, http.StatusServiceUnavailable, httpguard.ErrClosed)
 			return
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(sessquota.RetrySeconds(retryAfter)))
@@ -208,7 +180,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 			h.refuse(w, r, http.StatusTooManyRequests, sessquota.Refusal(qkind, qmax))
 			return
 		}
-		h.refuse(w, r, http.StatusServiceUnavailable, errCapReached(h.opts.MaxSessions))
+		h.refuse(w, r, http.StatusServiceUnavailable, httpguard.CapReached(h.opts.MaxSessions))
 		return
 	}
 	defer h.streams.Done()
@@ -463,11 +435,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	s := h.lookup(id)
 	if s == nil {
-		h.refuse(w, r, http.StatusNotFound, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, httpguard.ErrSessionNotFound)
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		h.refuse(w, r, http.StatusUnsupportedMediaType, errUnsupportedType)
+		h.refuse(w, r, http.StatusUnsupportedMediaType, httpguard.ErrUnsupportedType)
 		return
 	}
 	body, ok := h.readBody(w, r)
@@ -476,7 +448,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	body = bytes.TrimSpace(body)
 	if !json.Valid(body) {
-		h.refuse(w, r, http.StatusBadRequest, errParse)
+		h.refuse(w, r, http.StatusBadRequest, httpguard.ErrParse)
 		return
 	}
 	s.touch()
@@ -496,7 +468,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	case s.in <- body:
 		w.WriteHeader(http.StatusAccepted)
 	case <-s.done:
-		h.refuse(w, r, http.StatusNotFound, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, httpguard.ErrSessionNotFound)
 	case <-r.Context().Done():
 	case <-expired:
 		w.Header().Set("Retry-After", "1")
@@ -508,7 +480,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
-		h.refuse(w, r, http.StatusRequestEntityTooLarge, errTooLarge(limit))
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, httpguard.TooLarge(limit))
 		return nil, false
 	}
 	rc := http.NewResponseController(w)
@@ -522,12 +494,12 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		var ne interface{ Timeout() bool }
 		switch {
 		case errors.As(err, &tooLarge):
-			h.refuse(w, r, http.StatusRequestEntityTooLarge, errTooLarge(limit))
+			h.refuse(w, r, http.StatusRequestEntityTooLarge, httpguard.TooLarge(limit))
 		case timed && errors.As(err, &ne) && ne.Timeout():
 			_ = r.Body.Close()
-			h.refuse(w, r, http.StatusRequestTimeout, errBodyTimeout(h.opts.BodyReadTimeout))
+			h.refuse(w, r, http.StatusRequestTimeout, httpguard.BodyTimeout(h.opts.BodyReadTimeout))
 		default:
-			h.refuse(w, r, http.StatusBadRequest, serverError("Bad Request: reading the body failed"))
+			h.refuse(w, r, http.StatusBadRequest, httpguard.ServerError("Bad Request: reading the body failed"))
 		}
 		return nil, false
 	}
