@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"maps"
 	"math"
 	"mime"
 	"net/http"
@@ -299,42 +301,17 @@ func (h *Handler) register(qkey string, qmax int) (s *stream, retryAfter time.Du
 		h.mu.Unlock()
 		return nil, 0, false, false
 	}
-	idle := h.opts.IdleTimeout
 	if qkey != "" && h.quota.Count(qkey) >= qmax {
-		soonest := time.Duration(math.MaxInt64)
-		for old := range h.quota.Members(qkey) {
-			if left := old.idleLeft(now, idle); idle > 0 && left <= 0 {
-				expired = append(expired, old)
-			} else if idle > 0 {
-				soonest = min(soonest, left)
-			}
-		}
-		for _, old := range expired {
-			h.forgetLocked(old)
-		}
+		soonest := h.reclaimLocked(maps.Keys(h.quota.Members(qkey)), now, &expired)
 		if h.quota.Count(qkey) >= qmax {
 			h.mu.Unlock()
-			if idle <= 0 {
-				soonest = time.Minute
-			}
 			return nil, soonest, true, false
 		}
 	}
 	if h.opts.MaxSessions > 0 && len(h.sessions) >= h.opts.MaxSessions {
-		soonest := time.Duration(math.MaxInt64)
-		for _, old := range h.sessions {
-			if left := old.idleLeft(now, idle); idle > 0 && left <= 0 {
-				h.forgetLocked(old)
-				expired = append(expired, old)
-			} else if idle > 0 {
-				soonest = min(soonest, left)
-			}
-		}
+		soonest := h.reclaimLocked(maps.Values(h.sessions), now, &expired)
 		if len(h.sessions) >= h.opts.MaxSessions {
 			h.mu.Unlock()
-			if idle <= 0 {
-				soonest = time.Minute
-			}
 			return nil, soonest, false, false
 		}
 	}
@@ -357,6 +334,30 @@ func (h *Handler) register(qkey string, qmax int) (s *stream, retryAfter time.Du
 	h.streams.Add(1)
 	h.mu.Unlock()
 	return s, 0, false, true
+}
+
+// reclaimLocked unregisters the idle-expired streams of seq, adding them
+// to expired for the caller to end outside the lock, and returns the time
+// until the soonest of the others may expire (a minute when sessions never
+// expire). Caller holds mu.
+func (h *Handler) reclaimLocked(seq iter.Seq[*stream], now time.Time, expired *[]*stream) time.Duration {
+	idle := h.opts.IdleTimeout
+	if idle <= 0 {
+		return time.Minute
+	}
+	soonest := time.Duration(math.MaxInt64)
+	n := len(*expired)
+	for s := range seq {
+		if left := s.idleLeft(now, idle); left <= 0 {
+			*expired = append(*expired, s)
+		} else {
+			soonest = min(soonest, left)
+		}
+	}
+	for _, s := range (*expired)[n:] {
+		h.forgetLocked(s)
+	}
+	return soonest
 }
 
 // forgetLocked unregisters s and takes it off its quota. Caller holds mu.
