@@ -160,14 +160,7 @@ func (c *clientConn) paramHeaders(h http.Header, params json.RawMessage) {
 	if len(ps) == 0 {
 		return
 	}
-	var args []byte
-	jsonscan.Members(params, func(key, value []byte) bool {
-		if jsonscan.KeyEquals(key, "arguments") {
-			args = value
-			return false
-		}
-		return true
-	})
+	args := memberValue(params, "arguments")
 	for i := range ps {
 		p := &ps[i]
 		raw, present, err := httpmeta.ArgumentAt(args, p.Path)
@@ -182,20 +175,29 @@ func (c *clientConn) paramHeaders(h http.Header, params json.RawMessage) {
 
 // stringMember returns the string member name of a JSON object.
 func stringMember(obj json.RawMessage, name string) (string, bool) {
-	obj = bytes.TrimSpace(obj)
-	if len(obj) == 0 || obj[0] != '{' {
+	v := memberValue(obj, name)
+	if v == nil {
 		return "", false
 	}
-	var v string
-	found := false
+	return jsonscan.StringValue(v)
+}
+
+// memberValue returns the raw value of the first member name of a JSON
+// object, or nil when obj is not an object or has no such member.
+func memberValue(obj []byte, name string) []byte {
+	obj = bytes.TrimSpace(obj)
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil
+	}
+	var v []byte
 	jsonscan.Members(obj, func(key, value []byte) bool {
 		if jsonscan.KeyEquals(key, name) {
-			v, found = jsonscan.StringValue(value)
+			v = value
 			return false
 		}
 		return true
 	})
-	return v, found
+	return v
 }
 
 // deliverStateless hands a frame of a stateless-era exchange to the session,
@@ -224,14 +226,7 @@ func (c *clientConn) learnTools(frame []byte) []byte {
 	if !ok || resp.Error != nil || len(resp.Result) == 0 || resp.Result[0] != '{' {
 		return frame
 	}
-	var tools []byte
-	jsonscan.Members(resp.Result, func(key, value []byte) bool {
-		if jsonscan.KeyEquals(key, "tools") {
-			tools = value
-			return false
-		}
-		return true
-	})
+	tools := memberValue(resp.Result, "tools")
 	if jsonscan.KindOf(tools) != jsonscan.Array {
 		return frame
 	}
@@ -240,16 +235,7 @@ func (c *clientConn) learnTools(frame []byte) []byte {
 	learnt := map[string][]httpmeta.Param{}
 	jsonscan.Elements(tools, func(tool []byte) bool {
 		name, _ := stringMember(tool, "name")
-		var schema []byte
-		if jsonscan.KindOf(tool) == jsonscan.Object {
-			jsonscan.Members(tool, func(key, value []byte) bool {
-				if jsonscan.KeyEquals(key, "inputSchema") {
-					schema = value
-					return false
-				}
-				return true
-			})
-		}
+		schema := memberValue(tool, "inputSchema")
 		var ps []httpmeta.Param
 		if bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
 			var err error
@@ -326,14 +312,7 @@ func (c *clientConn) relearnTool(ctx context.Context, call *jsonrpc.Request, ver
 	if !ok {
 		return false
 	}
-	var meta []byte
-	jsonscan.Members(call.Params, func(key, value []byte) bool {
-		if jsonscan.KeyEquals(key, "_meta") {
-			meta = value
-			return false
-		}
-		return true
-	})
+	meta := memberValue(call.Params, "_meta")
 	if meta == nil {
 		return false
 	}

@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -12,10 +11,6 @@ import (
 // one client may make it hold: the time a body may take to arrive
 // (Options.BodyReadTimeout) and the size and concurrency of a 2025-03-26
 // batch (Options.MaxBatchLength, Options.MaxBatchConcurrency).
-
-func errBodyTimeout(d time.Duration) *jsonrpc.Error {
-	return serverError(fmt.Sprintf("Request Timeout: the body was not received within %s", d))
-}
 
 func errBatchTooLong(n, limit int) *jsonrpc.Error {
 	return invalidRequest(fmt.Sprintf("a JSON-RPC batch may hold at most %d messages, this one holds %d", limit, n))

@@ -1,11 +1,11 @@
 package mcphttp
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -18,23 +18,8 @@ import (
 // ID, encoded as null, when the request could not be identified). Headers
 // such as Allow or Retry-After are set by the caller before.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, id jsonrpc.ID, e *jsonrpc.Error) {
-	body, err := jsonrpc.Encode(jsonrpc.NewErrorResponse(id, e))
-	if err != nil {
-		// Only malformed Data could fail to encode; ours is always valid.
-		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}`)
-	}
-	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	httpguard.Refuse(w, status, id, e)
 	h.logger.Debug("mcphttp: refused", "method", r.Method, "status", status, "code", e.Code, "message", e.Message)
-}
-
-// serverError is a -32000 error: the code Streamable HTTP uses for
-// refusals at the HTTP level.
-func serverError(message string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeServerError, Message: message}
 }
 
 // invalidRequest is -32600 with the generic message and the explanation in
@@ -43,33 +28,32 @@ func invalidRequest(detail string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Invalid Request: "+detail)
 }
 
+// The refusals mcpsse answers alike (internal/httpguard), by their names
+// here.
+var (
+	serverError         = httpguard.ServerError
+	errSessionNotFound  = httpguard.ErrSessionNotFound
+	errParse            = httpguard.ErrParse
+	errUnsupportedType  = httpguard.ErrUnsupportedType
+	errClosed           = httpguard.ErrClosed
+	errMethodNotAllowed = httpguard.MethodNotAllowed
+	errForbidden        = httpguard.Forbidden
+	errTooLarge         = httpguard.TooLarge
+	errBodyTimeout      = httpguard.BodyTimeout
+	errCapReached       = httpguard.CapReached
+)
+
 var (
 	errSessionRequired = serverError("Bad Request: Mcp-Session-Id header is required")
-	errSessionNotFound = &jsonrpc.Error{Code: jsonrpc.CodeSessionNotFound, Message: "Session not found"}
-	errParse           = &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error"}
 	errNotSingle       = invalidRequest("JSON-RPC body must be a single request object")
 	errBatchInit       = invalidRequest("initialize must not be part of a JSON-RPC batch")
-	errUnsupportedType = serverError("Unsupported Media Type: Content-Type must be application/json")
 	errNotAcceptPOST   = serverError("Not Acceptable: Accept must include application/json and text/event-stream")
 	errNotAcceptJSON   = serverError("Not Acceptable: Accept must include application/json")
 	errNotAcceptGET    = serverError("Not Acceptable: Accept must include text/event-stream")
 	errSecondGET       = serverError("Conflict: only one GET stream may be open on a session")
 	errBadEventID      = serverError("Bad Request: malformed Last-Event-ID")
-	errClosed          = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: the handler is closed"}
 	errInternal        = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 )
-
-func errMethodNotAllowed(allow string) *jsonrpc.Error {
-	return serverError("Method Not Allowed: use " + allow)
-}
-
-func errTooLarge(limit int64) *jsonrpc.Error {
-	return serverError(fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", limit))
-}
-
-func errCapReached(n int) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("Service unavailable: maximum concurrent sessions (%d) reached", n)}
-}
 
 func errUnsupportedVersion(v string) *jsonrpc.Error {
 	return serverError("Bad Request: Unsupported protocol version: " + v + " (supported versions: " + strings.Join(sessionVersions, ", ") + ")")
@@ -81,8 +65,4 @@ func errDuplicateID(id jsonrpc.ID) *jsonrpc.Error {
 
 func errUnknownEvent(id string) *jsonrpc.Error {
 	return serverError("Bad Request: Last-Event-ID " + strconv.Quote(id) + " names no stored event of this session")
-}
-
-func errForbidden(what, value string) *jsonrpc.Error {
-	return serverError("Forbidden: " + what + " not allowed: " + value)
 }

@@ -1,6 +1,8 @@
 package mcphttp
 
 import (
+	"iter"
+	"maps"
 	"sync"
 	"time"
 
@@ -98,67 +100,58 @@ func (g *registry) reserve(qkey string, qmax int) (ok, quota bool, retryAfter ti
 	defer g.mu.Unlock()
 	if qkey != "" && g.quota.Count(qkey) >= qmax {
 		now := g.nowNanos()
-		next := int64(-1)
-		for e := range g.quota.Members(qkey) {
-			if g.expired(e, now) {
-				reclaimed = append(reclaimed, e)
-				continue
-			}
-			if e.active == 0 && (next < 0 || e.lastActive+int64(g.idle) < next) {
-				next = e.lastActive + int64(g.idle)
-			}
-		}
-		for _, e := range reclaimed {
-			g.forgetLocked(e)
-		}
+		next := g.reclaimLocked(maps.Keys(g.quota.Members(qkey)), now, &reclaimed)
 		if g.quota.Count(qkey) >= qmax {
-			if next < 0 {
-				next = now + int64(g.idle)
-			}
 			if g.idle > 0 {
 				retryAfter = time.Duration(next - now)
 			}
 			return false, true, retryAfter, reclaimed
 		}
 	}
-	if g.max <= 0 || len(g.entries)+g.reserved < g.max {
-		g.reserved++
-		if qkey != "" {
-			g.quota.Reserve(qkey)
+	if g.max > 0 && len(g.entries)+g.reserved >= g.max {
+		now := g.nowNanos()
+		if g.idle > 0 && now > g.nextExpiry {
+			g.nextExpiry = g.reclaimLocked(maps.Values(g.entries), now, &reclaimed)
 		}
-		return true, false, 0, reclaimed
-	}
-	now := g.nowNanos()
-	if g.idle > 0 && now > g.nextExpiry {
-		next := int64(-1)
-		for _, e := range g.entries {
-			if g.expired(e, now) {
-				g.forgetLocked(e)
-				reclaimed = append(reclaimed, e)
-				continue
+		if len(g.entries)+g.reserved >= g.max {
+			if g.idle > 0 {
+				retryAfter = time.Duration(g.nextExpiry - now)
 			}
-			if e.active == 0 && (next < 0 || e.lastActive+int64(g.idle) < next) {
-				next = e.lastActive + int64(g.idle)
-			}
+			return false, false, retryAfter, reclaimed
 		}
-		if next < 0 {
-			// Every session is busy: none can expire before it goes idle
-			// and stays so for the whole timeout.
-			next = now + int64(g.idle)
+	}
+	g.reserved++
+	if qkey != "" {
+		g.quota.Reserve(qkey)
+	}
+	return true, false, 0, reclaimed
+}
+
+// reclaimLocked unregisters the idle-expired sessions of seq, adding them
+// to reclaimed for the caller to close outside the lock, and returns the
+// earliest time (Unix nanoseconds) another of them can expire. Caller
+// holds mu.
+func (g *registry) reclaimLocked(seq iter.Seq[*entry], now int64, reclaimed *[]*entry) int64 {
+	next := int64(-1)
+	n := len(*reclaimed)
+	for e := range seq {
+		if g.expired(e, now) {
+			*reclaimed = append(*reclaimed, e)
+			continue
 		}
-		g.nextExpiry = next
-	}
-	if len(g.entries)+g.reserved < g.max {
-		g.reserved++
-		if qkey != "" {
-			g.quota.Reserve(qkey)
+		if e.active == 0 && (next < 0 || e.lastActive+int64(g.idle) < next) {
+			next = e.lastActive + int64(g.idle)
 		}
-		return true, false, 0, reclaimed
 	}
-	if g.idle > 0 {
-		retryAfter = time.Duration(g.nextExpiry - now)
+	for _, e := range (*reclaimed)[n:] {
+		g.forgetLocked(e)
 	}
-	return false, false, retryAfter, reclaimed
+	if next < 0 {
+		// Every session is busy: none can expire before it goes idle
+		// and stays so for the whole timeout.
+		next = now + int64(g.idle)
+	}
+	return next
 }
 
 // forgetLocked unregisters e, and takes it off its quota. Caller holds mu.
@@ -250,15 +243,24 @@ func (g *registry) drop(e *entry) bool {
 func (g *registry) acquire(id, owner string) (e, evicted *entry) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if e, evicted = g.liveLocked(id, owner); e != nil {
+		e.active++
+	}
+	return e, evicted
+}
+
+// liveLocked returns the live session id of owner. An idle-expired one is
+// unregistered and returned as evicted; one of another owner is not found,
+// and left as it is. Caller holds mu.
+func (g *registry) liveLocked(id, owner string) (e, evicted *entry) {
 	e = g.entries[id]
 	if e == nil || e.owner != owner {
 		return nil, nil
 	}
-	if g.expired(e, g.nowNanos()) {
+	if e.active == 0 && g.expired(e, g.nowNanos()) { // a busy session is never idle
 		g.forgetLocked(e)
 		return nil, e
 	}
-	e.active++
 	return e, nil
 }
 
@@ -276,15 +278,10 @@ func (g *registry) release(e *entry) {
 func (g *registry) remove(id, owner string) (e, evicted *entry) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	e = g.entries[id]
-	if e == nil || e.owner != owner {
-		return nil, nil
+	if e, evicted = g.liveLocked(id, owner); e != nil {
+		g.forgetLocked(e)
 	}
-	g.forgetLocked(e)
-	if g.expired(e, g.nowNanos()) {
-		return nil, e
-	}
-	return e, nil
+	return e, evicted
 }
 
 // beginRequest records a request id in flight on e; false if it already
@@ -316,13 +313,8 @@ func (g *registry) beginLocked(e *entry, id jsonrpc.ID) bool {
 func (g *registry) acquireRequest(id, owner string, rid jsonrpc.ID) (e, evicted *entry, dup bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	e = g.entries[id]
-	if e == nil || e.owner != owner {
-		return nil, nil, false
-	}
-	if e.active == 0 && g.expired(e, g.nowNanos()) { // a busy session is never idle
-		g.forgetLocked(e)
-		return nil, e, false
+	if e, evicted = g.liveLocked(id, owner); e == nil {
+		return nil, evicted, false
 	}
 	if !g.beginLocked(e, rid) {
 		return nil, nil, true

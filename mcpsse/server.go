@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"maps"
 	"math"
 	"mime"
 	"net/http"
@@ -121,7 +123,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	httpguard.CloseChunked(w, r)
 	if !h.opts.DisableDNSRebindingProtection {
 		if header, value := h.guard.Check(r); header != "" {
-			h.refuse(w, r, http.StatusForbidden, serverError("Forbidden: "+header+" not allowed: "+value))
+			h.refuse(w, r, http.StatusForbidden, httpguard.Forbidden(header, value))
 			return
 		}
 	}
@@ -132,51 +134,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.servePost(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST")
-		h.refuse(w, r, http.StatusMethodNotAllowed, serverError("Method Not Allowed: use GET, POST"))
+		h.refuse(w, r, http.StatusMethodNotAllowed, httpguard.MethodNotAllowed("GET, POST"))
 	}
 }
 
 // refuse writes status and a JSON-RPC error response with id null.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, e *jsonrpc.Error) {
-	body, err := jsonrpc.Encode(jsonrpc.NewErrorResponse(jsonrpc.ID{}, e))
-	if err != nil {
-		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}`)
-	}
-	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	httpguard.Refuse(w, status, jsonrpc.ID{}, e)
 	h.opts.Logger.Debug("mcpsse: refused", "method", r.Method, "status", status, "code", e.Code, "message", e.Message)
 }
 
-func serverError(message string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeServerError, Message: message}
-}
-
 var (
-	errNoSession       = serverError("Bad Request: the " + SessionParam + " query parameter is required")
-	errSessionNotFound = &jsonrpc.Error{Code: jsonrpc.CodeSessionNotFound, Message: "Session not found"}
-	errUnsupportedType = serverError("Unsupported Media Type: Content-Type must be application/json")
-	errParse           = &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error"}
-	errClosedHandler   = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Service unavailable: the handler is closed"}
-	errNoFlush         = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the response writer cannot stream"}
+	errNoSession = httpguard.ServerError("Bad Request: the " + SessionParam + " query parameter is required")
+	errNoFlush   = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the response writer cannot stream"}
 )
 
-func errCapReached(n int) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("Service unavailable: maximum concurrent sessions (%d) reached", n)}
-}
-
-func errTooLarge(n int64) *jsonrpc.Error {
-	return serverError(fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", n))
-}
-
 func errHandOff(d time.Duration) *jsonrpc.Error {
-	return serverError(fmt.Sprintf("Service Unavailable: the session did not take the message within %s", d))
-}
-
-func errBodyTimeout(d time.Duration) *jsonrpc.Error {
-	return serverError(fmt.Sprintf("Request Timeout: the body was not received within %s", d))
+	return httpguard.ServerError(fmt.Sprintf("Service Unavailable: the session did not take the message within %s", d))
 }
 
 // Why a stream ended, for the log.
@@ -200,7 +174,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	s, retryAfter, quota, ok := h.register(qkey, qmax)
 	if !ok {
 		if h.isClosed() {
-			h.refuse(w, r, http.StatusServiceUnavailable, errClosedHandler)
+			h.refuse(w, r, http.StatusServiceUnavailable, httpguard.ErrClosed)
 			return
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(sessquota.RetrySeconds(retryAfter)))
@@ -208,7 +182,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 			h.refuse(w, r, http.StatusTooManyRequests, sessquota.Refusal(qkind, qmax))
 			return
 		}
-		h.refuse(w, r, http.StatusServiceUnavailable, errCapReached(h.opts.MaxSessions))
+		h.refuse(w, r, http.StatusServiceUnavailable, httpguard.CapReached(h.opts.MaxSessions))
 		return
 	}
 	defer h.streams.Done()
@@ -327,42 +301,17 @@ func (h *Handler) register(qkey string, qmax int) (s *stream, retryAfter time.Du
 		h.mu.Unlock()
 		return nil, 0, false, false
 	}
-	idle := h.opts.IdleTimeout
 	if qkey != "" && h.quota.Count(qkey) >= qmax {
-		soonest := time.Duration(math.MaxInt64)
-		for old := range h.quota.Members(qkey) {
-			if left := old.idleLeft(now, idle); idle > 0 && left <= 0 {
-				expired = append(expired, old)
-			} else if idle > 0 {
-				soonest = min(soonest, left)
-			}
-		}
-		for _, old := range expired {
-			h.forgetLocked(old)
-		}
+		soonest := h.reclaimLocked(maps.Keys(h.quota.Members(qkey)), now, &expired)
 		if h.quota.Count(qkey) >= qmax {
 			h.mu.Unlock()
-			if idle <= 0 {
-				soonest = time.Minute
-			}
 			return nil, soonest, true, false
 		}
 	}
 	if h.opts.MaxSessions > 0 && len(h.sessions) >= h.opts.MaxSessions {
-		soonest := time.Duration(math.MaxInt64)
-		for _, old := range h.sessions {
-			if left := old.idleLeft(now, idle); idle > 0 && left <= 0 {
-				h.forgetLocked(old)
-				expired = append(expired, old)
-			} else if idle > 0 {
-				soonest = min(soonest, left)
-			}
-		}
+		soonest := h.reclaimLocked(maps.Values(h.sessions), now, &expired)
 		if len(h.sessions) >= h.opts.MaxSessions {
 			h.mu.Unlock()
-			if idle <= 0 {
-				soonest = time.Minute
-			}
 			return nil, soonest, false, false
 		}
 	}
@@ -385,6 +334,30 @@ func (h *Handler) register(qkey string, qmax int) (s *stream, retryAfter time.Du
 	h.streams.Add(1)
 	h.mu.Unlock()
 	return s, 0, false, true
+}
+
+// reclaimLocked unregisters the idle-expired streams of seq, adding them
+// to expired for the caller to end outside the lock, and returns the time
+// until the soonest of the others may expire (a minute when sessions never
+// expire). Caller holds mu.
+func (h *Handler) reclaimLocked(seq iter.Seq[*stream], now time.Time, expired *[]*stream) time.Duration {
+	idle := h.opts.IdleTimeout
+	if idle <= 0 {
+		return time.Minute
+	}
+	soonest := time.Duration(math.MaxInt64)
+	n := len(*expired)
+	for s := range seq {
+		if left := s.idleLeft(now, idle); left <= 0 {
+			*expired = append(*expired, s)
+		} else {
+			soonest = min(soonest, left)
+		}
+	}
+	for _, s := range (*expired)[n:] {
+		h.forgetLocked(s)
+	}
+	return soonest
 }
 
 // forgetLocked unregisters s and takes it off its quota. Caller holds mu.
@@ -463,11 +436,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	s := h.lookup(id)
 	if s == nil {
-		h.refuse(w, r, http.StatusNotFound, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, httpguard.ErrSessionNotFound)
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		h.refuse(w, r, http.StatusUnsupportedMediaType, errUnsupportedType)
+		h.refuse(w, r, http.StatusUnsupportedMediaType, httpguard.ErrUnsupportedType)
 		return
 	}
 	body, ok := h.readBody(w, r)
@@ -476,7 +449,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	body = bytes.TrimSpace(body)
 	if !json.Valid(body) {
-		h.refuse(w, r, http.StatusBadRequest, errParse)
+		h.refuse(w, r, http.StatusBadRequest, httpguard.ErrParse)
 		return
 	}
 	s.touch()
@@ -496,7 +469,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	case s.in <- body:
 		w.WriteHeader(http.StatusAccepted)
 	case <-s.done:
-		h.refuse(w, r, http.StatusNotFound, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, httpguard.ErrSessionNotFound)
 	case <-r.Context().Done():
 	case <-expired:
 		w.Header().Set("Retry-After", "1")
@@ -508,7 +481,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
-		h.refuse(w, r, http.StatusRequestEntityTooLarge, errTooLarge(limit))
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, httpguard.TooLarge(limit))
 		return nil, false
 	}
 	rc := http.NewResponseController(w)
@@ -522,12 +495,12 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		var ne interface{ Timeout() bool }
 		switch {
 		case errors.As(err, &tooLarge):
-			h.refuse(w, r, http.StatusRequestEntityTooLarge, errTooLarge(limit))
+			h.refuse(w, r, http.StatusRequestEntityTooLarge, httpguard.TooLarge(limit))
 		case timed && errors.As(err, &ne) && ne.Timeout():
 			_ = r.Body.Close()
-			h.refuse(w, r, http.StatusRequestTimeout, errBodyTimeout(h.opts.BodyReadTimeout))
+			h.refuse(w, r, http.StatusRequestTimeout, httpguard.BodyTimeout(h.opts.BodyReadTimeout))
 		default:
-			h.refuse(w, r, http.StatusBadRequest, serverError("Bad Request: reading the body failed"))
+			h.refuse(w, r, http.StatusBadRequest, httpguard.ServerError("Bad Request: reading the body failed"))
 		}
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 // Package httpguard holds the DNS-rebinding checks (Host and Origin) that
-// every HTTP transport of mcpkit applies, so that the 2024-11-05 HTTP+SSE
-// transport enforces exactly the rules of Streamable HTTP
+// every HTTP transport of mcpkit applies, and the refusals they answer
+// alike, so that the 2024-11-05 HTTP+SSE transport enforces exactly the
+// rules of Streamable HTTP
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning).
 package httpguard
 
