@@ -855,28 +855,31 @@ func Origin(dir, path string) (server, uri string, err error) {
 // separator, no reserved character, no hidden or "." or ".." name) and
 // unescapeSegment gives s back.
 func escapeName(s string) string {
-	const hexDigits = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '~' || c == '.' && i > 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hexDigits[c>>4])
-		b.WriteByte(hexDigits[c&15])
-	}
-	return b.String()
+	return percentEscape(s, func(c byte, i int) bool {
+		return alnum(c) || c == '-' || c == '_' || c == '~' || c == '.' && i > 0
+	})
 }
 
 // escapeURISegment escapes s as a URI path segment.
 func escapeURISegment(s string) string {
+	return percentEscape(s, func(c byte, _ int) bool {
+		return alnum(c) || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
+	})
+}
+
+// alnum reports whether c is an ASCII letter or digit.
+func alnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// percentEscape writes s with every byte keep refuses (given the byte
+// and its index) as %XX, upper-case hex.
+func percentEscape(s string, keep func(c byte, i int) bool) string {
 	const hexDigits = "0123456789ABCDEF"
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0 {
+		if keep(c, i) {
 			b.WriteByte(c)
 			continue
 		}

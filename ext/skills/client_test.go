@@ -621,6 +621,7 @@ func TestPathOrigin(t *testing.T) {
 		{"docs", "skill://git-workflow/SKILL.md", "/cache/docs/skill/git-workflow"},
 		{".hidden", "github://owner/repo/a%20b/SKILL.md", "/cache/%2Ehidden/github/owner/repo/a%20b"},
 		{"..", "skill://%C3%A9t%C3%A9/SKILL.md", "/cache/%2E./skill/%C3%A9t%C3%A9"},
+		{"docs", "skill://a%25b%3Fc~d!@/SKILL.md", "/cache/docs/skill/a%25b%3Fc~d%21%40"},
 	} {
 		p, err := skills.Path(dir, tc.server, tc.uri)
 		if err != nil || p != filepath.FromSlash(tc.want) {
