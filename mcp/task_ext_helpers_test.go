@@ -228,6 +228,21 @@ func txServer(t testing.TB, opts *mcp.ServerOptions) (*mcp.Server, *txGate) {
 		}
 		return rs, err
 	}
+	// confirm asks "confirm" (a boolean: "Delete the file?") and returns
+	// its answer.
+	confirm := func(ctx context.Context, r *mcp.Request) (*mcp.ElicitResult, error) {
+		rs, err := ask(ctx, r, map[string]*mcp.InputRequest{"confirm": mcp.ElicitationInput(&mcp.ElicitParams{
+			Message: "Delete the file?",
+			RequestedSchema: &mcp.ElicitSchema{
+				Properties: []mcp.ElicitProperty{{Name: "confirm", Schema: &mcp.PrimitiveSchema{Type: "boolean"}}},
+				Required:   []string{"confirm"},
+			},
+		})})
+		if err != nil {
+			return nil, err
+		}
+		return rs.Elicitation("confirm")
+	}
 
 	add("plain", nil, func(context.Context, *mcp.Request, json.RawMessage) (*mcp.CallToolResult, error) {
 		return text("plain"), nil
@@ -264,17 +279,7 @@ func txServer(t testing.TB, opts *mcp.ServerOptions) (*mcp.Server, *txGate) {
 		panic("kaboom")
 	})
 	add("confirm", optional, func(ctx context.Context, r *mcp.Request, _ json.RawMessage) (*mcp.CallToolResult, error) {
-		rs, err := ask(ctx, r, map[string]*mcp.InputRequest{"confirm": mcp.ElicitationInput(&mcp.ElicitParams{
-			Message: "Delete the file?",
-			RequestedSchema: &mcp.ElicitSchema{
-				Properties: []mcp.ElicitProperty{{Name: "confirm", Schema: &mcp.PrimitiveSchema{Type: "boolean"}}},
-				Required:   []string{"confirm"},
-			},
-		})})
-		if err != nil {
-			return nil, err
-		}
-		res, err := rs.Elicitation("confirm")
+		res, err := confirm(ctx, r)
 		if err != nil {
 			return nil, err
 		}
@@ -333,17 +338,7 @@ func txServer(t testing.TB, opts *mcp.ServerOptions) (*mcp.Server, *txGate) {
 		if err := r.BeginTask(); err != nil {
 			return nil, err
 		}
-		rs, err := ask(ctx, r, map[string]*mcp.InputRequest{"confirm": mcp.ElicitationInput(&mcp.ElicitParams{
-			Message: "Delete the file?",
-			RequestedSchema: &mcp.ElicitSchema{
-				Properties: []mcp.ElicitProperty{{Name: "confirm", Schema: &mcp.PrimitiveSchema{Type: "boolean"}}},
-				Required:   []string{"confirm"},
-			},
-		})})
-		if err != nil {
-			return nil, err
-		}
-		res, err := rs.Elicitation("confirm")
+		res, err := confirm(ctx, r)
 		if err != nil {
 			return nil, err
 		}

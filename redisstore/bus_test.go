@@ -14,17 +14,25 @@ import (
 	"go.uber.org/goleak"
 )
 
-// A Bus delivers what any client publishes to every subscription of the
-// channel, and nothing after stop; a panicking subscriber is recovered
-// and the subscription goes on.
-func TestBus(t *testing.T) {
+// forBuses runs test once for each backend (forBackends) with a Bus of
+// its own prefix, and then checks that no goroutine started since is left.
+func forBuses(t *testing.T, test func(t *testing.T, b *redisstore.Bus)) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
-		ctx := context.Background()
 		b, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: testPrefix(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
+		test(t, b)
+	})
+}
+
+// A Bus delivers what any client publishes to every subscription of the
+// channel, and nothing after stop; a panicking subscriber is recovered
+// and the subscription goes on.
+func TestBus(t *testing.T) {
+	forBuses(t, func(t *testing.T, b *redisstore.Bus) {
+		ctx := context.Background()
 		got1, got2 := make(chan string, 4), make(chan string, 4)
 		stop1, err := b.Subscribe(ctx, "c", func(m []byte) {
 			if string(m) == "panic" {
@@ -206,13 +214,8 @@ func TestBusSubscriptionSurvivesACut(t *testing.T) {
 // it was published, on a Cluster too, where a PUBLISH sent to another node
 // each time could arrive out of order.
 func TestBusOrder(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	forBackends(t, func(t *testing.T, rdb redis.UniversalClient) {
+	forBuses(t, func(t *testing.T, b *redisstore.Bus) {
 		ctx := context.Background()
-		b, err := redisstore.NewBus(rdb, &redisstore.BusOptions{Prefix: testPrefix(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
 		const n = 50
 		got := make(chan string, n)
 		stop, err := b.Subscribe(ctx, "ordered", func(m []byte) { got <- string(m) })

@@ -123,44 +123,29 @@ func List(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[Skill, error] {
 			yield(Skill{}, err)
 			return
 		}
-		seed := maphash.MakeSeed()
-		seen := map[uint64]bool{}
-		cursor := ""
-		for page := 1; ; page++ {
-			if page > MaxListPages {
-				yield(Skill{}, fmt.Errorf("%w: skills/list has more than %d pages (skills.MaxListPages)", ErrTooManyPages, MaxListPages))
-				return
-			}
+		fetch := func(cursor string) ([]json.RawMessage, string, error) {
 			var res struct {
 				Skills     []json.RawMessage `json:"skills"`
 				NextCursor string            `json:"nextCursor"`
 			}
-			if err := cs.Call(ctx, "skills/list", ListParams{Cursor: cursor}, &res); err != nil {
-				yield(Skill{}, fmt.Errorf("skills/list: %w", err))
+			err := cs.Call(ctx, "skills/list", ListParams{Cursor: cursor}, &res)
+			return res.Skills, res.NextCursor, err
+		}
+		for raw, err := range pages("skills/list", true, fetch) {
+			if err != nil {
+				yield(Skill{}, err)
 				return
 			}
-			for _, raw := range res.Skills {
-				var s Skill
-				if err := exactjson.Unmarshal(raw, &s); err != nil {
-					if !yield(Skill{}, fmt.Errorf("%w: skills/list: %.80s: %w", ErrInvalidEntry, raw, err)) {
-						return
-					}
-					continue
-				}
-				if !yield(s, nil) {
+			var s Skill
+			if err := exactjson.Unmarshal(raw, &s); err != nil {
+				if !yield(Skill{}, fmt.Errorf("%w: skills/list: %.80s: %w", ErrInvalidEntry, raw, err)) {
 					return
 				}
+				continue
 			}
-			if res.NextCursor == "" {
+			if !yield(s, nil) {
 				return
 			}
-			h := maphash.String(seed, res.NextCursor)
-			if seen[h] {
-				yield(Skill{}, fmt.Errorf("%w: skills/list repeated the cursor %.64q on page %d", ErrTooManyPages, res.NextCursor, page))
-				return
-			}
-			seen[h] = true
-			cursor = res.NextCursor
 		}
 	}
 }
@@ -202,14 +187,7 @@ func ReadDirectory(ctx context.Context, cs *mcp.ClientSession, uri string) iter.
 			yield(nil, err)
 			return
 		}
-		seed := maphash.MakeSeed()
-		seen := map[uint64]bool{}
-		cursor := ""
-		for page := 1; ; page++ {
-			if page > MaxListPages {
-				yield(nil, fmt.Errorf("%w: resources/directory/read %s has more than %d pages (skills.MaxListPages)", ErrTooManyPages, uri, MaxListPages))
-				return
-			}
+		fetch := func(cursor string) ([]*mcp.Resource, string, error) {
 			params := struct {
 				URI    string `json:"uri"`
 				Cursor string `json:"cursor,omitempty"`
@@ -218,28 +196,62 @@ func ReadDirectory(ctx context.Context, cs *mcp.ClientSession, uri string) iter.
 				Resources  []*mcp.Resource `json:"resources"`
 				NextCursor string          `json:"nextCursor"`
 			}
-			if err := cs.Call(ctx, "resources/directory/read", params, &res); err != nil {
-				yield(nil, fmt.Errorf("resources/directory/read %s: %w", uri, err))
+			err := cs.Call(ctx, "resources/directory/read", params, &res)
+			return res.Resources, res.NextCursor, err
+		}
+		for r, err := range pages("resources/directory/read "+uri, false, fetch) {
+			if err != nil {
+				yield(nil, err)
 				return
 			}
-			for _, r := range res.Resources {
-				if r == nil {
-					continue
-				}
-				if !yield(r, nil) {
+			if r != nil && !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// pages iterates over the items of a paged call (List's skills/list,
+// ReadDirectory's resources/directory/read), asking fetch for the page
+// after each cursor until one names no next cursor. It ends with an error
+// wrapping ErrTooManyPages after MaxListPages pages or at a cursor it was
+// given before, and with fetch's error wrapped. what names the call in
+// those errors; namePage adds the page to the repeated cursor's.
+func pages[T any](what string, namePage bool, fetch func(cursor string) ([]T, string, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		seed := maphash.MakeSeed()
+		seen := map[uint64]bool{}
+		cursor := ""
+		for page := 1; ; page++ {
+			if page > MaxListPages {
+				yield(zero, fmt.Errorf("%w: %s has more than %d pages (skills.MaxListPages)", ErrTooManyPages, what, MaxListPages))
+				return
+			}
+			items, next, err := fetch(cursor)
+			if err != nil {
+				yield(zero, fmt.Errorf("%s: %w", what, err))
+				return
+			}
+			for _, it := range items {
+				if !yield(it, nil) {
 					return
 				}
 			}
-			if res.NextCursor == "" {
+			if next == "" {
 				return
 			}
-			h := maphash.String(seed, res.NextCursor)
+			h := maphash.String(seed, next)
 			if seen[h] {
-				yield(nil, fmt.Errorf("%w: resources/directory/read %s repeated the cursor %.64q", ErrTooManyPages, uri, res.NextCursor))
+				at := ""
+				if namePage {
+					at = fmt.Sprintf(" on page %d", page)
+				}
+				yield(zero, fmt.Errorf("%w: %s repeated the cursor %.64q%s", ErrTooManyPages, what, next, at))
 				return
 			}
 			seen[h] = true
-			cursor = res.NextCursor
+			cursor = next
 		}
 	}
 }
@@ -843,28 +855,31 @@ func Origin(dir, path string) (server, uri string, err error) {
 // separator, no reserved character, no hidden or "." or ".." name) and
 // unescapeSegment gives s back.
 func escapeName(s string) string {
-	const hexDigits = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '~' || c == '.' && i > 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hexDigits[c>>4])
-		b.WriteByte(hexDigits[c&15])
-	}
-	return b.String()
+	return percentEscape(s, func(c byte, i int) bool {
+		return alnum(c) || c == '-' || c == '_' || c == '~' || c == '.' && i > 0
+	})
 }
 
 // escapeURISegment escapes s as a URI path segment.
 func escapeURISegment(s string) string {
+	return percentEscape(s, func(c byte, _ int) bool {
+		return alnum(c) || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
+	})
+}
+
+// alnum reports whether c is an ASCII letter or digit.
+func alnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// percentEscape writes s with every byte keep refuses (given the byte
+// and its index) as %XX, upper-case hex.
+func percentEscape(s string, keep func(c byte, i int) bool) string {
 	const hexDigits = "0123456789ABCDEF"
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0 {
+		if keep(c, i) {
 			b.WriteByte(c)
 			continue
 		}

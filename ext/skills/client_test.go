@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,8 +32,12 @@ type fixture struct {
 	hidden   []json.RawMessage // served by skills/get only
 	settings *skills.Settings  // nil: the extension is not declared
 	pageSize int
-	// repeat makes every skills/list page name cursor "1".
+	// repeat makes every skills/list and resources/directory/read page
+	// name cursor "1".
 	repeat bool
+	// endless makes every skills/list and resources/directory/read page
+	// empty, naming the cursor after the one it was asked for.
+	endless bool
 	// blob serves every file as a base64 blob.
 	blob bool
 	// served, if set, replaces the content served at a URI.
@@ -116,6 +121,9 @@ func (f *fixture) start(t *testing.T, era mcp.ProtocolEra) *mcp.ClientSession {
 				if p.Cursor != "" {
 					start, _ = strconv.Atoi(p.Cursor)
 				}
+				if f.endless {
+					return map[string]any{"skills": []any{}, "nextCursor": strconv.Itoa(start + 1)}, nil
+				}
 				size := f.pageSize
 				if size == 0 {
 					size = len(f.entries) + 1
@@ -147,7 +155,8 @@ func (f *fixture) start(t *testing.T, era mcp.ProtocolEra) *mcp.ClientSession {
 			},
 			"resources/directory/read": func(_ context.Context, r *mcp.Request) (any, error) {
 				var p struct {
-					URI string `json:"uri"`
+					URI    string `json:"uri"`
+					Cursor string `json:"cursor"`
 				}
 				if err := json.Unmarshal(r.Params, &p); err != nil {
 					return nil, err
@@ -155,6 +164,10 @@ func (f *fixture) start(t *testing.T, era mcp.ProtocolEra) *mcp.ClientSession {
 				f.mu.Lock()
 				f.dirReads = append(f.dirReads, p.URI)
 				f.mu.Unlock()
+				if f.endless {
+					n, _ := strconv.Atoi(p.Cursor)
+					return map[string]any{"resources": []any{}, "nextCursor": strconv.Itoa(n + 1)}, nil
+				}
 				children := map[string]string{}
 				for uri := range f.files {
 					rest, ok := strings.CutPrefix(uri, p.URI+"/")
@@ -177,7 +190,11 @@ func (f *fixture) start(t *testing.T, era mcp.ProtocolEra) *mcp.ClientSession {
 				}) {
 					out = append(out, map[string]string{"uri": uri, "name": uri[strings.LastIndex(uri, "/")+1:], "mimeType": children[uri]})
 				}
-				return map[string]any{"resources": out}, nil
+				res := map[string]any{"resources": out}
+				if f.repeat {
+					res["nextCursor"] = "1"
+				}
+				return res, nil
 			},
 		}})
 		if err != nil {
@@ -352,6 +369,27 @@ func TestListInvalidEntry(t *testing.T) {
 	})
 }
 
+// drain runs seq to its end and returns what it yielded: an item as
+// name(item), an error as its text, reporting one that does not wrap want.
+func drain[T any](t *testing.T, seq iter.Seq2[T, error], name func(T) string, want error) []string {
+	t.Helper()
+	var got []string
+	for v, err := range seq {
+		if err != nil {
+			if !errors.Is(err, want) {
+				t.Errorf("not %v: %v", want, err)
+			}
+			got = append(got, err.Error())
+			continue
+		}
+		got = append(got, name(v))
+	}
+	return got
+}
+
+func skillURI(s skills.Skill) string     { return s.URI }
+func resourceURI(r *mcp.Resource) string { return r.URI }
+
 func TestListRepeatedCursor(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
@@ -359,21 +397,43 @@ func TestListRepeatedCursor(t *testing.T) {
 	f.entries = append(f.entries, f.entries[0], f.entries[0])
 	f.pageSize = 1
 	f.repeat = true
+	f.settings = &skills.Settings{DirectoryRead: true}
 	cs := f.start(t, mcp.EraSession)
-	var got []string
-	for s, err := range skills.List(t.Context(), cs) {
-		if err != nil {
-			if !errors.Is(err, skills.ErrTooManyPages) {
-				t.Errorf("not ErrTooManyPages: %v", err)
-			}
-			got = append(got, err.Error())
-			continue
-		}
-		got = append(got, s.URI)
-	}
+	got := drain(t, skills.List(t.Context(), cs), skillURI, skills.ErrTooManyPages)
 	want := []string{"skill://pdf-processing/SKILL.md", "skill://pdf-processing/SKILL.md", `skills: too many pages: skills/list repeated the cursor "1" on page 2`}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+
+	// resources/directory/read: the same check, its error naming no page.
+	got = drain(t, skills.ReadDirectory(t.Context(), cs, "skill://pdf-processing/scripts"), resourceURI, skills.ErrTooManyPages)
+	want = []string{"skill://pdf-processing/scripts/extract.py", "skill://pdf-processing/scripts/extract.py", `skills: too many pages: resources/directory/read skill://pdf-processing/scripts repeated the cursor "1"`}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestListTooManyPages checks the bound skills.MaxListPages on List and
+// ReadDirectory against a server whose every page names a new cursor.
+func TestListTooManyPages(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	f := pdfFixture()
+	f.endless = true
+	f.settings = &skills.Settings{DirectoryRead: true}
+	cs := f.start(t, mcp.EraSession)
+	got := drain(t, skills.List(t.Context(), cs), skillURI, skills.ErrTooManyPages)
+	want := []string{"skills: too many pages: skills/list has more than 10000 pages (skills.MaxListPages)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	got = drain(t, skills.ReadDirectory(t.Context(), cs, "skill://pdf-processing"), resourceURI, skills.ErrTooManyPages)
+	want = []string{"skills: too many pages: resources/directory/read skill://pdf-processing has more than 10000 pages (skills.MaxListPages)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if n := len(f.dirReads); n != skills.MaxListPages {
+		t.Errorf("%d resources/directory/read calls, want %d", n, skills.MaxListPages)
 	}
 }
 
@@ -561,6 +621,7 @@ func TestPathOrigin(t *testing.T) {
 		{"docs", "skill://git-workflow/SKILL.md", "/cache/docs/skill/git-workflow"},
 		{".hidden", "github://owner/repo/a%20b/SKILL.md", "/cache/%2Ehidden/github/owner/repo/a%20b"},
 		{"..", "skill://%C3%A9t%C3%A9/SKILL.md", "/cache/%2E./skill/%C3%A9t%C3%A9"},
+		{"docs", "skill://a%25b%3Fc~d!@/SKILL.md", "/cache/docs/skill/a%25b%3Fc~d%21%40"},
 	} {
 		p, err := skills.Path(dir, tc.server, tc.uri)
 		if err != nil || p != filepath.FromSlash(tc.want) {

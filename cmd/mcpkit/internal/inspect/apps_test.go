@@ -43,6 +43,73 @@ func connected(t *testing.T, opts Options, target Target) *started {
 	return s
 }
 
+// openApp connects to the reference server with opts and fetches
+// greet_app's app through POST /api/app; it returns the Inspector, its
+// token, the app's view and the page's event stream.
+func openApp(t *testing.T, opts Options) (*started, string, AppView, *events) {
+	t.Helper()
+	s := connected(t, opts, Target{})
+	token := s.in.Token()
+	status, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
+	var v AppView
+	if err := json.Unmarshal([]byte(body), &v); err != nil || status != 200 {
+		t.Fatalf("/api/app: %d %s (%v)", status, body, err)
+	}
+	return s, token, v, s.events(t)
+}
+
+// apiCase is a body to POST to an /api/ path and the status and body
+// (less its newline) the answer must have.
+type apiCase struct {
+	body   string
+	status int
+	want   string
+}
+
+// postAll posts each case's body to path, reporting every answer that
+// is not the case's.
+func (s *started) postAll(t *testing.T, path, token string, cases []apiCase) {
+	t.Helper()
+	for _, c := range cases {
+		status, body, _ := s.do(t, "POST", path, token, c.body, nil)
+		if status != c.status || body != c.want+"\n" {
+			t.Errorf("%s: %d %s, want %d %s", c.body, status, body, c.status, c.want)
+		}
+	}
+}
+
+// sentBeforePing sends a ping through POST /api/request and returns, in
+// order, params[key] of every method request the page's log shows sent
+// before it (the log replays from the connection's start).
+func (s *started) sentBeforePing(t *testing.T, ev *events, token, method, key string) []string {
+	t.Helper()
+	if status, body, _ := s.do(t, "POST", "/api/request", token, `{"id":"mark","method":"ping"}`, nil); status != 202 {
+		t.Fatalf("ping: %d %s", status, body)
+	}
+	var got []string
+	for {
+		var f Frame
+		ev.next("message", &f)
+		var m struct {
+			Method string                     `json:"method"`
+			Params map[string]json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(f.Frame, &m); err != nil {
+			t.Fatal(err)
+		}
+		if f.Dir == "send" && m.Method == method {
+			var v string
+			if err := json.Unmarshal(m.Params[key], &v); err != nil {
+				t.Fatalf("%s params.%s: %v", method, key, err)
+			}
+			got = append(got, v)
+		}
+		if f.Dir == "send" && m.Method == "ping" {
+			return got
+		}
+	}
+}
+
 // TestAppAPI: POST /api/app fetches greet_app's app (found only because
 // the Inspector declares the apps extension: Degrade hides it
 // otherwise) and names the sandbox proxy on the Inspector's second port
@@ -156,55 +223,15 @@ func TestAppAPI(t *testing.T) {
 // for greet_app (visibility "model") and for a tool the server does not
 // list, without a tools/call reaching the server.
 func TestAppCall(t *testing.T) {
-	s := connected(t, Options{}, Target{})
-	token := s.in.Token()
-	_, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
-	var v AppView
-	if err := json.Unmarshal([]byte(body), &v); err != nil {
-		t.Fatal(err)
-	}
-	ev := s.events(t)
-	cases := []struct {
-		body   string
-		status int
-		want   string
-	}{
+	s, token, v, ev := openApp(t, Options{})
+	s.postAll(t, "/api/app-call", token, []apiCase{
 		{`{"view":"` + v.ID + `","name":"echo","arguments":{"text":"hi"}}`, 200, `{"result":{"content":[{"type":"text","text":"hi"}]}}`},
 		{`{"view":"` + v.ID + `","name":"greet_app","arguments":{"name":"x"}}`, 403, `{"error":{"code":-32600,"message":"mcpkit inspect: refused: apps: the tool is not callable by apps: greet_app has visibility [\"model\"]"}}`},
 		{`{"view":"` + v.ID + `","name":"nope"}`, 403, `{"error":{"code":-32600,"message":"mcpkit inspect: the server lists no tool \"nope\""}}`},
 		{`{"view":"` + strings.Repeat("0", 32) + `","name":"echo"}`, 404, `{"error":"mcpkit inspect: no such app view"}`},
-	}
-	for _, c := range cases {
-		status, body, _ := s.do(t, "POST", "/api/app-call", token, c.body, nil)
-		if status != c.status || body != c.want+"\n" {
-			t.Errorf("%s: %d %s, want %d %s", c.body, status, body, c.status, c.want)
-		}
-	}
+	})
 	// The frames sent, up to a ping sent after: one tools/call, echo's.
-	if status, body, _ := s.do(t, "POST", "/api/request", token, `{"id":"mark","method":"ping"}`, nil); status != 202 {
-		t.Fatalf("ping: %d %s", status, body)
-	}
-	var calls []string
-	for {
-		var f Frame
-		ev.next("message", &f)
-		var m struct {
-			Method string `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(f.Frame, &m); err != nil {
-			t.Fatal(err)
-		}
-		if f.Dir == "send" && m.Method == "tools/call" {
-			calls = append(calls, m.Params.Name)
-		}
-		if f.Dir == "send" && m.Method == "ping" {
-			break
-		}
-	}
-	if strings.Join(calls, ",") != "echo" {
+	if calls := s.sentBeforePing(t, ev, token, "tools/call", "name"); strings.Join(calls, ",") != "echo" {
 		t.Errorf("tools/call sent: %q, want only echo", calls)
 	}
 }
@@ -224,34 +251,18 @@ func TestSkillRead(t *testing.T) {
 	if !f.Verified || f.Digest != f.Want || f.Size != f.WantSize || f.Digest != "sha256:"+hex.EncodeToString(sum[:]) || f.Size != int64(len(f.Text)) || f.Binary || f.Size == 0 {
 		t.Errorf("%+v", f)
 	}
-	for _, c := range []struct {
-		body   string
-		status int
-		want   string
-	}{
+	s.postAll(t, "/api/skill-read", token, []apiCase{
 		{`{"skill":"skill://release-notes/SKILL.md","uri":"skill://code-review/checklist.md"}`, 404,
 			`{"error":"mcpkit inspect: skill \"skill://release-notes/SKILL.md\" lists no file \"skill://code-review/checklist.md\""}`},
 		{`{"skill":"skill://nope/SKILL.md","uri":"skill://nope/x"}`, 502,
 			`{"error":{"code":-32602,"message":"skills/get: No skill is served at skill://nope/SKILL.md","data":{"uri":"skill://nope/SKILL.md"}}}`},
-	} {
-		status, body, _ := s.do(t, "POST", "/api/skill-read", token, c.body, nil)
-		if status != c.status || body != c.want+"\n" {
-			t.Errorf("%s: %d %s, want %d %s", c.body, status, body, c.status, c.want)
-		}
-	}
+	})
 }
 
 // TestAppCallBound: past Options.MaxInFlight app calls in flight, the
 // next is answered 429; a disconnect ends the one in flight.
 func TestAppCallBound(t *testing.T) {
-	s := connected(t, Options{MaxInFlight: 1}, Target{})
-	token := s.in.Token()
-	_, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
-	var v AppView
-	if err := json.Unmarshal([]byte(body), &v); err != nil {
-		t.Fatal(err)
-	}
-	ev := s.events(t)
+	s, token, v, ev := openApp(t, Options{MaxInFlight: 1})
 	first := make(chan int, 1)
 	go func() {
 		req, _ := http.NewRequest("POST", s.base+"/api/app-call", strings.NewReader(`{"view":"`+v.ID+`","name":"slow_compute","arguments":{"seconds":600}}`))
@@ -290,14 +301,7 @@ func TestAppCallBound(t *testing.T) {
 // without a resources/read of it reaching the server; a ui:// resource
 // the server lacks answers the server's error; an unknown view is 404.
 func TestAppRead(t *testing.T) {
-	s := connected(t, Options{}, Target{})
-	token := s.in.Token()
-	_, body, _ := s.do(t, "POST", "/api/app", token, `{"tool":"greet_app"}`, nil)
-	var v AppView
-	if err := json.Unmarshal([]byte(body), &v); err != nil {
-		t.Fatal(err)
-	}
-	ev := s.events(t)
+	s, token, v, ev := openApp(t, Options{})
 	status, body, _ := s.do(t, "POST", "/api/app-read", token, `{"view":"`+v.ID+`","uri":"ui://mcpkit/greeting"}`, nil)
 	var ok struct {
 		Result mcp.ReadResourceResult `json:"result"`
@@ -306,47 +310,16 @@ func TestAppRead(t *testing.T) {
 		ok.Result.Contents[0].URI != demoapp.URI || ok.Result.Contents[0].MIMEType != apps.MIMEType || !strings.HasPrefix(ok.Result.Contents[0].Text, "<!DOCTYPE html>") {
 		t.Fatalf("own app: %d %.200s (%v)", status, body, err)
 	}
-	for _, c := range []struct {
-		body   string
-		status int
-		want   string
-	}{
+	s.postAll(t, "/api/app-read", token, []apiCase{
 		{`{"view":"` + v.ID + `","uri":"test://static-text"}`, 403, `{"error":{"code":-32000,"message":"mcpkit inspect: Policy violation: an app reads only the ui:// resources of its server, not \"test://static-text\""}}`},
 		{`{"view":"` + v.ID + `","uri":"UI://mcpkit/greeting"}`, 403, `{"error":{"code":-32000,"message":"mcpkit inspect: Policy violation: an app reads only the ui:// resources of its server, not \"UI://mcpkit/greeting\""}}`},
 		{`{"view":"` + v.ID + `","uri":"ui://mcpkit/nope"}`, 502, `{"error":{"code":-32002,"message":"Resource not found","data":{"uri":"ui://mcpkit/nope"}}}`},
 		{`{"view":"` + strings.Repeat("0", 32) + `","uri":"ui://mcpkit/greeting"}`, 404, `{"error":"mcpkit inspect: no such app view"}`},
-	} {
-		status, body, _ := s.do(t, "POST", "/api/app-read", token, c.body, nil)
-		if status != c.status || body != c.want+"\n" {
-			t.Errorf("%s: %d %s, want %d %s", c.body, status, body, c.status, c.want)
-		}
-	}
+	})
 	// The frames sent (the page's log replays them from the start), up to
 	// a ping sent after: /api/app's read of the app, then the two ui://
 	// reads.
-	if status, body, _ := s.do(t, "POST", "/api/request", token, `{"id":"mark","method":"ping"}`, nil); status != 202 {
-		t.Fatalf("ping: %d %s", status, body)
-	}
-	var reads []string
-	for {
-		var f Frame
-		ev.next("message", &f)
-		var m struct {
-			Method string `json:"method"`
-			Params struct {
-				URI string `json:"uri"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(f.Frame, &m); err != nil {
-			t.Fatal(err)
-		}
-		if f.Dir == "send" && m.Method == "resources/read" {
-			reads = append(reads, m.Params.URI)
-		}
-		if f.Dir == "send" && m.Method == "ping" {
-			break
-		}
-	}
+	reads := s.sentBeforePing(t, ev, token, "resources/read", "uri")
 	if strings.Join(reads, ",") != "ui://mcpkit/greeting,ui://mcpkit/greeting,ui://mcpkit/nope" {
 		t.Errorf("resources/read sent: %q, want the app's fetch and the two ui:// reads", reads)
 	}
