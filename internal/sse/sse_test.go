@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/frameid"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -209,4 +211,48 @@ func TestSkipIgnoredAndCut(t *testing.T) {
 			t.Errorf("%.40q: events %+v, %v; want none and io.EOF", stream, evs, err)
 		}
 	}
+}
+
+// FuzzSkip reads a stream with a limit and without: each event within the
+// limit is the same; each over it is reported with the id the scanner
+// finds in its whole data; the last event id agrees after every event.
+func FuzzSkip(f *testing.F) {
+	f.Add([]byte("data: {\"id\":7,\ndata: \"a\":\"0123456789\"}\nid: 1\n\ndata: x\n\n"), uint8(8))
+	f.Add([]byte(": "+strings.Repeat("c", 100)+"\ndata: {\"method\":\"m\",\"id\":\"s\"}\r\n\r\n"), uint8(4))
+	f.Fuzz(func(t *testing.T, stream []byte, limit uint8) {
+		max := int(limit) + 1
+		for line := range bytes.SplitSeq(stream, []byte("\n")) {
+			if len(line) > max+maxFieldOverhead && !bytes.HasPrefix(line, []byte(":")) && !bytes.HasPrefix(line, []byte("data")) {
+				return // an id, event, retry or unknown field line over the limit
+			}
+		}
+		whole := NewReader(bytes.NewReader(stream), 0)
+		cut := NewReader(bytes.NewReader(stream), max)
+		for {
+			want, werr := whole.Next()
+			got, err := cut.Next()
+			if werr != nil {
+				if err != werr {
+					t.Fatalf("end: %v, want %v", err, werr)
+				}
+				return
+			}
+			if got.Name != want.Name || got.ID != want.ID || got.HasData != want.HasData || cut.LastID != whole.LastID {
+				t.Fatalf("event %+v (last id %q), want %+v (%q)", got, cut.LastID, want, whole.LastID)
+			}
+			if len(want.Data) <= max {
+				if err != nil || !bytes.Equal(got.Data, want.Data) {
+					t.Fatalf("event %q, %v; want %q", got.Data, err, want.Data)
+				}
+				continue
+			}
+			var s frameid.Scanner
+			s.Write(want.Data)
+			id, method := s.Result()
+			tooLarge, ok := errors.AsType[*mcp.FrameTooLargeError](err)
+			if !ok || got.Data != nil || *tooLarge != (mcp.FrameTooLargeError{Limit: max, ID: id, Request: method}) {
+				t.Fatalf("%d bytes over %d: %q, %v; want FrameTooLargeError{%d, %s, %v}", len(want.Data), max, got.Data, err, max, id, method)
+			}
+		}
+	})
 }
