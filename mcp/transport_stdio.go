@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/mcpkit/mcpkit/internal/frameid"
 )
 
 // defaultMaxMessageBytes is the default limit on one incoming stdio line.
@@ -57,7 +59,7 @@ type streamConn struct {
 	max int
 	buf []byte
 	// scan finds the id of a line over max while it is discarded.
-	scan frameScanner
+	scan frameid.Scanner
 
 	wmu  sync.Mutex
 	w    io.Writer
@@ -81,12 +83,12 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 			chunk, err := c.r.ReadSlice('\n')
 			switch {
 			case tooLarge:
-				c.scan.write(chunk)
+				c.scan.Write(chunk)
 			case len(c.buf)+len(chunk) > c.max+2: // allow "\r\n"
 				tooLarge = true
-				c.scan.reset()
-				c.scan.write(c.buf)
-				c.scan.write(chunk)
+				c.scan.Reset()
+				c.scan.Write(c.buf)
+				c.scan.Write(chunk)
 				c.buf = c.buf[:0]
 			default:
 				c.buf = append(c.buf, chunk...)
@@ -123,8 +125,8 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 			continue
 		}
 		if len(line) > c.max {
-			c.scan.reset()
-			c.scan.write(line)
+			c.scan.Reset()
+			c.scan.Write(line)
 			return nil, c.tooLarge()
 		}
 		// The caller may keep the frame; the buffer is reused.
@@ -134,7 +136,7 @@ func (c *streamConn) Read(ctx context.Context) ([]byte, error) {
 
 // tooLarge reports the line just discarded, with what c.scan found in it.
 func (c *streamConn) tooLarge() *FrameTooLargeError {
-	id, method := c.scan.result()
+	id, method := c.scan.Result()
 	return &FrameTooLargeError{Limit: c.max, ID: id, Request: method}
 }
 

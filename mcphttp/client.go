@@ -93,10 +93,15 @@ type ClientTransport struct {
 	MaxRetryWait time.Duration
 	// MaxMessageBytes limits one message from the server: a JSON response
 	// body, or the data of one SSE event. A JSON body over it fails its
-	// call with an error wrapping *mcp.FrameTooLargeError; a stream with
-	// an event over it is dropped, failing the call it answers (if any)
-	// the same way, and is not resumed. If zero, 4 MiB (as the stdio
-	// transport); negative means no limit.
+	// call with an error wrapping *mcp.FrameTooLargeError. An event over
+	// it is read to its end without being kept, its top-level id found on
+	// the way, and its stream goes on (its event id still counts for
+	// resumption): Read returns the *mcp.FrameTooLargeError, with which
+	// the ClientSession fails the call a response answers at once and
+	// answers a request from the server with -32600 at its id; an event
+	// without an id to find answers nothing (a POST stream that then ends
+	// without the response is resumed or fails its call as usual). If
+	// zero, 4 MiB (as the stdio transport); negative means no limit.
 	MaxMessageBytes int
 	// NoStandaloneStream, if set, never opens the GET stream for
 	// server-initiated messages.
@@ -510,7 +515,7 @@ func (c *clientConn) standaloneLoop(answered chan struct{}) {
 			resp.Body.Close()
 			failures++
 		} else {
-			st := c.consume(resp.Body, jsonrpc.ID{}, c.deliver)
+			st := c.consume(resp.Body, jsonrpc.ID{}, c.deliver, c.passTooLarge)
 			resp.Body.Close()
 			if st.events > 0 {
 				failures = 0
@@ -518,11 +523,6 @@ func (c *clientConn) standaloneLoop(answered chan struct{}) {
 				// A stream that ends without an event is no better
 				// than a refused one: it is not reopened for ever.
 				failures++
-			}
-			if st.tooLarge != nil {
-				// Resuming would only replay the event.
-				c.logger.Warn("mcphttp: standalone GET stream dropped", "err", st.tooLarge)
-				return
 			}
 			if st.lastID != "" {
 				lastID = st.lastID
@@ -594,7 +594,7 @@ func (c *clientConn) get(lastID string) (*http.Response, error) {
 // ErrStreamLost, so that its call never waits for ever
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery).
 func (c *clientConn) readStream(resp *http.Response, reqID jsonrpc.ID) {
-	st := c.consume(resp.Body, reqID, c.deliver)
+	st := c.consume(resp.Body, reqID, c.deliver, c.passTooLarge)
 	resp.Body.Close()
 	if !reqID.IsValid() || st.answered || c.isClosed() {
 		return
@@ -610,8 +610,6 @@ func (c *clientConn) readStream(resp *http.Response, reqID jsonrpc.ID) {
 // brought no new event.
 func (c *clientConn) resume(reqID jsonrpc.ID, st streamState) error {
 	switch {
-	case st.tooLarge != nil:
-		return fmt.Errorf("mcphttp: the response stream was dropped: %w", st.tooLarge)
 	case st.lastID == "":
 		return fmt.Errorf("%w, and it had no event id to resume it with", ErrStreamLost)
 	case c.t.MaxReconnects < 0:
@@ -638,13 +636,10 @@ func (c *clientConn) resume(reqID jsonrpc.ID, st streamState) error {
 		case r.StatusCode != http.StatusOK:
 			return fmt.Errorf("%w, and the server refused to resume it: %w", ErrStreamLost, c.checkStatus(r))
 		}
-		next := c.consume(r.Body, reqID, c.deliver)
+		next := c.consume(r.Body, reqID, c.deliver, c.passTooLarge)
 		r.Body.Close()
-		switch {
-		case next.answered || c.isClosed():
+		if next.answered || c.isClosed() {
 			return nil
-		case next.tooLarge != nil:
-			return fmt.Errorf("mcphttp: the response stream was dropped: %w", next.tooLarge)
 		}
 		if next.lastID != "" && next.lastID != st.lastID {
 			// The stream moved on (a long request reporting
@@ -670,28 +665,40 @@ type streamState struct {
 	answered bool
 	// events counts the events dispatched (with data or an id).
 	events int
-	// tooLarge is set when the stream was dropped at an event (or a
-	// line) over the message limit.
-	tooLarge *mcp.FrameTooLargeError
 }
 
 // consume reads SSE events (https://html.spec.whatwg.org/multipage/server-sent-events.html)
-// and hands each message event's data to deliver. It stops at the end of
-// the stream, once the response to reqID (if valid) has been delivered,
-// or at an event (or a line) over the message limit, with st.tooLarge set.
-func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID, deliver func([]byte) bool) (st streamState) {
+// and hands each message event's data to deliver, and the
+// *mcp.FrameTooLargeError of each message event over the message limit
+// (internal/sse skips it and finds its id) to tooLarge, if not nil. It
+// stops at the end of the stream, or once the response to reqID (if
+// valid) has been delivered or was over the limit (st.answered).
+func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID, deliver func([]byte) bool, tooLarge func(*mcp.FrameTooLargeError) bool) (st streamState) {
 	r := sse.NewReader(body, c.maxMessage())
 	defer func() { st.lastID, st.retry = r.LastID, r.Retry }()
 	for {
 		ev, err := r.Next()
-		if err != nil {
-			st.tooLarge, _ = errors.AsType[*mcp.FrameTooLargeError](err)
+		big, isBig := errors.AsType[*mcp.FrameTooLargeError](err)
+		if err != nil && !isBig {
 			return st
 		}
 		if ev.ID != "" || ev.HasData {
 			st.events++
 		}
-		if !ev.HasData || (ev.Name != "" && ev.Name != "message") || len(bytes.TrimSpace(ev.Data)) == 0 {
+		if !ev.HasData || (ev.Name != "" && ev.Name != "message") {
+			continue
+		}
+		if isBig {
+			if tooLarge != nil && !tooLarge(big) {
+				return st
+			}
+			if reqID.IsValid() && big.ID == reqID && !big.Request {
+				st.answered = true
+				return st
+			}
+			continue
+		}
+		if len(bytes.TrimSpace(ev.Data)) == 0 {
 			continue
 		}
 		if !deliver(ev.Data) {
@@ -701,6 +708,18 @@ func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID, deliver func([]by
 			st.answered = true
 			return st
 		}
+	}
+}
+
+// passTooLarge hands a message over the limit, skipped, to Read: the
+// ClientSession fails the call a response answers and answers a request
+// at its id. It reports false once the connection is closed.
+func (c *clientConn) passTooLarge(err *mcp.FrameTooLargeError) bool {
+	select {
+	case c.incoming <- inbound{err: err}:
+		return true
+	case <-c.closed:
+		return false
 	}
 }
 

@@ -348,28 +348,46 @@ func TestClientStandaloneStreamDies(t *testing.T) {
 	}
 }
 
-// A standalone GET stream with an event over MaxMessageBytes is dropped
-// (the server sees the client go) and not reopened; the session goes on.
+// A standalone GET stream with an event over MaxMessageBytes goes on:
+// the notification after it arrives, and the stream is neither dropped
+// nor reopened.
 func TestClientStandaloneStreamTooLarge(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	dropped := make(chan struct{})
-	var once sync.Once
+	gets := make(chan struct{}, 4)
+	dropped := make(chan struct{}, 4)
 	f := newLegacyFake(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+idOf(body)+`,"result":{"content":[{"type":"text","text":"ok"}]}}`)
 	}, func(w http.ResponseWriter, r *http.Request) {
-		sse(w, http.StatusOK, `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`+strings.Repeat("z", 2000)+`"}}`)
+		gets <- struct{}{}
+		sse(w, http.StatusOK,
+			"id: g-1\n"+`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`+strings.Repeat("z", 2000)+`"}}`,
+			`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"small"}}`)
 		<-r.Context().Done()
-		once.Do(func() { close(dropped) })
+		dropped <- struct{}{}
 	})
 	defer f.Close()
-	logs := make(chan string, 16)
-	text, _, err := callWithProgress(t, f, &mcphttp.ClientTransport{MaxMessageBytes: 1024, Logger: slog.New(chanHandler(logs))})
-	if err != nil || text != "ok" {
-		t.Fatalf("CallTool = %q, %v; want \"ok\", nil", text, err)
+	logged := make(chan string, 4)
+	cs := f.connect(t, &mcphttp.ClientTransport{MaxMessageBytes: 1024}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
+			logged <- string(p.Data)
+		},
+	})
+	if got := recv(t, logged, "the notification after the oversized event"); got != `"small"` {
+		t.Errorf("notification data %s, want \"small\"", got)
 	}
-	recv(t, dropped, "the server to see the GET stream dropped")
-	if got, want := recv(t, logs, "the drop warning"), "mcphttp: standalone GET stream dropped"; got != want {
-		t.Errorf("logged %q, want %q", got, want)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "t"})
+	if err != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "ok" {
+		t.Fatalf("CallTool = %+v, %v; want \"ok\", nil", res, err)
+	}
+	select {
+	case <-dropped:
+		t.Error("the GET stream was dropped while the session is open")
+	default:
+	}
+	cs.Close()
+	recv(t, dropped, "the GET stream to end at Close")
+	if n := len(gets); n != 1 {
+		t.Errorf("%d GET streams, want 1", n)
 	}
 }
 
@@ -419,20 +437,28 @@ func TestClientJSONResponseTooLarge(t *testing.T) {
 	}
 }
 
-// An SSE event over MaxMessageBytes drops its stream (the server sees the
-// client go) and fails the call it answers with *mcp.FrameTooLargeError;
-// the stream is not resumed.
+// An SSE event over MaxMessageBytes answering the call of its POST stream
+// fails that call at once with *mcp.FrameTooLargeError carrying the
+// call's id, wherever the id stands; the stream is not resumed and the
+// session goes on.
 func TestClientSSEEventTooLarge(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	big := strings.Repeat(`x\"{[`, 400)
 	for _, tc := range []struct {
-		name   string
-		events []string
+		name  string
+		event func(id string) string
 	}{
-		{"one long line", []string{"id: ev-1\n" + toolResultEvent("1", strings.Repeat("x", 2000))}},
-		{"many data lines", []string{"id: ev-1\n" + strings.Repeat("data: "+strings.Repeat("y", 100)+"\n", 20)}},
+		{"one long line", func(id string) string { return toolResultEvent(id, strings.Repeat("x", 2000)) }},
+		{"id after the big member, nested ids before", func(id string) string {
+			return `data: {"jsonrpc":"2.0","result":{"id":99,"content":[{"type":"text","text":"` + big + `","id":"n"}]},"id":` + id + `}`
+		}},
+		{"many data lines", func(id string) string {
+			return `data: {"jsonrpc":"2.0","result":{"content":[` + "\n" + strings.Repeat("data: {\"type\":\"text\",\"text\":\""+strings.Repeat("y", 100)+"\"},\n", 20) + `data: {"type":"text","text":""}]},"id":` + id + `}`
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dropped := make(chan struct{})
+			ids := make(chan string, 1)
 			f := newLegacyFake(t, func(w http.ResponseWriter, r *http.Request, body string) {
 				switch {
 				case r.Method == http.MethodGet:
@@ -440,25 +466,76 @@ func TestClientSSEEventTooLarge(t *testing.T) {
 				case methodOf(body) == "ping":
 					writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+idOf(body)+`,"result":{}}`)
 				default:
-					sse(w, http.StatusOK, append([]string{progressEvent(1)}, tc.events...)...)
-					<-r.Context().Done() // the client closed the stream
+					ids <- idOf(body)
+					sse(w, http.StatusOK, progressEvent(1), "id: ev-1\n"+tc.event(idOf(body)))
+					<-r.Context().Done() // the client closed the stream, answered
 					close(dropped)
 				}
 			}, nil)
 			defer f.Close()
 			_, progress, err := callWithProgress(t, f, &mcphttp.ClientTransport{MaxMessageBytes: 1024})
-			want := "mcp: tools/call: mcphttp: the response stream was dropped: mcp: message exceeds the limit of 1024 bytes"
-			var tooLarge *mcp.FrameTooLargeError
-			if !errors.As(err, &tooLarge) || tooLarge.Limit != 1024 || err.Error() != want {
-				t.Errorf("CallTool error = %v, want %q", err, want)
+			want := "mcp: tools/call: mcp: message exceeds the limit of 1024 bytes"
+			tooLarge, ok := errors.AsType[*mcp.FrameTooLargeError](err)
+			if !ok || err.Error() != want {
+				t.Fatalf("CallTool error = %v, want %q", err, want)
+			}
+			if id := <-ids; tooLarge.Limit != 1024 || string(tooLarge.ID.AppendJSON(nil)) != id || tooLarge.Request {
+				t.Errorf("FrameTooLargeError = %+v, want Limit 1024, ID %s", *tooLarge, id)
 			}
 			if len(progress) != 1 {
 				t.Errorf("progress seen = %v, want [1]", progress)
 			}
-			recv(t, dropped, "the server to see the stream dropped")
+			recv(t, dropped, "the server to see the stream closed")
 			if got := len(f.resumeGets()); got != 0 {
 				t.Errorf("%d resumption GETs, want 0", got)
 			}
 		})
+	}
+}
+
+// A POST stream goes on past events over MaxMessageBytes that do not
+// answer its call: a notification is dropped, a request from the server
+// is answered with -32600 at its id, and the progress and the result that
+// follow arrive.
+func TestClientSSEStreamGoesOnPastOversizedEvents(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	big := strings.Repeat("z", 2000)
+	f := newLegacyFake(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		switch {
+		case r.Method == http.MethodGet:
+			w.WriteHeader(http.StatusInternalServerError)
+		case methodOf(body) == "ping":
+			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+idOf(body)+`,"result":{}}`)
+		default:
+			sse(w, http.StatusOK,
+				progressEvent(1),
+				`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`+big+`"}}`,
+				"id: ev-2\n"+`data: {"jsonrpc":"2.0","params":{"_meta":{"pad":"`+big+`","id":3}},"method":"roots/list","id":"srv-1"}`,
+				progressEvent(2),
+				toolResultEvent(idOf(body), "ok"))
+		}
+	}, nil)
+	defer f.Close()
+	inner := f.client.Transport
+	defer inner.(*http.Transport).CloseIdleConnections()
+	posted := make(chan string, 16)
+	f.client.Transport = &recordingTransport{next: inner, seen: func(body string) {
+		if methodOf(body) == "" && idOf(body) != "" {
+			posted <- body
+		}
+	}}
+	text, progress, err := callWithProgress(t, f, &mcphttp.ClientTransport{MaxMessageBytes: 1024})
+	if err != nil || text != "ok" {
+		t.Fatalf("CallTool = %q, %v; want \"ok\", nil", text, err)
+	}
+	if len(progress) != 2 || progress[0] != 1 || progress[1] != 2 {
+		t.Errorf("progress seen = %v, want [1 2]", progress)
+	}
+	want := `{"jsonrpc":"2.0","id":"srv-1","error":{"code":-32600,"message":"Invalid Request","data":"Invalid Request: message exceeds the limit of 1024 bytes"}}`
+	if got := recv(t, posted, "the answer to the oversized request"); got != want {
+		t.Errorf("the client answered\n\t%s\nwant\n\t%s", got, want)
+	}
+	if got := len(f.resumeGets()); got != 0 {
+		t.Errorf("%d resumption GETs, want 0", got)
 	}
 }

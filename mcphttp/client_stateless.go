@@ -89,12 +89,10 @@ func (c *clientConn) writeStateless(ctx context.Context, req *jsonrpc.Request, v
 		go func() {
 			defer c.wg.Done()
 			defer finish()
-			st := c.consume(resp.Body, req.ID, func(f []byte) bool { return c.deliverStateless(f, req.Method) })
+			st := c.consume(resp.Body, req.ID, func(f []byte) bool { return c.deliverStateless(f, req.Method) }, c.passTooLarge)
 			resp.Body.Close()
 			switch {
 			case st.answered || rctx.Err() != nil || c.isClosed():
-			case st.tooLarge != nil:
-				c.failRequest(req.ID, fmt.Errorf("mcphttp: the response stream was dropped: %w", st.tooLarge))
 			default:
 				// The stateless era has no resumption: the request is
 				// lost, and its caller must not wait for it.
@@ -366,7 +364,7 @@ func (c *clientConn) internalCall(ctx context.Context, req *jsonrpc.Request, ver
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case mediaSSE:
-		c.consume(resp.Body, req.ID, take)
+		c.consume(resp.Body, req.ID, take, nil)
 	case mediaJSON:
 		data, err := c.readMessage(resp.Body)
 		if err != nil {

@@ -618,6 +618,48 @@ func TestStatelessLostStream(t *testing.T) {
 	}
 }
 
+// Over the stateless era too, an event over MaxMessageBytes answering the
+// call of its stream fails that call at once, and one that does not (a
+// notification) is dropped while the stream goes on to the result.
+func TestStatelessOversizedEvent(t *testing.T) {
+	noLeaks(t)
+	big := strings.Repeat("z", 2000)
+	ids := make(chan string, 1)
+	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		id := idOf(body)
+		if methodOf(body) == "server/discover" {
+			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":`+fakeDiscover+`}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.Contains(body, `"big"`) {
+			ids <- id
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"result\":{\"id\":1,\"text\":\""+big+"\"},\"id\":"+id+"}\n\n")
+			return
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\""+big+"\"}}\n\n"+
+			"data: {\"jsonrpc\":\"2.0\",\"id\":"+id+",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n")
+	})
+	cs, err := mcp.NewClient(statelessClientInfo, nil).Connect(context.Background(), &mcphttp.ClientTransport{URL: f.URL, MaxMessageBytes: 1024})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer cs.Close()
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "big"})
+	want := "mcp: tools/call: mcp: message exceeds the limit of 1024 bytes"
+	tooLarge, ok := errors.AsType[*mcp.FrameTooLargeError](err)
+	if !ok || err.Error() != want {
+		t.Fatalf("CallTool error = %v, want %q", err, want)
+	}
+	if id := recv(t, ids, "the call"); *tooLarge != (mcp.FrameTooLargeError{Limit: 1024, ID: tooLarge.ID}) || string(tooLarge.ID.AppendJSON(nil)) != id {
+		t.Errorf("FrameTooLargeError = %+v, want Limit 1024, ID %s", *tooLarge, id)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "small"})
+	if err != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "ok" {
+		t.Fatalf("CallTool after the oversized response = %+v, %v; want \"ok\"", res, err)
+	}
+}
+
 // noLeaks checks, after every other cleanup of the test (servers closed),
 // that the test left no goroutine behind.
 func noLeaks(t *testing.T) {

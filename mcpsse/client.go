@@ -83,9 +83,16 @@ type ClientTransport struct {
 	// If zero, 10 seconds.
 	EndpointTimeout time.Duration
 	// MaxMessageBytes limits one message from the server (the data of
-	// one event); a larger event drops the stream, which fails with a
-	// *mcp.FrameTooLargeError. If zero, 4 MiB (as the stdio transport);
-	// if negative, no limit.
+	// one event). A larger event is read to its end without being kept,
+	// its top-level id found on the way, and the stream goes on: Read
+	// returns a *mcp.FrameTooLargeError carrying the id, with which the
+	// ClientSession fails the call a response answers at once (its error
+	// wraps the *mcp.FrameTooLargeError) and answers a request from the
+	// server with -32600 at its id; an event without an id to find
+	// answers nothing, and the call it may have answered waits for its
+	// RequestTimeout, as over stdio. An endpoint event over the limit
+	// fails Connect with ErrNoEndpoint. If zero, 4 MiB (as the stdio
+	// transport); if negative, no limit.
 	MaxMessageBytes int
 	// Logger receives diagnostics. If nil, nothing is logged.
 	Logger *slog.Logger
@@ -161,6 +168,13 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c.events = sse.NewReader(resp.Body, c.max)
 	for {
 		ev, err := c.events.Next()
+		if tooLarge, ok := errors.AsType[*mcp.FrameTooLargeError](err); ok {
+			if ev.Name != "endpoint" {
+				continue // as any message before the endpoint
+			}
+			resp.Body.Close()
+			return fail(fmt.Errorf("%w: the endpoint event from %s: %w", ErrNoEndpoint, t.URL, tooLarge))
+		}
 		if err != nil {
 			resp.Body.Close()
 			if errors.Is(err, io.EOF) {
@@ -246,6 +260,13 @@ func (c *clientConn) readLoop() {
 	defer c.body.Close()
 	for {
 		ev, err := c.events.Next()
+		if tooLarge, ok := errors.AsType[*mcp.FrameTooLargeError](err); ok {
+			if !c.tooLarge(ev, tooLarge) {
+				c.readErr = ErrStreamDropped
+				return
+			}
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || c.bg.Err() != nil {
 				err = ErrStreamDropped
@@ -282,6 +303,29 @@ func (c *clientConn) readLoop() {
 			c.readErr = ErrStreamDropped
 			return
 		}
+	}
+}
+
+// tooLarge hands a message event over MaxMessageBytes, which the stream
+// skipped, to Read as its *mcp.FrameTooLargeError: the ClientSession
+// fails the call a response answers and answers a request with an error,
+// both by the id the error carries, and reads on. An event of another type
+// is ignored, as it would be whole. It reports false once the connection
+// is closed.
+func (c *clientConn) tooLarge(ev sse.Event, err *mcp.FrameTooLargeError) bool {
+	if ev.Name != "" && ev.Name != "message" {
+		return true
+	}
+	if err.ID.IsValid() && !err.Request {
+		c.mu.Lock()
+		delete(c.pending, err.ID)
+		c.mu.Unlock()
+	}
+	select {
+	case c.incoming <- inbound{err: err}:
+		return true
+	case <-c.closed:
+		return false
 	}
 }
 

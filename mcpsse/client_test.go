@@ -168,8 +168,9 @@ func TestClientRelativeEndpoint(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 }
 
-// A message of exactly MaxMessageBytes arrives; one byte more drops the
-// stream with a *mcp.FrameTooLargeError.
+// A message of exactly MaxMessageBytes arrives; one byte more is Read as
+// a *mcp.FrameTooLargeError (without an id to find) and the stream goes
+// on with the next message.
 func TestClientMessageLimit(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, tc := range []struct {
@@ -179,18 +180,21 @@ func TestClientMessageLimit(t *testing.T) {
 		{`{"k":"12345678"}`, true},
 		{`{"k":"123456789"}`, false},
 	} {
-		srv := sseServer(t, "event: endpoint\ndata: /m\n\nevent: message\ndata: "+tc.data+"\n\n")
+		srv := sseServer(t, "event: endpoint\ndata: /m\n\nevent: message\ndata: "+tc.data+"\n\nevent: message\ndata: {\"next\":1}\n\n")
 		conn, err := (&ClientTransport{URL: srv.URL, MaxMessageBytes: 16}).Connect(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
 		frame, err := conn.Read(t.Context())
-		var tooLarge *mcp.FrameTooLargeError
+		tooLarge, isTooLarge := errors.AsType[*mcp.FrameTooLargeError](err)
 		switch {
 		case tc.ok && (err != nil || string(frame) != tc.data):
 			t.Errorf("%s: Read = %q, %v; want the frame", tc.data, frame, err)
-		case !tc.ok && (!errors.Is(err, ErrStreamDropped) || !errors.As(err, &tooLarge) || tooLarge.Limit != 16):
-			t.Errorf("%s: Read = %q, %v; want ErrStreamDropped and *mcp.FrameTooLargeError{Limit: 16}", tc.data, frame, err)
+		case !tc.ok && (!isTooLarge || errors.Is(err, ErrStreamDropped) || *tooLarge != mcp.FrameTooLargeError{Limit: 16}):
+			t.Errorf("%s: Read = %q, %v; want *mcp.FrameTooLargeError{Limit: 16} alone", tc.data, frame, err)
+		}
+		if frame, err := conn.Read(t.Context()); err != nil || string(frame) != `{"next":1}` {
+			t.Errorf("%s: then Read = %q, %v; want the next message", tc.data, frame, err)
 		}
 		conn.Close()
 		srv.Close()

@@ -1,4 +1,10 @@
-package mcp
+// Package frameid finds the top-level "id" of a JSON-RPC message too large
+// to keep, and whether it has a top-level "method", while the message is
+// discarded piece by piece: the stdio transports (a line) and the SSE
+// reader (an event's data) use it to answer an oversized request at its id
+// or fail the call an oversized response answers
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic#responses).
+package frameid
 
 import (
 	"bytes"
@@ -6,15 +12,15 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// maxScannedIDBytes bounds the raw bytes of an id the frame scanner keeps:
+// MaxIDBytes bounds the raw bytes of an id the frame scanner keeps:
 // a longer id is not reported.
-const maxScannedIDBytes = 256
+const MaxIDBytes = 256
 
 // maxScanDepth bounds the nesting the frame scanner follows, as
 // encoding/json and internal/jsonscan do.
 const maxScanDepth = 10000
 
-// States of frameScanner.
+// States of Scanner.
 const (
 	fsStart        uint8 = iota // before the top-level '{'
 	fsFirstKey                  // after '{': a key or '}'
@@ -38,7 +44,7 @@ const (
 	fmMethod
 )
 
-// frameScanner reads a frame too large to keep, piece by piece, in
+// Scanner reads a frame too large to keep, piece by piece, in
 // constant memory (but for a bit per nesting level), and finds its
 // top-level "id" member and whether it has a top-level "method" member,
 // so that the message can be answered or its call failed. Member names
@@ -46,8 +52,8 @@ const (
 // values are followed only to find where they end; scalars other than the
 // id are not checked. The id is reported only when the frame is one
 // object, with exactly one "id", a string or an integer of at most
-// maxScannedIDBytes raw bytes.
-type frameScanner struct {
+// MaxIDBytes raw bytes.
+type Scanner struct {
 	state  uint8
 	member uint8 // the member whose value is being read
 	esc    bool  // inside a string, after a backslash
@@ -56,31 +62,33 @@ type frameScanner struct {
 	key    [len("method")]byte
 	depth  int
 	arrays []uint64 // bit d-1 set: nesting level d is an array
-	id     []byte   // the raw id, up to maxScannedIDBytes (+1 to tell)
+	id     []byte   // the raw id, up to MaxIDBytes (+1 to tell)
 	ids    int
 	method bool
 }
 
-func (s *frameScanner) reset() {
+// Reset makes s ready for the next frame, keeping its buffers; the zero
+// Scanner is ready for its first.
+func (s *Scanner) Reset() {
 	arrays, id := s.arrays[:0], s.id[:0]
-	*s = frameScanner{arrays: arrays, id: id}
+	*s = Scanner{arrays: arrays, id: id}
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // keepID appends b to the raw id, up to one byte past the bound.
-func (s *frameScanner) keepID(b []byte) {
+func (s *Scanner) keepID(b []byte) {
 	if s.member != fmID {
 		return
 	}
-	if room := maxScannedIDBytes + 1 - len(s.id); len(b) > room {
+	if room := MaxIDBytes + 1 - len(s.id); len(b) > room {
 		b = b[:room]
 	}
 	s.id = append(s.id, b...)
 }
 
-// write feeds the next piece of the frame.
-func (s *frameScanner) write(p []byte) {
+// Write feeds the next piece of the frame.
+func (s *Scanner) Write(p []byte) {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch s.state {
@@ -242,7 +250,7 @@ func (s *frameScanner) write(p []byte) {
 }
 
 // push enters a nested object or array; false past maxScanDepth.
-func (s *frameScanner) push(c byte) bool {
+func (s *Scanner) push(c byte) bool {
 	if s.depth >= maxScanDepth {
 		return false
 	}
@@ -260,7 +268,7 @@ func (s *frameScanner) push(c byte) bool {
 }
 
 // pop leaves a nested object or array; false if c does not close it.
-func (s *frameScanner) pop(c byte) bool {
+func (s *Scanner) pop(c byte) bool {
 	if s.depth == 0 {
 		return false
 	}
@@ -269,15 +277,15 @@ func (s *frameScanner) pop(c byte) bool {
 	return isArray == (c == ']')
 }
 
-// result returns the id found (the zero ID if none, more than one, or one
+// Result returns the id found (the zero ID if none, more than one, or one
 // that is not a string or integer within the bound) and whether a "method"
 // member was found, once the whole frame has been written. Both are zero
 // unless the frame was a well-formed object.
-func (s *frameScanner) result() (id jsonrpc.ID, method bool) {
+func (s *Scanner) Result() (id jsonrpc.ID, method bool) {
 	if s.state != fsDone {
 		return jsonrpc.ID{}, false
 	}
-	if s.ids == 1 && len(s.id) <= maxScannedIDBytes && id.UnmarshalJSON(s.id) != nil {
+	if s.ids == 1 && len(s.id) <= MaxIDBytes && id.UnmarshalJSON(s.id) != nil {
 		id = jsonrpc.ID{}
 	}
 	return id, s.method
