@@ -53,8 +53,9 @@ type FrameTooLargeError struct {
 	Limit int
 	// ID is the top-level id of the discarded message, when the
 	// transport found one (a string or an integer); otherwise the zero
-	// ID. Request reports a top-level "method" member. The stdio and
-	// command transports fill both; the sessions then answer a request
+	// ID. Request reports a top-level "method" member. The stdio,
+	// command, mcphttp and mcpsse client transports fill both; the
+	// sessions then answer a request
 	// with ID with an error
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic#responses)
 	// and fail the call a response with ID answers, at once.
