@@ -68,7 +68,7 @@ func TestBigFileHTTP(t *testing.T) {
 				want := "skills: resources/read " + f.uri + " (10485760 bytes): the answer is over the client transport's limit of 4194304 bytes; " +
 					"raise its MaxMessageBytes (mcphttp.ClientTransport, mcp.CommandTransport, mcp.StdioTransport), " +
 					"to skills.MessageBytes (25165824) for any file of a skill: " +
-					"mcp: resources/read: mcphttp: the response stream was dropped: mcp: message exceeds the limit of 4194304 bytes"
+					"mcp: resources/read: mcp: message exceeds the limit of 4194304 bytes"
 				for what, err := range map[string]error{"ReadFile": err, "Pull": pullErr} {
 					var tooLarge *mcp.FrameTooLargeError
 					if err == nil || err.Error() != want || !errors.As(err, &tooLarge) || tooLarge.Limit != 4<<20 {
