@@ -66,7 +66,7 @@ func TestBigFileHTTP(t *testing.T) {
 				}
 				b, err := skills.ReadFile(t.Context(), cs, s, f.uri)
 				want := "skills: resources/read " + f.uri + " (10485760 bytes): the answer is over the client transport's limit of 4194304 bytes; " +
-					"raise its MaxMessageBytes (mcphttp.ClientTransport, mcp.CommandTransport, mcp.StdioTransport), " +
+					"raise its MaxMessageBytes (mcphttp.ClientTransport, mcpsse.ClientTransport, mcp.CommandTransport, mcp.StdioTransport), " +
 					"to skills.MessageBytes (25165824) for any file of a skill: " +
 					"mcp: resources/read: mcp: message exceeds the limit of 4194304 bytes"
 				for what, err := range map[string]error{"ReadFile": err, "Pull": pullErr} {

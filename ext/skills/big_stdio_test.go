@@ -43,7 +43,7 @@ func TestBigFileStdio(t *testing.T) {
 		b, err := skills.ReadFile(t.Context(), cs, s, "skill://release-notes/big.bin")
 		if limit == 0 {
 			want := "skills: resources/read skill://release-notes/big.bin (10485760 bytes): the answer is over the client transport's limit of 4194304 bytes; " +
-				"raise its MaxMessageBytes (mcphttp.ClientTransport, mcp.CommandTransport, mcp.StdioTransport), " +
+				"raise its MaxMessageBytes (mcphttp.ClientTransport, mcpsse.ClientTransport, mcp.CommandTransport, mcp.StdioTransport), " +
 				"to skills.MessageBytes (25165824) for any file of a skill: " +
 				"mcp: resources/read: mcp: message exceeds the limit of 4194304 bytes"
 			var tooLarge *mcp.FrameTooLargeError

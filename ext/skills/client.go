@@ -483,7 +483,7 @@ func readContent(ctx context.Context, cs *mcp.ClientSession, want Resource) ([]b
 			size = fmt.Sprintf(" (%d bytes)", want.Size)
 		}
 		return nil, fmt.Errorf("skills: resources/read %s%s: the answer is over the client transport's limit of %d bytes; "+
-			"raise its MaxMessageBytes (mcphttp.ClientTransport, mcp.CommandTransport, mcp.StdioTransport), "+
+			"raise its MaxMessageBytes (mcphttp.ClientTransport, mcpsse.ClientTransport, mcp.CommandTransport, mcp.StdioTransport), "+
 			"to skills.MessageBytes (%d) for any file of a skill: %w",
 			want.URI, size, tooLarge.Limit, MessageBytes, err)
 	}

@@ -107,7 +107,7 @@ const (
 )
 
 // MessageBytes is the MaxMessageBytes a client transport
-// (mcphttp.ClientTransport, mcp.CommandTransport, mcp.StdioTransport)
+// (mcphttp.ClientTransport, mcpsse.ClientTransport, mcp.CommandTransport, mcp.StdioTransport)
 // needs for ReadFile and Pull to read any file within MaxTotalSize: the
 // resources/read answer holds the file as a base64 blob (4/3 of its
 // size) in JSON. A text file dense in characters JSON escapes may need
