@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/exactjson"
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -59,7 +60,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 		if challenge != "" {
 			w.Header().Set("WWW-Authenticate", challenge)
 		}
-		h.refuse(w, r, status, jsonrpc.ID{}, serverError(text))
+		h.refuse(w, r, status, jsonrpc.ID{}, httpguard.ServerError(text))
 		return r, false
 	}
 	if info == nil {
@@ -171,9 +172,9 @@ func scopedName(req *jsonrpc.Request) string {
 func errInsufficientScope(method string, missing []string) *jsonrpc.Error {
 	if len(missing) == 0 {
 		// RequiredScopes panicked.
-		return serverError("Forbidden: the scopes " + method + " requires could not be determined")
+		return httpguard.ServerError("Forbidden: the scopes " + method + " requires could not be determined")
 	}
-	return serverError("Forbidden: " + method + " requires the scopes " + strings.Join(missing, " ") + ", which the access token does not grant")
+	return httpguard.ServerError("Forbidden: " + method + " requires the scopes " + strings.Join(missing, " ") + ", which the access token does not grant")
 }
 
 // notificationExtra is the RequestExtra of a notification POSTed with r:

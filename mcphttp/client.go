@@ -223,20 +223,20 @@ func (c *clientConn) deliver(frame []byte) bool {
 			}
 		}
 	}
-	select {
-	case c.incoming <- inbound{frame: frame}:
-		return true
-	case <-c.closed:
-		return false
-	}
+	return c.send(inbound{frame: frame})
 }
 
 // failRequest ends the call waiting for request id with err, after the
 // frames delivered before it; it reports false once the connection is
 // closed.
 func (c *clientConn) failRequest(id jsonrpc.ID, err error) bool {
+	return c.send(inbound{err: &mcp.RequestFailedError{ID: id, Err: err}})
+}
+
+// send hands in to Read; it reports false once the connection is closed.
+func (c *clientConn) send(in inbound) bool {
 	select {
-	case c.incoming <- inbound{err: &mcp.RequestFailedError{ID: id, Err: err}}:
+	case c.incoming <- in:
 		return true
 	case <-c.closed:
 		return false
@@ -715,12 +715,7 @@ func (c *clientConn) consume(body io.Reader, reqID jsonrpc.ID, deliver func([]by
 // ClientSession fails the call a response answers and answers a request
 // at its id. It reports false once the connection is closed.
 func (c *clientConn) passTooLarge(err *mcp.FrameTooLargeError) bool {
-	select {
-	case c.incoming <- inbound{err: err}:
-		return true
-	case <-c.closed:
-		return false
-	}
+	return c.send(inbound{err: err})
 }
 
 func isResponseTo(frame []byte, id jsonrpc.ID) bool {

@@ -62,9 +62,7 @@ func (c *clientConn) pumpLegacy(conn mcp.Connection) {
 		if err != nil && c.isClosed() {
 			return
 		}
-		select {
-		case c.incoming <- inbound{frame: frame, err: err}:
-		case <-c.closed:
+		if !c.send(inbound{frame: frame, err: err}) {
 			return
 		}
 		var failed *mcp.RequestFailedError

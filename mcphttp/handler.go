@@ -141,7 +141,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case (r.Method == http.MethodGet || r.Method == http.MethodDelete) && !h.opts.Stateless:
 	default:
 		w.Header().Set("Allow", allow)
-		h.refuse(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, errMethodNotAllowed(allow))
+		h.refuse(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, httpguard.MethodNotAllowed(allow))
 		return
 	}
 	if h.opts.Authenticate != nil {
@@ -152,7 +152,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !h.reg.enter() {
-		h.refuse(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, errClosed)
+		h.refuse(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, httpguard.ErrClosed)
 		return
 	}
 	defer h.reg.leave()
@@ -230,7 +230,7 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 		h.closeEntry(evicted)
 	}
 	if e == nil {
-		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, httpguard.ErrSessionNotFound)
 		return
 	}
 	h.closeEntry(e)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -33,7 +34,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 			h.refuse(w, r, http.StatusTooManyRequests, req.ID, sessquota.Refusal(qkind, qmax))
 			return
 		}
-		h.refuse(w, r, http.StatusServiceUnavailable, req.ID, errCapReached(h.opts.MaxSessions))
+		h.refuse(w, r, http.StatusServiceUnavailable, req.ID, httpguard.CapReached(h.opts.MaxSessions))
 		return
 	}
 	id := h.newID()
@@ -76,7 +77,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		h.deleteFromStore(&entry{id: id, ss: ss, owner: owner})
 		_ = ss.Close()
 		if closed {
-			h.refuse(w, r, http.StatusServiceUnavailable, req.ID, errClosed)
+			h.refuse(w, r, http.StatusServiceUnavailable, req.ID, httpguard.ErrClosed)
 			return
 		}
 		h.logger.Error("mcphttp: Options.SessionID returned an id already in use")

@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"net/http"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -14,7 +15,7 @@ func (h *Handler) checkOrigin(r *http.Request) *jsonrpc.Error {
 		return nil
 	}
 	if header, value := h.guard.Check(r); header != "" {
-		return errForbidden(header, value)
+		return httpguard.Forbidden(header, value)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"runtime/debug"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -33,7 +34,7 @@ func VerifiedToken(r *http.Request) *mcp.TokenInfo {
 }
 
 // errNoServer answers a request for which no server was chosen.
-var errNoServer = serverError("Not Found: no MCP server for this request")
+var errNoServer = httpguard.ServerError("Not Found: no MCP server for this request")
 
 // serverFor returns the server that serves r, which names no live
 // session; on failure, the status and error to refuse r with.

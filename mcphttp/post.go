@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -33,7 +34,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !isJSONContent(r.Header) {
-		h.refuse(w, r, http.StatusUnsupportedMediaType, jsonrpc.ID{}, errUnsupportedType)
+		h.refuse(w, r, http.StatusUnsupportedMediaType, jsonrpc.ID{}, httpguard.ErrUnsupportedType)
 		return
 	}
 	body, ok := h.readBody(w, r)
@@ -76,13 +77,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	case '{':
 	case '[':
 		if !json.Valid(body) {
-			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, errParse)
+			h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, httpguard.ErrParse)
 			return
 		}
 		h.serveBatch(w, r, body)
 		return
 	default:
-		e := errParse
+		e := httpguard.ErrParse
 		if json.Valid(body) {
 			e = errNotSingle
 		}
@@ -132,7 +133,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if e == nil {
-				h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+				h.refuse(w, r, http.StatusNotFound, id, httpguard.ErrSessionNotFound)
 				return
 			}
 		} else if e.shared {
@@ -207,7 +208,7 @@ const initialBodyBuffer = 16 << 10
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
-		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(limit))
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, httpguard.TooLarge(limit))
 		return nil, false
 	}
 	var br *bodyRead
@@ -276,15 +277,15 @@ func (h *Handler) refuseBody(w http.ResponseWriter, r *http.Request, err error, 
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, errTooLarge(h.opts.MaxBodyBytes))
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, httpguard.TooLarge(h.opts.MaxBodyBytes))
 	case timed && isTimeout(err):
 		// The read deadline stays in the past: closing the body reads
 		// nothing more, and net/http closes the connection after the
 		// answer rather than wait for the rest of the body.
 		_ = r.Body.Close()
-		h.refuse(w, r, http.StatusRequestTimeout, jsonrpc.ID{}, errBodyTimeout(h.opts.BodyReadTimeout))
+		h.refuse(w, r, http.StatusRequestTimeout, jsonrpc.ID{}, httpguard.BodyTimeout(h.opts.BodyReadTimeout))
 	default:
-		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, serverError("Bad Request: reading the body failed"))
+		h.refuse(w, r, http.StatusBadRequest, jsonrpc.ID{}, httpguard.ServerError("Bad Request: reading the body failed"))
 	}
 }
 
@@ -440,7 +441,7 @@ func (h *Handler) replyOf(e *entry, id jsonrpc.ID, resp *jsonrpc.Response, err e
 func (h *Handler) writeJSONReply(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, resp *jsonrpc.Response, err error) {
 	switch {
 	case err != nil:
-		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, id, httpguard.ErrSessionNotFound)
 	case resp == nil:
 		w.WriteHeader(http.StatusAccepted)
 	default:

@@ -28,35 +28,20 @@ func invalidRequest(detail string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Invalid Request: "+detail)
 }
 
-// The refusals mcpsse answers alike (internal/httpguard), by their names
-// here.
 var (
-	serverError         = httpguard.ServerError
-	errSessionNotFound  = httpguard.ErrSessionNotFound
-	errParse            = httpguard.ErrParse
-	errUnsupportedType  = httpguard.ErrUnsupportedType
-	errClosed           = httpguard.ErrClosed
-	errMethodNotAllowed = httpguard.MethodNotAllowed
-	errForbidden        = httpguard.Forbidden
-	errTooLarge         = httpguard.TooLarge
-	errBodyTimeout      = httpguard.BodyTimeout
-	errCapReached       = httpguard.CapReached
-)
-
-var (
-	errSessionRequired = serverError("Bad Request: Mcp-Session-Id header is required")
+	errSessionRequired = httpguard.ServerError("Bad Request: Mcp-Session-Id header is required")
 	errNotSingle       = invalidRequest("JSON-RPC body must be a single request object")
 	errBatchInit       = invalidRequest("initialize must not be part of a JSON-RPC batch")
-	errNotAcceptPOST   = serverError("Not Acceptable: Accept must include application/json and text/event-stream")
-	errNotAcceptJSON   = serverError("Not Acceptable: Accept must include application/json")
-	errNotAcceptGET    = serverError("Not Acceptable: Accept must include text/event-stream")
-	errSecondGET       = serverError("Conflict: only one GET stream may be open on a session")
-	errBadEventID      = serverError("Bad Request: malformed Last-Event-ID")
+	errNotAcceptPOST   = httpguard.ServerError("Not Acceptable: Accept must include application/json and text/event-stream")
+	errNotAcceptJSON   = httpguard.ServerError("Not Acceptable: Accept must include application/json")
+	errNotAcceptGET    = httpguard.ServerError("Not Acceptable: Accept must include text/event-stream")
+	errSecondGET       = httpguard.ServerError("Conflict: only one GET stream may be open on a session")
+	errBadEventID      = httpguard.ServerError("Bad Request: malformed Last-Event-ID")
 	errInternal        = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 )
 
 func errUnsupportedVersion(v string) *jsonrpc.Error {
-	return serverError("Bad Request: Unsupported protocol version: " + v + " (supported versions: " + strings.Join(sessionVersions, ", ") + ")")
+	return httpguard.ServerError("Bad Request: Unsupported protocol version: " + v + " (supported versions: " + strings.Join(sessionVersions, ", ") + ")")
 }
 
 func errDuplicateID(id jsonrpc.ID) *jsonrpc.Error {
@@ -64,5 +49,5 @@ func errDuplicateID(id jsonrpc.ID) *jsonrpc.Error {
 }
 
 func errUnknownEvent(id string) *jsonrpc.Error {
-	return serverError("Bad Request: Last-Event-ID " + strconv.Quote(id) + " names no stored event of this session")
+	return httpguard.ServerError("Bad Request: Last-Event-ID " + strconv.Quote(id) + " names no stored event of this session")
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/internal/sessquota"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -69,7 +70,7 @@ func (h *Handler) storeCall(what string, f func() error) (err error) {
 func (h *Handler) refuseStore(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, err error) {
 	switch {
 	case errors.Is(err, mcp.ErrSessionNotFound):
-		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, id, httpguard.ErrSessionNotFound)
 	case errors.Is(err, mcp.ErrOwnerSessionLimit):
 		// The store's quota of the principal, for the cluster (only an
 		// initialize creates).
@@ -133,7 +134,7 @@ func (h *Handler) touch(ctx context.Context, store mcp.SessionStore, owner, sid 
 func (h *Handler) adopt(w http.ResponseWriter, r *http.Request, sid, owner string, id jsonrpc.ID) bool {
 	srv, store := h.sharedStore(r)
 	if store == nil {
-		h.refuse(w, r, http.StatusNotFound, id, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, id, httpguard.ErrSessionNotFound)
 		return false
 	}
 	st, err := h.touch(r.Context(), store, owner, sid)
@@ -158,7 +159,7 @@ func (h *Handler) rebuild(w http.ResponseWriter, r *http.Request, srv *mcp.Serve
 		// Handler closed meanwhile.
 		_ = ss.Close()
 		if closed {
-			h.refuse(w, r, http.StatusServiceUnavailable, id, errClosed)
+			h.refuse(w, r, http.StatusServiceUnavailable, id, httpguard.ErrClosed)
 			return false
 		}
 	}
@@ -265,7 +266,7 @@ func (h *Handler) acquireShared(w http.ResponseWriter, r *http.Request, sid stri
 			h.closeEntry(evicted)
 		}
 		if e == nil {
-			h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
+			h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, httpguard.ErrSessionNotFound)
 			return nil
 		}
 		h.shareStandalone(e) // shared_streams.go
@@ -309,7 +310,7 @@ func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, sid, owne
 		}
 	}
 	if err != nil {
-		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, errSessionNotFound)
+		h.refuse(w, r, http.StatusNotFound, jsonrpc.ID{}, httpguard.ErrSessionNotFound)
 		return true
 	}
 	// The session's end is final: the tasks it owned go, on every replica

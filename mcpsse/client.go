@@ -279,9 +279,7 @@ func (c *clientConn) readLoop() {
 			c.pending = nil
 			c.mu.Unlock()
 			for id := range lost {
-				select {
-				case c.incoming <- inbound{err: &mcp.RequestFailedError{ID: id, Err: err}}:
-				case <-c.closed:
+				if !c.send(inbound{err: &mcp.RequestFailedError{ID: id, Err: err}}) {
 					return
 				}
 			}
@@ -297,9 +295,7 @@ func (c *clientConn) readLoop() {
 				c.mu.Unlock()
 			}
 		}
-		select {
-		case c.incoming <- inbound{frame: ev.Data}:
-		case <-c.closed:
+		if !c.send(inbound{frame: ev.Data}) {
 			c.readErr = ErrStreamDropped
 			return
 		}
@@ -321,8 +317,13 @@ func (c *clientConn) tooLarge(ev sse.Event, err *mcp.FrameTooLargeError) bool {
 		delete(c.pending, err.ID)
 		c.mu.Unlock()
 	}
+	return c.send(inbound{err: err})
+}
+
+// send hands in to Read; it reports false once the connection is closed.
+func (c *clientConn) send(in inbound) bool {
 	select {
-	case c.incoming <- inbound{err: err}:
+	case c.incoming <- in:
 		return true
 	case <-c.closed:
 		return false
