@@ -257,7 +257,7 @@ func (g *registry) liveLocked(id, owner string) (e, evicted *entry) {
 	if e == nil || e.owner != owner {
 		return nil, nil
 	}
-	if e.active == 0 && g.expired(e, g.nowNanos()) { // a busy session is never idle
+	if g.expired(e, g.nowNanos()) { // never a busy one
 		g.forgetLocked(e)
 		return nil, e
 	}
